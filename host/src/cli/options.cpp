@@ -1,0 +1,226 @@
+#include "cli/options.hpp"
+
+#include "registry/names.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace kl {
+namespace {
+
+po::options_description make_description() {
+  po::options_description select("Selecting what runs");
+  select.add_options()
+    ("variant,v", po::value<std::vector<std::string>>()->composing(),
+     "variants: a name, a comma list, a wildcard (reduce*, reduce.reduce5) or 'all'")
+    ("family", po::value<std::string>(), "only this family (reduce)")
+    ("problem", po::value<std::string>(), "same as --family")
+    ("block,b", po::value<std::string>(), "block sizes: a comma list or 'all' (128,256,512,1024)")
+    ("size,n", po::value<std::string>(), "problem sizes: a comma list of 268435456, 2^28, 2^20+3, 16M")
+    ("dtype", po::value<std::string>(), "element types: int32, float32 (comma list)")
+    ("op", po::value<std::string>(), "reduce operations: sum, min, max (comma list)")
+    ("seed", po::value<std::uint64_t>(), "seed of the input generator (printed with the results)")
+    ("input", po::value<std::string>(), "input values: exact (default) or random")
+    ("baseline", po::value<std::string>(), "variant for the 'x of baseline' column (default: the family's library)");
+  po::options_description where("Where things are");
+  where.add_options()
+    ("kernels-dir", po::value<std::vector<std::string>>()->composing(), "folder of <family>/*.cu kernel files (repeatable)")
+    ("plugin-dir", po::value<std::vector<std::string>>()->composing(), "folder of plugin .so files (repeatable; KERNLAB_PLUGIN_PATH adds more)")
+    ("no-plugins", po::bool_switch(), "load no plugins")
+    ("config", po::value<std::string>(), "config file (default: config/kernlab.cfg)")
+    ("arch", po::value<std::string>(), "compile target when there is no GPU (default sm_90)")
+    ("cuda-include", po::value<std::string>(), "the CUDA toolkit's include folder");
+  po::options_description timing("Timing");
+  timing.add_options()
+    ("warmup", po::value<int>(), "untimed runs before sampling (default 2)")
+    ("min-samples", po::value<int>(), "fewest samples (default 20)")
+    ("min-time", po::value<double>(), "least sampled kernel time in seconds (default 0.1)")
+    ("max-noise", po::value<double>(), "stop once the relative std. deviation is under this, in % (default 0.5)")
+    ("timeout", po::value<double>(), "stop sampling after this many seconds (default 5)")
+    ("hot", po::bool_switch(), "do not flush L2 between samples");
+  po::options_description actions("Actions");
+  actions.add_options()
+    ("help,h", po::bool_switch(), "this help")
+    ("version", po::bool_switch(), "print the version")
+    ("list", po::bool_switch(), "list every variant with its origin, and exit")
+    ("compile-only", po::bool_switch(), "compile the selected variants for every block size and exit (no GPU needed)");
+  po::options_description all;
+  all.add(actions).add(select).add(where).add(timing);
+  return all;
+}
+
+std::vector<std::string> split_all(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& i : items)
+    for (auto& s : split_list(i)) out.push_back(s);
+  return out;
+}
+
+// Relative paths in the config file are relative to the file's own folder.
+void resolve_config_paths(po::parsed_options& parsed, const fs::path& config_dir) {
+  for (auto& opt : parsed.options)
+    if (opt.string_key == "kernels-dir" || opt.string_key == "plugin-dir" ||
+        opt.string_key == "cuda-include")
+      for (auto& v : opt.value)
+        if (fs::path(v).is_relative()) v = (config_dir / v).lexically_normal().string();
+}
+
+}  // namespace
+
+std::uint64_t parse_size(const std::string& text) {
+  auto fail = [&]() -> std::uint64_t {
+    throw usage_error("--size '" + text + "' is not a size (examples: 268435456, 2^28, 2^20+3, 16M)");
+  };
+  if (text.empty()) return fail();
+  std::size_t pos = 0;
+  auto number = [&]() -> std::uint64_t {
+    const std::size_t start = pos;
+    std::uint64_t v = 0;
+    while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
+      v = v * 10 + static_cast<std::uint64_t>(text[pos++] - '0');
+      if (v > (std::uint64_t{1} << 60)) fail();
+    }
+    if (pos == start) fail();
+    return v;
+  };
+  std::uint64_t v = number();
+  if (pos < text.size() && text[pos] == '^') {
+    ++pos;
+    const std::uint64_t e = number();
+    if (e > 60) fail();
+    std::uint64_t p = 1;
+    for (std::uint64_t i = 0; i < e; ++i) {
+      p *= v;
+      if (p > (std::uint64_t{1} << 60)) fail();
+    }
+    v = p;
+  } else if (pos < text.size() && (text[pos] == 'K' || text[pos] == 'M' || text[pos] == 'G')) {
+    v <<= text[pos] == 'K' ? 10 : text[pos] == 'M' ? 20 : 30;
+    ++pos;
+  }
+  if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
+    const char sign = text[pos++];
+    const std::uint64_t d = number();
+    if (sign == '-' && d > v) fail();
+    v = sign == '+' ? v + d : v - d;
+  }
+  if (pos != text.size() || v == 0) fail();
+  return v;
+}
+
+std::vector<unsigned> parse_blocks(const std::string& text) {
+  if (text == "all") return {128, 256, 512, 1024};
+  std::vector<unsigned> out;
+  for (const auto& item : split_list(text)) {
+    std::size_t used = 0;
+    long b = 0;
+    try {
+      b = std::stol(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || b < 1 || b > 1024)
+      throw usage_error("--block '" + item + "' is not a block size in 1..1024 (or 'all')");
+    out.push_back(static_cast<unsigned>(b));
+  }
+  if (out.empty()) throw usage_error("--block needs at least one block size");
+  return out;
+}
+
+std::string help_text() {
+  std::ostringstream os;
+  os << "kernlab: compile, validate and time CUDA kernel variants\n\n"
+        "usage: kernlab [options]\n"
+        "  kernlab --variant reduce5 --block 512\n"
+        "  kernlab --variant 'reduce*' --size 2^28 --dtype int32,float32\n"
+        "  kernlab --list\n"
+        "  kernlab --compile-only --variant all\n\n"
+        "exit codes: 0 every run passed, 1 a variant failed or was wrong, 2 usage error,\n"
+        "            3 no CUDA driver/device for a run that needs one\n"
+     << make_description();
+  return os.str();
+}
+
+cli_options parse_command_line(int argc, const char* const argv[], const default_paths& defaults) {
+  const auto desc = make_description();
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+  } catch (const po::error& e) {
+    throw usage_error(e.what());
+  }
+
+  cli_options o;
+  std::string config = defaults.config;
+  bool config_explicit = vm.count("config") > 0;
+  if (config_explicit) config = vm["config"].as<std::string>();
+  if (!config.empty()) {
+    std::ifstream in(config);
+    if (!in) {
+      if (config_explicit) throw usage_error("--config: cannot read '" + config + "'");
+    } else {
+      try {
+        auto parsed = po::parse_config_file(in, desc);
+        resolve_config_paths(parsed, fs::absolute(config).parent_path());
+        po::store(parsed, vm);  // values already on the command line are kept
+      } catch (const po::error& e) {
+        throw usage_error(config + ": " + e.what());
+      }
+      o.config_path = config;
+    }
+  }
+  po::notify(vm);
+
+  auto str = [&](const char* key, const std::string& fallback) {
+    return vm.count(key) ? vm[key].as<std::string>() : fallback;
+  };
+  o.help = vm["help"].as<bool>();
+  o.version = vm["version"].as<bool>();
+  o.list = vm["list"].as<bool>();
+  o.compile_only = vm["compile-only"].as<bool>();
+  o.no_plugins = vm["no-plugins"].as<bool>();
+  o.family = str("family", str("problem", ""));
+  if (vm.count("family") && vm.count("problem") &&
+      vm["family"].as<std::string>() != vm["problem"].as<std::string>())
+    throw usage_error("--family and --problem name different families");
+  o.variants = vm.count("variant") ? split_all(vm["variant"].as<std::vector<std::string>>())
+                                   : std::vector<std::string>{"all"};
+  const std::string blocks = str("block", "all");
+  o.blocks = parse_blocks(blocks);
+  o.blocks_explicit = blocks != "all";
+  o.dtypes = split_list(str("dtype", "int32,float32"));
+  o.ops = split_list(str("op", "sum"));
+  for (const auto& s : split_list(str("size", "2^24"))) o.sizes.push_back(parse_size(s));
+  if (o.sizes.empty()) throw usage_error("--size needs at least one size");
+  o.seed = vm.count("seed") ? vm["seed"].as<std::uint64_t>() : 12345;
+  o.input_mode = str("input", "exact");
+  if (o.input_mode != "exact" && o.input_mode != "random")
+    throw usage_error("--input must be 'exact' or 'random', not '" + o.input_mode + "'");
+  if (vm.count("kernels-dir")) o.kernels_dirs = vm["kernels-dir"].as<std::vector<std::string>>();
+  if (vm.count("plugin-dir")) o.plugin_dirs = vm["plugin-dir"].as<std::vector<std::string>>();
+  if (o.plugin_dirs.empty()) o.plugin_dirs = defaults.plugin_dirs;
+  o.arch = str("arch", "sm_90");
+  if (o.arch.rfind("sm_", 0) != 0)
+    throw usage_error("--arch must look like sm_90, not '" + o.arch + "'");
+  o.baseline = str("baseline", "");
+  o.cuda_include = str("cuda-include", "");
+
+  auto& t = o.timing;
+  if (vm.count("warmup")) t.warmup_runs = vm["warmup"].as<int>();
+  if (vm.count("min-samples")) t.min_samples = vm["min-samples"].as<int>();
+  if (vm.count("min-time")) t.min_time_s = vm["min-time"].as<double>();
+  if (vm.count("max-noise")) t.max_noise = vm["max-noise"].as<double>() / 100.0;
+  if (vm.count("timeout")) t.timeout_s = vm["timeout"].as<double>();
+  t.cold = !vm["hot"].as<bool>();
+  if (t.warmup_runs < 0 || t.min_samples < 1 || t.min_time_s < 0 || t.max_noise < 0 || t.timeout_s <= 0)
+    throw usage_error("timing options must be positive (--min-samples at least 1)");
+  return o;
+}
+
+}  // namespace kl

@@ -1,0 +1,55 @@
+// The command line (Boost.Program_options) and the config file it falls back on.
+#pragma once
+
+#include "measure/timing.hpp"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+/// Bad input on the command line or in the config file: exit code 2.
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Where kernlab finds its files when nothing says otherwise.
+struct default_paths {
+  std::string config;                    ///< the default config file (may not exist)
+  std::vector<std::string> plugin_dirs;  ///< the build's or the install's plugin folder
+};
+
+struct cli_options {
+  bool help = false, version = false, list = false, compile_only = false, no_plugins = false;
+  std::string family;                  ///< "" = every family
+  std::vector<std::string> variants;   ///< names, wildcards or "all"
+  std::vector<unsigned> blocks;
+  bool blocks_explicit = false;        ///< the user named blocks (not "all")
+  std::vector<std::string> dtypes, ops;
+  std::vector<std::uint64_t> sizes;
+  std::uint64_t seed = 0;
+  std::string input_mode;
+  std::vector<std::string> kernels_dirs, plugin_dirs;
+  std::string config_path;
+  std::string arch;
+  std::string baseline;
+  std::string cuda_include;
+  timing_options timing;
+};
+
+/// Parses argv, then the config file (--config, or defaults.config if it exists). Command-line
+/// values win over the file. Throws usage_error naming the option or file.
+cli_options parse_command_line(int argc, const char* const argv[], const default_paths& defaults);
+
+/// "268435456", "2^28", "2^20+3", "1M"/"16K" (binary) -> elements. Throws usage_error.
+std::uint64_t parse_size(const std::string& text);
+
+/// "all" -> {128, 256, 512, 1024}; "256,512" -> {256, 512}. Throws usage_error.
+std::vector<unsigned> parse_blocks(const std::string& text);
+
+std::string help_text();
+
+}  // namespace kl

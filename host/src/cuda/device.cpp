@@ -1,0 +1,57 @@
+#include "cuda/device.hpp"
+
+#include "cuda/driver.hpp"
+
+#include <cstdio>
+
+namespace kl::cuda {
+namespace {
+int attribute(CUdevice dev, CUdevice_attribute a) {
+  int v = 0;
+  KL_CU(cuDeviceGetAttribute(&v, a, dev));
+  return v;
+}
+}  // namespace
+
+device_info query_device(int ordinal) {
+  CUdevice dev = 0;
+  KL_CU(cuDeviceGet(&dev, ordinal));
+  device_info info;
+  info.ordinal = ordinal;
+  char name[256] = {};
+  KL_CU(cuDeviceGetName(name, sizeof name, dev));
+  info.name = name;
+  CUuuid uuid{};
+  KL_CU(cuDeviceGetUuid(&uuid, dev));
+  char text[64];
+  const auto* b = reinterpret_cast<const unsigned char*>(uuid.bytes);
+  std::snprintf(text, sizeof text,
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                b[14], b[15]);
+  info.uuid = text;
+  info.cc_major = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  info.cc_minor = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  info.sm_count = attribute(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  info.max_threads_per_block = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  info.max_threads_per_sm = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  info.max_blocks_per_sm = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  info.regs_per_sm = attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+  info.shared_per_sm = static_cast<std::size_t>(
+      attribute(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR));
+  info.l2_bytes = static_cast<std::size_t>(attribute(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+  info.sm_clock_khz = attribute(dev, CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  info.mem_clock_khz = attribute(dev, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+  info.bus_width_bits = attribute(dev, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  KL_CU(cuDeviceTotalMem(&info.total_mem, dev));
+  KL_CU(cuDriverGetVersion(&info.driver_version));
+  return info;
+}
+
+std::size_t free_device_memory() {
+  std::size_t free_bytes = 0, total = 0;
+  KL_CU(cuMemGetInfo(&free_bytes, &total));
+  return free_bytes;
+}
+
+}  // namespace kl::cuda

@@ -1,0 +1,42 @@
+// What kernlab needs to know about the GPU it runs on: identity, the numbers that define its
+// peaks, and the limits that decide whether a configuration can run at all.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <string>
+
+namespace kl::cuda {
+
+struct device_info {
+  int ordinal = 0;
+  std::string name;
+  std::string uuid;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int max_threads_per_block = 0;
+  int max_threads_per_sm = 0;
+  int max_blocks_per_sm = 0;
+  int regs_per_sm = 0;
+  std::size_t shared_per_sm = 0;
+  std::size_t l2_bytes = 0;
+  std::size_t total_mem = 0;
+  int sm_clock_khz = 0;      ///< maximum SM clock
+  int mem_clock_khz = 0;     ///< peak memory clock
+  int bus_width_bits = 0;
+  int driver_version = 0;    ///< e.g. 13000
+
+  /// "sm_90": the architecture NVRTC compiles for.
+  std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
+  /// Theoretical DRAM bandwidth in bytes/s: memory clock x bus width x 2 (double data rate).
+  double peak_bandwidth() const { return 2.0 * mem_clock_khz * 1e3 * bus_width_bits / 8.0; }
+};
+
+/// Reads the attributes of device `ordinal`. Needs the driver.
+device_info query_device(int ordinal);
+
+/// Bytes of device memory free now.
+std::size_t free_device_memory();
+
+}  // namespace kl::cuda

@@ -1,0 +1,59 @@
+#include "cuda/resources.hpp"
+
+namespace kl::cuda {
+namespace {
+const driver& drv() { return driver::get(); }
+}  // namespace
+
+primary_context::primary_context(CUdevice device) : device_(device) {
+  KL_CU(cuDevicePrimaryCtxRetain(&ctx_, device_));
+  try {
+    KL_CU(cuCtxSetCurrent(ctx_));
+  } catch (...) {
+    drv().cuDevicePrimaryCtxRelease(device_);
+    throw;
+  }
+}
+primary_context::~primary_context() { drv().cuDevicePrimaryCtxRelease(device_); }
+
+device_buffer::device_buffer(std::size_t bytes) : bytes_(bytes) {
+  // A zero-byte request still gets a valid, distinct allocation so that pointers stay usable.
+  KL_CU(cuMemAlloc(&ptr_, bytes == 0 ? 1 : bytes));
+}
+void device_buffer::reset() noexcept {
+  if (ptr_ != 0) drv().cuMemFree(ptr_);
+  ptr_ = 0;
+  bytes_ = 0;
+}
+void device_buffer::upload(const void* host, std::size_t bytes, std::size_t offset) {
+  if (bytes == 0) return;
+  KL_CU(cuMemcpyHtoD(ptr_ + offset, host, bytes));
+}
+void device_buffer::download(void* host, std::size_t bytes, std::size_t offset) const {
+  if (bytes == 0) return;
+  KL_CU(cuMemcpyDtoH(host, ptr_ + offset, bytes));
+}
+
+stream::stream() { KL_CU(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
+stream::~stream() { drv().cuStreamDestroy(s_); }
+void stream::synchronize() const { KL_CU(cuStreamSynchronize(s_)); }
+
+event::event() { KL_CU(cuEventCreate(&e_, CU_EVENT_DEFAULT)); }
+event::~event() { drv().cuEventDestroy(e_); }
+void event::record(CUstream s) { KL_CU(cuEventRecord(e_, s)); }
+void event::synchronize() const { KL_CU(cuEventSynchronize(e_)); }
+float event::elapsed_since(const event& start) const {
+  float ms = 0;
+  KL_CU(cuEventElapsedTime(&ms, start.e_, e_));
+  return ms;
+}
+
+module::module(const std::string& image) { KL_CU(cuModuleLoadData(&m_, image.data())); }
+module::~module() { drv().cuModuleUnload(m_); }
+CUfunction module::function(const std::string& lowered_name) const {
+  CUfunction f = nullptr;
+  KL_CU(cuModuleGetFunction(&f, m_, lowered_name.c_str()));
+  return f;
+}
+
+}  // namespace kl::cuda

@@ -1,0 +1,100 @@
+// Owners for driver handles: one type per handle, movable, never copyable, and destructors that
+// never throw (a failed release during unwinding must not hide the error that caused it).
+#pragma once
+
+#include "cuda/driver.hpp"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+namespace kl::cuda {
+
+/// Retains a device's primary context (the one the CUDA runtime, and so plugins, also use) and
+/// makes it current on the calling thread.
+class primary_context {
+ public:
+  explicit primary_context(CUdevice device);
+  ~primary_context();
+  primary_context(const primary_context&) = delete;
+  primary_context& operator=(const primary_context&) = delete;
+  CUcontext get() const { return ctx_; }
+
+ private:
+  CUdevice device_;
+  CUcontext ctx_ = nullptr;
+};
+
+/// Device memory of a fixed size.
+class device_buffer {
+ public:
+  device_buffer() = default;
+  explicit device_buffer(std::size_t bytes);
+  ~device_buffer() { reset(); }
+  device_buffer(device_buffer&& o) noexcept { *this = std::move(o); }
+  device_buffer& operator=(device_buffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      ptr_ = std::exchange(o.ptr_, 0);
+      bytes_ = std::exchange(o.bytes_, 0);
+    }
+    return *this;
+  }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+
+  CUdeviceptr get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+  void* as_ptr() const { return reinterpret_cast<void*>(ptr_); }
+  void upload(const void* host, std::size_t bytes, std::size_t offset = 0);
+  void download(void* host, std::size_t bytes, std::size_t offset = 0) const;
+
+ private:
+  void reset() noexcept;
+  CUdeviceptr ptr_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+class stream {
+ public:
+  stream();
+  ~stream();
+  stream(const stream&) = delete;
+  stream& operator=(const stream&) = delete;
+  CUstream get() const { return s_; }
+  void synchronize() const;
+
+ private:
+  CUstream s_ = nullptr;
+};
+
+class event {
+ public:
+  event();
+  ~event();
+  event(const event&) = delete;
+  event& operator=(const event&) = delete;
+  CUevent get() const { return e_; }
+  void record(CUstream s);
+  /// Milliseconds from `start` to this event; both must have completed.
+  float elapsed_since(const event& start) const;
+  void synchronize() const;
+
+ private:
+  CUevent e_ = nullptr;
+};
+
+/// A loaded CUBIN image.
+class module {
+ public:
+  explicit module(const std::string& image);
+  ~module();
+  module(const module&) = delete;
+  module& operator=(const module&) = delete;
+  CUfunction function(const std::string& lowered_name) const;
+
+ private:
+  CUmodule m_ = nullptr;
+};
+
+}  // namespace kl::cuda

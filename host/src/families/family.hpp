@@ -1,0 +1,137 @@
+// A problem family: what a variant computes, how its inputs are made, how its result is checked,
+// and how many bytes and FLOPs it must move and do. The runner is family-agnostic; everything
+// specific to `reduce` (or a later family) lives behind this interface.
+#pragma once
+
+#include "cuda/device.hpp"
+#include "registry/metadata.hpp"
+#include "registry/variant.hpp"
+
+#include <kernlab/plugin_api.h>
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+/// A configuration a variant turns down when asked (a plugin's KL_STATUS_UNSUPPORTED): the row
+/// is skipped with this message as the reason, not failed.
+class not_supported : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One point of a family's configuration space apart from the block size.
+struct problem_config {
+  std::string dtype;   ///< "int32", "float32"
+  std::string op;      ///< reduce: "sum", "min", "max"
+  std::uint64_t size = 0;
+  std::string input_mode = "exact";  ///< "exact" or "random"
+  std::uint64_t seed = 0;
+
+  /// "int32 sum n=16777216"
+  std::string describe() const;
+};
+
+/// The outcome of comparing a variant's output with the reference.
+struct check_result {
+  bool ok = false;
+  std::string expected;
+  std::string got;
+  std::string detail;  ///< e.g. the relative error in random mode
+};
+
+/// A compiled kernel instantiation, ready to launch.
+struct source_kernel {
+  CUfunction function = nullptr;
+  unsigned block = 0;
+  unsigned dynamic_shared_bytes = 0;
+  int resident_blocks = 0;  ///< SM count x active blocks per SM at this block size
+};
+
+/// A precompiled plugin variant.
+struct plugin_kernel {
+  const kl_variant_desc* desc = nullptr;
+  unsigned block = 0;  ///< 0 when the block size does not apply
+};
+
+/// One variant, one block size, bound to a problem's buffers: the thing that is validated and timed.
+class operation {
+ public:
+  virtual ~operation() = default;
+  /// Enqueues the whole operation (every pass, every helper launch) on `stream`.
+  virtual void enqueue(CUstream stream) = 0;
+  /// Overwrites the output with a value no correct run produces, before a validation run.
+  virtual void poison_output(CUstream stream) = 0;
+  /// Compares the output with the reference (after the stream was synchronised).
+  virtual check_result check() const = 0;
+};
+
+/// One instance of a family's problem on the device: inputs uploaded, reference computed.
+class problem {
+ public:
+  virtual ~problem() = default;
+  virtual const problem_config& config() const = 0;
+  /// The bytes the algorithm must move (each input read once, each output written once).
+  virtual double bytes() const = 0;
+  virtual double flops() const = 0;
+  /// Device memory this problem holds now.
+  virtual std::size_t device_bytes() const = 0;
+  virtual std::unique_ptr<operation> bind(const variant_descriptor& v, const source_kernel& k) = 0;
+  virtual std::unique_ptr<operation> bind(const variant_descriptor& v, const plugin_kernel& k) = 0;
+};
+
+class family {
+ public:
+  virtual ~family() = default;
+  virtual std::string name() const = 0;
+  virtual std::vector<std::string> dtypes() const = 0;
+  virtual std::vector<std::string> ops() const = 0;
+  /// Checks what the family needs of a header (keys, values); throws metadata_error.
+  virtual void check(const parsed_header& header) const = 0;
+  /// The name expression for one instantiation, e.g. "reduce5<256, int, kl::sum<int>>".
+  virtual std::string name_expression(const variant_descriptor& v, unsigned block,
+                                      const problem_config& c) const = 0;
+  /// Headers included before every kernel file of the family (the names its name expressions
+  /// use, such as kl::sum), so a file that forgets the #include still gets its own errors.
+  virtual std::vector<std::string> pre_includes() const { return {}; }
+  /// Dynamic shared memory for one instantiation.
+  virtual unsigned dynamic_shared_bytes(const variant_descriptor& v, unsigned block,
+                                        const problem_config& c) const;
+  /// The largest problem size the family accepts, and why.
+  virtual std::uint64_t max_size() const = 0;
+  /// The device memory a problem of this config needs, to refuse sizes that do not fit.
+  virtual std::size_t device_bytes_needed(const problem_config& c) const = 0;
+  /// Makes inputs and the reference on the host, then uploads them. Needs a current context.
+  virtual std::unique_ptr<problem> make_problem(const problem_config& c,
+                                                const cuda::device_info& device) const = 0;
+};
+
+/// The one place families are registered (explicitly, from main and the tests).
+class family_registry {
+ public:
+  void add(std::unique_ptr<family> f);
+  const family* find(const std::string& name) const;
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, std::unique_ptr<family>> families_;
+};
+
+/// Registers every family kernlab ships.
+void register_builtin_families(family_registry& registry);
+
+/// Replaces every whole-word occurrence of each key in `text` by its value.
+std::string substitute_words(const std::string& text,
+                             const std::map<std::string, std::string>& words);
+
+/// Size of one element of a dtype name, in bytes; throws for an unknown name.
+std::size_t dtype_size(const std::string& dtype);
+
+}  // namespace kl

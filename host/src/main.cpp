@@ -1,0 +1,195 @@
+// kernlab: the command-line entry point. Everything here is wiring; the work is in the modules.
+#include "cli/options.hpp"
+#include "cuda/driver.hpp"
+#include "families/family.hpp"
+#include "nvrtc/compiler.hpp"
+#include "registry/names.hpp"
+#include "registry/registry.hpp"
+#include "report/table.hpp"
+#include "runner/runner.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path executable_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : exe.parent_path();
+}
+
+// An installed kernlab (bin/kernlab) finds share/kernlab and lib/kernlab/plugins beside it; a
+// build-tree kernlab finds the source tree and the build's plugin folder it was built with.
+kl::default_paths find_default_paths() {
+  kl::default_paths d;
+  const fs::path exe = executable_dir();
+  const fs::path share = exe / ".." / "share" / "kernlab";
+  std::error_code ec;
+  if (fs::is_directory(share, ec)) {
+    d.config = (share / "config" / "kernlab.cfg").lexically_normal().string();
+    d.plugin_dirs.push_back((exe / ".." / "lib" / "kernlab" / "plugins").lexically_normal().string());
+  } else {
+    d.config = std::string(KERNLAB_SOURCE_DIR) + "/config/kernlab.cfg";
+    d.plugin_dirs.push_back(KERNLAB_BUILD_PLUGIN_DIR);
+  }
+  return d;
+}
+
+std::vector<std::string> include_dirs(const kl::cli_options& o) {
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  for (const auto& k : o.kernels_dirs)
+    if (fs::is_directory(fs::path(k) / "include", ec)) dirs.push_back((fs::path(k) / "include").string());
+  std::string cuda = o.cuda_include;
+  if (cuda.empty()) {
+    const char* home = std::getenv("CUDA_HOME");
+    cuda = home ? std::string(home) + "/include" : KERNLAB_CUDA_INCLUDE_DIR;
+  }
+  dirs.push_back(cuda);
+  return dirs;
+}
+
+int run(int argc, char** argv) {
+  kl::cli_options opt = kl::parse_command_line(argc, argv, find_default_paths());
+  if (opt.help) {
+    std::cout << kl::help_text();
+    return 0;
+  }
+  if (opt.version) {
+    std::cout << "kernlab " << KERNLAB_VERSION << " (NVRTC " << kl::nvrtc::version()
+              << ", plugin ABI " << KERNLAB_PLUGIN_ABI_VERSION << ")\n";
+    return 0;
+  }
+  if (opt.kernels_dirs.empty())
+    throw kl::usage_error("no kernels folder: give --kernels-dir or set kernels-dir in the config");
+
+  kl::family_registry families;
+  kl::register_builtin_families(families);
+  if (!opt.family.empty() && !families.find(opt.family)) {
+    const auto near = kl::nearest_names(opt.family, families.names());
+    throw kl::usage_error("--family: unknown family '" + opt.family + "'" +
+                          (near.empty() ? "" : "; did you mean '" + near[0] + "'?"));
+  }
+
+  kl::registry reg(families);
+  for (const auto& dir : opt.kernels_dirs) reg.add_source_dir(dir);
+  if (!opt.no_plugins) {
+    for (const auto& dir : opt.plugin_dirs) reg.add_plugin_dir(dir);
+    if (const char* env = std::getenv("KERNLAB_PLUGIN_PATH")) {
+      std::string dirs = env;
+      std::replace(dirs.begin(), dirs.end(), ':', ',');
+      for (const auto& dir : kl::split_list(dirs)) reg.add_plugin_dir(dir);
+    }
+  }
+  if (opt.list) {
+    kl::print_list(std::cout, reg);
+    return 0;
+  }
+  for (const auto& w : reg.warnings()) std::cerr << "kernlab: warning: " << w << "\n";
+
+  kl::run_request req;
+  try {
+    req.variants = reg.select(opt.variants, opt.family);
+  } catch (const kl::selection_error& e) {
+    throw kl::usage_error(std::string("--variant: ") + e.what());
+  }
+  // A block size that none of the selected variants takes is a mistake, not a skip.
+  for (unsigned b : opt.blocks_explicit ? opt.blocks : std::vector<unsigned>{}) {
+    std::string supported;
+    bool any = false;
+    for (const auto* e : req.variants) {
+      const auto& d = e->descriptor;
+      if (d.blocks.empty() || d.supports_block(b) || !e->error.empty()) any = true;
+      if (supported.empty() && !d.blocks.empty()) {
+        supported = d.name + " supports ";
+        for (std::size_t i = 0; i < d.blocks.size(); ++i)
+          supported += (i ? "," : "") + std::to_string(d.blocks[i]);
+      }
+    }
+    if (!any) throw kl::usage_error("--block " + std::to_string(b) + ": no selected variant takes it (" + supported + ")");
+  }
+  for (const auto* e : req.variants) {
+    const kl::family* f = families.find(e->descriptor.family);
+    const auto dtypes = f->dtypes();
+    const auto ops = f->ops();
+    for (const auto& d : opt.dtypes)
+      if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end())
+        throw kl::usage_error("--dtype: family " + f->name() + " has no dtype '" + d + "'");
+    for (const auto& o : opt.ops)
+      if (std::find(ops.begin(), ops.end(), o) == ops.end())
+        throw kl::usage_error("--op: family " + f->name() + " has no op '" + o + "'");
+    for (auto n : opt.sizes)
+      if (n > f->max_size())
+        throw kl::usage_error("--size " + std::to_string(n) + ": family " + f->name() +
+                              " takes at most " + std::to_string(f->max_size()) + " elements");
+  }
+  req.blocks = opt.blocks;
+  req.dtypes = opt.dtypes;
+  req.ops = opt.ops;
+  req.sizes = opt.sizes;
+  req.input_mode = opt.input_mode;
+  req.seed = opt.seed;
+  req.fallback_arch = opt.arch;
+  req.include_dirs = include_dirs(opt);
+  req.timing = opt.timing;
+  req.compile_only = opt.compile_only;
+
+  kl::runner runner(families, req);
+  kl::table_options table;
+  table.baseline = opt.baseline;
+  std::cout << "kernlab " << KERNLAB_VERSION << ": " << req.variants.size() << " variant(s), seed "
+            << req.seed << ", NVRTC " << kl::nvrtc::version() << "\n"
+            << std::flush;
+
+  bool announced = false;
+  const kl::sweep_result sweep =
+      runner.run([&](const std::vector<kl::result_record>& group, const kl::cuda::device_info& d) {
+        if (!announced) {
+          announced = true;
+          std::cout << "device " << d.ordinal << ": " << d.name << " (" << d.arch() << ", "
+                    << d.sm_count << " SMs, " << static_cast<int>(d.peak_bandwidth() / 1e9)
+                    << " GB/s theoretical, driver " << d.driver_version / 1000 << "."
+                    << d.driver_version % 1000 / 10 << ")\n";
+        }
+        kl::print_group(std::cout, group, d, table);
+        std::cout << std::flush;
+      });
+  if (!opt.compile_only && !sweep.device) {
+    kl::print_compile_table(std::cout, sweep.compiles, sweep.arch);
+    throw kl::cuda::no_device_error(sweep.no_device_reason);
+  }
+  if (opt.compile_only) {
+    kl::print_compile_table(std::cout, sweep.compiles, sweep.arch);
+    if (!sweep.no_device_reason.empty())
+      std::cout << "(no GPU here: " << sweep.no_device_reason << "; compiled for " << sweep.arch << ")\n";
+    for (const auto& c : sweep.compiles)
+      if (!c.error.empty()) return 1;
+    return 0;
+  }
+  return kl::exit_code_for(sweep.results);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const kl::usage_error& e) {
+    std::cerr << "kernlab: " << e.what() << "\n(kernlab --help lists the options)\n";
+    return 2;
+  } catch (const kl::cuda::no_device_error& e) {
+    std::cerr << "kernlab: " << e.what() << "\n"
+              << "(--list and --compile-only work without a GPU)\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "kernlab: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,46 @@
+// Timing: the one module every variant, source or plugin, is measured with.
+//
+// Samples are CUDA events around the whole operation. Before each cold sample a buffer the size
+// of the L2 cache is written, so inputs smaller than L2 are not measured from cache. Sampling
+// stops once there are enough samples, enough time has passed and the noise (relative standard
+// deviation) is low enough, or at the timeout.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+namespace kl {
+
+struct timing_options {
+  int warmup_runs = 2;         ///< untimed launches first (module load, caches, clocks)
+  int min_samples = 20;
+  int max_samples = 100000;
+  double min_time_s = 0.1;     ///< total sampled kernel time before the noise rule may stop
+  double max_noise = 0.005;    ///< relative standard deviation that is good enough
+  double timeout_s = 5.0;      ///< wall time after which sampling stops regardless
+  bool cold = true;            ///< flush L2 before each sample
+};
+
+struct timing_stats {
+  std::size_t samples = 0;
+  double median_ms = 0, min_ms = 0, max_ms = 0, mean_ms = 0;
+  double noise = 0;            ///< standard deviation / mean
+  bool timed_out = false;      ///< stopped by the timeout before the noise rule was met
+  bool cold = true;
+};
+
+/// Statistics of a set of samples (milliseconds).
+timing_stats summarize(std::vector<double> samples_ms);
+
+/// The stopping rule: true when sampling may stop. `elapsed_s` is wall time since sampling began.
+bool should_stop(const timing_options& opt, const timing_stats& so_far, double sampled_s,
+                 double elapsed_s);
+
+/// Measures `op` (which enqueues the whole operation on the stream it gets).
+timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
+                     const timing_options& opt, std::size_t l2_bytes);
+
+}  // namespace kl

@@ -1,0 +1,182 @@
+#include "registry/metadata.hpp"
+
+#include "registry/expression.hpp"
+#include "registry/names.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
+namespace kl {
+namespace {
+
+const std::vector<std::string> known_keys = {"family", "entry",  "blocks", "tile",    "grid",
+                                             "bounds", "shared_bytes", "dtypes", "ops", "summary"};
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+// Drops a trailing "# comment".
+std::string strip_comment(const std::string& s) {
+  const auto hash = s.find('#');
+  return hash == std::string::npos ? s : s.substr(0, hash);
+}
+
+}  // namespace
+
+std::string file_stem(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const auto dot = base.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+parsed_header parse_header(const std::string& source, const std::string& path) {
+  if (source.find('\0') != std::string::npos)
+    throw metadata_error(path, 1, "not a text file (it contains NUL bytes)");
+
+  parsed_header out;
+  variant_descriptor& d = out.descriptor;
+  d.origin = origin_kind::source;
+  d.origin_path = path;
+  d.name = file_stem(path);
+  static const std::regex name_re(R"([A-Za-z0-9_][A-Za-z0-9_-]*)");
+  if (!std::regex_match(d.name, name_re))
+    throw metadata_error(path, 1,
+                         "the file name '" + d.name +
+                             "' cannot be a variant name (use letters, digits, '_' and '-')");
+
+  std::istringstream in(source);
+  std::string raw;
+  int line_no = 0;
+  bool in_header = false, closed = false;
+  while (std::getline(in, raw)) {
+    ++line_no;
+    std::string line = trim(raw);
+    if (!in_header) {
+      if (line == "/* kernlab" || line.rfind("/* kernlab ", 0) == 0 || line == "/*kernlab") {
+        in_header = true;
+        out.header_line = line_no;
+      }
+      continue;
+    }
+    // The header ends at "*/", which may follow the last entry on the same line.
+    bool ends_here = false;
+    if (const auto close = line.find("*/"); close != std::string::npos) {
+      ends_here = true;
+      line = trim(line.substr(0, close));
+    }
+    line = trim(strip_comment(line));
+    if (!line.empty()) {
+      const auto colon = line.find(':');
+      if (colon == std::string::npos)
+        throw metadata_error(path, line_no, "expected 'key: value', got '" + line + "'");
+      const std::string key = trim(line.substr(0, colon));
+      const std::string value = trim(line.substr(colon + 1));
+      if (std::find(known_keys.begin(), known_keys.end(), key) == known_keys.end()) {
+        std::string msg = "unknown key '" + key + "'";
+        const auto near = nearest_names(key, known_keys, 1);
+        msg += near.empty() ? "" : " (did you mean '" + near[0] + "'?)";
+        std::string all;
+        for (const auto& k : known_keys) all += (all.empty() ? "" : ", ") + k;
+        throw metadata_error(path, line_no, msg + "; known keys: " + all);
+      }
+      if (auto prev = out.key_lines.find(key); prev != out.key_lines.end())
+        throw metadata_error(path, line_no,
+                             "key '" + key + "' repeated (first given on line " +
+                                 std::to_string(prev->second) + ")");
+      if (value.empty() && key != "summary")
+        throw metadata_error(path, line_no, "key '" + key + "' has no value");
+      out.key_lines[key] = line_no;
+
+      if (key == "family") {
+        static const std::regex ident(R"([a-z][a-z0-9_]*)");
+        if (!std::regex_match(value, ident))
+          throw metadata_error(path, line_no, "family '" + value + "' is not a family name");
+        d.family = value;
+      } else if (key == "entry") {
+        static const std::regex entry_re(R"([A-Za-z_][A-Za-z0-9_:]*\s*(<.*>)?)");
+        if (!std::regex_match(value, entry_re))
+          throw metadata_error(path, line_no,
+                               "entry '" + value + "' is not a function template-id like "
+                               "'my_kernel<BLOCK, T, OP>'");
+        d.entry = value;
+      } else if (key == "blocks") {
+        for (const auto& item : split_list(value)) {
+          std::size_t used = 0;
+          long b = -1;
+          try {
+            b = std::stol(item, &used);
+          } catch (const std::exception&) {
+          }
+          if (used != item.size() || b < 1 || b > 1024)
+            throw metadata_error(path, line_no,
+                                 "block size '" + item + "' is not an integer in 1..1024");
+          if (std::count(d.blocks.begin(), d.blocks.end(), static_cast<unsigned>(b)))
+            throw metadata_error(path, line_no, "block size " + item + " listed twice");
+          d.blocks.push_back(static_cast<unsigned>(b));
+        }
+      } else if (key == "tile") {
+        d.tile = value;
+      } else if (key == "grid") {
+        if (value == "tiles") d.grid = grid_kind::tiles;
+        else if (value == "resident") d.grid = grid_kind::resident;
+        else throw metadata_error(path, line_no, "grid must be 'tiles' or 'resident', not '" + value + "'");
+      } else if (key == "bounds") {
+        if (value == "padded") d.bounds = bounds_kind::padded;
+        else if (value == "checked") d.bounds = bounds_kind::checked;
+        else throw metadata_error(path, line_no, "bounds must be 'padded' or 'checked', not '" + value + "'");
+      } else if (key == "shared_bytes") {
+        d.shared_bytes = value;
+      } else if (key == "dtypes") {
+        d.dtypes = split_list(value);
+      } else if (key == "ops") {
+        d.ops = split_list(value);
+      } else if (key == "summary") {
+        d.summary = value;
+      }
+    }
+    if (ends_here) {
+      closed = true;
+      break;
+    }
+  }
+
+  if (!in_header)
+    throw metadata_error(path, 1,
+                         "no kernlab header: the file needs a '/* kernlab' block comment with "
+                         "family, entry and blocks (see docs/kernel_contract.md)");
+  if (!closed)
+    throw metadata_error(path, out.header_line, "the kernlab header is never closed with '*/'");
+  for (const char* required : {"family", "entry", "blocks"})
+    if (!out.key_lines.count(required))
+      throw metadata_error(path, out.header_line,
+                           std::string("the kernlab header lacks the required key '") + required +
+                               "'");
+
+  // Expressions must evaluate for every block size the variant claims.
+  for (const char* key : {"tile", "shared_bytes"}) {
+    const std::string& text = std::string(key) == "tile" ? d.tile : d.shared_bytes;
+    if (text.empty()) continue;
+    const int at = out.key_lines.count(key) ? out.key_lines.at(key) : out.header_line;
+    for (unsigned b : d.blocks) {
+      std::int64_t v = 0;
+      try {
+        v = evaluate(text, {{"BLOCK", b}, {"TSIZE", 4}});
+      } catch (const expression_error& e) {
+        throw metadata_error(path, at, std::string(key) + ": " + e.what());
+      }
+      if (std::string(key) == "tile" ? v < 1 : v < 0)
+        throw metadata_error(path, at,
+                             std::string(key) + " '" + text + "' is " + std::to_string(v) +
+                                 " for BLOCK=" + std::to_string(b));
+    }
+  }
+  return out;
+}
+
+}  // namespace kl

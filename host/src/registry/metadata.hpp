@@ -1,0 +1,39 @@
+// The metadata header of a kernel source file (docs/kernel_contract.md).
+#pragma once
+
+#include "registry/variant.hpp"
+
+#include <map>
+#include <stdexcept>
+#include <string>
+
+namespace kl {
+
+/// A header that cannot be used. what() is "file:line: message", like a compiler's.
+class metadata_error : public std::runtime_error {
+ public:
+  metadata_error(const std::string& file, int line, const std::string& message)
+      : std::runtime_error(file + ":" + std::to_string(line) + ": " + message),
+        file_(file), line_(line) {}
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+
+ private:
+  std::string file_;
+  int line_;
+};
+
+struct parsed_header {
+  variant_descriptor descriptor;
+  std::map<std::string, int> key_lines;  ///< where each key was given, for later errors
+  int header_line = 0;                   ///< the line of "/* kernlab"
+};
+
+/// Parses the header of `source`, read from `path`; the variant's name is the file's stem.
+/// Checks syntax and every value that needs no family knowledge; throws metadata_error.
+parsed_header parse_header(const std::string& source, const std::string& path);
+
+/// The stem of a path: "kernels_src/reduce/my_idea.cu" -> "my_idea".
+std::string file_stem(const std::string& path);
+
+}  // namespace kl

@@ -1,0 +1,198 @@
+#include "registry/registry.hpp"
+
+#include "registry/metadata.hpp"
+#include "registry/names.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace kl {
+
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) &&
+        std::isdigit(static_cast<unsigned char>(b[j]))) {
+      std::size_t i2 = i, j2 = j;
+      while (i2 < a.size() && std::isdigit(static_cast<unsigned char>(a[i2]))) ++i2;
+      while (j2 < b.size() && std::isdigit(static_cast<unsigned char>(b[j2]))) ++j2;
+      const auto na = std::stoull(a.substr(i, std::min<std::size_t>(i2 - i, 18)));
+      const auto nb = std::stoull(b.substr(j, std::min<std::size_t>(j2 - j, 18)));
+      if (na != nb) return na < nb;
+      i = i2;
+      j = j2;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+void registry::add(registry_entry e) {
+  // Names are how users select variants, so the first one registered keeps a name and any later
+  // one, from a source folder or a plugin, is refused with a warning naming both.
+  if (const registry_entry* prev = find(e.descriptor.qualified_name())) {
+    warnings_.push_back(e.descriptor.origin_path + ": variant name '" +
+                        e.descriptor.qualified_name() + "' is already taken by " +
+                        prev->descriptor.origin_text() + "; this one is ignored");
+    return;
+  }
+  entries_.push_back(std::move(e));
+}
+
+void registry::add_source_dir(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    warnings_.push_back(dir + ": kernels directory does not exist");
+    return;
+  }
+  std::vector<fs::path> family_dirs;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_directory() && e.path().filename() != "include") family_dirs.push_back(e.path());
+  std::sort(family_dirs.begin(), family_dirs.end());
+
+  for (const auto& fdir : family_dirs) {
+    const std::string family_name = fdir.filename().string();
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(fdir, ec))
+      if (e.is_regular_file() && e.path().extension() == ".cu") files.push_back(e.path());
+    const family* fam = families_.find(family_name);
+    if (!fam) {
+      if (!files.empty())
+        warnings_.push_back(fdir.string() + ": no family named '" + family_name + "'; its " +
+                            std::to_string(files.size()) + " kernel file(s) are ignored");
+      continue;
+    }
+    std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
+      return natural_less(a.stem().string(), b.stem().string());
+    });
+    for (const auto& file : files) {
+      registry_entry e;
+      const std::string path = file.string();
+      e.descriptor.family = family_name;
+      e.descriptor.name = file_stem(path);
+      e.descriptor.origin = origin_kind::source;
+      e.descriptor.origin_path = path;
+      try {
+        std::ifstream in(file, std::ios::binary);
+        if (!in) throw metadata_error(path, 1, "cannot be read");
+        std::ostringstream text;
+        text << in.rdbuf();
+        e.source = text.str();
+        parsed_header h = parse_header(e.source, path);
+        if (h.descriptor.family != family_name)
+          throw metadata_error(path, h.key_lines.at("family"),
+                               "family '" + h.descriptor.family + "' but the file is in the '" +
+                                   family_name + "' folder");
+        fam->check(h);
+        e.descriptor = h.descriptor;
+      } catch (const metadata_error& err) {
+        e.error = err.what();
+      }
+      add(std::move(e));
+    }
+  }
+}
+
+void registry::add_plugin_dir(const std::string& dir) {
+  for (const auto& path : list_plugin_files(dir)) add_plugin_file(path);
+}
+
+void registry::add_plugin_file(const std::string& path) {
+  std::shared_ptr<loaded_plugin> plugin;
+  try {
+    plugin = load_plugin(path);
+  } catch (const std::exception& e) {
+    warnings_.push_back(std::string("plugin ") + e.what());
+    return;
+  }
+  // Descriptors are checked one by one: one malformed variant does not hide its neighbours.
+  auto strings = [](const char* const* list, uint32_t n) {
+    std::vector<std::string> out;
+    for (uint32_t i = 0; list && i < n; ++i)
+      if (list[i]) out.emplace_back(list[i]);
+    return out;
+  };
+  for (uint32_t i = 0; i < plugin->table->num_variants; ++i) {
+    const kl_variant_desc& v = plugin->table->variants[i];
+    const std::string where = "plugin " + path + ": variant " + std::to_string(i);
+    if (!v.family || !v.name || !v.run) {
+      warnings_.push_back(where + " lacks a family, a name or a run function; ignored");
+      continue;
+    }
+    const family* fam = families_.find(v.family);
+    if (!fam) {
+      warnings_.push_back(where + " ('" + v.name + "') has unknown family '" + v.family +
+                          "'; ignored");
+      continue;
+    }
+    registry_entry e;
+    auto& d = e.descriptor;
+    d.family = v.family;
+    d.name = v.name;
+    d.origin = origin_kind::plugin;
+    d.origin_path = path;
+    d.summary = v.summary ? v.summary : "";
+    d.is_baseline = v.is_baseline != 0;
+    for (uint32_t b = 0; v.block_sizes && b < v.num_block_sizes; ++b) d.blocks.push_back(v.block_sizes[b]);
+    d.dtypes = strings(v.dtypes, v.num_dtypes);
+    d.ops = strings(v.ops, v.num_ops);
+    e.plugin = plugin;
+    e.plugin_variant = &v;
+    add(std::move(e));
+  }
+}
+
+const registry_entry* registry::find(const std::string& qualified) const {
+  for (const auto& e : entries_)
+    if (e.descriptor.qualified_name() == qualified) return &e;
+  return nullptr;
+}
+
+std::vector<const registry_entry*> registry::select(const std::vector<std::string>& patterns,
+                                                    const std::string& family_filter) const {
+  std::vector<const registry_entry*> out;
+  std::vector<std::string> names;
+  for (const auto& e : entries_)
+    if (family_filter.empty() || e.descriptor.family == family_filter) {
+      names.push_back(e.descriptor.name);
+      names.push_back(e.descriptor.qualified_name());
+    }
+  for (const auto& raw : patterns) {
+    const std::string pattern = raw == "all" ? "*" : raw;
+    bool matched = false;
+    for (const auto& e : entries_) {
+      if (!family_filter.empty() && e.descriptor.family != family_filter) continue;
+      // "reduce*" means names that start with reduce; "reduce.*" means the family's variants.
+      const bool qualified = pattern.find('.') != std::string::npos;
+      if (!wildcard_match(pattern, qualified ? e.descriptor.qualified_name() : e.descriptor.name))
+        continue;
+      matched = true;
+      if (std::find(out.begin(), out.end(), &e) == out.end()) out.push_back(&e);
+    }
+    if (!matched) {
+      std::string msg = "unknown variant '" + raw + "'" +
+                        (family_filter.empty() ? "" : " in family '" + family_filter + "'");
+      const auto near = nearest_names(raw, names);
+      if (!near.empty()) {
+        msg += "; did you mean ";
+        for (std::size_t i = 0; i < near.size(); ++i)
+          msg += (i ? ", " : "") + std::string("'") + near[i] + "'";
+        msg += "?";
+      }
+      throw selection_error(msg + " (kernlab --list shows every variant)");
+    }
+  }
+  // Keep registry order, whatever order the patterns came in.
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace kl

@@ -1,0 +1,66 @@
+// The registry owns every variant kernlab knows of, from kernel source files and from plugins.
+// It is filled by explicit calls (add_source_dir, add_plugin_dir), never by static initialisers.
+#pragma once
+
+#include "families/family.hpp"
+#include "plugins/plugin_loader.hpp"
+#include "registry/variant.hpp"
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+struct registry_entry {
+  variant_descriptor descriptor;
+  std::string source;  ///< a source variant's text
+  /// Why this variant cannot be used (a bad header, "file:line: ..."); empty when it can.
+  std::string error;
+  std::shared_ptr<loaded_plugin> plugin;
+  const kl_variant_desc* plugin_variant = nullptr;
+};
+
+/// A selection that names nothing: the message says what was asked and what is near it.
+class selection_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class registry {
+ public:
+  explicit registry(const family_registry& families) : families_(families) {}
+
+  /// Discovers <dir>/<family>/*.cu. Files with a bad header become entries with an error.
+  void add_source_dir(const std::string& dir);
+  /// Loads every *.so in `dir`. A bad plugin becomes one warning; nothing else is affected.
+  void add_plugin_dir(const std::string& dir);
+  /// Loads one plugin file (same rules as add_plugin_dir).
+  void add_plugin_file(const std::string& path);
+
+  const std::vector<registry_entry>& entries() const { return entries_; }
+  /// Problems found while registering that belong to no variant (bad plugins, odd folders).
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  const family_registry& families() const { return families_; }
+
+  /// The entries that match any pattern, in registry order. A pattern with a '.' matches the
+  /// qualified name ("reduce.reduce5", "reduce.*"), one without matches the short name
+  /// ("reduce5", "reduce*"); "all" matches everything (source variants in natural name order,
+  /// then plugins). A pattern that matches nothing throws selection_error with suggestions.
+  std::vector<const registry_entry*> select(const std::vector<std::string>& patterns,
+                                            const std::string& family_filter = "") const;
+  const registry_entry* find(const std::string& qualified_name) const;
+
+ private:
+  void add(registry_entry e);
+
+  const family_registry& families_;
+  std::vector<registry_entry> entries_;
+  std::vector<std::string> warnings_;
+};
+
+/// "reduce2" < "reduce10": digit runs compare as numbers.
+bool natural_less(const std::string& a, const std::string& b);
+
+}  // namespace kl

@@ -1,0 +1,49 @@
+#include "registry/variant.hpp"
+
+#include <algorithm>
+
+namespace kl {
+namespace {
+template <typename T>
+bool contains_or_empty(const std::vector<T>& list, const T& value) {
+  return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
+}
+}  // namespace
+
+bool variant_descriptor::supports_block(unsigned block) const {
+  return blocks.empty() ? block == 0 : std::count(blocks.begin(), blocks.end(), block) > 0;
+}
+bool variant_descriptor::supports_dtype(const std::string& d) const {
+  return contains_or_empty(dtypes, d);
+}
+bool variant_descriptor::supports_op(const std::string& o) const {
+  return contains_or_empty(ops, o);
+}
+std::string variant_descriptor::origin_text() const {
+  return std::string(to_string(origin)) + " " + origin_path;
+}
+
+const char* to_string(origin_kind o) { return o == origin_kind::source ? "source" : "plugin"; }
+const char* to_string(grid_kind g) { return g == grid_kind::tiles ? "tiles" : "resident"; }
+const char* to_string(bounds_kind b) { return b == bounds_kind::padded ? "padded" : "checked"; }
+
+std::ostream& operator<<(std::ostream& os, const variant_descriptor& v) {
+  os << v.qualified_name() << " [" << v.origin_text() << "]";
+  if (!v.entry.empty()) os << " entry=" << v.entry;
+  os << " blocks=";
+  if (v.blocks.empty()) os << "n/a";
+  for (std::size_t i = 0; i < v.blocks.size(); ++i) os << (i ? "," : "") << v.blocks[i];
+  if (!v.tile.empty()) os << " tile=" << v.tile;
+  os << " grid=" << to_string(v.grid) << " bounds=" << to_string(v.bounds);
+  return os;
+}
+
+bool operator==(const variant_descriptor& a, const variant_descriptor& b) {
+  return a.family == b.family && a.name == b.name && a.origin == b.origin &&
+         a.origin_path == b.origin_path && a.entry == b.entry && a.blocks == b.blocks &&
+         a.tile == b.tile && a.grid == b.grid && a.bounds == b.bounds &&
+         a.shared_bytes == b.shared_bytes && a.dtypes == b.dtypes && a.ops == b.ops &&
+         a.summary == b.summary && a.is_baseline == b.is_baseline;
+}
+
+}  // namespace kl

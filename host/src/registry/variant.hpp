@@ -1,0 +1,48 @@
+// The variant descriptor: plain data that says everything kernlab knows about one variant, from a
+// kernel source file or from a plugin. It is printed by --list and written into every result.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+enum class origin_kind { source, plugin };
+/// How many blocks a pass launches: one per tile, or as many as are resident at once.
+enum class grid_kind { tiles, resident };
+/// Whether the driver pads the input with the identity, or the kernel checks `n` itself.
+enum class bounds_kind { padded, checked };
+
+struct variant_descriptor {
+  std::string family;
+  std::string name;                 ///< short name: the file stem, or the plugin's name for it
+  origin_kind origin = origin_kind::source;
+  std::string origin_path;          ///< the .cu file or the plugin .so
+  std::string entry;                ///< template-id with placeholders (source variants)
+  std::vector<unsigned> blocks;     ///< supported block sizes; empty: the block size does not apply
+  std::string tile;                 ///< expression: elements one block consumes
+  grid_kind grid = grid_kind::tiles;
+  bounds_kind bounds = bounds_kind::padded;
+  std::string shared_bytes = "0";   ///< expression: dynamic shared memory per block
+  std::vector<std::string> dtypes;  ///< empty: every dtype of the family
+  std::vector<std::string> ops;     ///< empty: every op of the family
+  std::string summary;
+  bool is_baseline = false;         ///< a vendor-library baseline
+
+  /// "reduce.reduce5"
+  std::string qualified_name() const { return family + "." + name; }
+  bool supports_block(unsigned block) const;
+  bool supports_dtype(const std::string& dtype) const;
+  bool supports_op(const std::string& op) const;
+  /// "source kernels_src/reduce/reduce5.cu" or "plugin build/plugins/kernlab_cub.so"
+  std::string origin_text() const;
+};
+
+const char* to_string(origin_kind);
+const char* to_string(grid_kind);
+const char* to_string(bounds_kind);
+std::ostream& operator<<(std::ostream&, const variant_descriptor&);
+bool operator==(const variant_descriptor&, const variant_descriptor&);
+
+}  // namespace kl

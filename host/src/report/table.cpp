@@ -1,0 +1,170 @@
+#include "report/table.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace kl {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string block_text(unsigned b) { return b == 0 ? "-" : std::to_string(b); }
+
+std::string first_line(const std::string& s) {
+  const auto nl = s.find('\n');
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+// Pads or cuts to a column.
+std::string col(const std::string& s, std::size_t w, bool right = false) {
+  if (s.size() >= w) return s.substr(0, w);
+  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+}
+
+std::string human_bytes(double b) {
+  if (b >= 1073741824.0) return fmt("%.2f GiB", b / 1073741824.0);
+  if (b >= 1048576.0) return fmt("%.2f MiB", b / 1048576.0);
+  if (b >= 1024.0) return fmt("%.1f KiB", b / 1024.0);
+  return fmt("%.0f B", b);
+}
+
+}  // namespace
+
+const result_record* find_baseline(const std::vector<result_record>& group,
+                                   const std::string& name) {
+  for (const auto& r : group) {
+    if (r.status != outcome::passed) continue;
+    const bool match = name.empty() ? r.variant.is_baseline
+                                    : (r.variant.name == name || r.variant.qualified_name() == name);
+    if (match) return &r;
+  }
+  return nullptr;
+}
+
+int exit_code_for(const std::vector<result_record>& results) {
+  for (const auto& r : results)
+    if (r.status == outcome::failed || r.status == outcome::wrong_result) return 1;
+  return 0;
+}
+
+void print_group(std::ostream& os, const std::vector<result_record>& group,
+                 const cuda::device_info& device, const table_options& opt) {
+  if (group.empty()) return;
+  const auto& c = group.front().config;
+  const double bytes = group.front().bytes > 0 ? group.front().bytes : static_cast<double>(c.size) * 4;
+  const double peak = device.peak_bandwidth();
+  os << "\n== " << group.front().variant.family << "  " << c.describe() << "  ("
+     << human_bytes(bytes) << ", " << (bytes > static_cast<double>(device.l2_bytes) ? "above" : "within")
+     << " the " << human_bytes(static_cast<double>(device.l2_bytes)) << " L2)  seed " << c.seed << "\n";
+
+  const result_record* base = find_baseline(group, opt.baseline);
+  // The reference for the seeds' "cumulative" column: the group's first source variant.
+  std::string ref_name;
+  for (const auto& r : group)
+    if (r.variant.origin == origin_kind::source) {
+      ref_name = r.variant.name;
+      break;
+    }
+  std::map<unsigned, double> ref_time;   // block -> reference variant's median
+  double ref_best = 0;
+  for (const auto& r : group)
+    if (r.variant.name == ref_name && r.status == outcome::passed) {
+      ref_time[r.block] = r.timing->median_ms;
+      ref_best = ref_best == 0 ? r.timing->median_ms : std::min(ref_best, r.timing->median_ms);
+    }
+
+  os << col("variant", 30) << col("block", 6, true) << "  " << col("status", 8)
+     << col("median us", 11, true) << col("noise", 7, true) << col("GB/s", 9, true)
+     << col("% peak", 8, true) << col("regs", 6, true) << col("occ", 6, true)
+     << col("step", 7, true) << col("cumul", 8, true);
+  if (base) os << col("x " + base->variant.name, 9, true);
+  os << "\n";
+
+  std::map<unsigned, double> prev_time;  // block -> the previous passed row's median
+  std::vector<std::string> notes;
+  const result_record* best = nullptr;
+  for (const auto& r : group) {
+    os << col(r.variant.name, 30) << col(block_text(r.block), 6, true) << "  "
+       << col(to_string(r.status), 8);
+    if (r.status == outcome::passed) {
+      const double t = r.timing->median_ms;
+      os << col(fmt("%.2f", t * 1e3), 11, true) << col(fmt("%.1f%%", r.timing->noise * 100), 7, true)
+         << col(fmt("%.1f", r.gbps()), 9, true) << col(fmt("%.1f", r.gbps() * 1e9 / peak * 100), 8, true)
+         << col(r.resources ? std::to_string(r.resources->registers) : "-", 6, true)
+         << col(r.occupancy ? fmt("%.0f%%", r.occupancy->fraction * 100) : "-", 6, true);
+      const double prev = prev_time.count(r.block) ? prev_time[r.block] : 0;
+      const double ref = r.block && ref_time.count(r.block) ? ref_time[r.block] : ref_best;
+      os << col(prev > 0 && r.variant.origin == origin_kind::source ? fmt("%.2fx", prev / t) : "-", 7, true)
+         << col(ref > 0 ? fmt("%.2fx", ref / t) : "-", 8, true);
+      if (base) os << col(fmt("%.2fx", base->timing->median_ms / t), 9, true);
+      if (r.timing->timed_out) notes.push_back(r.variant.name + " block " + block_text(r.block) +
+                                               ": sampling hit the timeout before the noise fell under the limit");
+      if (r.variant.origin == origin_kind::source) prev_time[r.block] = t;
+      if (!best || t < best->timing->median_ms) best = &r;
+    } else {
+      std::string msg = first_line(r.message);
+      if (r.message.find('\n') != std::string::npos || msg.size() > 70) {
+        notes.push_back(r.variant.name + " block " + block_text(r.block) + ":\n" + r.message);
+        msg = msg.substr(0, 60) + "... [note " + std::to_string(notes.size()) + "]";
+      }
+      os << "  " << msg;
+    }
+    os << "\n";
+  }
+  if (best) {
+    os << "best: " << best->variant.name << " block " << block_text(best->block) << ", "
+       << fmt("%.1f", best->gbps()) << " GB/s (" << fmt("%.1f", best->gbps() * 1e9 / peak * 100)
+       << "% of the " << fmt("%.0f", peak / 1e9) << " GB/s peak)";
+    if (base) os << ", " << fmt("%.2f", base->timing->median_ms / best->timing->median_ms)
+                 << "x of " << base->variant.name;
+    os << "\n";
+  }
+  for (std::size_t i = 0; i < notes.size(); ++i) os << "[note " << i + 1 << "] " << notes[i] << "\n";
+}
+
+void print_compile_table(std::ostream& os, const std::vector<compile_record>& compiles,
+                         const std::string& arch) {
+  os << "compiled for " << arch << "\n";
+  os << col("variant", 30) << col("instances", 10, true) << col("compile ms", 12, true)
+     << col("regs", 9, true) << col("spill B", 9, true) << "  status\n";
+  std::vector<std::string> errors;
+  for (const auto& c : compiles) {
+    int rmin = 1 << 30, rmax = 0;
+    long spill = 0;
+    for (const auto& kv : c.result.resources) {
+      rmin = std::min(rmin, kv.second.registers);
+      rmax = std::max(rmax, kv.second.registers);
+      spill = std::max(spill, kv.second.spill_store_bytes + kv.second.spill_load_bytes);
+    }
+    const bool ok = c.error.empty();
+    os << col(c.entry->descriptor.qualified_name(), 30)
+       << col(std::to_string(c.result.lowered_names.size()), 10, true)
+       << col(fmt("%.0f", c.result.milliseconds), 12, true)
+       << col(rmax ? (rmin == rmax ? std::to_string(rmax) : std::to_string(rmin) + "-" + std::to_string(rmax)) : "-", 9, true)
+       << col(rmax ? std::to_string(spill) : "-", 9, true) << "  " << (ok ? "ok" : "FAILED") << "\n";
+    if (!ok) errors.push_back(c.error);
+  }
+  for (const auto& e : errors) os << "\n" << e << (e.empty() || e.back() == '\n' ? "" : "\n");
+}
+
+void print_list(std::ostream& os, const registry& reg) {
+  os << col("variant", 32) << col("blocks", 20) << "origin\n";
+  for (const auto& e : reg.entries()) {
+    const auto& d = e.descriptor;
+    std::string blocks;
+    for (auto b : d.blocks) blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
+    os << col(d.qualified_name(), 32) << col(blocks.empty() ? "n/a" : blocks, 20)
+       << d.origin_text() << (d.is_baseline ? "  (baseline)" : "") << "\n";
+    if (!e.error.empty()) os << "    ERROR " << e.error << "\n";
+    else if (!d.summary.empty()) os << "    " << d.summary << "\n";
+  }
+  for (const auto& w : reg.warnings()) os << "warning: " << w << "\n";
+}
+
+}  // namespace kl

@@ -1,0 +1,41 @@
+// The human-readable reports: the sweep table (a group per dtype, op and size), the compile
+// table of --compile-only, and --list.
+#pragma once
+
+#include "cuda/device.hpp"
+#include "registry/registry.hpp"
+#include "runner/result.hpp"
+#include "runner/runner.hpp"
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+struct table_options {
+  std::string baseline;  ///< qualified or short name of the baseline variant; "" picks the family's library
+};
+
+/// Prints one group of rows: status, time, GB/s, % of peak, resources, speedups, x of baseline;
+/// failures are listed under the table with their whole message.
+void print_group(std::ostream& os, const std::vector<result_record>& group,
+                 const cuda::device_info& device, const table_options& opt);
+
+/// One row per kernel file: instantiations, compile time, resources, errors in full.
+void print_compile_table(std::ostream& os, const std::vector<compile_record>& compiles,
+                         const std::string& arch);
+
+/// Every registered variant with its origin, and every registration warning.
+void print_list(std::ostream& os, const registry& reg);
+
+/// The baseline row of a group: `name` if given, else the family's library (is_baseline) row.
+/// Only a passed row can be a baseline.
+const result_record* find_baseline(const std::vector<result_record>& group,
+                                   const std::string& name);
+
+/// Counts per outcome, and the exit code they give: 0 all passed (skips allowed), 1 otherwise.
+int exit_code_for(const std::vector<result_record>& results);
+
+}  // namespace kl

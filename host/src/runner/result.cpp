@@ -1,0 +1,15 @@
+#include "runner/result.hpp"
+
+namespace kl {
+
+const char* to_string(outcome o) {
+  switch (o) {
+    case outcome::passed: return "passed";
+    case outcome::wrong_result: return "WRONG";
+    case outcome::failed: return "FAILED";
+    case outcome::skipped: return "skipped";
+  }
+  return "?";
+}
+
+}  // namespace kl

@@ -1,0 +1,44 @@
+// What one (variant, configuration) came to: the record every report is made from.
+#pragma once
+
+#include "families/family.hpp"
+#include "measure/timing.hpp"
+#include "nvrtc/compiler.hpp"
+#include "registry/variant.hpp"
+
+#include <optional>
+#include <string>
+
+namespace kl {
+
+enum class outcome {
+  passed,        ///< validated, then timed
+  wrong_result,  ///< ran, but the output differs from the reference
+  failed,        ///< could not run: compile error, bad header, launch or plugin error
+  skipped        ///< cannot run here (unsupported block, dtype, device limit); not a failure
+};
+const char* to_string(outcome);
+
+/// Occupancy from the function's resources and the block size.
+struct occupancy_info {
+  int blocks_per_sm = 0;
+  double fraction = 0;  ///< resident threads / the SM's maximum
+};
+
+struct result_record {
+  variant_descriptor variant;
+  problem_config config;
+  unsigned block = 0;  ///< 0 when the block size does not apply
+  outcome status = outcome::failed;
+  std::string message;  ///< the reason for a skip, the error of a failure
+  check_result check;   ///< expected and got, for a wrong result
+  std::optional<timing_stats> timing;
+  std::optional<nvrtc::resource_usage> resources;
+  std::optional<occupancy_info> occupancy;
+  double bytes = 0, flops = 0;
+  double compile_ms = 0, load_ms = 0, validate_ms = 0;
+
+  double gbps() const { return timing && timing->median_ms > 0 ? bytes / (timing->median_ms * 1e6) : 0; }
+};
+
+}  // namespace kl

@@ -1,0 +1,72 @@
+// The sweep: for every selected variant and configuration, decide whether it can run, compile,
+// load, validate and time it, and record the outcome. One variant's failure never stops the rest.
+#pragma once
+
+#include "cuda/device.hpp"
+#include "measure/timing.hpp"
+#include "registry/registry.hpp"
+#include "runner/result.hpp"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+struct run_request {
+  std::vector<const registry_entry*> variants;
+  std::vector<unsigned> blocks;       ///< requested block sizes
+  std::vector<std::string> dtypes;
+  std::vector<std::string> ops;
+  std::vector<std::uint64_t> sizes;
+  std::string input_mode = "exact";
+  std::uint64_t seed = 0;
+  std::string fallback_arch = "sm_90";  ///< compile target when there is no device
+  std::vector<std::string> include_dirs;
+  timing_options timing;
+  bool compile_only = false;
+};
+
+/// One kernel file's compilation for this sweep.
+struct compile_record {
+  const registry_entry* entry = nullptr;
+  nvrtc::compile_result result;
+  std::string error;  ///< a header error or an NVRTC failure; empty when it compiled
+};
+
+struct sweep_result {
+  std::optional<cuda::device_info> device;
+  std::string no_device_reason;  ///< why there is no GPU here, if there is none
+  std::string arch;
+  std::vector<compile_record> compiles;
+  std::vector<result_record> results;
+};
+
+/// Called with each finished group of rows (one dtype, op and size), so long sweeps print as
+/// they go.
+using group_callback =
+    std::function<void(const std::vector<result_record>&, const cuda::device_info&)>;
+
+class runner {
+ public:
+  runner(const family_registry& families, run_request request)
+      : families_(families), request_(std::move(request)) {}
+
+  /// Compiles every source variant; with compile_only, or without a device (sweep_result says
+  /// why), it stops there.
+  sweep_result run(const group_callback& on_group = {});
+
+ private:
+  const family_registry& families_;
+  run_request request_;
+};
+
+/// The configurations (dtype x op x size) of a family that a request asks for.
+std::vector<problem_config> configs_for(const family& f, const run_request& r);
+
+/// The blocks a variant gets rows for: the requested ones, or 0 for "does not apply".
+std::vector<unsigned> blocks_for(const variant_descriptor& v, const run_request& r);
+
+}  // namespace kl
