@@ -1,0 +1,58 @@
+// Unroll-8 plus complete unrolling: the loop of reduce_unroll_warps8 is written out as steps
+// 1024 -> 64 guarded by runtime checks on blockDim.x (as in the seed; reduce_complete_unroll
+// makes them compile-time). Fixes vs the seed: a4 read in[idx + 2*blockDim.x] (a typo) instead
+// of 3*; the warp steps get __syncwarp() (volatile alone races since Volta). Deviation: shared
+// memory instead of the seed's in-place global writes, input untouched, bounds: padded.
+/* kernlab
+family:  reduce
+entry:   reduce_complete_unroll_warps8<BLOCK, T, OP>
+blocks:  128 256 512 1024
+tile:    8 * BLOCK
+summary: unroll 8 data blocks, tree unrolled with runtime blockDim.x checks, last warp unrolled
+*/
+#include <kernlab/reduce.cuh>
+
+// Warp 0 reduces s[0..63] into s[0]; all 32 lanes of warp 0 must call it. Read, __syncwarp(),
+// write, __syncwarp(): no lane overwrites a slot another lane still has to read.
+template <typename T, typename OP>
+__device__ __forceinline__ void warp_reduce(volatile T* s, unsigned int tid) {
+  OP op;
+  T v;
+  v = op(s[tid], s[tid + 32]); __syncwarp(); s[tid] = v; __syncwarp();
+  v = op(s[tid], s[tid + 16]); __syncwarp(); s[tid] = v; __syncwarp();
+  v = op(s[tid], s[tid + 8]);  __syncwarp(); s[tid] = v; __syncwarp();
+  v = op(s[tid], s[tid + 4]);  __syncwarp(); s[tid] = v; __syncwarp();
+  v = op(s[tid], s[tid + 2]);  __syncwarp(); s[tid] = v; __syncwarp();
+  v = op(s[tid], s[tid + 1]);  __syncwarp(); s[tid] = v;
+}
+
+template <unsigned BLOCK, typename T, typename OP>
+__global__ void reduce_complete_unroll_warps8(const T* in, T* out, unsigned int n) {
+  static_assert(BLOCK >= 64, "the unrolled warp step reads s[tid + 32]");
+  __shared__ T sdata[BLOCK];
+  OP op;
+  const unsigned int tid = threadIdx.x;
+  const unsigned int idx = blockIdx.x * (blockDim.x * 8) + tid;
+  const T a1 = in[idx];  // bounds: padded, the whole tile of 8 data blocks is readable
+  const T a2 = in[idx + blockDim.x];
+  const T a3 = in[idx + 2 * blockDim.x];
+  const T a4 = in[idx + 3 * blockDim.x];
+  const T a5 = in[idx + 4 * blockDim.x];
+  const T a6 = in[idx + 5 * blockDim.x];
+  const T a7 = in[idx + 6 * blockDim.x];
+  const T a8 = in[idx + 7 * blockDim.x];
+  sdata[tid] = op(op(op(a1, a2), op(a3, a4)), op(op(a5, a6), op(a7, a8)));
+  __syncthreads();
+
+  // The barriers are unconditional, as in the seed: each one is reached by the whole block.
+  if (blockDim.x >= 1024 && tid < 512) sdata[tid] = op(sdata[tid], sdata[tid + 512]);
+  __syncthreads();
+  if (blockDim.x >= 512 && tid < 256) sdata[tid] = op(sdata[tid], sdata[tid + 256]);
+  __syncthreads();
+  if (blockDim.x >= 256 && tid < 128) sdata[tid] = op(sdata[tid], sdata[tid + 128]);
+  __syncthreads();
+  if (blockDim.x >= 128 && tid < 64) sdata[tid] = op(sdata[tid], sdata[tid + 64]);
+  __syncthreads();
+  if (tid < 32) warp_reduce<T, OP>(sdata, tid);
+  if (tid == 0) out[blockIdx.x] = sdata[0];
+}

@@ -1,0 +1,38 @@
+// Unrolling 8: like reduce_unrolling4, but one block consumes 8 data blocks: each thread issues 8
+// independent, coalesced loads before the tree, hiding more memory latency with 1/8 the blocks.
+// Deviations: the seed reduces in place in global memory; kernlab times the same input many
+// times, so the data go to shared memory and the input is never written. The seed's
+// `if (idx + 7*blockDim.x < n)` guard is dropped: with bounds: padded every tile is whole, and
+// in a partial tile that guard would drop valid elements idx + blockDim.x ... (not just padding).
+/* kernlab
+family:  reduce
+entry:   reduce_unrolling8<BLOCK, T, OP>
+blocks:  128 256 512 1024
+tile:    8 * BLOCK
+summary: a block consumes 8 data blocks, then the in-block tree
+*/
+#include <kernlab/reduce.cuh>
+
+template <unsigned BLOCK, typename T, typename OP>
+__global__ void reduce_unrolling8(const T* in, T* out, unsigned int n) {
+  __shared__ T sdata[BLOCK];
+  OP op;
+  const unsigned int tid = threadIdx.x;
+  const unsigned int idx = blockIdx.x * (blockDim.x * 8) + tid;
+  const T a1 = in[idx];
+  const T a2 = in[idx + blockDim.x];
+  const T a3 = in[idx + 2 * blockDim.x];
+  const T a4 = in[idx + 3 * blockDim.x];
+  const T a5 = in[idx + 4 * blockDim.x];
+  const T a6 = in[idx + 5 * blockDim.x];
+  const T a7 = in[idx + 6 * blockDim.x];
+  const T a8 = in[idx + 7 * blockDim.x];
+  sdata[tid] = op(op(op(a1, a2), op(a3, a4)), op(op(a5, a6), op(a7, a8)));
+  __syncthreads();
+
+  for (unsigned int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+    if (tid < stride) sdata[tid] = op(sdata[tid], sdata[tid + stride]);
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = sdata[0];
+}
