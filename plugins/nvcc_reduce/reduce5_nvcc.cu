@@ -1,0 +1,41 @@
+// reduce5_nvcc: kernels_src/reduce/reduce5.cu, the very file kernlab compiles with NVRTC,
+// compiled here by nvcc. The traits restate its metadata header (tile: 2 * BLOCK, grid: tiles,
+// bounds: padded); keep them in step with the file.
+#include "reduce/reduce5.cu"
+
+#include "nvcc_reduce_variants.h"
+#include "reduce_driver.cuh"
+
+namespace kernlab::nvcc_reduce {
+namespace {
+
+struct reduce5_traits {
+  static constexpr const char* name = "reduce5_nvcc";
+  static constexpr grid_mode grid = grid_mode::tiles;
+  static constexpr bounds_mode bounds = bounds_mode::padded;
+  static constexpr unsigned tile(unsigned block) { return 2 * block; }
+
+  template <unsigned BLOCK, typename T, typename OP>
+  static kernel_fn<T> kernel() {
+    return reduce5<BLOCK, T, OP>;
+  }
+  template <unsigned BLOCK, typename T, typename OP>
+  static void launch(unsigned grid, cudaStream_t stream, const T* in, T* out, unsigned n) {
+    reduce5<BLOCK, T, OP><<<grid, BLOCK, 0, stream>>>(in, out, n);
+  }
+};
+
+}  // namespace
+
+int reduce5_workspace_size(const kl_launch_args* args, uint64_t* bytes, char* error,
+                           size_t capacity) {
+  return variant<reduce5_traits>::workspace_size(args, bytes, error, capacity);
+}
+int reduce5_prepare(const kl_launch_args* args, char* error, size_t capacity) {
+  return variant<reduce5_traits>::prepare(args, error, capacity);
+}
+int reduce5_run(const kl_launch_args* args, char* error, size_t capacity) {
+  return variant<reduce5_traits>::run(args, error, capacity);
+}
+
+}  // namespace kernlab::nvcc_reduce
