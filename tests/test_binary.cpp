@@ -1,0 +1,116 @@
+// The kernlab executable as a user runs it: exit codes, messages, and a broken kernel that does
+// not stop the others. Runs without a GPU (with one, the no-device case is skipped).
+#include "cuda/driver.hpp"
+#include "test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <sys/wait.h>
+
+namespace kl {
+namespace {
+
+struct run_result {
+  int code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+run_result run_kernlab(const std::string& args) {
+  const std::string cmd = std::string(KERNLAB_BINARY) + " " + args + " 2>&1";
+  run_result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  std::size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+bool have_gpu() {
+  try {
+    cuda::driver::get();
+    return true;
+  } catch (const cuda::no_device_error&) {
+    return false;
+  }
+}
+
+TEST(Binary, HelpAndVersion) {
+  auto r = run_kernlab("--help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.output.find("--variant"), std::string::npos);
+  r = run_kernlab("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.output.find("plugin ABI"), std::string::npos);
+}
+
+TEST(Binary, ListShowsEveryShippedVariantWithItsOrigin) {
+  const auto r = run_kernlab("--list");
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const char* v : {"reduce.reduce0", "reduce.reduce5", "reduce.reduce6", "reduce.reduce_complete_unroll"})
+    EXPECT_NE(r.output.find(v), std::string::npos) << v;
+  EXPECT_NE(r.output.find("source "), std::string::npos);
+}
+
+TEST(Binary, CompileOnlyEverything) {
+  const auto r = run_kernlab("--compile-only --variant all --block all --no-plugins");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output.find("FAILED"), std::string::npos) << r.output;
+}
+
+TEST(Binary, UsageErrorsExitWith2AndSayWhat) {
+  struct c {
+    const char* args;
+    const char* needle;
+  };
+  for (const auto& [args, needle] : std::vector<c>{
+           {"--variant reduce55", "did you mean 'reduce5'"},
+           {"--variant reduce5 --block 300", "--block 300: no selected variant takes it"},
+           {"--variant reduce5 --block 2048", "--block '2048'"},
+           {"--size 2^40", "takes at most 2147483648 elements"},
+           {"--size big", "--size 'big' is not a size"},
+           {"--dtype int64", "has no dtype 'int64'"},
+           {"--op prod", "has no op 'prod'"},
+           {"--family matmull", "unknown family 'matmull'"},
+           {"--frobnicate", "unrecognised option '--frobnicate'"}}) {
+    const auto r = run_kernlab(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(needle), std::string::npos) << args << "\n" << r.output;
+  }
+}
+
+TEST(Binary, BrokenKernelFailsAloneWithFileAndLine) {
+  test::temp_dir dir("binary");
+  const std::string bad = dir.write("reduce/my_idea.cu",
+                                    "/* kernlab\nfamily: reduce\nentry: my_idea<BLOCK, T, OP>\n"
+                                    "blocks: 256\ntile: BLOCK\n*/\n"
+                                    "template <unsigned BLOCK, typename T, typename OP>\n"
+                                    "__global__ void my_idea(const T* in, T* out, unsigned n) {\n"
+                                    "  out[0] = in[0] oops;\n}\n");
+  dir.write("reduce/reduce2.cu", test::read_file(test::kernels_dir() + "/reduce/reduce2.cu"));
+  dir.write("reduce/badheader.cu", "/* kernlab\nfamily: reduce\nentry: x\nblocks: 256\nsize: 3\n*/\n");
+  const auto r = run_kernlab("--compile-only --no-plugins --kernels-dir " + dir.str() +
+                             " --kernels-dir " + test::kernels_dir() + " --variant my_idea,reduce2,badheader");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find(bad + ":9: error"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("badheader.cu:5: unknown key 'size'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("reduce.reduce2"), std::string::npos) << r.output;
+  // reduce2 appears in both folders: the second is refused by name, the first still compiles.
+  EXPECT_NE(r.output.find("already taken"), std::string::npos) << r.output;
+}
+
+TEST(Binary, NoDeviceIsSaidClearly) {
+  if (have_gpu()) GTEST_SKIP() << "this machine has a GPU; the no-device message cannot appear";
+  const auto r = run_kernlab("--variant reduce5 --block 512");
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("no CUDA driver/device"), std::string::npos) << r.output;
+  // It still compiled what it was asked to run.
+  EXPECT_NE(r.output.find("reduce.reduce5"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace kl

@@ -1,0 +1,112 @@
+// Command-line parsing, the config file, and their errors.
+#include "cli/options.hpp"
+#include "test_util.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kl {
+namespace {
+
+cli_options parse(std::vector<const char*> args, const default_paths& d = {}) {
+  args.insert(args.begin(), "kernlab");
+  return parse_command_line(static_cast<int>(args.size()), args.data(), d);
+}
+
+TEST(Cli, Sizes) {
+  EXPECT_EQ(parse_size("268435456"), 268435456u);
+  EXPECT_EQ(parse_size("2^28"), 1u << 28);
+  EXPECT_EQ(parse_size("2^20+3"), (1u << 20) + 3);
+  EXPECT_EQ(parse_size("2^10-1"), 1023u);
+  EXPECT_EQ(parse_size("16M"), 16u << 20);
+  EXPECT_EQ(parse_size("1"), 1u);
+  for (const char* bad : {"", "0", "-5", "2^", "abc", "2^99", "12x", "1-2"})
+    EXPECT_THROW(parse_size(bad), usage_error) << bad;
+}
+
+TEST(Cli, Blocks) {
+  EXPECT_EQ(parse_blocks("all"), (std::vector<unsigned>{128, 256, 512, 1024}));
+  EXPECT_EQ(parse_blocks("512"), std::vector<unsigned>{512});
+  EXPECT_EQ(parse_blocks("128,256"), (std::vector<unsigned>{128, 256}));
+  EXPECT_THROW(parse_blocks("0"), usage_error);
+  EXPECT_THROW(parse_blocks("2048"), usage_error);
+  EXPECT_THROW(parse_blocks("big"), usage_error);
+}
+
+TEST(Cli, TheReadmeCommand) {
+  const auto o = parse({"--variant", "reduce5", "--block", "512"});
+  EXPECT_EQ(o.variants, std::vector<std::string>{"reduce5"});
+  EXPECT_EQ(o.blocks, std::vector<unsigned>{512});
+  EXPECT_TRUE(o.blocks_explicit);
+  EXPECT_EQ(o.dtypes, (std::vector<std::string>{"int32", "float32"}));
+  EXPECT_EQ(o.sizes, std::vector<std::uint64_t>{1u << 24});
+}
+
+TEST(Cli, ListsAndAliases) {
+  const auto o = parse({"--variant", "reduce5,reduce6", "-v", "reduce*", "--problem", "reduce",
+                        "--size", "1,2^20+3", "--dtype", "float32", "--op", "sum,max",
+                        "--seed", "99", "--hot", "--max-noise", "1"});
+  EXPECT_EQ(o.variants, (std::vector<std::string>{"reduce5", "reduce6", "reduce*"}));
+  EXPECT_EQ(o.family, "reduce");
+  EXPECT_EQ(o.sizes, (std::vector<std::uint64_t>{1, (1u << 20) + 3}));
+  EXPECT_EQ(o.ops, (std::vector<std::string>{"sum", "max"}));
+  EXPECT_EQ(o.seed, 99u);
+  EXPECT_FALSE(o.timing.cold);
+  EXPECT_DOUBLE_EQ(o.timing.max_noise, 0.01);
+}
+
+TEST(Cli, Errors) {
+  EXPECT_THROW(parse({"--nope"}), usage_error);
+  EXPECT_THROW(parse({"--size", "lots"}), usage_error);
+  EXPECT_THROW(parse({"--seed", "minus"}), usage_error);
+  EXPECT_THROW(parse({"--input", "fuzzy"}), usage_error);
+  EXPECT_THROW(parse({"--arch", "90"}), usage_error);
+  EXPECT_THROW(parse({"--family", "reduce", "--problem", "matmul"}), usage_error);
+  EXPECT_THROW(parse({"--min-samples", "0"}), usage_error);
+  EXPECT_THROW(parse({"--config", "/no/such/file.cfg"}), usage_error);
+}
+
+TEST(Cli, ConfigFileDefaultsAndPrecedence) {
+  test::temp_dir dir("cli");
+  const std::string cfg = dir.write("config/k.cfg",
+                                    "# comment\nkernels-dir = ../kernels\nsize = 2^10\nseed = 5\n"
+                                    "dtype = int32\n");
+  const auto o = parse({"--config", cfg.c_str(), "--seed", "6"});
+  ASSERT_EQ(o.kernels_dirs.size(), 1u);
+  EXPECT_EQ(o.kernels_dirs[0], (dir.path() / "kernels").string());  // relative to the file
+  EXPECT_EQ(o.sizes, std::vector<std::uint64_t>{1024});
+  EXPECT_EQ(o.seed, 6u);  // the command line wins
+  EXPECT_EQ(o.dtypes, std::vector<std::string>{"int32"});
+  EXPECT_EQ(o.config_path, cfg);
+
+  // The default config is read when present and ignored when absent.
+  default_paths d;
+  d.config = cfg;
+  EXPECT_EQ(parse({}, d).seed, 5u);
+  d.config = dir.str() + "/absent.cfg";
+  EXPECT_EQ(parse({}, d).seed, 12345u);
+}
+
+TEST(Cli, ConfigErrorsNameTheFile) {
+  test::temp_dir dir("cli");
+  const std::string cfg = dir.write("bad.cfg", "sise = 4\n");
+  try {
+    parse({"--config", cfg.c_str()});
+    FAIL();
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find(cfg), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sise"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Cli, ShippedConfigParses) {
+  default_paths d;
+  d.config = test::source_dir() + "/config/kernlab.cfg";
+  const auto o = parse({}, d);
+  EXPECT_EQ(o.family, "reduce");
+  ASSERT_EQ(o.kernels_dirs.size(), 1u);
+  EXPECT_EQ(o.kernels_dirs[0], test::source_dir() + "/kernels_src");
+  EXPECT_EQ(o.blocks.size(), 4u);
+}
+
+}  // namespace
+}  // namespace kl

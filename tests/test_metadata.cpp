@@ -1,0 +1,117 @@
+// The kernel header parser and the expression evaluator: good headers, and every kind of bad one
+// giving file:line.
+#include "registry/expression.hpp"
+#include "registry/metadata.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kl {
+namespace {
+
+const char* good = R"(// a comment before the header
+/* kernlab
+family:  reduce
+entry:   my_idea<BLOCK, T, OP>   # trailing comment
+blocks:  128, 256 512
+tile:    2 * BLOCK
+grid:    resident
+bounds:  checked
+shared_bytes: BLOCK * TSIZE
+dtypes:  int32
+ops:     sum max
+summary: an idea
+*/
+template <unsigned BLOCK, typename T, typename OP>
+__global__ void my_idea(const T*, T*, unsigned) {}
+)";
+
+TEST(Metadata, ParsesEveryKey) {
+  const parsed_header h = parse_header(good, "dir/reduce/my_idea.cu");
+  const auto& d = h.descriptor;
+  EXPECT_EQ(d.name, "my_idea");
+  EXPECT_EQ(d.family, "reduce");
+  EXPECT_EQ(d.entry, "my_idea<BLOCK, T, OP>");
+  EXPECT_EQ(d.blocks, (std::vector<unsigned>{128, 256, 512}));
+  EXPECT_EQ(d.tile, "2 * BLOCK");
+  EXPECT_EQ(d.grid, grid_kind::resident);
+  EXPECT_EQ(d.bounds, bounds_kind::checked);
+  EXPECT_EQ(d.shared_bytes, "BLOCK * TSIZE");
+  EXPECT_EQ(d.dtypes, std::vector<std::string>{"int32"});
+  EXPECT_EQ(d.ops, (std::vector<std::string>{"sum", "max"}));
+  EXPECT_EQ(d.summary, "an idea");
+  EXPECT_EQ(h.header_line, 2);
+  EXPECT_EQ(h.key_lines.at("tile"), 6);
+  EXPECT_EQ(d.origin_path, "dir/reduce/my_idea.cu");
+}
+
+TEST(Metadata, DefaultsApply) {
+  const auto h = parse_header("/* kernlab\nfamily: reduce\nentry: k<BLOCK>\nblocks: 256\n*/\n", "k.cu");
+  EXPECT_EQ(h.descriptor.grid, grid_kind::tiles);
+  EXPECT_EQ(h.descriptor.bounds, bounds_kind::padded);
+  EXPECT_EQ(h.descriptor.shared_bytes, "0");
+  EXPECT_TRUE(h.descriptor.supports_dtype("float32"));
+}
+
+// Each bad header must fail with the file and the line of the problem in what().
+struct bad_case {
+  const char* name;
+  std::string text;
+  int line;
+  const char* needle;
+};
+
+class MetadataErrors : public ::testing::TestWithParam<bad_case> {};
+
+TEST_P(MetadataErrors, NameFileAndLine) {
+  const auto& c = GetParam();
+  try {
+    parse_header(c.text, "kernels/reduce/bad.cu");
+    FAIL() << "expected a metadata_error";
+  } catch (const metadata_error& e) {
+    EXPECT_EQ(e.file(), "kernels/reduce/bad.cu");
+    EXPECT_EQ(e.line(), c.line) << e.what();
+    EXPECT_NE(std::string(e.what()).find("kernels/reduce/bad.cu:" + std::to_string(c.line) + ": "),
+              std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(c.needle), std::string::npos) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, MetadataErrors,
+    ::testing::Values(
+        bad_case{"no_header", "__global__ void k() {}\n", 1, "no kernlab header"},
+        bad_case{"empty_file", "", 1, "no kernlab header"},
+        bad_case{"binary", std::string("\x7f" "ELF\0\0\x01", 7), 1, "not a text file"},
+        bad_case{"unclosed", "/* kernlab\nfamily: reduce\n", 1, "never closed"},
+        bad_case{"unknown_key", "/* kernlab\nfamily: reduce\nblock: 256\n*/", 3, "did you mean 'blocks'"},
+        bad_case{"no_colon", "/* kernlab\nfamily reduce\n*/", 2, "expected 'key: value'"},
+        bad_case{"repeated", "/* kernlab\nfamily: reduce\nfamily: reduce\n*/", 3, "first given on line 2"},
+        bad_case{"bad_block", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128 2048\n*/", 4, "'2048'"},
+        bad_case{"text_block", "/* kernlab\nfamily: reduce\nentry: k\nblocks: many\n*/", 4, "'many'"},
+        bad_case{"dup_block", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128 128\n*/", 4, "listed twice"},
+        bad_case{"bad_grid", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 1\ngrid: all\n*/", 5, "grid must be"},
+        bad_case{"bad_bounds", "/* kernlab\nbounds: maybe\n*/", 2, "bounds must be"},
+        bad_case{"missing_entry", "/* kernlab\nfamily: reduce\nblocks: 128\n*/", 1, "'entry'"},
+        bad_case{"bad_entry", "/* kernlab\nfamily: reduce\nentry: 3k<>\nblocks: 1\n*/", 3, "template-id"},
+        bad_case{"bad_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: 2 * BLOK\n*/", 5, "unknown variable 'BLOK'"},
+        bad_case{"zero_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: BLOCK - 128\n*/", 5, "is 0 for BLOCK=128"},
+        bad_case{"tile_syntax", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: (BLOCK\n*/", 5, "missing ')'"},
+        bad_case{"empty_value", "/* kernlab\nfamily:\n*/", 2, "has no value"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Metadata, BadFileName) {
+  EXPECT_THROW(parse_header("/* kernlab\n*/", "reduce/my idea.cu"), metadata_error);
+}
+
+TEST(Expression, Evaluates) {
+  EXPECT_EQ(evaluate("2 * BLOCK", {{"BLOCK", 256}}), 512);
+  EXPECT_EQ(evaluate("(BLOCK + 1) * TSIZE - 4 / 2 % 3", {{"BLOCK", 3}, {"TSIZE", 4}}), 14);
+  EXPECT_EQ(evaluate("-BLOCK + 10", {{"BLOCK", 3}}), 7);
+  EXPECT_THROW(evaluate("BLOCK / 0", {{"BLOCK", 3}}), expression_error);
+  EXPECT_THROW(evaluate("BLOCK +", {{"BLOCK", 3}}), expression_error);
+  EXPECT_THROW(evaluate("2 3", {}), expression_error);
+  EXPECT_THROW(evaluate("99999999999999999999", {}), expression_error);
+}
+
+}  // namespace
+}  // namespace kl

@@ -1,0 +1,115 @@
+// Discovery of kernel files, registry errors, and selection by name, wildcard and family.
+#include "families/family.hpp"
+#include "registry/names.hpp"
+#include "registry/registry.hpp"
+#include "test_util.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kl {
+namespace {
+
+std::string kernel(const std::string& name, const std::string& family = "reduce") {
+  return "/* kernlab\nfamily: " + family + "\nentry: " + name +
+         "<BLOCK, T, OP>\nblocks: 128 256\ntile: BLOCK\n*/\n";
+}
+
+class Registry : public ::testing::Test {
+ protected:
+  Registry() : reg(fams) { register_builtin_families(fams); }
+  family_registry fams;
+  registry reg;
+  test::temp_dir dir{"registry"};
+};
+
+TEST_F(Registry, DiscoversInNaturalOrder) {
+  for (const char* n : {"v10", "v2", "v1"}) dir.write(std::string("reduce/") + n + ".cu", kernel(n));
+  dir.write("reduce/notes.txt", "not a kernel");
+  dir.write("include/kernlab/x.cuh", "// headers live here");
+  reg.add_source_dir(dir.str());
+  ASSERT_EQ(reg.entries().size(), 3u);
+  EXPECT_EQ(reg.entries()[0].descriptor.name, "v1");
+  EXPECT_EQ(reg.entries()[1].descriptor.name, "v2");
+  EXPECT_EQ(reg.entries()[2].descriptor.name, "v10");
+  EXPECT_TRUE(reg.warnings().empty());
+}
+
+TEST_F(Registry, BadFilesBecomeFailedEntriesAndTheRestStays) {
+  dir.write("reduce/good.cu", kernel("good"));
+  dir.write("reduce/bad.cu", "/* kernlab\nfamily: reduce\nentry: bad\nblocks: 128\nwat: 1\n*/\n");
+  dir.write("reduce/other.cu", kernel("other", "matmul_not_yet"));
+  dir.write("reduce/empty.cu", "");
+  dir.write("reduce/binary.cu", std::string("\0\1\2\3", 4));
+  dir.write("reduce/notile.cu", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\n*/\n");
+  dir.write("reduce/badtype.cu", kernel("badtype") + "/* */");
+  dir.write("nosuchfamily/k.cu", kernel("k", "nosuchfamily"));
+  reg.add_source_dir(dir.str());
+  auto error_of = [&](const std::string& name) {
+    for (const auto& e : reg.entries())
+      if (e.descriptor.name == name) return e.error;
+    return std::string("<missing>");
+  };
+  EXPECT_EQ(error_of("good"), "");
+  EXPECT_NE(error_of("bad").find("bad.cu:5: unknown key 'wat'"), std::string::npos) << error_of("bad");
+  EXPECT_NE(error_of("other").find("family 'matmul_not_yet' but the file is in the 'reduce' folder"), std::string::npos);
+  EXPECT_NE(error_of("empty").find("empty.cu:1: no kernlab header"), std::string::npos);
+  EXPECT_NE(error_of("binary").find("not a text file"), std::string::npos);
+  EXPECT_NE(error_of("notile").find("needs 'tile"), std::string::npos);
+  ASSERT_EQ(reg.warnings().size(), 1u);
+  EXPECT_NE(reg.warnings()[0].find("no family named 'nosuchfamily'"), std::string::npos);
+}
+
+TEST_F(Registry, FamilyRejectsUnknownDtypeAndOp) {
+  dir.write("reduce/a.cu", "/* kernlab\nfamily: reduce\nentry: a\nblocks: 128\ntile: BLOCK\ndtypes: int64\n*/\n");
+  dir.write("reduce/b.cu", "/* kernlab\nfamily: reduce\nentry: b\nblocks: 128\ntile: BLOCK\nops: prod\n*/\n");
+  reg.add_source_dir(dir.str());
+  EXPECT_NE(reg.entries()[0].error.find("a.cu:6: reduce has no dtype 'int64'"), std::string::npos);
+  EXPECT_NE(reg.entries()[1].error.find("b.cu:6: reduce has no op 'prod'"), std::string::npos);
+}
+
+TEST_F(Registry, SelectsByNameWildcardAndQualifiedName) {
+  for (const char* n : {"reduce0", "reduce5", "reduce6", "my_idea"})
+    dir.write(std::string("reduce/") + n + ".cu", kernel(n));
+  reg.add_source_dir(dir.str());
+  auto names = [](const std::vector<const registry_entry*>& v) {
+    std::vector<std::string> out;
+    for (auto* e : v) out.push_back(e->descriptor.name);
+    return out;
+  };
+  EXPECT_EQ(names(reg.select({"all"})).size(), 4u);
+  EXPECT_EQ(names(reg.select({"reduce5"})), std::vector<std::string>{"reduce5"});
+  EXPECT_EQ(names(reg.select({"reduce.my_idea"})), std::vector<std::string>{"my_idea"});
+  EXPECT_EQ(names(reg.select({"reduce*"})), (std::vector<std::string>{"reduce0", "reduce5", "reduce6"}));
+  EXPECT_EQ(names(reg.select({"reduce6", "reduce0"})), (std::vector<std::string>{"reduce0", "reduce6"}));
+  EXPECT_EQ(names(reg.select({"reduce?"}, "reduce")).size(), 3u);
+  try {
+    reg.select({"reduce55"});
+    FAIL();
+  } catch (const selection_error& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'reduce5'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(reg.select({"all"}, "matmul"), selection_error);
+}
+
+TEST(Names, WildcardsAndDistance) {
+  EXPECT_TRUE(wildcard_match("reduce*", "reduce5"));
+  EXPECT_TRUE(wildcard_match("*unroll*", "reduce_complete_unroll"));
+  EXPECT_TRUE(wildcard_match("r?duce5", "reduce5"));
+  EXPECT_FALSE(wildcard_match("reduce", "reduce5"));
+  EXPECT_TRUE(wildcard_match("*", ""));
+  EXPECT_EQ(edit_distance("reduce5", "reduce6"), 1u);
+  EXPECT_EQ(nearest_names("redcue5", {"reduce5", "matmul", "reduce6"})[0], "reduce5");
+  EXPECT_TRUE(nearest_names("zzzzzzzz", {"reduce5"}).empty());
+  EXPECT_EQ(split_list(" a, b ,,c "), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_TRUE(natural_less("reduce2", "reduce10"));
+  EXPECT_FALSE(natural_less("reduce10", "reduce2"));
+}
+
+TEST(Substitute, WholeWordsOnly) {
+  EXPECT_EQ(substitute_words("k<BLOCK, T, OP>", {{"BLOCK", "256"}, {"T", "int"}, {"OP", "kl::sum<int>"}}),
+            "k<256, int, kl::sum<int>>");
+  EXPECT_EQ(substitute_words("k<BLOCKS, TT>", {{"BLOCK", "1"}, {"T", "x"}}), "k<BLOCKS, TT>");
+}
+
+}  // namespace
+}  // namespace kl
