@@ -42,7 +42,7 @@ po::options_description make_description() {
     ("min-samples", po::value<int>(), "fewest samples (default 20)")
     ("min-time", po::value<double>(), "least sampled kernel time in seconds (default 0.1)")
     ("max-noise", po::value<double>(), "stop once the relative std. deviation is under this, in % (default 0.5)")
-    ("timeout", po::value<double>(), "stop sampling after this many seconds (default 5)")
+    ("timeout", po::value<double>(), "stop sampling after this many seconds (default 1)")
     ("hot", po::bool_switch(), "do not flush L2 between samples");
   po::options_description actions("Actions");
   actions.add_options()

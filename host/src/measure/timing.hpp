@@ -20,7 +20,7 @@ struct timing_options {
   int max_samples = 100000;
   double min_time_s = 0.1;     ///< total sampled kernel time before the noise rule may stop
   double max_noise = 0.005;    ///< relative standard deviation that is good enough
-  double timeout_s = 5.0;      ///< wall time after which sampling stops regardless
+  double timeout_s = 1.0;      ///< wall time after which sampling stops regardless
   bool cold = true;            ///< flush L2 before each sample
 };
 
