@@ -20,6 +20,7 @@ shared_bytes: BLOCK * TSIZE
 dtypes:  int32
 ops:     sum max
 summary: an idea
+order:   7
 */
 template <unsigned BLOCK, typename T, typename OP>
 __global__ void my_idea(const T*, T*, unsigned) {}
@@ -39,6 +40,7 @@ TEST(Metadata, ParsesEveryKey) {
   EXPECT_EQ(d.dtypes, std::vector<std::string>{"int32"});
   EXPECT_EQ(d.ops, (std::vector<std::string>{"sum", "max"}));
   EXPECT_EQ(d.summary, "an idea");
+  EXPECT_EQ(d.order, 7);
   EXPECT_EQ(h.header_line, 2);
   EXPECT_EQ(h.key_lines.at("tile"), 6);
   EXPECT_EQ(d.origin_path, "dir/reduce/my_idea.cu");
@@ -96,7 +98,8 @@ INSTANTIATE_TEST_SUITE_P(
         bad_case{"bad_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: 2 * BLOK\n*/", 5, "unknown variable 'BLOK'"},
         bad_case{"zero_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: BLOCK - 128\n*/", 5, "is 0 for BLOCK=128"},
         bad_case{"tile_syntax", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: (BLOCK\n*/", 5, "missing ')'"},
-        bad_case{"empty_value", "/* kernlab\nfamily:\n*/", 2, "has no value"}),
+        bad_case{"empty_value", "/* kernlab\nfamily:\n*/", 2, "has no value"},
+        bad_case{"bad_order", "/* kernlab\norder: first\n*/", 2, "order 'first'"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Metadata, BadFileName) {

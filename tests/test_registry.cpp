@@ -34,6 +34,33 @@ TEST_F(Registry, DiscoversInNaturalOrder) {
   EXPECT_TRUE(reg.warnings().empty());
 }
 
+TEST_F(Registry, OrderKeyGivesTheFamilySequence) {
+  auto with_order = [](const std::string& name, int order) {
+    return "/* kernlab\nfamily: reduce\nentry: " + name + "\nblocks: 128\ntile: BLOCK\norder: " +
+           std::to_string(order) + "\n*/\n";
+  };
+  dir.write("reduce/zeta.cu", with_order("zeta", 1));
+  dir.write("reduce/alpha.cu", with_order("alpha", 2));
+  dir.write("reduce/unordered.cu", kernel("unordered"));
+  dir.write("reduce/beta.cu", with_order("beta", 2));
+  reg.add_source_dir(dir.str());
+  std::vector<std::string> names;
+  for (const auto& e : reg.entries()) names.push_back(e.descriptor.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"zeta", "alpha", "beta", "unordered"}));
+}
+
+TEST_F(Registry, ShippedSeedsFollowTheSeedsSequence) {
+  reg.add_source_dir(test::kernels_dir());
+  std::vector<std::string> names;
+  for (const auto& e : reg.entries()) names.push_back(e.descriptor.name);
+  const std::vector<std::string> head = {"reduce0", "reduce1", "reduce2", "reduce3", "reduce4", "reduce5",
+                                         "reduce6", "reduce_unrolling2", "reduce_unrolling4",
+                                         "reduce_unrolling8", "reduce_unroll_warps8",
+                                         "reduce_complete_unroll_warps8", "reduce_complete_unroll"};
+  ASSERT_GE(names.size(), head.size());
+  EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + head.size()), head);
+}
+
 TEST_F(Registry, BadFilesBecomeFailedEntriesAndTheRestStays) {
   dir.write("reduce/good.cu", kernel("good"));
   dir.write("reduce/bad.cu", "/* kernlab\nfamily: reduce\nentry: bad\nblocks: 128\nwat: 1\n*/\n");

@@ -9,6 +9,7 @@ entry:   reduce0<BLOCK, T, OP>
 blocks:  128 256 512 1024
 tile:    BLOCK
 summary: interleaved addressing with %, divergent warps
+order:   0
 */
 #include <kernlab/reduce.cuh>
 

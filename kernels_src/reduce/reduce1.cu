@@ -8,6 +8,7 @@ entry:   reduce1<BLOCK, T, OP>
 blocks:  128 256 512 1024
 tile:    BLOCK
 summary: interleaved addressing, strided index (no divergence, bank conflicts)
+order:   1
 */
 #include <kernlab/reduce.cuh>
 

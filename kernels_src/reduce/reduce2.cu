@@ -8,6 +8,7 @@ entry:   reduce2<BLOCK, T, OP>
 blocks:  128 256 512 1024
 tile:    BLOCK
 summary: sequential addressing (conflict-free, half the threads idle at the first step)
+order:   2
 */
 #include <kernlab/reduce.cuh>
 

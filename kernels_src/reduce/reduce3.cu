@@ -9,6 +9,7 @@ entry:   reduce3<BLOCK, T, OP>
 blocks:  128 256 512 1024
 tile:    2 * BLOCK
 summary: first add during global load, tile of 2 * BLOCK
+order:   3
 */
 #include <kernlab/reduce.cuh>
 

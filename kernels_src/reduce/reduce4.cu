@@ -9,6 +9,7 @@ entry:   reduce4<BLOCK, T, OP>
 blocks:  128 256 512 1024
 tile:    2 * BLOCK
 summary: reduce3 plus the last warp unrolled (__syncwarp between steps)
+order:   4
 */
 #include <kernlab/reduce.cuh>
 

@@ -9,6 +9,7 @@ entry:   reduce5<BLOCK, T, OP>
 blocks:  128 256 512 1024
 tile:    2 * BLOCK
 summary: completely unrolled tree, block size as a template parameter
+order:   5
 */
 #include <kernlab/reduce.cuh>
 

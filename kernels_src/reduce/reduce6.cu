@@ -12,6 +12,7 @@ tile:    2 * BLOCK
 grid:    resident
 bounds:  checked
 summary: many elements per thread (grid-stride loop), completely unrolled tree
+order:   6
 */
 #include <kernlab/reduce.cuh>
 

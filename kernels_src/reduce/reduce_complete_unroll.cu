@@ -9,6 +9,7 @@ entry:   reduce_complete_unroll<BLOCK, T, OP>
 blocks:  128 256 512 1024
 tile:    8 * BLOCK
 summary: unroll 8 data blocks, tree unrolled on the template block size, last warp unrolled
+order:   15
 */
 #include <kernlab/reduce.cuh>
 

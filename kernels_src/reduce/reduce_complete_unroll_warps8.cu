@@ -9,6 +9,7 @@ entry:   reduce_complete_unroll_warps8<BLOCK, T, OP>
 blocks:  128 256 512 1024
 tile:    8 * BLOCK
 summary: unroll 8 data blocks, tree unrolled with runtime blockDim.x checks, last warp unrolled
+order:   14
 */
 #include <kernlab/reduce.cuh>
 

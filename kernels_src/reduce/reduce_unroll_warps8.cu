@@ -9,6 +9,7 @@ entry:   reduce_unroll_warps8<BLOCK, T, OP>
 blocks:  128 256 512 1024
 tile:    8 * BLOCK
 summary: unroll 8 data blocks per block, last warp unrolled (__syncwarp between steps)
+order:   13
 */
 #include <kernlab/reduce.cuh>
 

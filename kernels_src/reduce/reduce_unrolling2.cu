@@ -10,6 +10,7 @@ entry:   reduce_unrolling2<BLOCK, T, OP>
 blocks:  128 256 512 1024
 tile:    2 * BLOCK
 summary: a block consumes 2 data blocks, then the in-block tree
+order:   10
 */
 #include <kernlab/reduce.cuh>
 

@@ -10,6 +10,7 @@ entry:   reduce_unrolling4<BLOCK, T, OP>
 blocks:  128 256 512 1024
 tile:    4 * BLOCK
 summary: a block consumes 4 data blocks, then the in-block tree
+order:   11
 */
 #include <kernlab/reduce.cuh>
 

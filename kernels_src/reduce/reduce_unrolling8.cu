@@ -10,6 +10,7 @@ entry:   reduce_unrolling8<BLOCK, T, OP>
 blocks:  128 256 512 1024
 tile:    8 * BLOCK
 summary: a block consumes 8 data blocks, then the in-block tree
+order:   12
 */
 #include <kernlab/reduce.cuh>
 

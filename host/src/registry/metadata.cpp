@@ -11,7 +11,7 @@ namespace kl {
 namespace {
 
 const std::vector<std::string> known_keys = {"family", "entry",  "blocks", "tile",    "grid",
-                                             "bounds", "shared_bytes", "dtypes", "ops", "summary"};
+                                             "bounds", "shared_bytes", "dtypes", "ops", "summary", "order"};
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
@@ -138,6 +138,16 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
         d.ops = split_list(value);
       } else if (key == "summary") {
         d.summary = value;
+      } else if (key == "order") {
+        std::size_t used = 0;
+        long o = -1;
+        try {
+          o = std::stol(value, &used);
+        } catch (const std::exception&) {
+        }
+        if (used != value.size() || o < 0 || o > 1000000)
+          throw metadata_error(path, line_no, "order '" + value + "' is not an integer in 0..1000000");
+        d.order = static_cast<int>(o);
       }
     }
     if (ends_here) {

@@ -70,9 +70,7 @@ void registry::add_source_dir(const std::string& dir) {
                             std::to_string(files.size()) + " kernel file(s) are ignored");
       continue;
     }
-    std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
-      return natural_less(a.stem().string(), b.stem().string());
-    });
+    std::vector<registry_entry> found;
     for (const auto& file : files) {
       registry_entry e;
       const std::string path = file.string();
@@ -96,8 +94,15 @@ void registry::add_source_dir(const std::string& dir) {
       } catch (const metadata_error& err) {
         e.error = err.what();
       }
-      add(std::move(e));
+      found.push_back(std::move(e));
     }
+    // The family's sequence: files with an `order` first, by order, then the rest by name.
+    std::stable_sort(found.begin(), found.end(), [](const registry_entry& a, const registry_entry& b) {
+      const auto key = [](const variant_descriptor& d) { return d.order < 0 ? 1000001 : d.order; };
+      if (key(a.descriptor) != key(b.descriptor)) return key(a.descriptor) < key(b.descriptor);
+      return natural_less(a.descriptor.name, b.descriptor.name);
+    });
+    for (auto& e : found) add(std::move(e));
   }
 }
 

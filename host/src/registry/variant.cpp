@@ -43,7 +43,7 @@ bool operator==(const variant_descriptor& a, const variant_descriptor& b) {
          a.origin_path == b.origin_path && a.entry == b.entry && a.blocks == b.blocks &&
          a.tile == b.tile && a.grid == b.grid && a.bounds == b.bounds &&
          a.shared_bytes == b.shared_bytes && a.dtypes == b.dtypes && a.ops == b.ops &&
-         a.summary == b.summary && a.is_baseline == b.is_baseline;
+         a.summary == b.summary && a.order == b.order && a.is_baseline == b.is_baseline;
 }
 
 }  // namespace kl

@@ -28,6 +28,7 @@ struct variant_descriptor {
   std::vector<std::string> dtypes;  ///< empty: every dtype of the family
   std::vector<std::string> ops;     ///< empty: every op of the family
   std::string summary;
+  int order = -1;                   ///< place in the family's sequence; -1: after those that have one
   bool is_baseline = false;         ///< a vendor-library baseline
 
   /// "reduce.reduce5"

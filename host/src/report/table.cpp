@@ -27,6 +27,14 @@ std::string col(const std::string& s, std::size_t w, bool right = false) {
   return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
 }
 
+// The width of the name column: the longest name, at least `floor`.
+template <typename Range, typename Name>
+std::size_t name_width(const Range& rows, Name name, std::size_t floor = 24) {
+  std::size_t w = floor;
+  for (const auto& r : rows) w = std::max(w, name(r).size() + 2);
+  return w;
+}
+
 std::string human_bytes(double b) {
   if (b >= 1073741824.0) return fmt("%.2f GiB", b / 1073741824.0);
   if (b >= 1048576.0) return fmt("%.2f MiB", b / 1048576.0);
@@ -79,8 +87,9 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       ref_best = ref_best == 0 ? r.timing->median_ms : std::min(ref_best, r.timing->median_ms);
     }
 
-  os << col("variant", 30) << col("block", 6, true) << "  " << col("status", 8)
-     << col("median us", 11, true) << col("noise", 7, true) << col("GB/s", 9, true)
+  const std::size_t nw = name_width(group, [](const result_record& r) { return r.variant.name; });
+  os << col("variant", nw) << col("block", 6, true) << "  " << col("status", 8)
+     << col("median us", 11, true) << col("noise", 8, true) << col("GB/s", 9, true)
      << col("% peak", 8, true) << col("regs", 6, true) << col("occ", 6, true)
      << col("step", 7, true) << col("cumul", 8, true);
   if (base) os << col("x " + base->variant.name, 9, true);
@@ -88,13 +97,16 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
 
   std::map<unsigned, double> prev_time;  // block -> the previous passed row's median
   std::vector<std::string> notes;
+  int timed_out = 0;
   const result_record* best = nullptr;
   for (const auto& r : group) {
-    os << col(r.variant.name, 30) << col(block_text(r.block), 6, true) << "  "
+    os << col(r.variant.name, nw) << col(block_text(r.block), 6, true) << "  "
        << col(to_string(r.status), 8);
     if (r.status == outcome::passed) {
       const double t = r.timing->median_ms;
-      os << col(fmt("%.2f", t * 1e3), 11, true) << col(fmt("%.1f%%", r.timing->noise * 100), 7, true)
+      // A '*' on the noise: sampling stopped at the timeout, before the noise rule was met.
+      os << col(fmt("%.2f", t * 1e3), 11, true)
+         << col(fmt("%.1f%%", r.timing->noise * 100) + (r.timing->timed_out ? "*" : " "), 8, true)
          << col(fmt("%.1f", r.gbps()), 9, true) << col(fmt("%.1f", r.gbps() * 1e9 / peak * 100), 8, true)
          << col(r.resources ? std::to_string(r.resources->registers) : "-", 6, true)
          << col(r.occupancy ? fmt("%.0f%%", r.occupancy->fraction * 100) : "-", 6, true);
@@ -103,8 +115,7 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       os << col(prev > 0 && r.variant.origin == origin_kind::source ? fmt("%.2fx", prev / t) : "-", 7, true)
          << col(ref > 0 ? fmt("%.2fx", ref / t) : "-", 8, true);
       if (base) os << col(fmt("%.2fx", base->timing->median_ms / t), 9, true);
-      if (r.timing->timed_out) notes.push_back(r.variant.name + " block " + block_text(r.block) +
-                                               ": sampling hit the timeout before the noise fell under the limit");
+      timed_out += r.timing->timed_out ? 1 : 0;
       if (r.variant.origin == origin_kind::source) prev_time[r.block] = t;
       if (!best || t < best->timing->median_ms) best = &r;
     } else {
@@ -125,13 +136,19 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
                  << "x of " << base->variant.name;
     os << "\n";
   }
+  if (timed_out > 0)
+    os << "* " << timed_out << " row(s) stopped sampling at the timeout before the noise fell under "
+       << "the limit (--timeout, --max-noise)\n";
   for (std::size_t i = 0; i < notes.size(); ++i) os << "[note " << i + 1 << "] " << notes[i] << "\n";
 }
 
 void print_compile_table(std::ostream& os, const std::vector<compile_record>& compiles,
                          const std::string& arch) {
   os << "compiled for " << arch << "\n";
-  os << col("variant", 30) << col("instances", 10, true) << col("compile ms", 12, true)
+  const std::size_t nw = name_width(compiles, [](const compile_record& c) {
+    return c.entry->descriptor.qualified_name();
+  });
+  os << col("variant", nw) << col("instances", 10, true) << col("compile ms", 12, true)
      << col("regs", 9, true) << col("spill B", 9, true) << "  status\n";
   std::vector<std::string> errors;
   for (const auto& c : compiles) {
@@ -143,7 +160,7 @@ void print_compile_table(std::ostream& os, const std::vector<compile_record>& co
       spill = std::max(spill, kv.second.spill_store_bytes + kv.second.spill_load_bytes);
     }
     const bool ok = c.error.empty();
-    os << col(c.entry->descriptor.qualified_name(), 30)
+    os << col(c.entry->descriptor.qualified_name(), nw)
        << col(std::to_string(c.result.lowered_names.size()), 10, true)
        << col(fmt("%.0f", c.result.milliseconds), 12, true)
        << col(rmax ? (rmin == rmax ? std::to_string(rmax) : std::to_string(rmin) + "-" + std::to_string(rmax)) : "-", 9, true)
@@ -154,12 +171,15 @@ void print_compile_table(std::ostream& os, const std::vector<compile_record>& co
 }
 
 void print_list(std::ostream& os, const registry& reg) {
-  os << col("variant", 32) << col("blocks", 20) << "origin\n";
+  const std::size_t nw = name_width(reg.entries(), [](const registry_entry& e) {
+    return e.descriptor.qualified_name();
+  });
+  os << col("variant", nw) << col("blocks", 20) << "origin\n";
   for (const auto& e : reg.entries()) {
     const auto& d = e.descriptor;
     std::string blocks;
     for (auto b : d.blocks) blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
-    os << col(d.qualified_name(), 32) << col(blocks.empty() ? "n/a" : blocks, 20)
+    os << col(d.qualified_name(), nw) << col(blocks.empty() ? "n/a" : blocks, 20)
        << d.origin_text() << (d.is_baseline ? "  (baseline)" : "") << "\n";
     if (!e.error.empty()) os << "    ERROR " << e.error << "\n";
     else if (!d.summary.empty()) os << "    " << d.summary << "\n";
