@@ -46,11 +46,21 @@ TEST(Metadata, ParsesEveryKey) {
   EXPECT_EQ(d.origin_path, "dir/reduce/my_idea.cu");
 }
 
+TEST(Metadata, OutputAndWorkspace) {
+  const auto h = parse_header(
+      "/* kernlab\nfamily: reduce\nentry: k<BLOCK>\nblocks: 256\noutput: single\n"
+      "workspace: 16 + GRID * TSIZE\n*/\n", "k.cu");
+  EXPECT_EQ(h.descriptor.output, output_kind::single);
+  EXPECT_EQ(h.descriptor.workspace, "16 + GRID * TSIZE");
+}
+
 TEST(Metadata, DefaultsApply) {
   const auto h = parse_header("/* kernlab\nfamily: reduce\nentry: k<BLOCK>\nblocks: 256\n*/\n", "k.cu");
   EXPECT_EQ(h.descriptor.grid, grid_kind::tiles);
   EXPECT_EQ(h.descriptor.bounds, bounds_kind::padded);
   EXPECT_EQ(h.descriptor.shared_bytes, "0");
+  EXPECT_EQ(h.descriptor.output, output_kind::per_block);
+  EXPECT_EQ(h.descriptor.workspace, "");
   EXPECT_TRUE(h.descriptor.supports_dtype("float32"));
 }
 
@@ -99,7 +109,10 @@ INSTANTIATE_TEST_SUITE_P(
         bad_case{"zero_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: BLOCK - 128\n*/", 5, "is 0 for BLOCK=128"},
         bad_case{"tile_syntax", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: (BLOCK\n*/", 5, "missing ')'"},
         bad_case{"empty_value", "/* kernlab\nfamily:\n*/", 2, "has no value"},
-        bad_case{"bad_order", "/* kernlab\norder: first\n*/", 2, "order 'first'"}),
+        bad_case{"bad_order", "/* kernlab\norder: first\n*/", 2, "order 'first'"},
+        bad_case{"bad_output", "/* kernlab\noutput: many\n*/", 2, "output must be"},
+        bad_case{"grid_in_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: GRID\n*/", 5, "unknown variable 'GRID'"},
+        bad_case{"bad_workspace", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nworkspace: 4 - GRID\n*/", 5, "workspace '4 - GRID' is -65532"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Metadata, BadFileName) {

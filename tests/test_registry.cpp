@@ -56,7 +56,9 @@ TEST_F(Registry, ShippedSeedsFollowTheSeedsSequence) {
   const std::vector<std::string> head = {"reduce0", "reduce1", "reduce2", "reduce3", "reduce4", "reduce5",
                                          "reduce6", "reduce_unrolling2", "reduce_unrolling4",
                                          "reduce_unrolling8", "reduce_unroll_warps8",
-                                         "reduce_complete_unroll_warps8", "reduce_complete_unroll"};
+                                         "reduce_complete_unroll_warps8", "reduce_complete_unroll",
+                                         "reduce_shfl", "reduce_vec4", "reduce_multi_acc",
+                                         "reduce_persistent", "reduce_single_pass"};
   ASSERT_GE(names.size(), head.size());
   EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + head.size()), head);
 }

@@ -157,7 +157,8 @@ check_result compare(const problem_config& c, const reference& ref, std::uint32_
 }
 
 std::vector<pass_plan> plan_passes(std::uint64_t n, std::uint64_t tile, grid_kind grid,
-                                   bounds_kind bounds, std::uint64_t resident_blocks) {
+                                   bounds_kind bounds, std::uint64_t resident_blocks,
+                                   output_kind output) {
   if (n == 0 || tile == 0) throw std::invalid_argument("reduce needs n >= 1 and tile >= 1");
   std::vector<pass_plan> passes;
   for (;;) {
@@ -166,6 +167,10 @@ std::vector<pass_plan> plan_passes(std::uint64_t n, std::uint64_t tile, grid_kin
     const std::uint64_t tiles = (n + tile - 1) / tile;
     p.in_len = bounds == bounds_kind::padded ? tiles * tile : n;
     p.grid = grid == grid_kind::tiles ? tiles : std::max<std::uint64_t>(1, std::min(tiles, resident_blocks));
+    if (output == output_kind::single) {
+      passes.push_back(p);
+      return passes;
+    }
     if (p.grid >= n && n > 1)
       throw std::invalid_argument("the variant makes no progress: " + std::to_string(n) +
                                   " elements give " + std::to_string(p.grid) +
@@ -253,7 +258,7 @@ class source_reduce final : public operation {
     const auto tile = static_cast<std::uint64_t>(
         evaluate(v.tile, {{"BLOCK", k.block}, {"TSIZE", 4}}));
     passes_ = plan_passes(p.config().size, tile, v.grid, v.bounds,
-                          static_cast<std::uint64_t>(std::max(1, k.resident_blocks)));
+                          static_cast<std::uint64_t>(std::max(1, k.resident_blocks)), v.output);
     const cuda::device_buffer* in = &p.input();
     // A tile that does not divide the shared padding gets its own padded copy of the input.
     if (passes_[0].in_len > p.padded_len()) {
@@ -269,6 +274,17 @@ class source_reduce final : public operation {
     }
     ins_.push_back(in->get());
     for (std::size_t i = 0; i + 1 < passes_.size(); ++i) ins_.push_back(buffers_[i].get());
+    // Scratch for kernels that declare it (a counter for a last-block-done reduction, say):
+    // zeroed once here, and the kernel must leave it zeroed. The check after timing catches a
+    // kernel that does not, since its later runs then go wrong.
+    if (!v.workspace.empty()) {
+      for (const auto& pass : passes_) {
+        const auto bytes = static_cast<std::size_t>(evaluate(
+            v.workspace, {{"BLOCK", k.block}, {"TSIZE", 4}, {"GRID", static_cast<std::int64_t>(pass.grid)}}));
+        workspaces_.emplace_back(bytes);
+        KL_CU(cuMemsetD8Async(workspaces_.back().get(), 0, workspaces_.back().bytes(), nullptr));
+      }
+    }
     KL_CU(cuCtxSynchronize());
   }
 
@@ -277,7 +293,8 @@ class source_reduce final : public operation {
       CUdeviceptr in = ins_[i];
       CUdeviceptr out = buffers_[i].get();
       unsigned n = static_cast<unsigned>(passes_[i].n);
-      void* args[] = {&in, &out, &n};
+      CUdeviceptr ws = workspaces_.empty() ? 0 : workspaces_[i].get();
+      void* args[] = {&in, &out, &n, &ws};  // the 4th only for kernels that declare a workspace
       KL_CU(cuLaunchKernel(kernel_.function, static_cast<unsigned>(passes_[i].grid), 1, 1,
                            kernel_.block, 1, 1, kernel_.dynamic_shared_bytes, stream, args,
                            nullptr));
@@ -296,6 +313,7 @@ class source_reduce final : public operation {
   std::vector<pass_plan> passes_;
   cuda::device_buffer own_input_;
   std::vector<cuda::device_buffer> buffers_;
+  std::vector<cuda::device_buffer> workspaces_;
   std::vector<CUdeviceptr> ins_;
 };
 

@@ -57,9 +57,11 @@ struct pass_plan {
 };
 
 /// The passes that reduce n elements to one. `resident_blocks` caps the grid for `grid: resident`.
+/// A kernel with `output: single` finishes the reduction itself: one pass.
 /// Throws std::invalid_argument if a pass would make no progress (a tile of 1 with one block).
 std::vector<pass_plan> plan_passes(std::uint64_t n, std::uint64_t tile, grid_kind grid,
-                                   bounds_kind bounds, std::uint64_t resident_blocks);
+                                   bounds_kind bounds, std::uint64_t resident_blocks,
+                                   output_kind output = output_kind::per_block);
 
 std::uint64_t round_up(std::uint64_t n, std::uint64_t multiple);
 

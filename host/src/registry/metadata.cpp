@@ -11,7 +11,8 @@ namespace kl {
 namespace {
 
 const std::vector<std::string> known_keys = {"family", "entry",  "blocks", "tile",    "grid",
-                                             "bounds", "shared_bytes", "dtypes", "ops", "summary", "order"};
+                                             "bounds", "shared_bytes", "dtypes", "ops", "summary", "order",
+                                             "output", "workspace"};
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
@@ -132,6 +133,12 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
         else throw metadata_error(path, line_no, "bounds must be 'padded' or 'checked', not '" + value + "'");
       } else if (key == "shared_bytes") {
         d.shared_bytes = value;
+      } else if (key == "output") {
+        if (value == "per_block") d.output = output_kind::per_block;
+        else if (value == "single") d.output = output_kind::single;
+        else throw metadata_error(path, line_no, "output must be 'per_block' or 'single', not '" + value + "'");
+      } else if (key == "workspace") {
+        d.workspace = value;
       } else if (key == "dtypes") {
         d.dtypes = split_list(value);
       } else if (key == "ops") {
@@ -168,23 +175,33 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
                            std::string("the kernlab header lacks the required key '") + required +
                                "'");
 
-  // Expressions must evaluate for every block size the variant claims.
-  for (const char* key : {"tile", "shared_bytes"}) {
-    const std::string& text = std::string(key) == "tile" ? d.tile : d.shared_bytes;
-    if (text.empty()) continue;
+  // Expressions must evaluate for every block size the variant claims (GRID, known only when
+  // the pass is planned, is tried as 1 and as a large grid).
+  struct expr_key {
+    const char* key;
+    const std::string* text;
+    long min_value;
+  };
+  for (const auto& [key, text, min_value] :
+       {expr_key{"tile", &d.tile, 1}, expr_key{"shared_bytes", &d.shared_bytes, 0},
+        expr_key{"workspace", &d.workspace, 0}}) {
+    if (text->empty()) continue;
     const int at = out.key_lines.count(key) ? out.key_lines.at(key) : out.header_line;
-    for (unsigned b : d.blocks) {
-      std::int64_t v = 0;
-      try {
-        v = evaluate(text, {{"BLOCK", b}, {"TSIZE", 4}});
-      } catch (const expression_error& e) {
-        throw metadata_error(path, at, std::string(key) + ": " + e.what());
+    for (unsigned b : d.blocks)
+      for (std::int64_t grid : {1, 65536}) {
+        std::int64_t v = 0;
+        try {
+          std::map<std::string, std::int64_t> vars = {{"BLOCK", b}, {"TSIZE", 4}};
+          if (std::string(key) == "workspace") vars["GRID"] = grid;  // only it may use GRID
+          v = evaluate(*text, vars);
+        } catch (const expression_error& e) {
+          throw metadata_error(path, at, std::string(key) + ": " + e.what());
+        }
+        if (v < min_value)
+          throw metadata_error(path, at,
+                               std::string(key) + " '" + *text + "' is " + std::to_string(v) +
+                                   " for BLOCK=" + std::to_string(b));
       }
-      if (std::string(key) == "tile" ? v < 1 : v < 0)
-        throw metadata_error(path, at,
-                             std::string(key) + " '" + text + "' is " + std::to_string(v) +
-                                 " for BLOCK=" + std::to_string(b));
-    }
   }
   return out;
 }

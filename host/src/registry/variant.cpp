@@ -26,6 +26,7 @@ std::string variant_descriptor::origin_text() const {
 const char* to_string(origin_kind o) { return o == origin_kind::source ? "source" : "plugin"; }
 const char* to_string(grid_kind g) { return g == grid_kind::tiles ? "tiles" : "resident"; }
 const char* to_string(bounds_kind b) { return b == bounds_kind::padded ? "padded" : "checked"; }
+const char* to_string(output_kind o) { return o == output_kind::per_block ? "per_block" : "single"; }
 
 std::ostream& operator<<(std::ostream& os, const variant_descriptor& v) {
   os << v.qualified_name() << " [" << v.origin_text() << "]";
@@ -34,7 +35,9 @@ std::ostream& operator<<(std::ostream& os, const variant_descriptor& v) {
   if (v.blocks.empty()) os << "n/a";
   for (std::size_t i = 0; i < v.blocks.size(); ++i) os << (i ? "," : "") << v.blocks[i];
   if (!v.tile.empty()) os << " tile=" << v.tile;
-  os << " grid=" << to_string(v.grid) << " bounds=" << to_string(v.bounds);
+  os << " grid=" << to_string(v.grid) << " bounds=" << to_string(v.bounds)
+     << " output=" << to_string(v.output);
+  if (!v.workspace.empty()) os << " workspace=" << v.workspace;
   return os;
 }
 
@@ -42,7 +45,8 @@ bool operator==(const variant_descriptor& a, const variant_descriptor& b) {
   return a.family == b.family && a.name == b.name && a.origin == b.origin &&
          a.origin_path == b.origin_path && a.entry == b.entry && a.blocks == b.blocks &&
          a.tile == b.tile && a.grid == b.grid && a.bounds == b.bounds &&
-         a.shared_bytes == b.shared_bytes && a.dtypes == b.dtypes && a.ops == b.ops &&
+         a.shared_bytes == b.shared_bytes && a.output == b.output &&
+         a.workspace == b.workspace && a.dtypes == b.dtypes && a.ops == b.ops &&
          a.summary == b.summary && a.order == b.order && a.is_baseline == b.is_baseline;
 }
 

@@ -13,6 +13,9 @@ enum class origin_kind { source, plugin };
 enum class grid_kind { tiles, resident };
 /// Whether the driver pads the input with the identity, or the kernel checks `n` itself.
 enum class bounds_kind { padded, checked };
+/// What a launch produces: one partial result per block (the driver relaunches on them), or the
+/// final result, because the kernel finishes the reduction itself (one launch).
+enum class output_kind { per_block, single };
 
 struct variant_descriptor {
   std::string family;
@@ -25,6 +28,8 @@ struct variant_descriptor {
   grid_kind grid = grid_kind::tiles;
   bounds_kind bounds = bounds_kind::padded;
   std::string shared_bytes = "0";   ///< expression: dynamic shared memory per block
+  output_kind output = output_kind::per_block;
+  std::string workspace;            ///< expression: bytes of zeroed scratch per launch; "" for none
   std::vector<std::string> dtypes;  ///< empty: every dtype of the family
   std::vector<std::string> ops;     ///< empty: every op of the family
   std::string summary;
@@ -43,6 +48,7 @@ struct variant_descriptor {
 const char* to_string(origin_kind);
 const char* to_string(grid_kind);
 const char* to_string(bounds_kind);
+const char* to_string(output_kind);
 std::ostream& operator<<(std::ostream&, const variant_descriptor&);
 bool operator==(const variant_descriptor&, const variant_descriptor&);
 
