@@ -50,8 +50,16 @@ TEST(Cli, ListsAndAliases) {
   EXPECT_EQ(o.sizes, (std::vector<std::uint64_t>{1, (1u << 20) + 3}));
   EXPECT_EQ(o.ops, (std::vector<std::string>{"sum", "max"}));
   EXPECT_EQ(o.seed, 99u);
-  EXPECT_FALSE(o.timing.cold);
+  EXPECT_EQ(o.timing.flush, flush_mode::none);
   EXPECT_DOUBLE_EQ(o.timing.max_noise, 0.01);
+}
+
+TEST(Cli, FlushModes) {
+  EXPECT_EQ(parse({}).timing.flush, flush_mode::read);
+  EXPECT_EQ(parse({"--flush", "write"}).timing.flush, flush_mode::write);
+  EXPECT_EQ(parse({"--flush", "none"}).timing.flush, flush_mode::none);
+  EXPECT_THROW(parse({"--flush", "sideways"}), usage_error);
+  EXPECT_THROW(parse({"--hot", "--flush", "read"}), usage_error);
 }
 
 TEST(Cli, Errors) {

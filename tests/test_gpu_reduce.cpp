@@ -41,7 +41,7 @@ timing_options quick_timing() {
   t.min_time_s = 0;
   t.max_noise = 1;
   t.timeout_s = 1;
-  t.cold = false;
+  t.flush = flush_mode::none;
   return t;
 }
 
@@ -82,7 +82,14 @@ TEST_P(GpuReduce, ValidatesAtEveryBlockAndAwkwardSize) {
   const auto sweep = runner(f.fams, f.request({variant}, {dtype}, {"sum"}, sizes)).run();
   ASSERT_TRUE(sweep.device) << sweep.no_device_reason;
   EXPECT_EQ(sweep.results.size(), 4 * sizes.size());
-  for (const auto& r : sweep.results) EXPECT_EQ(r.status, outcome::passed) << describe(r);
+  for (const auto& r : sweep.results) {
+    EXPECT_EQ(r.status, outcome::passed) << describe(r);
+    // Every timed source row reports its resources and occupancy.
+    ASSERT_TRUE(r.resources.has_value()) << describe(r);
+    EXPECT_GT(r.resources->registers, 0) << describe(r);
+    ASSERT_TRUE(r.occupancy.has_value()) << describe(r);
+    EXPECT_GT(r.occupancy->blocks_per_sm, 0) << describe(r);
+  }
 }
 
 std::vector<std::tuple<std::string, std::string>> shipped_variants() {

@@ -43,7 +43,8 @@ po::options_description make_description() {
     ("min-time", po::value<double>(), "least sampled kernel time in seconds (default 0.1)")
     ("max-noise", po::value<double>(), "stop once the relative std. deviation is under this, in % (default 0.5)")
     ("timeout", po::value<double>(), "stop sampling after this many seconds (default 1)")
-    ("hot", po::bool_switch(), "do not flush L2 between samples");
+    ("hot", po::bool_switch(), "do not flush L2 between samples (same as --flush none)")
+    ("flush", po::value<std::string>(), "how L2 is made cold before each sample: read (default; reads a clean buffer twice the L2), write (writes one, as nvbench does), none");
   po::options_description actions("Actions");
   actions.add_options()
     ("help,h", po::bool_switch(), "this help")
@@ -217,7 +218,16 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   if (vm.count("min-time")) t.min_time_s = vm["min-time"].as<double>();
   if (vm.count("max-noise")) t.max_noise = vm["max-noise"].as<double>() / 100.0;
   if (vm.count("timeout")) t.timeout_s = vm["timeout"].as<double>();
-  t.cold = !vm["hot"].as<bool>();
+  try {
+    t.flush = parse_flush_mode(str("flush", "read"));
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--flush: ") + e.what());
+  }
+  if (vm["hot"].as<bool>()) {
+    if (vm.count("flush") && t.flush != flush_mode::none)
+      throw usage_error("--hot and --flush " + vm["flush"].as<std::string>() + " contradict each other");
+    t.flush = flush_mode::none;
+  }
   if (t.warmup_runs < 0 || t.min_samples < 1 || t.min_time_s < 0 || t.max_noise < 0 || t.timeout_s <= 0)
     throw usage_error("timing options must be positive (--min-samples at least 1)");
   return o;

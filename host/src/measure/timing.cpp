@@ -36,9 +36,7 @@ bool should_stop(const timing_options& opt, const timing_stats& t, double sample
 }
 
 timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
-                     const timing_options& opt, std::size_t l2_bytes) {
-  cuda::device_buffer flush;
-  if (opt.cold && l2_bytes > 0) flush = cuda::device_buffer(l2_bytes);
+                     const timing_options& opt, l2_flusher& flusher) {
   cuda::event start, stop;
 
   for (int i = 0; i < opt.warmup_runs; ++i) op(stream);
@@ -52,8 +50,7 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
   timing_stats running;
   const auto began = std::chrono::steady_clock::now();
   for (;;) {
-    // Writing a buffer the size of L2 evicts the inputs; it runs before the start event.
-    if (flush.bytes() > 0) KL_CU(cuMemsetD8Async(flush.get(), 0, flush.bytes(), stream));
+    flusher.flush(stream);  // before the start event: not part of the sample
     start.record(stream);
     op(stream);
     stop.record(stream);
@@ -79,7 +76,7 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
   }
   timing_stats stats = summarize(std::move(samples));
   stats.timed_out = running.timed_out;
-  stats.cold = flush.bytes() > 0;
+  stats.flush = flusher.mode();
   return stats;
 }
 

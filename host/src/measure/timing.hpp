@@ -1,10 +1,12 @@
 // Timing: the one module every variant, source or plugin, is measured with.
 //
-// Samples are CUDA events around the whole operation. Before each cold sample a buffer the size
-// of the L2 cache is written, so inputs smaller than L2 are not measured from cache. Sampling
+// Samples are CUDA events around the whole operation. Before each cold sample the L2 cache is
+// flushed (l2_flush.hpp), so inputs smaller than L2 are not measured from cache. Sampling
 // stops once there are enough samples, enough time has passed and the noise (relative standard
 // deviation) is low enough, or at the timeout.
 #pragma once
+
+#include "measure/l2_flush.hpp"
 
 #include <cuda.h>
 
@@ -21,7 +23,7 @@ struct timing_options {
   double min_time_s = 0.1;     ///< total sampled kernel time before the noise rule may stop
   double max_noise = 0.005;    ///< relative standard deviation that is good enough
   double timeout_s = 1.0;      ///< wall time after which sampling stops regardless
-  bool cold = true;            ///< flush L2 before each sample
+  flush_mode flush = flush_mode::read;  ///< how L2 is made cold before each sample
 };
 
 struct timing_stats {
@@ -29,7 +31,7 @@ struct timing_stats {
   double median_ms = 0, min_ms = 0, max_ms = 0, mean_ms = 0;
   double noise = 0;            ///< standard deviation / mean
   bool timed_out = false;      ///< stopped by the timeout before the noise rule was met
-  bool cold = true;
+  flush_mode flush = flush_mode::read;
 };
 
 /// Statistics of a set of samples (milliseconds).
@@ -39,8 +41,9 @@ timing_stats summarize(std::vector<double> samples_ms);
 bool should_stop(const timing_options& opt, const timing_stats& so_far, double sampled_s,
                  double elapsed_s);
 
-/// Measures `op` (which enqueues the whole operation on the stream it gets).
+/// Measures `op` (which enqueues the whole operation on the stream it gets), flushing L2 with
+/// `flusher` before each sample.
 timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
-                     const timing_options& opt, std::size_t l2_bytes);
+                     const timing_options& opt, l2_flusher& flusher);
 
 }  // namespace kl

@@ -69,7 +69,15 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   const double peak = device.peak_bandwidth();
   os << "\n== " << group.front().variant.family << "  " << c.describe() << "  ("
      << human_bytes(bytes) << ", " << (bytes > static_cast<double>(device.l2_bytes) ? "above" : "within")
-     << " the " << human_bytes(static_cast<double>(device.l2_bytes)) << " L2)  seed " << c.seed << "\n";
+     << " the " << human_bytes(static_cast<double>(device.l2_bytes)) << " L2";
+  for (const auto& r : group)
+    if (r.timing) {
+      os << (r.timing->flush == flush_mode::none ? "; hot: L2 not flushed"
+             : r.timing->flush == flush_mode::read ? "; L2 flushed by a read before each sample"
+                                                   : "; L2 flushed by a write before each sample");
+      break;
+    }
+  os << ")  seed " << c.seed << "\n";
 
   const result_record* base = find_baseline(group, opt.baseline);
   // The reference for the seeds' "cumulative" column: the group's first source variant.

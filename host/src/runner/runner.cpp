@@ -129,6 +129,7 @@ sweep_result runner::run(const group_callback& on_group) {
 
   const cuda::device_info& device = *out.device;
   cuda::stream stream;
+  l2_flusher flusher(request_.timing.flush, device.l2_bytes, device.arch());
   std::map<const registry_entry*, loaded_module> modules;
   std::string context_lost;  // set once a sticky error has poisoned the context
 
@@ -219,10 +220,21 @@ sweep_result runner::run(const group_callback& on_group) {
                 if (!lm.error.empty()) throw std::runtime_error(lm.error);
                 r.load_ms = lm.load_ms;
                 const std::string expr = fam->name_expression(v, block, config);
-                if (auto it = cr.result.resources.find(expr); it != cr.result.resources.end())
-                  r.resources = it->second;
                 source_kernel k;
                 k.function = lm.mod->function(cr.result.lowered_names.at(expr));
+                // The loaded function's attributes are the authority on a GPU; ptxas' report
+                // (which NVRTC does not always return on the device) adds the spill counts.
+                nvrtc::resource_usage res;
+                if (auto it = cr.result.resources.find(expr); it != cr.result.resources.end())
+                  res = it->second;
+                int regs = 0, shared = 0, local = 0;
+                KL_CU(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k.function));
+                KL_CU(cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k.function));
+                KL_CU(cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k.function));
+                res.registers = regs;
+                res.static_shared_bytes = shared;
+                res.stack_frame_bytes = std::max<long>(res.stack_frame_bytes, local);
+                r.resources = res;
                 k.block = block;
                 k.dynamic_shared_bytes = fam->dynamic_shared_bytes(v, block, config);
                 int max_threads = 0;
@@ -265,7 +277,7 @@ sweep_result runner::run(const group_callback& on_group) {
                             (r.check.detail.empty() ? "" : " (" + r.check.detail + ")");
               } else {
                 r.timing = measure([&](CUstream s) { op->enqueue(s); }, stream.get(),
-                                   request_.timing, device.l2_bytes);
+                                   request_.timing, flusher);
                 // The last timed run must give the same answer: a race shows up here.
                 check_result after = op->check();
                 if (!after.ok) {

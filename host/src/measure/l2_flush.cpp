@@ -1,0 +1,92 @@
+#include "measure/l2_flush.hpp"
+
+#include "nvrtc/compiler.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace kl {
+namespace {
+
+// Reads every 16-byte word once; the xor into `sink` under a condition that never holds keeps
+// the compiler from dropping the loads.
+const char* flush_source = R"(
+extern "C" __global__ void kl_l2_read_flush(const int4* p, unsigned long long n, int* sink) {
+  int acc = 0;
+  for (unsigned long long i = blockIdx.x * 1ull * blockDim.x + threadIdx.x; i < n;
+       i += 1ull * gridDim.x * blockDim.x) {
+    const int4 v = p[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x13572468) *sink = acc;
+}
+)";
+
+}  // namespace
+
+flush_mode parse_flush_mode(const std::string& text) {
+  if (text == "none") return flush_mode::none;
+  if (text == "read") return flush_mode::read;
+  if (text == "write") return flush_mode::write;
+  throw std::invalid_argument("flush mode must be read, write or none, not '" + text + "'");
+}
+
+const char* to_string(flush_mode m) {
+  switch (m) {
+    case flush_mode::none: return "none";
+    case flush_mode::read: return "read";
+    case flush_mode::write: return "write";
+  }
+  return "?";
+}
+
+l2_flusher::l2_flusher(flush_mode mode, std::size_t l2_bytes, const std::string& arch) : mode_(mode) {
+  if (mode_ == flush_mode::none || l2_bytes == 0) {
+    mode_ = flush_mode::none;
+    return;
+  }
+  if (mode_ == flush_mode::write) {
+    buffer_ = cuda::device_buffer(l2_bytes);
+    return;
+  }
+  // Twice the L2: the replacement policy is not strict LRU, so one pass may leave some lines.
+  buffer_ = cuda::device_buffer(2 * l2_bytes);
+  KL_CU(cuMemsetD8Async(buffer_.get(), 1, buffer_.bytes(), nullptr));
+  sink_ = cuda::device_buffer(4);
+  nvrtc::compile_request req;
+  req.source = flush_source;
+  req.path = "kernlab_l2_flush.cu";
+  req.arch = arch;
+  req.name_expressions = {"kl_l2_read_flush"};
+  const auto result = nvrtc::compile(req);
+  if (!result.ok) throw std::runtime_error("the L2 flush kernel does not compile:\n" + result.log);
+  module_ = std::make_unique<cuda::module>(result.cubin);
+  kernel_ = module_->function(result.lowered_names.at("kl_l2_read_flush"));
+  int per_sm = 0, device = 0, sms = 0;
+  KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, 256, 0));
+  KL_CU(cuDeviceGet(&device, 0));
+  KL_CU(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
+  grid_ = static_cast<unsigned>(std::max(1, per_sm * sms));
+  KL_CU(cuCtxSynchronize());
+}
+
+l2_flusher::~l2_flusher() = default;
+
+void l2_flusher::flush(CUstream stream) {
+  switch (mode_) {
+    case flush_mode::none:
+      return;
+    case flush_mode::write:
+      KL_CU(cuMemsetD8Async(buffer_.get(), 0, buffer_.bytes(), stream));
+      return;
+    case flush_mode::read: {
+      CUdeviceptr p = buffer_.get(), sink = sink_.get();
+      unsigned long long n = buffer_.bytes() / 16;
+      void* args[] = {&p, &n, &sink};
+      KL_CU(cuLaunchKernel(kernel_, grid_, 1, 1, 256, 1, 1, 0, stream, args, nullptr));
+      return;
+    }
+  }
+}
+
+}  // namespace kl
