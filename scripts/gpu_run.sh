@@ -25,7 +25,9 @@ step() {  # step NAME SECONDS COMMAND...
   tail -n 25 "$out/$name.log"
 }
 
-step ctest 180 ctest --test-dir build --output-on-failure -j4
-step readme_example 40 ./build/kernlab --variant reduce5 --block 512
-step default_job 130 ./build/kernlab
-step sweep_2e28 230 ./build/kernlab --problem reduce --variant all --block all --size 2^28 --dtype int32,float32
+step ctest 120 ctest --test-dir build --output-on-failure -j4
+step readme_example 20 ./build/kernlab --variant reduce5 --block 512
+step sweep_2e28 150 ./build/kernlab --problem reduce --variant all --block all --size 2^28 --dtype int32,float32
+step beyond_seeds 220 ./build/kernlab --variant reduce6,reduce_complete_unroll,reduce_shfl,reduce_vec4,reduce_multi_acc,reduce_persistent,reduce_single_pass,cub --block all --size 2^20,2^24,2^28 --dtype int32,float32
+# The same kernels with nvbench's write flush, to show what the flush method does to the numbers.
+step flush_write 40 ./build/kernlab --variant reduce_multi_acc,reduce_single_pass,cub --block 512,1024 --size 2^20,2^24 --dtype int32 --flush write
