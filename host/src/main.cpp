@@ -150,13 +150,18 @@ int run(int argc, char** argv) {
 
   bool announced = false;
   const kl::sweep_result sweep =
-      runner.run([&](const std::vector<kl::result_record>& group, const kl::cuda::device_info& d) {
+      runner.run([&](const std::vector<kl::result_record>& group, const kl::cuda::device_info& d,
+                     const kl::sweep_result& so_far) {
         if (!announced) {
           announced = true;
           std::cout << "device " << d.ordinal << ": " << d.name << " (" << d.arch() << ", "
                     << d.sm_count << " SMs, " << static_cast<int>(d.peak_bandwidth() / 1e9)
                     << " GB/s theoretical, driver " << d.driver_version / 1000 << "."
                     << d.driver_version % 1000 / 10 << ")\n";
+          if (so_far.launch_floor)
+            std::cout << "launch floor: an empty kernel times at "
+                      << static_cast<int>(so_far.launch_floor->median_ms * 1e4) / 10.0
+                      << " us (median, measured like every row)\n";
         }
         kl::print_group(std::cout, group, d, table);
         std::cout << std::flush;

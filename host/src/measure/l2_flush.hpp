@@ -1,4 +1,4 @@
-// Making the L2 cache cold before a sample.
+// Making the L2 cache cold before a sample, and the floor of what a timed launch can show.
 //
 // Writing a buffer the size of L2 (what nvbench does) evicts the inputs but leaves L2 full of
 // dirty lines; the next sample then pays for writing them back to DRAM, which is no part of the
@@ -32,6 +32,9 @@ class l2_flusher {
 
   /// Enqueues the flush on `stream` (outside the timed region).
   void flush(CUstream stream);
+  /// Enqueues an empty kernel: timed like a variant, it is the floor of what any launch can
+  /// measure with this method (launch latency, event resolution).
+  void launch_empty(CUstream stream);
   flush_mode mode() const { return mode_; }
 
  private:
@@ -39,6 +42,7 @@ class l2_flusher {
   cuda::device_buffer buffer_, sink_;
   std::unique_ptr<cuda::module> module_;
   CUfunction kernel_ = nullptr;
+  CUfunction empty_ = nullptr;
   unsigned grid_ = 0;
 };
 

@@ -130,6 +130,8 @@ sweep_result runner::run(const group_callback& on_group) {
   const cuda::device_info& device = *out.device;
   cuda::stream stream;
   l2_flusher flusher(request_.timing.flush, device.l2_bytes, device.arch());
+  out.launch_floor = measure([&](CUstream s) { flusher.launch_empty(s); }, stream.get(),
+                             request_.timing, flusher);
   std::map<const registry_entry*, loaded_module> modules;
   std::string context_lost;  // set once a sticky error has poisoned the context
 
@@ -304,7 +306,7 @@ sweep_result runner::run(const group_callback& on_group) {
           group.push_back(std::move(r));
         }
       }
-      if (on_group) on_group(group, device);
+      if (on_group) on_group(group, device, out);
       for (auto& r : group) out.results.push_back(std::move(r));
     }
   }

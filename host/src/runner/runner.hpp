@@ -40,14 +40,16 @@ struct sweep_result {
   std::optional<cuda::device_info> device;
   std::string no_device_reason;  ///< why there is no GPU here, if there is none
   std::string arch;
+  /// An empty kernel, timed like every variant: the floor under any one-launch operation here.
+  std::optional<timing_stats> launch_floor;
   std::vector<compile_record> compiles;
   std::vector<result_record> results;
 };
 
 /// Called with each finished group of rows (one dtype, op and size), so long sweeps print as
 /// they go.
-using group_callback =
-    std::function<void(const std::vector<result_record>&, const cuda::device_info&)>;
+using group_callback = std::function<void(const std::vector<result_record>&,
+                                          const cuda::device_info&, const sweep_result&)>;
 
 class runner {
  public:
