@@ -103,6 +103,37 @@ TEST(Binary, BrokenKernelFailsAloneWithFileAndLine) {
   EXPECT_NE(r.output.find("already taken"), std::string::npos) << r.output;
 }
 
+TEST(Binary, OutputsCompareAndPlot) {
+  test::temp_dir dir("outputs");
+  const std::string json = dir.str() + "/run.json", csv = dir.str() + "/run.csv", svg = dir.str() + "/run.svg";
+  auto r = run_kernlab("--compile-only --no-plugins --variant reduce5,reduce6 --json " + json + " --csv " + csv);
+  EXPECT_EQ(r.code, 0) << r.output;
+  const std::string text = test::read_file(json);
+  EXPECT_NE(text.find("\"format\": \"kernlab-results\""), std::string::npos);
+  EXPECT_NE(text.find("\"source_hash\""), std::string::npos);
+  EXPECT_EQ(test::read_file(csv).rfind("family,variant,", 0), 0u);
+  r = run_kernlab("compare " + json + " " + json);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("matched"), std::string::npos) << r.output;
+  r = run_kernlab("plot " + json + " -o " + svg);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(test::read_file(svg).rfind("<svg", 0), 0u);
+  // Files that are not results are refused with the file's name.
+  const std::string bogus = dir.write("bogus.json", "{\"hello\": 1}");
+  r = run_kernlab("compare " + bogus + " " + json);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.output.find(bogus + ": not a kernlab results file"), std::string::npos) << r.output;
+  r = run_kernlab("plot");
+  EXPECT_EQ(r.code, 2);
+}
+
+TEST(Binary, MarkdownAndResources) {
+  auto r = run_kernlab("--resources --markdown --no-plugins --variant reduce5 --dtype int32");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("| variant | block | dtype | op | regs |"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("| reduce5 | 1024 | int32 | sum |"), std::string::npos) << r.output;
+}
+
 TEST(Binary, NoDeviceIsSaidClearly) {
   if (have_gpu()) GTEST_SKIP() << "this machine has a GPU; the no-device message cannot appear";
   const auto r = run_kernlab("--variant reduce5 --block 512");

@@ -19,6 +19,28 @@ TEST(Timing, Summarize) {
   EXPECT_EQ(summarize({}).samples, 0u);
 }
 
+TEST(Timing, DefaultsAreNvbenchs) {
+  const timing_options o;
+  EXPECT_EQ(o.min_samples, 10);
+  EXPECT_DOUBLE_EQ(o.min_time_s, 0.5);
+  EXPECT_DOUBLE_EQ(o.max_noise, 0.005);
+  EXPECT_DOUBLE_EQ(o.timeout_s, 15.0);
+  EXPECT_EQ(o.flush, flush_mode::read);
+}
+
+TEST(Timing, ClockRange) {
+  clock_range c;
+  EXPECT_FALSE(c.dropped());
+  c.add(1980);
+  c.add(0);  // an unreadable clock is ignored
+  c.add(1900);
+  EXPECT_FALSE(c.dropped());  // 4 % down
+  c.add(1800);
+  EXPECT_TRUE(c.dropped());  // 9 % down
+  EXPECT_EQ(c.min_mhz, 1800);
+  EXPECT_EQ(c.max_mhz, 1980);
+}
+
 TEST(Timing, StoppingRule) {
   timing_options o;
   o.min_samples = 10;

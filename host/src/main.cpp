@@ -5,6 +5,8 @@
 #include "nvrtc/compiler.hpp"
 #include "registry/names.hpp"
 #include "registry/registry.hpp"
+#include "report/exports.hpp"
+#include "report/results_json.hpp"
 #include "report/table.hpp"
 #include "runner/runner.hpp"
 
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 
 namespace fs = std::filesystem;
@@ -56,8 +59,41 @@ std::vector<std::string> include_dirs(const kl::cli_options& o) {
   return dirs;
 }
 
+// `kernlab compare` and `kernlab plot`: they read results files and need no GPU or kernels.
+int run_command(const kl::cli_options& opt) {
+  auto load = [](const std::string& path) {
+    nlohmann::json j = kl::read_results_file(path);
+    try {
+      kl::records_from_results(j);  // checks the format and every record
+    } catch (const std::exception& e) {
+      throw std::runtime_error(path + ": " + e.what());
+    }
+    return j;
+  };
+  if (opt.command[0] == "compare") {
+    kl::compare_results(load(opt.command[1]), load(opt.command[2]), std::cout);
+    return 0;
+  }
+  const nlohmann::json results = load(opt.command[1]);
+  const std::string out = opt.output_path.empty() ? "sweep.svg" : opt.output_path;
+  std::ofstream file(out);
+  if (!file) throw std::runtime_error(out + ": cannot be written");
+  kl::write_svg(results, file);
+  std::cout << "wrote " << out << " (" << results.at("records").size() << " records)\n";
+  return 0;
+}
+
+template <typename Write>
+void write_file(const std::string& path, Write write) {
+  std::ofstream file(path);
+  if (!file) throw std::runtime_error(path + ": cannot be written");
+  write(file);
+  if (!file) throw std::runtime_error(path + ": writing failed");
+}
+
 int run(int argc, char** argv) {
   kl::cli_options opt = kl::parse_command_line(argc, argv, find_default_paths());
+  if (!opt.command.empty()) return run_command(opt);
   if (opt.help) {
     std::cout << kl::help_text();
     return 0;
@@ -139,11 +175,21 @@ int run(int argc, char** argv) {
   req.fallback_arch = opt.arch;
   req.include_dirs = include_dirs(opt);
   req.timing = opt.timing;
-  req.compile_only = opt.compile_only;
+  req.compile_only = opt.compile_only || opt.resources;
 
   kl::runner runner(families, req);
   kl::table_options table;
   table.baseline = opt.baseline;
+  table.markdown = opt.markdown;
+  // Progress on a terminal only: a piped or redirected run stays quiet.
+  const bool show_progress = isatty(STDERR_FILENO);
+  if (show_progress)
+    runner.on_progress([](const char* phase, std::size_t done, std::size_t total, const std::string& what) {
+      std::cerr << "\r\033[K[" << phase << " " << done << "/" << total << "] " << what << std::flush;
+    });
+  auto clear_progress = [&] {
+    if (show_progress) std::cerr << "\r\033[K" << std::flush;
+  };
   std::cout << "kernlab " << KERNLAB_VERSION << ": " << req.variants.size() << " variant(s), seed "
             << req.seed << ", NVRTC " << kl::nvrtc::version() << "\n"
             << std::flush;
@@ -152,6 +198,7 @@ int run(int argc, char** argv) {
   const kl::sweep_result sweep =
       runner.run([&](const std::vector<kl::result_record>& group, const kl::cuda::device_info& d,
                      const kl::sweep_result& so_far) {
+        clear_progress();
         if (!announced) {
           announced = true;
           std::cout << "device " << d.ordinal << ": " << d.name << " (" << d.arch() << ", "
@@ -166,11 +213,38 @@ int run(int argc, char** argv) {
         kl::print_group(std::cout, group, d, table);
         std::cout << std::flush;
       });
-  if (!opt.compile_only && !sweep.device) {
+  clear_progress();
+  // --json and --csv are written whatever the mode: a compile-only file still records the
+  // sources' hashes, the compile options and the compile times.
+  auto write_outputs = [&] {
+    if (opt.json_path.empty() && opt.csv_path.empty()) return;
+    kl::run_context ctx;
+    ctx.command.assign(argv, argv + argc);
+    ctx.date = kl::utc_now_iso8601();
+    ctx.kernlab_version = KERNLAB_VERSION;
+    ctx.nvrtc_version = kl::nvrtc::version();
+    ctx.seed = req.seed;
+    ctx.timing = req.timing;
+    ctx.baseline = opt.baseline;
+    const nlohmann::json results = kl::results_to_json(sweep, ctx);
+    if (!opt.json_path.empty())
+      write_file(opt.json_path, [&](std::ostream& os) { os << results.dump(1) << "\n"; });
+    if (!opt.csv_path.empty())
+      write_file(opt.csv_path, [&](std::ostream& os) { kl::write_csv(results, os); });
+  };
+  if (opt.resources) {
+    write_outputs();
+    kl::print_resources(std::cout, sweep.compiles, sweep.arch, opt.markdown);
+    for (const auto& c : sweep.compiles)
+      if (!c.error.empty()) return 1;
+    return 0;
+  }  if (!opt.compile_only && !sweep.device) {
+    write_outputs();
     kl::print_compile_table(std::cout, sweep.compiles, sweep.arch);
     throw kl::cuda::no_device_error(sweep.no_device_reason);
   }
   if (opt.compile_only) {
+    write_outputs();
     kl::print_compile_table(std::cout, sweep.compiles, sweep.arch);
     if (!sweep.no_device_reason.empty())
       std::cout << "(no GPU here: " << sweep.no_device_reason << "; compiled for " << sweep.arch << ")\n";
@@ -178,6 +252,9 @@ int run(int argc, char** argv) {
       if (!c.error.empty()) return 1;
     return 0;
   }
+  if (!sweep.clock_monitor_status.empty())
+    std::cout << "(SM clocks not monitored: " << sweep.clock_monitor_status << ")\n";
+  write_outputs();
   return kl::exit_code_for(sweep.results);
 }
 

@@ -39,20 +39,27 @@ po::options_description make_description() {
   po::options_description timing("Timing");
   timing.add_options()
     ("warmup", po::value<int>(), "untimed runs before sampling (default 2)")
-    ("min-samples", po::value<int>(), "fewest samples (default 20)")
-    ("min-time", po::value<double>(), "least sampled kernel time in seconds (default 0.1)")
+    ("min-samples", po::value<int>(), "fewest samples (default 10)")
+    ("min-time", po::value<double>(), "least sampled kernel time in seconds (default 0.5)")
     ("max-noise", po::value<double>(), "stop once the relative std. deviation is under this, in % (default 0.5)")
-    ("timeout", po::value<double>(), "stop sampling after this many seconds (default 1)")
+    ("timeout", po::value<double>(), "stop sampling after this many seconds (default 15)")
     ("hot", po::bool_switch(), "do not flush L2 between samples (same as --flush none)")
     ("flush", po::value<std::string>(), "how L2 is made cold before each sample: read (default; reads a clean buffer twice the L2), write (writes one, as nvbench does), none");
+  po::options_description outputs("Outputs");
+  outputs.add_options()
+    ("json", po::value<std::string>(), "write every record, with the reproducibility block, to FILE (docs/results_format.md)")
+    ("csv", po::value<std::string>(), "write one line per record to FILE")
+    ("markdown", po::bool_switch(), "print the tables as markdown")
+    ("output,o", po::value<std::string>(), "the file `kernlab plot` writes (default: sweep.svg)");
   po::options_description actions("Actions");
   actions.add_options()
     ("help,h", po::bool_switch(), "this help")
     ("version", po::bool_switch(), "print the version")
     ("list", po::bool_switch(), "list every variant with its origin, and exit")
-    ("compile-only", po::bool_switch(), "compile the selected variants for every block size and exit (no GPU needed)");
+    ("compile-only", po::bool_switch(), "compile the selected variants for every block size and exit (no GPU needed)")
+    ("resources", po::bool_switch(), "show registers, shared memory, spills and occupancy per configuration, without timing (no GPU needed)");
   po::options_description all;
-  all.add(actions).add(select).add(where).add(timing);
+  all.add(actions).add(select).add(where).add(timing).add(outputs);
   return all;
 }
 
@@ -141,7 +148,9 @@ std::string help_text() {
         "  kernlab --variant reduce5 --block 512\n"
         "  kernlab --variant 'reduce*' --size 2^28 --dtype int32,float32\n"
         "  kernlab --list\n"
-        "  kernlab --compile-only --variant all\n\n"
+        "  kernlab --compile-only --variant all\n"
+        "  kernlab --size 2^28 --json run.json && kernlab plot run.json -o sweep.svg\n"
+        "  kernlab compare before.json after.json\n\n"
         "exit codes: 0 every run passed, 1 a variant failed or was wrong, 2 usage error,\n"
         "            3 no CUDA driver/device for a run that needs one\n"
      << make_description();
@@ -150,9 +159,14 @@ std::string help_text() {
 
 cli_options parse_command_line(int argc, const char* const argv[], const default_paths& defaults) {
   const auto desc = make_description();
+  // Subcommands are positional: `kernlab compare a.json b.json`, `kernlab plot r.json -o f.svg`.
+  po::options_description with_positional = desc;
+  with_positional.add_options()("command", po::value<std::vector<std::string>>(), "subcommand");
+  po::positional_options_description positional;
+  positional.add("command", -1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(with_positional).positional(positional).run(), vm);
   } catch (const po::error& e) {
     throw usage_error(e.what());
   }
@@ -211,6 +225,21 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     throw usage_error("--arch must look like sm_90, not '" + o.arch + "'");
   o.baseline = str("baseline", "");
   o.cuda_include = str("cuda-include", "");
+  o.json_path = str("json", "");
+  o.csv_path = str("csv", "");
+  o.markdown = vm["markdown"].as<bool>();
+  o.resources = vm["resources"].as<bool>();
+  o.output_path = str("output", "");
+  if (vm.count("command")) o.command = vm["command"].as<std::vector<std::string>>();
+  if (!o.command.empty()) {
+    const std::string& c = o.command[0];
+    if (c == "compare" && o.command.size() != 3)
+      throw usage_error("usage: kernlab compare OLD.json NEW.json");
+    else if (c == "plot" && o.command.size() != 2)
+      throw usage_error("usage: kernlab plot RESULTS.json [-o sweep.svg]");
+    else if (c != "compare" && c != "plot")
+      throw usage_error("unknown command '" + c + "' (kernlab compare, kernlab plot; options start with --)");
+  }
 
   auto& t = o.timing;
   if (vm.count("warmup")) t.warmup_runs = vm["warmup"].as<int>();

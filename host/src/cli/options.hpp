@@ -38,6 +38,13 @@ struct cli_options {
   std::string baseline;
   std::string cuda_include;
   timing_options timing;
+  // Outputs.
+  std::string json_path, csv_path;  ///< --json FILE, --csv FILE ("" for none)
+  bool markdown = false;            ///< tables as markdown
+  bool resources = false;           ///< --resources: registers, shared memory, occupancy; no timing
+  std::string output_path;          ///< -o FILE, for `plot`
+  /// A subcommand and its arguments: {"compare", "a.json", "b.json"}, {"plot", "r.json"}.
+  std::vector<std::string> command;
 };
 
 /// Parses argv, then the config file (--config, or defaults.config if it exists). Command-line

@@ -36,8 +36,15 @@ bool should_stop(const timing_options& opt, const timing_stats& t, double sample
 }
 
 timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
-                     const timing_options& opt, l2_flusher& flusher) {
+                     const timing_options& opt, l2_flusher& flusher,
+                     const clock_monitor* clocks) {
   cuda::event start, stop;
+  // The SM clock at the start, every 50 ms of sampling, and at the end.
+  clock_range clock;
+  auto read_clock = [&] {
+    if (clocks) clock.add(clocks->sm_clock_mhz());
+  };
+  double next_clock_read = 0.05;
 
   for (int i = 0; i < opt.warmup_runs; ++i) op(stream);
   KL_CU(cuStreamSynchronize(stream));
@@ -49,6 +56,7 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
   double mean = 0, m2 = 0;
   timing_stats running;
   const auto began = std::chrono::steady_clock::now();
+  read_clock();
   for (;;) {
     flusher.flush(stream);  // before the start event: not part of the sample
     start.record(stream);
@@ -67,6 +75,10 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
                         : 0.0;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (elapsed >= next_clock_read) {
+      read_clock();
+      next_clock_read = elapsed + 0.05;
+    }
     if (should_stop(opt, running, sampled_s, elapsed)) {
       timing_options no_timeout = opt;
       no_timeout.timeout_s = 1e300;
@@ -74,8 +86,12 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
       break;
     }
   }
+  read_clock();
   timing_stats stats = summarize(std::move(samples));
   stats.timed_out = running.timed_out;
+  stats.sm_clock_min_mhz = clock.min_mhz;
+  stats.sm_clock_max_mhz = clock.max_mhz;
+  stats.clock_dropped = clock.dropped();
   stats.flush = flusher.mode();
   return stats;
 }

@@ -1,5 +1,7 @@
 #include "report/table.hpp"
 
+#include "cuda/occupancy.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -61,15 +63,65 @@ int exit_code_for(const std::vector<result_record>& results) {
   return 0;
 }
 
+namespace {
+
+// A table built as cells, then written either as aligned columns or as markdown.
+struct text_table {
+  std::vector<std::string> header;
+  std::vector<bool> right;  ///< right-aligned columns
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> trailers;  ///< a row's free text after its cells (skip reasons)
+
+  void write(std::ostream& os, bool markdown) const {
+    if (markdown) {
+      os << "|";
+      for (const auto& h : header) os << " " << h << " |";
+      os << "\n|";
+      for (std::size_t c = 0; c < header.size(); ++c) os << (right[c] ? " ---: |" : " --- |");
+      os << "\n";
+      for (std::size_t r = 0; r < rows.size(); ++r) {
+        os << "|";
+        for (std::size_t c = 0; c < header.size(); ++c) {
+          std::string cell = c < rows[r].size() ? rows[r][c] : "";
+          if (c + 1 == header.size() && !trailers[r].empty()) cell = trailers[r];
+          for (auto& ch : cell)
+            if (ch == '|') ch = '/';
+          os << " " << cell << " |";
+        }
+        os << "\n";
+      }
+      return;
+    }
+    std::vector<std::size_t> w(header.size());
+    for (std::size_t c = 0; c < header.size(); ++c) w[c] = header[c].size();
+    for (const auto& row : rows)
+      for (std::size_t c = 0; c < row.size(); ++c) w[c] = std::max(w[c], row[c].size());
+    auto line = [&](const std::vector<std::string>& cells) {
+      for (std::size_t c = 0; c < cells.size(); ++c)
+        os << (c ? "  " : "") << col(cells[c], w[c], right[c]);
+    };
+    line(header);
+    os << "\n";
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      line(rows[r]);
+      if (!trailers[r].empty()) os << "  " << trailers[r];
+      os << "\n";
+    }
+  }
+};
+
+}  // namespace
+
 void print_group(std::ostream& os, const std::vector<result_record>& group,
                  const cuda::device_info& device, const table_options& opt) {
   if (group.empty()) return;
   const auto& c = group.front().config;
   const double bytes = group.front().bytes > 0 ? group.front().bytes : static_cast<double>(c.size) * 4;
   const double peak = device.peak_bandwidth();
-  os << "\n== " << group.front().variant.family << "  " << c.describe() << "  ("
-     << human_bytes(bytes) << ", " << (bytes > static_cast<double>(device.l2_bytes) ? "above" : "within")
-     << " the " << human_bytes(static_cast<double>(device.l2_bytes)) << " L2";
+  os << "\n" << (opt.markdown ? "### " : "== ") << group.front().variant.family << "  "
+     << c.describe() << "  (" << human_bytes(bytes) << ", "
+     << (bytes > static_cast<double>(device.l2_bytes) ? "above" : "within") << " the "
+     << human_bytes(static_cast<double>(device.l2_bytes)) << " L2";
   for (const auto& r : group)
     if (r.timing) {
       os << (r.timing->flush == flush_mode::none ? "; hot: L2 not flushed"
@@ -77,7 +129,7 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
                                                    : "; L2 flushed by a write before each sample");
       break;
     }
-  os << ")  seed " << c.seed << "\n";
+  os << ")  seed " << c.seed << "\n" << (opt.markdown ? "\n" : "");
 
   const result_record* base = find_baseline(group, opt.baseline);
   // The reference for the seeds' "cumulative" column: the group's first source variant.
@@ -87,7 +139,7 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       ref_name = r.variant.name;
       break;
     }
-  std::map<unsigned, double> ref_time;   // block -> reference variant's median
+  std::map<unsigned, double> ref_time;  // block -> reference variant's median
   double ref_best = 0;
   for (const auto& r : group)
     if (r.variant.name == ref_name && r.status == outcome::passed) {
@@ -95,47 +147,53 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       ref_best = ref_best == 0 ? r.timing->median_ms : std::min(ref_best, r.timing->median_ms);
     }
 
-  const std::size_t nw = name_width(group, [](const result_record& r) { return r.variant.name; });
-  os << col("variant", nw) << col("block", 6, true) << "  " << col("status", 8)
-     << col("median us", 11, true) << col("noise", 8, true) << col("GB/s", 9, true)
-     << col("% peak", 8, true) << col("regs", 6, true) << col("occ", 6, true)
-     << col("step", 7, true) << col("cumul", 8, true);
-  if (base) os << col("x " + base->variant.name, 9, true);
-  os << "\n";
-
+  text_table t;
+  t.header = {"variant", "block", "status", "median us", "noise", "GB/s", "% peak",
+              "regs", "occ", "step", "cumul"};
+  t.right = {false, true, false, true, true, true, true, true, true, true, true};
+  if (base) {
+    t.header.push_back("x " + base->variant.name);
+    t.right.push_back(true);
+  }
   std::map<unsigned, double> prev_time;  // block -> the previous passed row's median
   std::vector<std::string> notes;
-  int timed_out = 0;
+  int timed_out = 0, clock_dropped = 0;
   const result_record* best = nullptr;
   for (const auto& r : group) {
-    os << col(r.variant.name, nw) << col(block_text(r.block), 6, true) << "  "
-       << col(to_string(r.status), 8);
+    std::vector<std::string> row = {r.variant.name, block_text(r.block), to_string(r.status)};
+    std::string trailer;
     if (r.status == outcome::passed) {
-      const double t = r.timing->median_ms;
-      // A '*' on the noise: sampling stopped at the timeout, before the noise rule was met.
-      os << col(fmt("%.2f", t * 1e3), 11, true)
-         << col(fmt("%.1f%%", r.timing->noise * 100) + (r.timing->timed_out ? "*" : " "), 8, true)
-         << col(fmt("%.1f", r.gbps()), 9, true) << col(fmt("%.1f", r.gbps() * 1e9 / peak * 100), 8, true)
-         << col(r.resources ? std::to_string(r.resources->registers) : "-", 6, true)
-         << col(r.occupancy ? fmt("%.0f%%", r.occupancy->fraction * 100) : "-", 6, true);
+      const double tm = r.timing->median_ms;
+      // '*': sampling stopped at the timeout; '!': the SM clock dropped while sampling.
+      const std::string flags = std::string(r.timing->timed_out ? "*" : "") + (r.timing->clock_dropped ? "!" : "");
+      row.push_back(fmt("%.2f", tm * 1e3));
+      row.push_back(fmt("%.1f%%", r.timing->noise * 100) + flags);
+      row.push_back(fmt("%.1f", r.gbps()));
+      row.push_back(fmt("%.1f", r.gbps() * 1e9 / peak * 100));
+      row.push_back(r.resources ? std::to_string(r.resources->registers) : "-");
+      row.push_back(r.occupancy ? fmt("%.0f%%", r.occupancy->fraction * 100) : "-");
       const double prev = prev_time.count(r.block) ? prev_time[r.block] : 0;
       const double ref = r.block && ref_time.count(r.block) ? ref_time[r.block] : ref_best;
-      os << col(prev > 0 && r.variant.origin == origin_kind::source ? fmt("%.2fx", prev / t) : "-", 7, true)
-         << col(ref > 0 ? fmt("%.2fx", ref / t) : "-", 8, true);
-      if (base) os << col(fmt("%.2fx", base->timing->median_ms / t), 9, true);
+      row.push_back(prev > 0 && r.variant.origin == origin_kind::source ? fmt("%.2fx", prev / tm) : "-");
+      row.push_back(ref > 0 ? fmt("%.2fx", ref / tm) : "-");
+      if (base) row.push_back(fmt("%.2fx", base->timing->median_ms / tm));
       timed_out += r.timing->timed_out ? 1 : 0;
-      if (r.variant.origin == origin_kind::source) prev_time[r.block] = t;
-      if (!best || t < best->timing->median_ms) best = &r;
+      clock_dropped += r.timing->clock_dropped ? 1 : 0;
+      if (r.variant.origin == origin_kind::source) prev_time[r.block] = tm;
+      if (!best || tm < best->timing->median_ms) best = &r;
     } else {
       std::string msg = first_line(r.message);
       if (r.message.find('\n') != std::string::npos || msg.size() > 70) {
         notes.push_back(r.variant.name + " block " + block_text(r.block) + ":\n" + r.message);
         msg = msg.substr(0, 60) + "... [note " + std::to_string(notes.size()) + "]";
       }
-      os << "  " << msg;
+      trailer = msg;
     }
-    os << "\n";
+    t.rows.push_back(std::move(row));
+    t.trailers.push_back(std::move(trailer));
   }
+  t.write(os, opt.markdown);
+  if (opt.markdown) os << "\n";
   if (best) {
     os << "best: " << best->variant.name << " block " << block_text(best->block) << ", "
        << fmt("%.1f", best->gbps()) << " GB/s (" << fmt("%.1f", best->gbps() * 1e9 / peak * 100)
@@ -147,6 +205,8 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   if (timed_out > 0)
     os << "* " << timed_out << " row(s) stopped sampling at the timeout before the noise fell under "
        << "the limit (--timeout, --max-noise)\n";
+  if (clock_dropped > 0)
+    os << "! " << clock_dropped << " row(s) saw the SM clock drop by more than 5% while sampling\n";
   for (std::size_t i = 0; i < notes.size(); ++i) os << "[note " << i + 1 << "] " << notes[i] << "\n";
 }
 
@@ -175,6 +235,41 @@ void print_compile_table(std::ostream& os, const std::vector<compile_record>& co
        << col(rmax ? std::to_string(spill) : "-", 9, true) << "  " << (ok ? "ok" : "FAILED") << "\n";
     if (!ok) errors.push_back(c.error);
   }
+  for (const auto& e : errors) os << "\n" << e << (e.empty() || e.back() == '\n' ? "" : "\n");
+}
+
+void print_resources(std::ostream& os, const std::vector<compile_record>& compiles,
+                     const std::string& arch, bool markdown) {
+  const sm_limits limits = limits_for(arch);
+  os << "resources for " << arch << " (from ptxas; occupancy is theoretical: " << limits.max_threads
+     << " threads, " << limits.registers << " registers, " << limits.shared_bytes / 1024
+     << " KiB of shared memory per SM)\n";
+  text_table t;
+  t.header = {"variant", "block", "dtype", "op", "regs", "smem B", "stack B", "spill B",
+              "blocks/SM", "occupancy", "limited by"};
+  t.right = {false, true, false, false, true, true, true, true, true, true, false};
+  std::vector<std::string> errors;
+  for (const auto& c : compiles) {
+    if (!c.error.empty()) {
+      errors.push_back(c.error);
+      continue;
+    }
+    for (const auto& inst : c.instances) {
+      auto it = c.result.resources.find(inst.name_expression);
+      if (it == c.result.resources.end()) continue;
+      const auto& r = it->second;
+      const auto occ = estimate_occupancy(r.registers, static_cast<std::size_t>(r.static_shared_bytes),
+                                          inst.block, limits);
+      t.rows.push_back({c.entry->descriptor.name, std::to_string(inst.block), inst.dtype, inst.op,
+                        std::to_string(r.registers), std::to_string(r.static_shared_bytes),
+                        std::to_string(r.stack_frame_bytes),
+                        std::to_string(r.spill_store_bytes + r.spill_load_bytes),
+                        std::to_string(occ.blocks_per_sm), fmt("%.0f%%", occ.fraction * 100),
+                        occ.fraction < 1.0 ? occ.limiter : ""});
+      t.trailers.emplace_back();
+    }
+  }
+  t.write(os, markdown);
   for (const auto& e : errors) os << "\n" << e << (e.empty() || e.back() == '\n' ? "" : "\n");
 }
 

@@ -16,6 +16,7 @@ namespace kl {
 
 struct table_options {
   std::string baseline;  ///< qualified or short name of the baseline variant; "" picks the family's library
+  bool markdown = false;  ///< markdown tables instead of aligned columns
 };
 
 /// Prints one group of rows: status, time, GB/s, % of peak, resources, speedups, x of baseline;
@@ -26,6 +27,11 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
 /// One row per kernel file: instantiations, compile time, resources, errors in full.
 void print_compile_table(std::ostream& os, const std::vector<compile_record>& compiles,
                          const std::string& arch);
+
+/// Registers, shared memory, spills and theoretical occupancy of every compiled instantiation,
+/// from the compiler's report: no GPU needed. `limits` are the SM's (cuda/occupancy.hpp).
+void print_resources(std::ostream& os, const std::vector<compile_record>& compiles,
+                     const std::string& arch, bool markdown);
 
 /// Every registered variant with its origin, and every registration warning.
 void print_list(std::ostream& os, const registry& reg);

@@ -12,4 +12,14 @@ const char* to_string(outcome o) {
   return "?";
 }
 
+const char* outcome_name(outcome o) {
+  switch (o) {
+    case outcome::passed: return "passed";
+    case outcome::wrong_result: return "wrong_result";
+    case outcome::failed: return "failed";
+    case outcome::skipped: return "skipped";
+  }
+  return "?";
+}
+
 }  // namespace kl

@@ -17,7 +17,10 @@ enum class outcome {
   failed,        ///< could not run: compile error, bad header, launch or plugin error
   skipped        ///< cannot run here (unsupported block, dtype, device limit); not a failure
 };
+/// The table's word for an outcome ("passed", "WRONG", ...).
 const char* to_string(outcome);
+/// The stable name in results files ("passed", "wrong_result", "failed", "skipped").
+const char* outcome_name(outcome);
 
 /// Occupancy from the function's resources and the block size.
 struct occupancy_info {

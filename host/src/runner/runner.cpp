@@ -109,10 +109,14 @@ sweep_result runner::run(const group_callback& on_group) {
       for (const auto& c : configs_for(*fam, request_)) {
         if (!e->descriptor.supports_dtype(c.dtype) || !e->descriptor.supports_op(c.op)) continue;
         for (unsigned b : request_.blocks)
-          if (e->descriptor.supports_block(b))
-            exprs.insert(fam->name_expression(e->descriptor, b, c));
+          if (e->descriptor.supports_block(b)) {
+            const std::string expr = fam->name_expression(e->descriptor, b, c);
+            if (exprs.insert(expr).second) rec.instances.push_back({expr, b, c.dtype, c.op});
+          }
       }
       req.name_expressions.assign(exprs.begin(), exprs.end());
+      if (progress_)
+        progress_("compiling", out.compiles.size() + 1, request_.variants.size(), e->descriptor.name);
       if (!req.name_expressions.empty()) {
         try {
           rec.result = nvrtc::compile(req);
@@ -130,8 +134,14 @@ sweep_result runner::run(const group_callback& on_group) {
   const cuda::device_info& device = *out.device;
   cuda::stream stream;
   l2_flusher flusher(request_.timing.flush, device.l2_bytes, device.arch());
+  const clock_monitor clocks(device.uuid);
+  out.clock_monitor_status = clocks.why_unavailable();
   out.launch_floor = measure([&](CUstream s) { flusher.launch_empty(s); }, stream.get(),
-                             request_.timing, flusher);
+                             request_.timing, flusher, &clocks);
+  std::size_t rows_total = 0, rows_done = 0;
+  for (const registry_entry* e : request_.variants)
+    if (const family* f = families_.find(e->descriptor.family))
+      rows_total += configs_for(*f, request_).size() * blocks_for(e->descriptor, request_).size();
   std::map<const registry_entry*, loaded_module> modules;
   std::string context_lost;  // set once a sticky error has poisoned the context
 
@@ -169,6 +179,10 @@ sweep_result runner::run(const group_callback& on_group) {
       for (const registry_entry* e : request_.variants) {
         if (e->descriptor.family != family_name) continue;
         for (unsigned block : blocks_for(e->descriptor, request_)) {
+          if (progress_)
+            progress_("running", ++rows_done, rows_total,
+                      e->descriptor.name + (block ? " block " + std::to_string(block) : std::string()) +
+                          ", " + config.describe());
           result_record r;
           r.variant = e->descriptor;
           r.config = config;
@@ -279,7 +293,7 @@ sweep_result runner::run(const group_callback& on_group) {
                             (r.check.detail.empty() ? "" : " (" + r.check.detail + ")");
               } else {
                 r.timing = measure([&](CUstream s) { op->enqueue(s); }, stream.get(),
-                                   request_.timing, flusher);
+                                   request_.timing, flusher, &clocks);
                 // The last timed run must give the same answer: a race shows up here.
                 check_result after = op->check();
                 if (!after.ok) {

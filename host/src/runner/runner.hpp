@@ -29,9 +29,17 @@ struct run_request {
   bool compile_only = false;
 };
 
+/// One template instantiation a file was compiled for.
+struct instantiation {
+  std::string name_expression;
+  unsigned block = 0;
+  std::string dtype, op;
+};
+
 /// One kernel file's compilation for this sweep.
 struct compile_record {
   const registry_entry* entry = nullptr;
+  std::vector<instantiation> instances;
   nvrtc::compile_result result;
   std::string error;  ///< a header error or an NVRTC failure; empty when it compiled
 };
@@ -42,6 +50,7 @@ struct sweep_result {
   std::string arch;
   /// An empty kernel, timed like every variant: the floor under any one-launch operation here.
   std::optional<timing_stats> launch_floor;
+  std::string clock_monitor_status;  ///< "" when SM clocks were read, else why not
   std::vector<compile_record> compiles;
   std::vector<result_record> results;
 };
@@ -51,10 +60,16 @@ struct sweep_result {
 using group_callback = std::function<void(const std::vector<result_record>&,
                                           const cuda::device_info&, const sweep_result&)>;
 
+/// Progress: a phase ("compiling", "running"), how far, and what is being done.
+using progress_callback =
+    std::function<void(const char* phase, std::size_t done, std::size_t total, const std::string& what)>;
+
 class runner {
  public:
   runner(const family_registry& families, run_request request)
       : families_(families), request_(std::move(request)) {}
+
+  void on_progress(progress_callback cb) { progress_ = std::move(cb); }
 
   /// Compiles every source variant; with compile_only, or without a device (sweep_result says
   /// why), it stops there.
@@ -63,6 +78,7 @@ class runner {
  private:
   const family_registry& families_;
   run_request request_;
+  progress_callback progress_;
 };
 
 /// The configurations (dtype x op x size) of a family that a request asks for.

@@ -1,0 +1,57 @@
+#include "report/exports.hpp"
+
+#include <sstream>
+
+namespace kl {
+namespace {
+
+// Quotes a field when it holds a separator, a quote or a line break (RFC 4180).
+std::string field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string number(const nlohmann::json& j) {
+  if (j.is_null()) return "";
+  std::ostringstream os;
+  os.precision(10);
+  if (j.is_number_float()) os << j.get<double>();
+  else os << j.dump();
+  return os.str();
+}
+
+}  // namespace
+
+void write_csv(const nlohmann::json& results, std::ostream& os) {
+  os << "family,variant,origin,block,dtype,op,size,input,seed,outcome,median_us,min_us,max_us,"
+        "mean_us,noise,samples,timed_out,flush,gbps,percent_of_peak,baseline,x_baseline,"
+        "registers,occupancy,compile_ms,load_ms,validate_ms,expected,got,message\n";
+  for (const auto& r : results.at("records")) {
+    const auto& v = r.at("variant");
+    const auto& c = r.at("config");
+    const auto& t = r.at("timing");
+    auto timing = [&](const char* key) { return t.is_null() ? std::string() : number(t.at(key)); };
+    os << field(v.at("family").get<std::string>()) << ',' << field(v.at("name").get<std::string>())
+       << ',' << field(v.at("origin").get<std::string>()) << ',' << r.at("block").get<unsigned>()
+       << ',' << field(c.at("dtype").get<std::string>()) << ',' << field(c.at("op").get<std::string>())
+       << ',' << c.at("size").get<std::uint64_t>() << ',' << field(c.at("input").get<std::string>())
+       << ',' << c.at("seed").get<std::uint64_t>() << ',' << r.at("outcome").get<std::string>()
+       << ',' << timing("median_us") << ',' << timing("min_us") << ',' << timing("max_us") << ','
+       << timing("mean_us") << ',' << timing("noise") << ',' << timing("samples") << ','
+       << timing("timed_out") << ',' << (t.is_null() ? "" : t.at("flush").get<std::string>()) << ','
+       << number(r.value("gbps", nlohmann::json())) << ','
+       << number(r.value("percent_of_peak", nlohmann::json())) << ','
+       << field(r.value("baseline", nlohmann::json()).is_null() ? "" : r.at("baseline").get<std::string>())
+       << ',' << number(r.value("x_baseline", nlohmann::json())) << ','
+       << (r.at("resources").is_null() ? "" : number(r.at("resources").at("registers"))) << ','
+       << (r.at("occupancy").is_null() ? "" : number(r.at("occupancy").at("fraction"))) << ','
+       << number(r.at("compile_ms")) << ',' << number(r.at("load_ms")) << ','
+       << number(r.at("validate_ms")) << ',' << field(r.at("expected").get<std::string>()) << ','
+       << field(r.at("got").get<std::string>()) << ',' << field(r.at("message").get<std::string>())
+       << '\n';
+  }
+}
+
+}  // namespace kl

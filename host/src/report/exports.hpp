@@ -1,0 +1,29 @@
+// What is made from a results file: CSV, the comparison of two runs, and the SVG plot.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <string>
+
+namespace kl {
+
+/// One line per record, RFC 4180 quoting, a header line first.
+void write_csv(const nlohmann::json& results, std::ostream& os);
+
+struct compare_summary {
+  int matched = 0, faster = 0, slower = 0, within_noise = 0, outcome_changed = 0;
+  int only_old = 0, only_new = 0;
+};
+
+/// Prints each record of `after` beside its match in `before` (same variant, block, dtype, op,
+/// size and input): the two medians and the change. A change is marked significant ('!') when
+/// it is larger than the noise (relative standard deviation) of both runs.
+compare_summary compare_results(const nlohmann::json& before, const nlohmann::json& after,
+                                std::ostream& os);
+
+/// Throughput per variant and block size, a panel per (dtype, op, size), with the device's peak
+/// and the baseline drawn as lines. Failed and wrong rows are marked, never drawn as bars.
+void write_svg(const nlohmann::json& results, std::ostream& os);
+
+}  // namespace kl

@@ -1,0 +1,278 @@
+#include "report/results_json.hpp"
+
+#include "report/table.hpp"
+
+// Header-only xxHash: nothing to link, nothing to install on the GPU machine.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+namespace kl {
+namespace {
+
+using nlohmann::json;
+
+json descriptor_json(const variant_descriptor& d) {
+  return {{"family", d.family},         {"name", d.name},
+          {"qualified_name", d.qualified_name()},
+          {"origin", to_string(d.origin)}, {"origin_path", d.origin_path},
+          {"entry", d.entry},           {"blocks", d.blocks},
+          {"tile", d.tile},             {"grid", to_string(d.grid)},
+          {"bounds", to_string(d.bounds)}, {"output", to_string(d.output)},
+          {"shared_bytes", d.shared_bytes}, {"workspace", d.workspace},
+          {"dtypes", d.dtypes},         {"ops", d.ops},
+          {"summary", d.summary},       {"order", d.order},
+          {"is_baseline", d.is_baseline}};
+}
+
+variant_descriptor descriptor_from_json(const json& j) {
+  variant_descriptor d;
+  d.family = j.at("family").get<std::string>();
+  d.name = j.at("name").get<std::string>();
+  d.origin = j.at("origin") == "plugin" ? origin_kind::plugin : origin_kind::source;
+  d.origin_path = j.at("origin_path").get<std::string>();
+  d.entry = j.at("entry").get<std::string>();
+  d.blocks = j.at("blocks").get<std::vector<unsigned>>();
+  d.tile = j.at("tile").get<std::string>();
+  d.grid = j.at("grid") == "resident" ? grid_kind::resident : grid_kind::tiles;
+  d.bounds = j.at("bounds") == "checked" ? bounds_kind::checked : bounds_kind::padded;
+  d.output = j.at("output") == "single" ? output_kind::single : output_kind::per_block;
+  d.shared_bytes = j.at("shared_bytes").get<std::string>();
+  d.workspace = j.at("workspace").get<std::string>();
+  d.dtypes = j.at("dtypes").get<std::vector<std::string>>();
+  d.ops = j.at("ops").get<std::vector<std::string>>();
+  d.summary = j.at("summary").get<std::string>();
+  d.order = j.at("order").get<int>();
+  d.is_baseline = j.at("is_baseline").get<bool>();
+  return d;
+}
+
+outcome outcome_from_string(const std::string& s) {
+  for (outcome o : {outcome::passed, outcome::wrong_result, outcome::failed, outcome::skipped})
+    if (s == outcome_name(o)) return o;
+  throw std::runtime_error("unknown outcome '" + s + "'");
+}
+
+}  // namespace
+
+std::string content_hash(const std::string& text) {
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx",
+                static_cast<unsigned long long>(XXH3_64bits(text.data(), text.size())));
+  return out;
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+json to_json(const result_record& r) {
+  json j = {{"variant", descriptor_json(r.variant)},
+            {"config",
+             {{"dtype", r.config.dtype},
+              {"op", r.config.op},
+              {"size", r.config.size},
+              {"input", r.config.input_mode},
+              {"seed", r.config.seed}}},
+            {"block", r.block},
+            {"outcome", outcome_name(r.status)},
+            {"message", r.message},
+            {"expected", r.check.expected},
+            {"got", r.check.got},
+            {"bytes", r.bytes},
+            {"flops", r.flops},
+            {"compile_ms", r.compile_ms},
+            {"load_ms", r.load_ms},
+            {"validate_ms", r.validate_ms}};
+  j["timing"] = nullptr;
+  if (r.timing) {
+    const auto& t = *r.timing;
+    j["timing"] = {{"samples", t.samples},       {"median_us", t.median_ms * 1e3},
+                   {"min_us", t.min_ms * 1e3},   {"max_us", t.max_ms * 1e3},
+                   {"mean_us", t.mean_ms * 1e3}, {"noise", t.noise},
+                   {"timed_out", t.timed_out},   {"flush", to_string(t.flush)},
+                   {"sm_clock_min_mhz", t.sm_clock_min_mhz},
+                   {"sm_clock_max_mhz", t.sm_clock_max_mhz},
+                   {"clock_dropped", t.clock_dropped}};
+    j["gbps"] = r.gbps();
+  }
+  j["resources"] = nullptr;
+  if (r.resources)
+    j["resources"] = {{"registers", r.resources->registers},
+                      {"static_shared_bytes", r.resources->static_shared_bytes},
+                      {"stack_frame_bytes", r.resources->stack_frame_bytes},
+                      {"spill_store_bytes", r.resources->spill_store_bytes},
+                      {"spill_load_bytes", r.resources->spill_load_bytes}};
+  j["occupancy"] = nullptr;
+  if (r.occupancy)
+    j["occupancy"] = {{"blocks_per_sm", r.occupancy->blocks_per_sm},
+                      {"fraction", r.occupancy->fraction}};
+  return j;
+}
+
+result_record record_from_json(const json& j) {
+  result_record r;
+  r.variant = descriptor_from_json(j.at("variant"));
+  const auto& c = j.at("config");
+  r.config.dtype = c.at("dtype").get<std::string>();
+  r.config.op = c.at("op").get<std::string>();
+  r.config.size = c.at("size").get<std::uint64_t>();
+  r.config.input_mode = c.at("input").get<std::string>();
+  r.config.seed = c.at("seed").get<std::uint64_t>();
+  r.block = j.at("block").get<unsigned>();
+  r.status = outcome_from_string(j.at("outcome").get<std::string>());
+  r.message = j.at("message").get<std::string>();
+  r.check.expected = j.at("expected").get<std::string>();
+  r.check.got = j.at("got").get<std::string>();
+  r.check.ok = r.status == outcome::passed;
+  r.bytes = j.at("bytes").get<double>();
+  r.flops = j.at("flops").get<double>();
+  r.compile_ms = j.at("compile_ms").get<double>();
+  r.load_ms = j.at("load_ms").get<double>();
+  r.validate_ms = j.at("validate_ms").get<double>();
+  if (!j.at("timing").is_null()) {
+    const auto& t = j.at("timing");
+    timing_stats s;
+    s.samples = t.at("samples").get<std::size_t>();
+    s.median_ms = t.at("median_us").get<double>() / 1e3;
+    s.min_ms = t.at("min_us").get<double>() / 1e3;
+    s.max_ms = t.at("max_us").get<double>() / 1e3;
+    s.mean_ms = t.at("mean_us").get<double>() / 1e3;
+    s.noise = t.at("noise").get<double>();
+    s.timed_out = t.at("timed_out").get<bool>();
+    s.flush = parse_flush_mode(t.at("flush").get<std::string>());
+    s.sm_clock_min_mhz = t.at("sm_clock_min_mhz").get<int>();
+    s.sm_clock_max_mhz = t.at("sm_clock_max_mhz").get<int>();
+    s.clock_dropped = t.at("clock_dropped").get<bool>();
+    r.timing = s;
+  }
+  if (!j.at("resources").is_null()) {
+    const auto& x = j.at("resources");
+    nvrtc::resource_usage u;
+    u.registers = x.at("registers").get<int>();
+    u.static_shared_bytes = x.at("static_shared_bytes").get<long>();
+    u.stack_frame_bytes = x.at("stack_frame_bytes").get<long>();
+    u.spill_store_bytes = x.at("spill_store_bytes").get<long>();
+    u.spill_load_bytes = x.at("spill_load_bytes").get<long>();
+    r.resources = u;
+  }
+  if (!j.at("occupancy").is_null())
+    r.occupancy = occupancy_info{j.at("occupancy").at("blocks_per_sm").get<int>(),
+                                 j.at("occupancy").at("fraction").get<double>()};
+  return r;
+}
+
+json results_to_json(const sweep_result& sweep, const run_context& ctx) {
+  json out;
+  out["format"] = "kernlab-results";
+  out["version"] = results_format_version;
+  json repro = {{"kernlab_version", ctx.kernlab_version},
+                {"nvrtc_version", ctx.nvrtc_version},
+                {"command", ctx.command},
+                {"date", ctx.date},
+                {"seed", ctx.seed},
+                {"arch", sweep.arch},
+                {"baseline", ctx.baseline},
+                {"timing",
+                 {{"warmup_runs", ctx.timing.warmup_runs},
+                  {"min_samples", ctx.timing.min_samples},
+                  {"min_time_s", ctx.timing.min_time_s},
+                  {"max_noise", ctx.timing.max_noise},
+                  {"timeout_s", ctx.timing.timeout_s},
+                  {"flush", to_string(ctx.timing.flush)}}}};
+  repro["device"] = nullptr;
+  if (sweep.device) {
+    const auto& d = *sweep.device;
+    repro["device"] = {{"name", d.name},
+                       {"uuid", d.uuid},
+                       {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+                       {"sm_count", d.sm_count},
+                       {"l2_bytes", d.l2_bytes},
+                       {"total_memory_bytes", d.total_mem},
+                       {"max_sm_clock_mhz", d.sm_clock_khz / 1000},
+                       {"memory_clock_mhz", d.mem_clock_khz / 1000},
+                       {"bus_width_bits", d.bus_width_bits},
+                       {"peak_bandwidth_gbs", d.peak_bandwidth() / 1e9},
+                       {"driver_version", std::to_string(d.driver_version / 1000) + "." +
+                                              std::to_string(d.driver_version % 1000 / 10)}};
+  } else {
+    repro["no_device_reason"] = sweep.no_device_reason;
+  }
+  repro["launch_floor_us"] = nullptr;
+  if (sweep.launch_floor) repro["launch_floor_us"] = sweep.launch_floor->median_ms * 1e3;
+  json sources = json::array();
+  for (const auto& c : sweep.compiles) {
+    const auto& d = c.entry->descriptor;
+    sources.push_back({{"variant", d.qualified_name()},
+                       {"path", d.origin_path},
+                       {"source_hash", content_hash(c.entry->source)},
+                       {"compile_options", c.result.options},
+                       {"compile_ms", c.result.milliseconds},
+                       {"error", c.error}});
+  }
+  repro["sources"] = sources;
+  out["reproducibility"] = repro;
+
+  json records = json::array();
+  for (const auto& r : sweep.results) {
+    json j = to_json(r);
+    j["percent_of_peak"] = nullptr;
+    if (r.timing && sweep.device)
+      j["percent_of_peak"] = r.gbps() * 1e9 / sweep.device->peak_bandwidth() * 100.0;
+    records.push_back(std::move(j));
+  }
+  // The baseline ratio of each record, within its group (dtype, op, size).
+  std::map<std::string, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < sweep.results.size(); ++i) {
+    const auto& c = sweep.results[i].config;
+    groups[c.dtype + "|" + c.op + "|" + std::to_string(c.size)].push_back(i);
+  }
+  for (const auto& [key, idx] : groups) {
+    std::vector<result_record> group;
+    for (auto i : idx) group.push_back(sweep.results[i]);
+    const result_record* base = find_baseline(group, ctx.baseline);
+    for (auto i : idx) {
+      records[i]["baseline"] = base ? json(base->variant.qualified_name()) : json(nullptr);
+      records[i]["x_baseline"] = nullptr;
+      if (base && sweep.results[i].timing)
+        records[i]["x_baseline"] = base->timing->median_ms / sweep.results[i].timing->median_ms;
+    }
+  }
+  out["records"] = records;
+  return out;
+}
+
+std::vector<result_record> records_from_results(const json& j) {
+  if (!j.is_object() || j.value("format", "") != "kernlab-results")
+    throw std::runtime_error("not a kernlab results file (no \"format\": \"kernlab-results\")");
+  const int version = j.value("version", 0);
+  if (version != results_format_version)
+    throw std::runtime_error("results format version " + std::to_string(version) +
+                             "; this kernlab reads version " + std::to_string(results_format_version));
+  std::vector<result_record> out;
+  for (const auto& r : j.at("records")) out.push_back(record_from_json(r));
+  return out;
+}
+
+json read_results_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot be read");
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    throw std::runtime_error(path + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+}  // namespace kl

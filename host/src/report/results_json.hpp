@@ -1,0 +1,48 @@
+// The results file (--json): one record per (variant, configuration), and a reproducibility
+// block that says where and how they were measured. The format is documented in
+// docs/results_format.md; `version` changes whenever a field changes meaning or goes away.
+#pragma once
+
+#include "runner/result.hpp"
+#include "runner/runner.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kl {
+
+constexpr int results_format_version = 1;
+
+/// What the records came from, beyond the records themselves.
+struct run_context {
+  std::vector<std::string> command;  ///< argv
+  std::string date;                  ///< ISO 8601, UTC
+  std::string kernlab_version;
+  std::string nvrtc_version;
+  std::uint64_t seed = 0;
+  timing_options timing;
+  std::string baseline;              ///< the --baseline name, "" for the family's library
+};
+
+nlohmann::json to_json(const result_record& r);
+result_record record_from_json(const nlohmann::json& j);
+
+/// The whole file: context, device, launch floor, kernel sources (hash and options), records.
+nlohmann::json results_to_json(const sweep_result& sweep, const run_context& ctx);
+
+/// The records of a results file; throws std::runtime_error naming the problem for a file that
+/// is not a kernlab results file of a version this kernlab reads.
+std::vector<result_record> records_from_results(const nlohmann::json& j);
+
+/// Reads and parses a results file; errors name the file.
+nlohmann::json read_results_file(const std::string& path);
+
+/// A stable 64-bit content hash, printed as 16 hex digits (xxHash3).
+std::string content_hash(const std::string& text);
+
+/// "2026-11-22T03:45:13Z"
+std::string utc_now_iso8601();
+
+}  // namespace kl
