@@ -12,8 +12,8 @@ src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt)
 if [ "$src" != "$here" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$here" "$src"; fi
 cd "$src" || exit 1
 
-{ date -u; nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } > "$out/device.txt" 2>&1
-cat "$out/device.txt"
+{ date -u; nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } > "$out/device.log" 2>&1
+cat "$out/device.log"
 
 step() {  # step NAME SECONDS COMMAND...
   local name=$1 secs=$2; shift 2
@@ -26,8 +26,12 @@ step() {  # step NAME SECONDS COMMAND...
 }
 
 step ctest 120 ctest --test-dir build --output-on-failure -j4
+cat "$out/device.log" >> "$out/ctest.log" && rm "$out/device.log"
 step readme_example 20 ./build/kernlab --variant reduce5 --block 512
-step sweep_2e28 150 ./build/kernlab --problem reduce --variant all --block all --size 2^28 --dtype int32,float32
-step beyond_seeds 220 ./build/kernlab --variant reduce6,reduce_complete_unroll,reduce_shfl,reduce_vec4,reduce_multi_acc,reduce_persistent,reduce_single_pass,cub --block all --size 2^20,2^24,2^28 --dtype int32,float32
-# The same kernels with nvbench's write flush, to show what the flush method does to the numbers.
-step flush_write 40 ./build/kernlab --variant reduce_multi_acc,reduce_single_pass,cub --block 512,1024 --size 2^20,2^24 --dtype int32 --flush write
+# The same sweep twice, back to back, with nvbench's stopping rule (the config's quick settings
+# overridden), then the comparison and the plot of the second.
+sweep="./build/kernlab --problem reduce --variant all --block all --size 2^28 --dtype int32,float32 --min-time 0.5 --timeout 15"
+step run1 200 $sweep --json "$out/run1.json"
+step run2 200 $sweep --json "$out/run2.json"
+step compare 20 ./build/kernlab compare "$out/run1.json" "$out/run2.json"
+./build/kernlab plot "$out/run2.json" -o "$out/sweep.svg"
