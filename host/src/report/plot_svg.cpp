@@ -50,7 +50,7 @@ struct panel {
   std::string baseline_name;
 };
 
-constexpr int bar_w = 11, cluster_gap = 14, left = 78, right = 24, plot_h = 240, top = 46,
+constexpr int bar_w = 11, cluster_gap = 14, left = 112, right = 24, plot_h = 240, top = 46,
               label_h = 170, panel_gap = 20;
 
 }  // namespace
@@ -66,6 +66,7 @@ void write_svg(const json& results, std::ostream& os) {
   std::map<std::string, std::size_t> index;
   std::vector<unsigned> blocks_seen;
   for (const auto& r : results.at("records")) {
+    if (r.at("outcome") == "skipped") continue;  // it has nothing to show, not even a failure
     const auto& c = r.at("config");
     const std::string title = r.at("variant").at("family").get<std::string>() + " " +
                               c.at("dtype").get<std::string>() + " " + c.at("op").get<std::string>() +
@@ -116,7 +117,7 @@ void write_svg(const json& results, std::ostream& os) {
   os << "<line x1=\"" << lx << "\" y1=\"33\" x2=\"" << lx + 24 << "\" y2=\"33\" stroke=\"#D55E00\" "
         "stroke-dasharray=\"5,3\" stroke-width=\"2\"/><text x=\""
      << lx + 28 << "\" y=\"37\">theoretical peak</text>\n";
-  lx += 120;
+  lx += 140;
   os << "<line x1=\"" << lx << "\" y1=\"33\" x2=\"" << lx + 24 << "\" y2=\"33\" stroke=\"#000000\" "
         "stroke-dasharray=\"2,2\" stroke-width=\"2\"/><text x=\""
      << lx + 28 << "\" y=\"37\">baseline</text>\n";
@@ -144,7 +145,7 @@ void write_svg(const json& results, std::ostream& os) {
          << "\" text-anchor=\"end\">" << num(g, "%.0f") << (peak > 0 ? " (" + std::to_string(25 * k) + "%)" : "")
          << "</text>\n";
     }
-    os << "<text x=\"14\" y=\"" << y0 + top + plot_h / 2 << "\" transform=\"rotate(-90 14 "
+    os << "<text x=\"16\" y=\"" << y0 + top + plot_h / 2 << "\" transform=\"rotate(-90 16 "
        << y0 + top + plot_h / 2 << ")\" text-anchor=\"middle\">GB/s (% of peak)</text>\n";
     int x = left + cluster_gap / 2;
     for (const auto& v : p.variants) {
