@@ -1,9 +1,37 @@
 #include "cuda/resources.hpp"
 
+#include <atomic>
+#include <chrono>
+
 namespace kl::cuda {
 namespace {
 const driver& drv() { return driver::get(); }
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+// When the current wait began (0: none). Only one thread waits on the GPU at a time.
+std::atomic<std::int64_t> wait_began_ns{0};
 }  // namespace
+
+wait_scope::wait_scope() {
+  std::int64_t expected = 0;
+  outermost_ = wait_began_ns.compare_exchange_strong(expected, now_ns());
+}
+wait_scope::~wait_scope() {
+  if (outermost_) wait_began_ns.store(0);
+}
+double wait_scope::waiting_ms() {
+  const std::int64_t began = wait_began_ns.load();
+  return began == 0 ? 0.0 : static_cast<double>(now_ns() - began) / 1e6;
+}
+
+void synchronize_context() {
+  wait_scope waiting;
+  KL_CU(cuCtxSynchronize());
+}
 
 primary_context::primary_context(CUdevice device) : device_(device) {
   KL_CU(cuDevicePrimaryCtxRetain(&ctx_, device_));
@@ -31,17 +59,24 @@ void device_buffer::upload(const void* host, std::size_t bytes, std::size_t offs
 }
 void device_buffer::download(void* host, std::size_t bytes, std::size_t offset) const {
   if (bytes == 0) return;
+  wait_scope waiting;  // a synchronous copy waits for the kernels before it
   KL_CU(cuMemcpyDtoH(host, ptr_ + offset, bytes));
 }
 
 stream::stream() { KL_CU(cuStreamCreate(&s_, CU_STREAM_NON_BLOCKING)); }
 stream::~stream() { drv().cuStreamDestroy(s_); }
-void stream::synchronize() const { KL_CU(cuStreamSynchronize(s_)); }
+void stream::synchronize() const {
+  wait_scope waiting;
+  KL_CU(cuStreamSynchronize(s_));
+}
 
 event::event() { KL_CU(cuEventCreate(&e_, CU_EVENT_DEFAULT)); }
 event::~event() { drv().cuEventDestroy(e_); }
 void event::record(CUstream s) { KL_CU(cuEventRecord(e_, s)); }
-void event::synchronize() const { KL_CU(cuEventSynchronize(e_)); }
+void event::synchronize() const {
+  wait_scope waiting;
+  KL_CU(cuEventSynchronize(e_));
+}
 float event::elapsed_since(const event& start) const {
   float ms = 0;
   KL_CU(cuEventElapsedTime(&ms, start.e_, e_));

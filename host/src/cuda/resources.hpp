@@ -10,6 +10,25 @@
 
 namespace kl::cuda {
 
+/// Marks the process as blocked on the GPU for the scope's life. A worker's heartbeat reports
+/// how long it has been waiting, which is what the watchdog judges: a kernel that never finishes
+/// shows as a wait that only grows, while CPU work (making inputs) does not count.
+class wait_scope {
+ public:
+  wait_scope();
+  ~wait_scope();
+  wait_scope(const wait_scope&) = delete;
+  wait_scope& operator=(const wait_scope&) = delete;
+  /// Milliseconds the current wait has lasted; 0 when nothing waits on the GPU.
+  static double waiting_ms();
+
+ private:
+  bool outermost_ = false;
+};
+
+/// cuCtxSynchronize, as a wait the watchdog can see.
+void synchronize_context();
+
 /// Retains a device's primary context (the one the CUDA runtime, and so plugins, also use) and
 /// makes it current on the calling thread.
 class primary_context {

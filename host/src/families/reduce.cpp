@@ -205,7 +205,7 @@ class reduce_problem final : public problem {
     input_ = cuda::device_buffer(padded_len_ * 4);
     input_.upload(input_host_.data(), c.size * 4);
     fill(input_, c.size, padded_len_ - c.size);
-    KL_CU(cuCtxSynchronize());
+    cuda::synchronize_context();
   }
 
   const problem_config& config() const override { return config_; }
@@ -285,7 +285,7 @@ class source_reduce final : public operation {
         KL_CU(cuMemsetD8Async(workspaces_.back().get(), 0, workspaces_.back().bytes(), nullptr));
       }
     }
-    KL_CU(cuCtxSynchronize());
+    cuda::synchronize_context();
   }
 
   void enqueue(CUstream stream) override {
@@ -349,7 +349,7 @@ class plugin_reduce final : public operation {
       args_.workspace_bytes = bytes;
     }
     if (k.desc->prepare) call("prepare", k.desc->prepare(&args_, error_, sizeof error_));
-    KL_CU(cuCtxSynchronize());
+    cuda::synchronize_context();
   }
 
   void enqueue(CUstream stream) override {

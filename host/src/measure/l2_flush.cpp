@@ -69,7 +69,7 @@ l2_flusher::l2_flusher(flush_mode mode, std::size_t l2_bytes, const std::string&
   KL_CU(cuDeviceGet(&device, 0));
   KL_CU(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
   grid_ = static_cast<unsigned>(std::max(1, per_sm * sms));
-  KL_CU(cuCtxSynchronize());
+  cuda::synchronize_context();
 }
 
 l2_flusher::~l2_flusher() = default;

@@ -47,7 +47,10 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
   double next_clock_read = 0.05;
 
   for (int i = 0; i < opt.warmup_runs; ++i) op(stream);
-  KL_CU(cuStreamSynchronize(stream));
+  {
+    cuda::wait_scope waiting;
+    KL_CU(cuStreamSynchronize(stream));
+  }
 
   std::vector<double> samples;
   double sampled_s = 0;

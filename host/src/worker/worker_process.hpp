@@ -1,0 +1,50 @@
+// A child process that runs kernels for kernlab: started once, restarted only after it dies or
+// hangs. Frames travel on dedicated pipes (the child's fds 3 and 4), never on stdout, so that
+// nothing a kernel, plugin or library prints can corrupt the protocol; the child's stdout goes to
+// kernlab's stderr.
+#pragma once
+
+#include "worker/protocol.hpp"
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kl::worker {
+
+/// The child's ends of the pipes.
+constexpr int child_in_fd = 3;
+constexpr int child_out_fd = 4;
+
+class worker_process {
+ public:
+  /// Starts argv[0] (a path) with argv; throws std::runtime_error if it cannot be started.
+  explicit worker_process(const std::vector<std::string>& argv);
+  ~worker_process();
+  worker_process(const worker_process&) = delete;
+  worker_process& operator=(const worker_process&) = delete;
+
+  void send(const message& m) { write_message(to_child_, m); }
+  /// The next message, or nothing if `timeout_ms` passes first. Throws protocol_error when the
+  /// child has gone (its pipe closed).
+  std::optional<message> receive(int timeout_ms) { return read_message(from_child_, timeout_ms); }
+
+  /// Kills the child (SIGKILL) if it still runs, reaps it, and says how it ended.
+  std::string stop();
+  /// Waits for a child whose pipe closed, and says how it ended ("exited with code 3",
+  /// "killed by signal 11 (Segmentation fault)").
+  std::string wait_for_exit();
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+  int to_child_ = -1, from_child_ = -1;
+  std::string ended_;
+};
+
+/// "exited with code 3" / "killed by signal 11 (Segmentation fault)" from a wait status.
+std::string describe_exit(int status);
+
+}  // namespace kl::worker

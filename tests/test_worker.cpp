@@ -1,0 +1,134 @@
+// The worker protocol and process handling, with a fake worker that exits, crashes, hangs or
+// writes garbage on purpose; and the journal that --resume reads. No GPU needed.
+#include "runner/journal.hpp"
+#include "test_util.hpp"
+#include "worker/protocol.hpp"
+#include "worker/worker_process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <chrono>
+
+namespace kl {
+namespace {
+
+using namespace worker;
+
+message job(const std::string& action) { return {message_type::job, {{"action", action}, {"id", 42}}}; }
+
+struct fake : ::testing::Test {
+  worker_process w{{FAKE_WORKER}};
+  void SetUp() override {
+    const auto ready = w.receive(5000);
+    ASSERT_TRUE(ready.has_value());
+    ASSERT_EQ(ready->type, message_type::ready);
+  }
+};
+
+TEST_F(fake, RoundTrip) {
+  w.send(job("echo"));
+  const auto r = w.receive(5000);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->type, message_type::result);
+  EXPECT_EQ(r->payload["id"], 42);
+}
+
+TEST_F(fake, BinaryPayloadsTravelIntact) {
+  std::vector<std::uint8_t> image(3 << 20);
+  for (std::size_t i = 0; i < image.size(); ++i) image[i] = static_cast<std::uint8_t>(i * 7);
+  message m = job("echo");
+  m.payload["cubin"] = nlohmann::json::binary(image);
+  w.send(m);
+  const auto r = w.receive(5000);
+  ASSERT_TRUE(r.has_value());
+  const std::vector<std::uint8_t>& back = r->payload["cubin"].get_binary();
+  EXPECT_TRUE(back == image);
+}
+
+TEST_F(fake, HeartbeatsThenResult) {
+  w.send(job("heartbeats"));
+  int beats = 0;
+  for (;;) {
+    const auto r = w.receive(5000);
+    ASSERT_TRUE(r.has_value());
+    if (r->type == message_type::heartbeat) {
+      ++beats;
+      continue;
+    }
+    EXPECT_EQ(r->type, message_type::result);
+    break;
+  }
+  EXPECT_EQ(beats, 3);
+}
+
+TEST_F(fake, StdoutNeverReachesTheProtocol) {
+  w.send(job("print"));
+  const auto r = w.receive(5000);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->type, message_type::result);
+}
+
+TEST_F(fake, ExitIsSeenAndDescribed) {
+  w.send(job("exit"));
+  EXPECT_THROW(w.receive(5000), protocol_error);
+  EXPECT_EQ(w.wait_for_exit(), "exited with code 7");
+}
+
+TEST_F(fake, CrashIsSeenAndDescribed) {
+  w.send(job("segv"));
+  EXPECT_THROW(w.receive(5000), protocol_error);
+  EXPECT_EQ(w.wait_for_exit(), "killed by signal 11 (Segmentation fault)");
+}
+
+TEST_F(fake, HangTimesOutAndIsKilled) {
+  w.send(job("hang"));
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(w.receive(300).has_value());
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(250));
+  EXPECT_EQ(w.stop(), "killed by signal 9 (Killed)");
+}
+
+TEST_F(fake, GarbageIsAProtocolError) {
+  w.send(job("garbage"));
+  EXPECT_THROW(w.receive(5000), protocol_error);
+}
+
+TEST(Worker, MissingProgramIsAClearError) {
+  EXPECT_THROW(worker_process({"/no/such/kernlab-worker"}), std::runtime_error);
+}
+
+TEST(Journal, ResumeSeesDoneAndInFlight) {
+  test::temp_dir dir("journal");
+  const std::string path = dir.str() + "/sub/journal.log";
+  {
+    journal j(path, true);
+    j.started("a");
+    j.finished("a", "passed");
+    j.started("b");
+    j.finished("b", "wrong_result");
+    j.started("c");  // the machine went down here
+  }
+  auto s = journal::read(path);
+  EXPECT_EQ(s.done.size(), 2u);
+  EXPECT_EQ(s.done["b"], "wrong_result");
+  EXPECT_EQ(s.in_flight, std::set<std::string>{"c"});
+  {
+    journal j(path, false);  // --resume appends
+    j.started("d");
+    j.finished("d", "passed");
+  }
+  s = journal::read(path);
+  EXPECT_EQ(s.done.size(), 3u);
+  EXPECT_EQ(s.in_flight.count("c"), 1u);
+  // A torn last line (a write cut short) is ignored.
+  dir.write("sub/journal.log", test::read_file(path) + "sta");
+  EXPECT_EQ(journal::read(path).done.size(), 3u);
+  { journal fresh(path, true); }
+  EXPECT_TRUE(journal::read(path).done.empty());
+  EXPECT_TRUE(journal::read(dir.str() + "/absent.log").done.empty());
+}
+
+}  // namespace
+}  // namespace kl
