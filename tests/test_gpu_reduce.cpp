@@ -60,6 +60,7 @@ struct sweep_fixture {
     r.sizes = n;
     r.include_dirs = {kernels + "/include", test::kernels_dir() + "/include", test::cuda_include()};
     r.timing = quick_timing();
+    r.worker_command = {KERNLAB_BINARY, "--worker"};  // the product's path: kernels in a worker
     return r;
   }
 };

@@ -117,6 +117,7 @@ TEST(Readme, ExampleVariantCompilesAndValidates) {
   r.timing.min_samples = 1;
   r.timing.min_time_s = 0;
   r.timing.timeout_s = 1;
+  r.worker_command = {KERNLAB_BINARY, "--worker"};
   bool have_gpu = true;
   try {
     cuda::driver::get();

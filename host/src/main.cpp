@@ -8,7 +8,9 @@
 #include "report/exports.hpp"
 #include "report/results_json.hpp"
 #include "report/table.hpp"
+#include "runner/journal.hpp"
 #include "runner/runner.hpp"
+#include "worker/executor.hpp"
 
 #include <unistd.h>
 
@@ -166,6 +168,7 @@ int run(int argc, char** argv) {
         throw kl::usage_error("--size " + std::to_string(n) + ": family " + f->name() +
                               " takes at most " + std::to_string(f->max_size()) + " elements");
   }
+  std::error_code ec;
   req.blocks = opt.blocks;
   req.dtypes = opt.dtypes;
   req.ops = opt.ops;
@@ -176,6 +179,24 @@ int run(int argc, char** argv) {
   req.include_dirs = include_dirs(opt);
   req.timing = opt.timing;
   req.compile_only = opt.compile_only || opt.resources;
+  req.in_process = opt.in_process;
+  req.worker_command = {(executable_dir() / "kernlab").string(), "--worker"};
+  if (const fs::path self = fs::read_symlink("/proc/self/exe", ec); !ec) req.worker_command[0] = self.string();
+  req.kernel_timeout_s = opt.kernel_timeout_s;
+  req.journal_path = opt.journal_path.empty() ? kl::default_journal_path() : opt.journal_path;
+  req.resume = opt.resume;
+  req.sanitize = opt.sanitize;
+  if (!req.sanitize.empty()) {
+    // Under a sanitizer a kernel runs orders of magnitude slower: validate, time once.
+    req.timing.warmup_runs = 0;
+    req.timing.min_samples = 1;
+    req.timing.min_time_s = 0;
+    req.timing.timeout_s = 1;
+    req.timing.flush = kl::flush_mode::none;
+    const char* home = std::getenv("CUDA_HOME");
+    const fs::path candidate = fs::path(home ? home : "/usr/local/cuda") / "bin" / "compute-sanitizer";
+    if (fs::exists(candidate, ec)) req.sanitizer = candidate.string();
+  }
 
   kl::runner runner(families, req);
   kl::table_options table;
@@ -252,6 +273,8 @@ int run(int argc, char** argv) {
       if (!c.error.empty()) return 1;
     return 0;
   }
+  if (sweep.workers_started > 1)
+    std::cout << "(" << sweep.workers_started - 1 << " worker restart(s): see the CRASHED and TIMEOUT rows)\n";
   if (!sweep.clock_monitor_status.empty())
     std::cout << "(SM clocks not monitored: " << sweep.clock_monitor_status << ")\n";
   write_outputs();
@@ -261,6 +284,17 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // `kernlab --worker`: the child process that runs kernels for a kernlab that started it.
+  if (argc == 2 && std::string(argv[1]) == "--worker") {
+    try {
+      kl::family_registry families;
+      kl::register_builtin_families(families);
+      return kl::worker_main(families);
+    } catch (const std::exception& e) {
+      std::cerr << "kernlab worker: " << e.what() << "\n";
+      return 1;
+    }
+  }
   try {
     return run(argc, argv);
   } catch (const kl::usage_error& e) {

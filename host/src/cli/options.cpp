@@ -45,6 +45,13 @@ po::options_description make_description() {
     ("timeout", po::value<double>(), "stop sampling after this many seconds (default 15)")
     ("hot", po::bool_switch(), "do not flush L2 between samples (same as --flush none)")
     ("flush", po::value<std::string>(), "how L2 is made cold before each sample: read (default; reads a clean buffer twice the L2), write (writes one, as nvbench does), none");
+  po::options_description safety("Isolation and recovery");
+  safety.add_options()
+    ("kernel-timeout", po::value<double>(), "a launch still running after this many seconds is a hang: its worker is stopped (default 10)")
+    ("in-process", po::bool_switch(), "run kernels in kernlab itself, not in a worker process (a crash then ends the sweep's GPU work)")
+    ("journal", po::value<std::string>(), "the journal file (default: ~/.cache/kernlab/journal.log)")
+    ("resume", po::bool_switch(), "skip the rows the journal says finished; mark the one that was running as suspect")
+    ("sanitize", po::value<std::string>()->implicit_value("memcheck,racecheck"), "run each variant under compute-sanitizer: memcheck, racecheck (a list; validation only, no timing)");
   po::options_description outputs("Outputs");
   outputs.add_options()
     ("json", po::value<std::string>(), "write every record, with the reproducibility block, to FILE (docs/results_format.md)")
@@ -59,7 +66,7 @@ po::options_description make_description() {
     ("compile-only", po::bool_switch(), "compile the selected variants for every block size and exit (no GPU needed)")
     ("resources", po::bool_switch(), "show registers, shared memory, spills and occupancy per configuration, without timing (no GPU needed)");
   po::options_description all;
-  all.add(actions).add(select).add(where).add(timing).add(outputs);
+  all.add(actions).add(select).add(where).add(timing).add(safety).add(outputs);
   return all;
 }
 
@@ -230,6 +237,18 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.markdown = vm["markdown"].as<bool>();
   o.resources = vm["resources"].as<bool>();
   o.output_path = str("output", "");
+  o.in_process = vm["in-process"].as<bool>();
+  if (vm.count("kernel-timeout")) o.kernel_timeout_s = vm["kernel-timeout"].as<double>();
+  if (o.kernel_timeout_s <= 0) throw usage_error("--kernel-timeout must be positive");
+  o.journal_path = str("journal", "");
+  o.resume = vm["resume"].as<bool>();
+  if (vm.count("sanitize")) {
+    o.sanitize = split_list(vm["sanitize"].as<std::string>());
+    for (const auto& tool : o.sanitize)
+      if (tool != "memcheck" && tool != "racecheck" && tool != "synccheck" && tool != "initcheck")
+        throw usage_error("--sanitize: unknown tool '" + tool + "' (memcheck, racecheck, synccheck, initcheck)");
+    if (o.in_process) throw usage_error("--sanitize runs kernels in sanitized workers; it cannot be --in-process");
+  }
   if (vm.count("command")) o.command = vm["command"].as<std::vector<std::string>>();
   if (!o.command.empty()) {
     const std::string& c = o.command[0];

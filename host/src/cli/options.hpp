@@ -43,6 +43,12 @@ struct cli_options {
   bool markdown = false;            ///< tables as markdown
   bool resources = false;           ///< --resources: registers, shared memory, occupancy; no timing
   std::string output_path;          ///< -o FILE, for `plot`
+  // Isolation and recovery.
+  bool in_process = false;           ///< run kernels in kernlab itself (no worker process)
+  double kernel_timeout_s = 10;      ///< a launch that runs longer is a hang
+  std::string journal_path;          ///< "" for the default
+  bool resume = false;
+  std::vector<std::string> sanitize;  ///< compute-sanitizer tools
   /// A subcommand and its arguments: {"compare", "a.json", "b.json"}, {"plot", "r.json"}.
   std::vector<std::string> command;
 };

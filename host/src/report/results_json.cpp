@@ -54,7 +54,8 @@ variant_descriptor descriptor_from_json(const json& j) {
 }
 
 outcome outcome_from_string(const std::string& s) {
-  for (outcome o : {outcome::passed, outcome::wrong_result, outcome::failed, outcome::skipped})
+  for (outcome o : {outcome::passed, outcome::wrong_result, outcome::failed, outcome::skipped,
+                    outcome::crashed, outcome::timeout, outcome::suspect})
     if (s == outcome_name(o)) return o;
   throw std::runtime_error("unknown outcome '" + s + "'");
 }
@@ -77,6 +78,51 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
+json to_json(const timing_stats& t) {
+  return {{"samples", t.samples},       {"median_us", t.median_ms * 1e3},
+          {"min_us", t.min_ms * 1e3},   {"max_us", t.max_ms * 1e3},
+          {"mean_us", t.mean_ms * 1e3}, {"noise", t.noise},
+          {"timed_out", t.timed_out},   {"flush", to_string(t.flush)},
+          {"sm_clock_min_mhz", t.sm_clock_min_mhz},
+          {"sm_clock_max_mhz", t.sm_clock_max_mhz},
+          {"clock_dropped", t.clock_dropped}};
+}
+
+timing_stats timing_stats_from_json(const json& t) {
+  timing_stats s;
+  s.samples = t.at("samples").get<std::size_t>();
+  s.median_ms = t.at("median_us").get<double>() / 1e3;
+  s.min_ms = t.at("min_us").get<double>() / 1e3;
+  s.max_ms = t.at("max_us").get<double>() / 1e3;
+  s.mean_ms = t.at("mean_us").get<double>() / 1e3;
+  s.noise = t.at("noise").get<double>();
+  s.timed_out = t.at("timed_out").get<bool>();
+  s.flush = parse_flush_mode(t.at("flush").get<std::string>());
+  s.sm_clock_min_mhz = t.at("sm_clock_min_mhz").get<int>();
+  s.sm_clock_max_mhz = t.at("sm_clock_max_mhz").get<int>();
+  s.clock_dropped = t.at("clock_dropped").get<bool>();
+  return s;
+}
+
+json to_json(const timing_options& t) {
+  return {{"warmup_runs", t.warmup_runs}, {"min_samples", t.min_samples},
+          {"max_samples", t.max_samples}, {"min_time_s", t.min_time_s},
+          {"max_noise", t.max_noise},     {"timeout_s", t.timeout_s},
+          {"flush", to_string(t.flush)}};
+}
+
+timing_options timing_options_from_json(const json& j) {
+  timing_options t;
+  t.warmup_runs = j.at("warmup_runs");
+  t.min_samples = j.at("min_samples");
+  t.max_samples = j.at("max_samples");
+  t.min_time_s = j.at("min_time_s");
+  t.max_noise = j.at("max_noise");
+  t.timeout_s = j.at("timeout_s");
+  t.flush = parse_flush_mode(j.at("flush"));
+  return t;
+}
+
 json to_json(const result_record& r) {
   json j = {{"variant", descriptor_json(r.variant)},
             {"config",
@@ -94,17 +140,12 @@ json to_json(const result_record& r) {
             {"flops", r.flops},
             {"compile_ms", r.compile_ms},
             {"load_ms", r.load_ms},
-            {"validate_ms", r.validate_ms}};
+            {"validate_ms", r.validate_ms},
+            {"sanitizer", r.sanitizer},
+            {"sanitizer_findings", r.sanitizer_findings}};
   j["timing"] = nullptr;
   if (r.timing) {
-    const auto& t = *r.timing;
-    j["timing"] = {{"samples", t.samples},       {"median_us", t.median_ms * 1e3},
-                   {"min_us", t.min_ms * 1e3},   {"max_us", t.max_ms * 1e3},
-                   {"mean_us", t.mean_ms * 1e3}, {"noise", t.noise},
-                   {"timed_out", t.timed_out},   {"flush", to_string(t.flush)},
-                   {"sm_clock_min_mhz", t.sm_clock_min_mhz},
-                   {"sm_clock_max_mhz", t.sm_clock_max_mhz},
-                   {"clock_dropped", t.clock_dropped}};
+    j["timing"] = to_json(*r.timing);
     j["gbps"] = r.gbps();
   }
   j["resources"] = nullptr;
@@ -141,22 +182,9 @@ result_record record_from_json(const json& j) {
   r.compile_ms = j.at("compile_ms").get<double>();
   r.load_ms = j.at("load_ms").get<double>();
   r.validate_ms = j.at("validate_ms").get<double>();
-  if (!j.at("timing").is_null()) {
-    const auto& t = j.at("timing");
-    timing_stats s;
-    s.samples = t.at("samples").get<std::size_t>();
-    s.median_ms = t.at("median_us").get<double>() / 1e3;
-    s.min_ms = t.at("min_us").get<double>() / 1e3;
-    s.max_ms = t.at("max_us").get<double>() / 1e3;
-    s.mean_ms = t.at("mean_us").get<double>() / 1e3;
-    s.noise = t.at("noise").get<double>();
-    s.timed_out = t.at("timed_out").get<bool>();
-    s.flush = parse_flush_mode(t.at("flush").get<std::string>());
-    s.sm_clock_min_mhz = t.at("sm_clock_min_mhz").get<int>();
-    s.sm_clock_max_mhz = t.at("sm_clock_max_mhz").get<int>();
-    s.clock_dropped = t.at("clock_dropped").get<bool>();
-    r.timing = s;
-  }
+  r.sanitizer = j.value("sanitizer", "");
+  r.sanitizer_findings = j.value("sanitizer_findings", false);
+  if (!j.at("timing").is_null()) r.timing = timing_stats_from_json(j.at("timing"));
   if (!j.at("resources").is_null()) {
     const auto& x = j.at("resources");
     nvrtc::resource_usage u;
@@ -184,13 +212,7 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
                 {"seed", ctx.seed},
                 {"arch", sweep.arch},
                 {"baseline", ctx.baseline},
-                {"timing",
-                 {{"warmup_runs", ctx.timing.warmup_runs},
-                  {"min_samples", ctx.timing.min_samples},
-                  {"min_time_s", ctx.timing.min_time_s},
-                  {"max_noise", ctx.timing.max_noise},
-                  {"timeout_s", ctx.timing.timeout_s},
-                  {"flush", to_string(ctx.timing.flush)}}}};
+                {"timing", to_json(ctx.timing)}};
   repro["device"] = nullptr;
   if (sweep.device) {
     const auto& d = *sweep.device;

@@ -27,6 +27,10 @@ struct run_context {
 };
 
 nlohmann::json to_json(const result_record& r);
+nlohmann::json to_json(const timing_stats& t);
+timing_stats timing_stats_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const timing_options& t);
+timing_options timing_options_from_json(const nlohmann::json& j);
 result_record record_from_json(const nlohmann::json& j);
 
 /// The whole file: context, device, launch floor, kernel sources (hash and options), records.

@@ -58,8 +58,11 @@ const result_record* find_baseline(const std::vector<result_record>& group,
 }
 
 int exit_code_for(const std::vector<result_record>& results) {
-  for (const auto& r : results)
-    if (r.status == outcome::failed || r.status == outcome::wrong_result) return 1;
+  for (const auto& r : results) {
+    if (r.status != outcome::passed && r.status != outcome::skipped) return 1;
+    // A sanitizer finding is a failure too, even if the result happened to be right.
+    if (r.sanitizer_findings) return 1;
+  }
   return 0;
 }
 
@@ -189,6 +192,7 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       }
       trailer = msg;
     }
+    if (!r.sanitizer.empty()) trailer += (trailer.empty() ? "" : "; ") + r.sanitizer;
     t.rows.push_back(std::move(row));
     t.trailers.push_back(std::move(trailer));
   }

@@ -15,7 +15,10 @@ enum class outcome {
   passed,        ///< validated, then timed
   wrong_result,  ///< ran, but the output differs from the reference
   failed,        ///< could not run: compile error, bad header, launch or plugin error
-  skipped        ///< cannot run here (unsupported block, dtype, device limit); not a failure
+  skipped,       ///< cannot run here (unsupported block, dtype, device limit); not a failure
+  crashed,       ///< the kernel (or plugin) faulted: a sticky CUDA error, or the worker died
+  timeout,       ///< a launch did not finish within --kernel-timeout; the worker was killed
+  suspect        ///< was running when an earlier run went down (--resume); not run again
 };
 /// The table's word for an outcome ("passed", "WRONG", ...).
 const char* to_string(outcome);
@@ -40,6 +43,8 @@ struct result_record {
   std::optional<occupancy_info> occupancy;
   double bytes = 0, flops = 0;
   double compile_ms = 0, load_ms = 0, validate_ms = 0;
+  std::string sanitizer;  ///< compute-sanitizer's verdicts ("memcheck: clean, racecheck: ..."), if run
+  bool sanitizer_findings = false;  ///< any tool reported an error or a hazard
 
   double gbps() const { return timing && timing->median_ms > 0 ? bytes / (timing->median_ms * 1e6) : 0; }
 };

@@ -1,6 +1,10 @@
 #include "runner/runner.hpp"
 
 #include "cuda/resources.hpp"
+#include "runner/journal.hpp"
+#include "worker/executor.hpp"
+
+#include <fstream>
 
 #include <algorithm>
 #include <chrono>
@@ -11,10 +15,6 @@
 
 namespace kl {
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
 
 std::string join(const std::vector<unsigned>& v) {
   std::string s;
@@ -27,31 +27,24 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-// Errors after which the context can run nothing more: the process must start over.
-bool is_sticky(CUresult rc) {
-  switch (rc) {
-    case CUDA_ERROR_ILLEGAL_ADDRESS:
-    case CUDA_ERROR_LAUNCH_FAILED:
-    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
-    case CUDA_ERROR_MISALIGNED_ADDRESS:
-    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
-    case CUDA_ERROR_INVALID_PC:
-    case CUDA_ERROR_HARDWARE_STACK_ERROR:
-    case CUDA_ERROR_ASSERT:
-    case CUDA_ERROR_LAUNCH_TIMEOUT:
-    case CUDA_ERROR_ECC_UNCORRECTABLE:
-      return true;
-    default:
-      return false;
+// compute-sanitizer's summary of one worker's log: "memcheck: clean", or "memcheck: 3 errors
+// (first: Invalid __global__ write of size 4 bytes ...)".
+std::string sanitizer_verdict(const std::string& tool, const std::string& path) {
+  std::ifstream in(path);
+  std::string line, first, summary;
+  while (std::getline(in, line)) {
+    if (line.rfind("========= ", 0) != 0) continue;
+    const std::string text = line.substr(10);
+    if (text.rfind("ERROR SUMMARY:", 0) == 0 || text.rfind("RACECHECK SUMMARY:", 0) == 0) summary = text;
+    else if (first.empty() && (text.find("Invalid") != std::string::npos || text.find("Race") != std::string::npos ||
+                               text.find("hazard") != std::string::npos || text.find("Error") != std::string::npos))
+      first = text;
   }
+  if (summary.empty()) return tool + ": no summary (see " + path + ")";
+  if (summary.find(" 0 error") != std::string::npos || summary.find(" 0 hazard") != std::string::npos)
+    return tool + ": clean";
+  return tool + ": " + summary + (first.empty() ? "" : " (first: " + first + ")") + " [" + path + "]";
 }
-
-// A loaded module per kernel file, and how long the load took.
-struct loaded_module {
-  std::unique_ptr<cuda::module> mod;
-  double load_ms = 0;
-  std::string error;
-};
 
 }  // namespace
 
@@ -132,20 +125,38 @@ sweep_result runner::run(const group_callback& on_group) {
   if (request_.compile_only || !out.device) return out;
 
   const cuda::device_info& device = *out.device;
-  cuda::stream stream;
-  l2_flusher flusher(request_.timing.flush, device.l2_bytes, device.arch());
-  const clock_monitor clocks(device.uuid);
-  out.clock_monitor_status = clocks.why_unavailable();
-  out.launch_floor = measure([&](CUstream s) { flusher.launch_empty(s); }, stream.get(),
-                             request_.timing, flusher, &clocks);
+
+  // 2. Run. Rows go to an executor: a worker process (a crash or a hang costs one row and a
+  // restart) or, with in_process, kernlab itself.
+  if (!request_.in_process && request_.worker_command.empty())
+    throw std::logic_error("run_request: no worker command (set worker_command or in_process)");
+  worker_options wopt;
+  wopt.command = request_.worker_command;
+  wopt.kernel_timeout_s = request_.kernel_timeout_s;
+  auto make_executor = [&](const std::vector<std::string>& prefix, const std::string& log)
+      -> std::unique_ptr<row_executor> {
+    if (request_.in_process) return make_in_process_executor(families_);
+    worker_options o = wopt;
+    o.command.insert(o.command.begin(), prefix.begin(), prefix.end());
+    o.log_path = log;
+    return make_isolated_executor(o);
+  };
+  std::unique_ptr<row_executor> executor = make_executor({}, "");
+  out.clock_monitor_status = executor->clock_status();
+  out.launch_floor = executor->launch_floor(request_.timing);
+
+  std::unique_ptr<journal> log;
+  journal::state resumed;
+  if (!request_.journal_path.empty()) {
+    if (request_.resume) resumed = journal::read(request_.journal_path);
+    log = std::make_unique<journal>(request_.journal_path, !request_.resume);
+  }
+
   std::size_t rows_total = 0, rows_done = 0;
   for (const registry_entry* e : request_.variants)
     if (const family* f = families_.find(e->descriptor.family))
       rows_total += configs_for(*f, request_).size() * blocks_for(e->descriptor, request_).size();
-  std::map<const registry_entry*, loaded_module> modules;
-  std::string context_lost;  // set once a sticky error has poisoned the context
 
-  // 2. Run: one group of rows per family configuration (dtype, op, size).
   std::vector<std::string> family_order;
   for (const registry_entry* e : request_.variants)
     if (std::find(family_order.begin(), family_order.end(), e->descriptor.family) == family_order.end())
@@ -155,175 +166,99 @@ sweep_result runner::run(const group_callback& on_group) {
     const family* fam = families_.find(family_name);
     for (const problem_config& config : configs_for(*fam, request_)) {
       std::vector<result_record> group;
-      std::unique_ptr<problem> prob;
-      std::string problem_error;
-      if (context_lost.empty()) {
-        try {
-          const std::size_t need = fam->device_bytes_needed(config);
-          const std::size_t free_bytes = cuda::free_device_memory();
-          if (need > free_bytes) {
-            std::ostringstream msg;
-            msg.precision(3);
-            msg << "n=" << config.size << " needs about " << need / 1073741824.0
-                << " GiB of device memory; " << device.name << " has " << free_bytes / 1073741824.0
-                << " GiB free";
-            problem_error = msg.str();
-          } else {
-            prob = fam->make_problem(config, device);
-          }
-        } catch (const std::exception& ex) {
-          problem_error = std::string("could not set up the problem: ") + ex.what();
-        }
-      }
-
       for (const registry_entry* e : request_.variants) {
         if (e->descriptor.family != family_name) continue;
-        for (unsigned block : blocks_for(e->descriptor, request_)) {
+        const auto& v = e->descriptor;
+        // With --sanitize, each variant's rows run in workers of their own under each tool.
+        std::vector<std::pair<std::string, std::unique_ptr<row_executor>>> sanitizers;
+        std::vector<std::pair<std::string, std::string>> sanitizer_logs;
+        for (const auto& tool : request_.sanitize) {
+          const std::string path = request_.journal_path.empty()
+                                       ? "/tmp/kernlab-" + tool + "-" + v.name + ".log"
+                                       : request_.journal_path + "." + tool + "." + v.name + ".log";
+          sanitizers.emplace_back(tool, make_executor({request_.sanitizer, "--tool", tool,
+                                                       "--print-limit", "20"},
+                                                      path));
+          sanitizer_logs.emplace_back(tool, path);
+        }
+        const std::size_t first_row = group.size();
+        for (unsigned block : blocks_for(v, request_)) {
           if (progress_)
             progress_("running", ++rows_done, rows_total,
-                      e->descriptor.name + (block ? " block " + std::to_string(block) : std::string()) +
-                          ", " + config.describe());
+                      v.name + (block ? " block " + std::to_string(block) : std::string()) + ", " +
+                          config.describe());
           result_record r;
-          r.variant = e->descriptor;
+          r.variant = v;
           r.config = config;
           r.block = block;
-          const auto& v = e->descriptor;
-          auto skip = [&](const std::string& why) {
-            r.status = outcome::skipped;
+          auto settle = [&](outcome o, const std::string& why) {
+            r.status = o;
             r.message = why;
           };
-          auto fail = [&](const std::string& why) {
-            r.status = outcome::failed;
-            r.message = why;
-          };
-
+          const std::string key = v.qualified_name() + "|" + std::to_string(block) + "|" + config.dtype +
+                                  "|" + config.op + "|" + std::to_string(config.size) + "|" +
+                                  config.input_mode + "|" + std::to_string(config.seed);
+          // Decisions that need no GPU are made here; everything else runs in the executor.
           if (!e->error.empty()) {
-            fail(e->error);
+            settle(outcome::failed, e->error);
           } else if (!v.supports_dtype(config.dtype)) {
-            skip("supports dtypes " + join(v.dtypes) + " only");
+            settle(outcome::skipped, "supports dtypes " + join(v.dtypes) + " only");
           } else if (!v.supports_op(config.op)) {
-            skip("supports ops " + join(v.ops) + " only");
+            settle(outcome::skipped, "supports ops " + join(v.ops) + " only");
           } else if (block != 0 && !v.supports_block(block)) {
-            skip("supports blocks " + join(v.blocks) + " only");
+            settle(outcome::skipped, "supports blocks " + join(v.blocks) + " only");
           } else if (block > static_cast<unsigned>(device.max_threads_per_block)) {
-            skip(device.name + " allows at most " + std::to_string(device.max_threads_per_block) +
-                 " threads per block");
-          } else if (v.origin == origin_kind::source &&
-                     !out.compiles[compile_index.at(e)].error.empty()) {
-            fail(out.compiles[compile_index.at(e)].error);
-          } else if (!context_lost.empty()) {
-            fail("not run: " + context_lost);
-          } else if (!prob) {
-            fail(problem_error);
+            settle(outcome::skipped, device.name + " allows at most " +
+                                         std::to_string(device.max_threads_per_block) + " threads per block");
+          } else if (v.origin == origin_kind::source && !out.compiles[compile_index.at(e)].error.empty()) {
+            settle(outcome::failed, out.compiles[compile_index.at(e)].error);
+          } else if (resumed.in_flight.count(key)) {
+            settle(outcome::suspect, "was running when the run being resumed stopped (the machine or "
+                                     "the driver went down?); not run again: run it alone to check");
+          } else if (auto done = resumed.done.find(key); done != resumed.done.end()) {
+            settle(outcome::skipped, "finished (" + done->second + ") in the run being resumed");
           } else {
-            r.bytes = prob->bytes();
-            r.flops = prob->flops();
-            try {
-              std::unique_ptr<operation> op;
-              if (v.origin == origin_kind::source) {
-                const compile_record& cr = out.compiles[compile_index.at(e)];
-                r.compile_ms = cr.result.milliseconds;
-                loaded_module& lm = modules[e];
-                if (!lm.mod && lm.error.empty()) {
-                  const auto t0 = std::chrono::steady_clock::now();
-                  try {
-                    lm.mod = std::make_unique<cuda::module>(cr.result.cubin);
-                  } catch (const std::exception& ex) {
-                    lm.error = std::string("module load failed: ") + ex.what();
-                  }
-                  lm.load_ms = ms_since(t0);
-                }
-                if (!lm.error.empty()) throw std::runtime_error(lm.error);
-                r.load_ms = lm.load_ms;
-                const std::string expr = fam->name_expression(v, block, config);
-                source_kernel k;
-                k.function = lm.mod->function(cr.result.lowered_names.at(expr));
-                // The loaded function's attributes are the authority on a GPU; ptxas' report
-                // (which NVRTC does not always return on the device) adds the spill counts.
-                nvrtc::resource_usage res;
-                if (auto it = cr.result.resources.find(expr); it != cr.result.resources.end())
-                  res = it->second;
-                int regs = 0, shared = 0, local = 0;
-                KL_CU(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k.function));
-                KL_CU(cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k.function));
-                KL_CU(cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k.function));
-                res.registers = regs;
-                res.static_shared_bytes = shared;
-                res.stack_frame_bytes = std::max<long>(res.stack_frame_bytes, local);
-                r.resources = res;
-                k.block = block;
-                k.dynamic_shared_bytes = fam->dynamic_shared_bytes(v, block, config);
-                int max_threads = 0;
-                KL_CU(cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                                         k.function));
-                if (block > static_cast<unsigned>(max_threads)) {
-                  skip("uses " + std::to_string(r.resources ? r.resources->registers : 0) +
-                       " registers per thread, so at most " + std::to_string(max_threads) +
-                       " threads per block fit");
-                  group.push_back(std::move(r));
-                  continue;
-                }
-                int per_sm = 0;
-                KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.function, block,
-                                                                  k.dynamic_shared_bytes));
-                if (per_sm == 0) {
-                  skip("does not fit on an SM (" + std::to_string(k.dynamic_shared_bytes) +
-                       " bytes of dynamic shared memory)");
-                  group.push_back(std::move(r));
-                  continue;
-                }
-                r.occupancy = occupancy_info{
-                    per_sm, static_cast<double>(per_sm) * block / device.max_threads_per_sm};
-                k.resident_blocks = per_sm * device.sm_count;
-                op = prob->bind(v, k);
-              } else {
-                op = prob->bind(v, plugin_kernel{e->plugin_variant, block});
-              }
-
-              // Validate first: a result that is wrong is never timed.
-              const auto t0 = std::chrono::steady_clock::now();
-              op->poison_output(stream.get());
-              op->enqueue(stream.get());
-              stream.synchronize();
-              r.check = op->check();
-              r.validate_ms = ms_since(t0);
-              if (!r.check.ok) {
-                r.status = outcome::wrong_result;
-                r.message = "expected " + r.check.expected + ", got " + r.check.got +
-                            (r.check.detail.empty() ? "" : " (" + r.check.detail + ")");
-              } else {
-                r.timing = measure([&](CUstream s) { op->enqueue(s); }, stream.get(),
-                                   request_.timing, flusher, &clocks);
-                // The last timed run must give the same answer: a race shows up here.
-                check_result after = op->check();
-                if (!after.ok) {
-                  r.status = outcome::wrong_result;
-                  r.check = after;
-                  r.message = "correct once, then wrong after timing (a race?): expected " +
-                              after.expected + ", got " + after.got;
-                } else {
-                  r.status = outcome::passed;
-                }
-              }
-            } catch (const not_supported& ex) {
-              skip(ex.what());
-            } catch (const cuda::cuda_error& ex) {
-              fail(ex.what());
-              if (is_sticky(ex.code()))
-                context_lost = "the CUDA context was lost after " + v.qualified_name() +
-                               " (block " + std::to_string(block) + ") failed with " +
-                               cuda::describe(ex.code());
-            } catch (const std::exception& ex) {
-              fail(ex.what());
+            row_job job;
+            job.variant = v;
+            job.config = config;
+            job.block = block;
+            job.timing = request_.timing;
+            if (v.origin == origin_kind::source) {
+              const compile_record& cr = out.compiles[compile_index.at(e)];
+              const std::string expr = fam->name_expression(v, block, config);
+              job.cubin = cr.result.cubin;
+              job.lowered_name = cr.result.lowered_names.at(expr);
+              if (auto it = cr.result.resources.find(expr); it != cr.result.resources.end())
+                job.resources = it->second;
+              job.compile_ms = cr.result.milliseconds;
             }
+            if (log) log->started(key);
+            if (sanitizers.empty()) {
+              r = executor->run(job);
+            } else {
+              for (auto& [tool, x] : sanitizers) r = x->run(job);
+            }
+            if (log) log->finished(key, outcome_name(r.status));
           }
           group.push_back(std::move(r));
+        }
+        // The sanitizers' verdicts: their workers shut down, then their logs are read.
+        for (std::size_t i = 0; i < sanitizers.size(); ++i) {
+          sanitizers[i].second.reset();
+          const std::string verdict = sanitizer_verdict(sanitizer_logs[i].first, sanitizer_logs[i].second);
+          for (std::size_t k = first_row; k < group.size(); ++k) {
+            auto& row = group[k];
+            if (row.status == outcome::skipped) continue;
+            row.sanitizer += (row.sanitizer.empty() ? "" : ", ") + verdict;
+            if (verdict != sanitizer_logs[i].first + ": clean") row.sanitizer_findings = true;
+          }
         }
       }
       if (on_group) on_group(group, device, out);
       for (auto& r : group) out.results.push_back(std::move(r));
     }
   }
+  out.workers_started = executor->workers_started();
   return out;
 }
 

@@ -27,6 +27,16 @@ struct run_request {
   std::vector<std::string> include_dirs;
   timing_options timing;
   bool compile_only = false;
+  // Isolation: rows run in a worker process unless in_process is set.
+  bool in_process = false;
+  std::vector<std::string> worker_command;  ///< {"/path/kernlab", "--worker"}
+  double kernel_timeout_s = 10;
+  // The journal, and whether this run resumes the one it describes.
+  std::string journal_path;  ///< "" for none
+  bool resume = false;
+  /// compute-sanitizer tools to run each variant under ("memcheck", "racecheck"); empty: none.
+  std::vector<std::string> sanitize;
+  std::string sanitizer = "compute-sanitizer";  ///< the program
 };
 
 /// One template instantiation a file was compiled for.
@@ -50,6 +60,7 @@ struct sweep_result {
   std::string arch;
   /// An empty kernel, timed like every variant: the floor under any one-launch operation here.
   std::optional<timing_stats> launch_floor;
+  int workers_started = 0;  ///< more than one: some kernel crashed or hung a worker
   std::string clock_monitor_status;  ///< "" when SM clocks were read, else why not
   std::vector<compile_record> compiles;
   std::vector<result_record> results;

@@ -21,7 +21,7 @@ std::string describe_exit(int status) {
   return "ended (status " + std::to_string(status) + ")";
 }
 
-worker_process::worker_process(const std::vector<std::string>& argv) {
+worker_process::worker_process(const std::vector<std::string>& argv, const std::string& log_path) {
   int down[2], up[2];  // main -> child, child -> main
   if (pipe2(down, O_CLOEXEC) != 0 || pipe2(up, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("cannot create the worker's pipes: ") + std::strerror(errno));
@@ -30,7 +30,13 @@ worker_process::worker_process(const std::vector<std::string>& argv) {
   // dup2 clears O_CLOEXEC on the copies, so exactly fds 3 and 4 survive the exec.
   posix_spawn_file_actions_adddup2(&actions, down[0], child_in_fd);
   posix_spawn_file_actions_adddup2(&actions, up[1], child_out_fd);
-  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  if (log_path.empty()) {
+    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  }
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

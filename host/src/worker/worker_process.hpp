@@ -20,8 +20,9 @@ constexpr int child_out_fd = 4;
 
 class worker_process {
  public:
-  /// Starts argv[0] (a path) with argv; throws std::runtime_error if it cannot be started.
-  explicit worker_process(const std::vector<std::string>& argv);
+  /// Starts argv[0] (looked up on PATH) with argv; its stdout and stderr go to `log_path`, or to
+  /// kernlab's stderr when that is "". Throws std::runtime_error if it cannot be started.
+  explicit worker_process(const std::vector<std::string>& argv, const std::string& log_path = "");
   ~worker_process();
   worker_process(const worker_process&) = delete;
   worker_process& operator=(const worker_process&) = delete;

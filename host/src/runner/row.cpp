@@ -1,0 +1,228 @@
+#include "runner/row.hpp"
+
+#include "report/results_json.hpp"
+
+#include <chrono>
+
+namespace kl {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+bool is_sticky(CUresult rc) {
+  switch (rc) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+nlohmann::json to_json(const row_job& job) {
+  // The record's own serialisation carries the descriptor and the configuration.
+  result_record shell;
+  shell.variant = job.variant;
+  shell.config = job.config;
+  shell.block = job.block;
+  shell.resources = job.resources;
+  shell.compile_ms = job.compile_ms;
+  nlohmann::json j = {{"row", to_json(shell)},
+                      {"timing", to_json(job.timing)},
+                      {"lowered_name", job.lowered_name}};
+  j["cubin"] = nlohmann::json::binary(std::vector<std::uint8_t>(job.cubin.begin(), job.cubin.end()));
+  return j;
+}
+
+row_job job_from_json(const nlohmann::json& j) {
+  const result_record shell = record_from_json(j.at("row"));
+  row_job job;
+  job.variant = shell.variant;
+  job.config = shell.config;
+  job.block = shell.block;
+  job.resources = shell.resources;
+  job.compile_ms = shell.compile_ms;
+  job.timing = timing_options_from_json(j.at("timing"));
+  job.lowered_name = j.at("lowered_name").get<std::string>();
+  const auto& image = j.at("cubin").get_binary();
+  job.cubin.assign(image.begin(), image.end());
+  return job;
+}
+
+row_runner::row_runner(const family_registry& families) : families_(families) {
+  cuda::driver::get();  // throws no_device_error without one
+  device_ = cuda::query_device(0);
+  CUdevice dev = 0;
+  KL_CU(cuDeviceGet(&dev, 0));
+  context_ = std::make_unique<cuda::primary_context>(dev);
+  stream_ = std::make_unique<cuda::stream>();
+  clocks_ = std::make_unique<clock_monitor>(device_.uuid);
+}
+
+row_runner::~row_runner() {
+  // Everything that holds device memory goes before the context does.
+  problem_.reset();
+  modules_.clear();
+  flushers_.clear();
+  stream_.reset();
+}
+
+l2_flusher& row_runner::flusher_for(flush_mode mode) {
+  auto& f = flushers_[mode];
+  if (!f) f = std::make_unique<l2_flusher>(mode, device_.l2_bytes, device_.arch());
+  return *f;
+}
+
+problem& row_runner::problem_for(const family& f, const problem_config& c) {
+  const std::string key = f.name() + "|" + c.describe() + "|" + std::to_string(c.seed);
+  if (!problem_ || key != problem_key_) {
+    problem_.reset();  // free the last one's device memory first
+    const std::size_t need = f.device_bytes_needed(c);
+    const std::size_t free_bytes = cuda::free_device_memory();
+    if (need > free_bytes) {
+      char msg[256];
+      std::snprintf(msg, sizeof msg, "n=%llu needs about %.3g GiB of device memory; %s has %.3g GiB free",
+                    static_cast<unsigned long long>(c.size), need / 1073741824.0, device_.name.c_str(),
+                    free_bytes / 1073741824.0);
+      throw std::runtime_error(msg);
+    }
+    problem_ = f.make_problem(c, device_);
+    problem_key_ = key;
+  }
+  return *problem_;
+}
+
+timing_stats row_runner::launch_floor(const timing_options& opt) {
+  l2_flusher& flusher = flusher_for(opt.flush);
+  return measure([&](CUstream s) { flusher.launch_empty(s); }, stream_->get(), opt, flusher, clocks_.get());
+}
+
+result_record row_runner::run(const row_job& job) {
+  result_record r;
+  r.variant = job.variant;
+  r.config = job.config;
+  r.block = job.block;
+  r.compile_ms = job.compile_ms;
+  r.resources = job.resources;
+  const auto& v = job.variant;
+  if (!context_lost_.empty()) {
+    r.status = outcome::crashed;
+    r.message = "not run: " + context_lost_;
+    return r;
+  }
+  try {
+    const family* fam = families_.find(v.family);
+    if (!fam) throw std::runtime_error("unknown family '" + v.family + "'");
+    problem& prob = problem_for(*fam, job.config);
+    r.bytes = prob.bytes();
+    r.flops = prob.flops();
+    std::unique_ptr<operation> op;
+    if (v.origin == origin_kind::source) {
+      const std::string key = v.origin_path + "#" + content_hash(job.cubin);
+      auto& mod = modules_[key];
+      if (!mod) {
+        const auto t0 = std::chrono::steady_clock::now();
+        mod = std::make_unique<cuda::module>(job.cubin);
+        r.load_ms = ms_since(t0);
+      }
+      source_kernel k;
+      k.function = mod->function(job.lowered_name);
+      k.block = job.block;
+      k.dynamic_shared_bytes = fam->dynamic_shared_bytes(v, job.block, job.config);
+      // The loaded function's attributes are the authority on a GPU; ptxas' report (which NVRTC
+      // does not always return on the device) adds the spill counts.
+      nvrtc::resource_usage res = job.resources.value_or(nvrtc::resource_usage{});
+      int regs = 0, shared = 0, local = 0, max_threads = 0;
+      KL_CU(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k.function));
+      KL_CU(cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k.function));
+      KL_CU(cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k.function));
+      KL_CU(cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k.function));
+      res.registers = regs;
+      res.static_shared_bytes = shared;
+      res.stack_frame_bytes = std::max<long>(res.stack_frame_bytes, local);
+      r.resources = res;
+      if (job.block > static_cast<unsigned>(max_threads)) {
+        r.status = outcome::skipped;
+        r.message = "uses " + std::to_string(regs) + " registers per thread, so at most " +
+                    std::to_string(max_threads) + " threads per block fit";
+        return r;
+      }
+      int per_sm = 0;
+      KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.function, job.block, k.dynamic_shared_bytes));
+      if (per_sm == 0) {
+        r.status = outcome::skipped;
+        r.message = "does not fit on an SM (" + std::to_string(k.dynamic_shared_bytes) +
+                    " bytes of dynamic shared memory)";
+        return r;
+      }
+      r.occupancy = occupancy_info{per_sm, static_cast<double>(per_sm) * job.block / device_.max_threads_per_sm};
+      k.resident_blocks = per_sm * device_.sm_count;
+      op = prob.bind(v, k);
+    } else {
+      auto& plugin = plugins_[v.origin_path];
+      if (!plugin) plugin = load_plugin(v.origin_path);
+      const kl_variant_desc* desc = nullptr;
+      for (uint32_t i = 0; i < plugin->table->num_variants; ++i)
+        if (plugin->table->variants[i].name && v.name == plugin->table->variants[i].name)
+          desc = &plugin->table->variants[i];
+      if (!desc) throw std::runtime_error(v.origin_path + " has no variant '" + v.name + "'");
+      op = prob.bind(v, plugin_kernel{desc, job.block});
+    }
+
+    // Validate first: a result that is wrong is never timed.
+    const auto t0 = std::chrono::steady_clock::now();
+    op->poison_output(stream_->get());
+    op->enqueue(stream_->get());
+    stream_->synchronize();
+    r.check = op->check();
+    r.validate_ms = ms_since(t0);
+    if (!r.check.ok) {
+      r.status = outcome::wrong_result;
+      r.message = "expected " + r.check.expected + ", got " + r.check.got +
+                  (r.check.detail.empty() ? "" : " (" + r.check.detail + ")");
+      return r;
+    }
+    l2_flusher& flusher = flusher_for(job.timing.flush);
+    r.timing = measure([&](CUstream s) { op->enqueue(s); }, stream_->get(), job.timing, flusher, clocks_.get());
+    // The last timed run must give the same answer: a race shows up here.
+    const check_result after = op->check();
+    if (!after.ok) {
+      r.status = outcome::wrong_result;
+      r.check = after;
+      r.message = "correct once, then wrong after timing (a race?): expected " + after.expected +
+                  ", got " + after.got;
+    } else {
+      r.status = outcome::passed;
+    }
+  } catch (const not_supported& ex) {
+    r.status = outcome::skipped;
+    r.message = ex.what();
+  } catch (const cuda::cuda_error& ex) {
+    r.message = ex.what();
+    if (is_sticky(ex.code())) {
+      r.status = outcome::crashed;
+      context_lost_ = "the CUDA context was lost after " + v.qualified_name() + " (block " +
+                      std::to_string(job.block) + ") failed with " + cuda::describe(ex.code());
+    } else {
+      r.status = outcome::failed;
+    }
+  } catch (const std::exception& ex) {
+    r.status = outcome::failed;
+    r.message = ex.what();
+  }
+  return r;
+}
+
+}  // namespace kl

@@ -1,0 +1,78 @@
+// One row of a sweep: a variant at one block size and one configuration, validated then timed.
+// `row_job` is everything a process needs to run it (it travels to the worker as JSON);
+// `row_runner` runs rows on the device it owns, in kernlab itself (--in-process) or in the worker.
+#pragma once
+
+#include "cuda/device.hpp"
+#include "cuda/resources.hpp"
+#include "families/family.hpp"
+#include "measure/clock_monitor.hpp"
+#include "measure/l2_flush.hpp"
+#include "measure/timing.hpp"
+#include "plugins/plugin_loader.hpp"
+#include "runner/result.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace kl {
+
+struct row_job {
+  variant_descriptor variant;
+  problem_config config;
+  unsigned block = 0;
+  timing_options timing;
+  // Source variants: the compiled image and the instantiation's mangled name.
+  std::string cubin;
+  std::string lowered_name;
+  std::optional<nvrtc::resource_usage> resources;
+  double compile_ms = 0;
+};
+
+nlohmann::json to_json(const row_job& job);
+row_job job_from_json(const nlohmann::json& j);
+
+/// Runs rows on device 0: owns the context, a stream, the L2 flusher, the clock monitor, and
+/// caches of loaded modules, opened plugins and the current problem (inputs and reference).
+class row_runner {
+ public:
+  /// Throws cuda::no_device_error without a GPU.
+  explicit row_runner(const family_registry& families);
+  ~row_runner();
+
+  const cuda::device_info& device() const { return device_; }
+  /// Why SM clocks are not monitored ("" when they are).
+  const std::string& clock_status() const { return clocks_->why_unavailable(); }
+  /// An empty kernel timed like every row: the floor under any one-launch operation.
+  timing_stats launch_floor(const timing_options& opt);
+
+  /// Validates then times the row. Every failure becomes the record's outcome; after an error
+  /// that leaves the context unusable the outcome is `crashed` and context_lost() is true.
+  result_record run(const row_job& job);
+  bool context_lost() const { return !context_lost_.empty(); }
+
+ private:
+  l2_flusher& flusher_for(flush_mode mode);
+  problem& problem_for(const family& f, const problem_config& c);
+
+  const family_registry& families_;
+  cuda::device_info device_;
+  std::unique_ptr<cuda::primary_context> context_;
+  std::unique_ptr<cuda::stream> stream_;
+  std::unique_ptr<clock_monitor> clocks_;
+  std::map<flush_mode, std::unique_ptr<l2_flusher>> flushers_;
+  std::map<std::string, std::unique_ptr<cuda::module>> modules_;        // by image hash
+  std::map<std::string, std::shared_ptr<loaded_plugin>> plugins_;       // by path
+  std::unique_ptr<problem> problem_;                                    // the last one used
+  std::string problem_key_;
+  std::string context_lost_;
+};
+
+/// Errors after which the context can run nothing more.
+bool is_sticky(CUresult rc);
+
+}  // namespace kl

@@ -1,0 +1,259 @@
+#include "worker/executor.hpp"
+
+#include "report/results_json.hpp"
+#include "worker/protocol.hpp"
+#include "worker/worker_process.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+namespace kl {
+namespace {
+
+using namespace worker;
+using nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+
+json device_json(const cuda::device_info& d) {
+  return {{"ordinal", d.ordinal}, {"name", d.name}, {"uuid", d.uuid}, {"cc_major", d.cc_major},
+          {"cc_minor", d.cc_minor}, {"sm_count", d.sm_count},
+          {"max_threads_per_block", d.max_threads_per_block},
+          {"max_threads_per_sm", d.max_threads_per_sm}, {"max_blocks_per_sm", d.max_blocks_per_sm},
+          {"regs_per_sm", d.regs_per_sm}, {"shared_per_sm", d.shared_per_sm},
+          {"l2_bytes", d.l2_bytes}, {"total_mem", d.total_mem}, {"sm_clock_khz", d.sm_clock_khz},
+          {"mem_clock_khz", d.mem_clock_khz}, {"bus_width_bits", d.bus_width_bits},
+          {"driver_version", d.driver_version}};
+}
+
+cuda::device_info device_from_json(const json& j) {
+  cuda::device_info d;
+  d.ordinal = j.at("ordinal");
+  d.name = j.at("name");
+  d.uuid = j.at("uuid");
+  d.cc_major = j.at("cc_major");
+  d.cc_minor = j.at("cc_minor");
+  d.sm_count = j.at("sm_count");
+  d.max_threads_per_block = j.at("max_threads_per_block");
+  d.max_threads_per_sm = j.at("max_threads_per_sm");
+  d.max_blocks_per_sm = j.at("max_blocks_per_sm");
+  d.regs_per_sm = j.at("regs_per_sm");
+  d.shared_per_sm = j.at("shared_per_sm");
+  d.l2_bytes = j.at("l2_bytes");
+  d.total_mem = j.at("total_mem");
+  d.sm_clock_khz = j.at("sm_clock_khz");
+  d.mem_clock_khz = j.at("mem_clock_khz");
+  d.bus_width_bits = j.at("bus_width_bits");
+  d.driver_version = j.at("driver_version");
+  return d;
+}
+
+class in_process final : public row_executor {
+ public:
+  explicit in_process(const family_registry& f) : runner_(f) {}
+  const cuda::device_info& device() override { return runner_.device(); }
+  std::string clock_status() override { return runner_.clock_status(); }
+  timing_stats launch_floor(const timing_options& opt) override { return runner_.launch_floor(opt); }
+  result_record run(const row_job& job) override { return runner_.run(job); }
+
+ private:
+  row_runner runner_;
+};
+
+class isolated final : public row_executor {
+ public:
+  explicit isolated(worker_options opt) : opt_(std::move(opt)) { start(); }
+  ~isolated() override {
+    if (w_) {
+      try {
+        w_->send({message_type::shutdown, json::object()});
+      } catch (const protocol_error&) {
+      }
+    }
+  }
+
+  const cuda::device_info& device() override { return device_; }
+  std::string clock_status() override { return clock_status_; }
+  int workers_started() const override { return started_; }
+
+  timing_stats launch_floor(const timing_options& opt) override {
+    result_record r;
+    const json reply = exchange({{"kind", "floor"}, {"timing", to_json(opt)}}, "the launch floor", r);
+    if (reply.is_null()) throw std::runtime_error(r.message);
+    return timing_stats_from_json(reply.at("timing"));
+  }
+
+  result_record run(const row_job& job) override {
+    result_record r;
+    r.variant = job.variant;
+    r.config = job.config;
+    r.block = job.block;
+    r.compile_ms = job.compile_ms;
+    r.resources = job.resources;
+    const json reply = exchange({{"kind", "row"}, {"job", to_json(job)}},
+                                job.variant.qualified_name() + " block " + std::to_string(job.block), r);
+    if (reply.is_null()) return r;  // crashed or timed out: r says so
+    return record_from_json(reply.at("record"));
+  }
+
+ private:
+  void start() {
+    w_ = std::make_unique<worker_process>(opt_.command, opt_.log_path);
+    ++started_;
+    // Creating the context and compiling the flush kernel takes a second or two.
+    const auto ready = w_->receive(120000);
+    if (!ready || ready->type != message_type::ready)
+      throw std::runtime_error("the worker did not start (" + (ready ? std::string("unexpected message") : w_->stop()) + ")");
+    if (!ready->payload.at("ok").get<bool>()) {
+      const std::string why = ready->payload.at("error");
+      if (ready->payload.value("no_device", false)) throw cuda::no_device_error(why);
+      throw std::runtime_error("the worker could not start: " + why);
+    }
+    device_ = device_from_json(ready->payload.at("device"));
+    clock_status_ = ready->payload.at("clock_status");
+  }
+
+  // Sends a job and waits for its result, watching for hangs and deaths. Returns the result's
+  // payload, or null after recording a crash or a timeout in `r`.
+  json exchange(const json& job, const std::string& what, result_record& r) {
+    if (!w_) start();
+    const int timeout_ms = static_cast<int>(opt_.kernel_timeout_s * 1000);
+    // A worker that sends nothing at all (not even heartbeats) is given a little longer.
+    const int silence_ms = timeout_ms + 5000;
+    // The backstop for a hang outside any GPU wait (a plugin blocking inside its own call):
+    // no row of the sampling rule's length takes anywhere near this.
+    const auto row_limit = std::chrono::seconds(600) + std::chrono::milliseconds(6 * timeout_ms);
+    const auto began = clock_type::now();
+    auto last_message = began;
+    try {
+      w_->send({message_type::job, job});
+      for (;;) {
+        const auto m = w_->receive(200);
+        if (!m) {
+          if (clock_type::now() - last_message > std::chrono::milliseconds(silence_ms))
+            return hung(r, what, "the worker stopped answering for " + std::to_string(silence_ms / 1000) + " s");
+          continue;
+        }
+        last_message = clock_type::now();
+        if (last_message - began > row_limit)
+          return hung(r, what, "the row did not finish within " +
+                                   std::to_string(std::chrono::duration_cast<std::chrono::seconds>(row_limit).count()) + " s");
+        if (m->type == message_type::heartbeat) {
+          const double waited = m->payload.value("gpu_wait_ms", 0.0);
+          if (waited > timeout_ms)
+            return hung(r, what, "a launch did not finish within " + fmt_seconds(opt_.kernel_timeout_s) +
+                                     " (--kernel-timeout); the worker was stopped");
+          continue;
+        }
+        if (m->type != message_type::result) continue;
+        if (m->payload.value("fatal", false)) {
+          // The worker's context is gone; it exits, and the next row gets a fresh one.
+          w_->wait_for_exit();
+          w_.reset();
+        }
+        return m->payload;
+      }
+    } catch (const protocol_error&) {
+      const std::string how = w_->wait_for_exit();
+      w_.reset();
+      r.status = outcome::crashed;
+      r.message = "the worker died (" + how + ") while running " + what;
+      return nullptr;
+    }
+  }
+
+  json hung(result_record& r, const std::string& what, const std::string& why) {
+    w_->stop();
+    w_.reset();
+    r.status = outcome::timeout;
+    r.message = why + " (" + what + ")";
+    return nullptr;
+  }
+
+  static std::string fmt_seconds(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g s", s);
+    return buf;
+  }
+
+  worker_options opt_;
+  std::unique_ptr<worker_process> w_;
+  cuda::device_info device_;
+  std::string clock_status_;
+  int started_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<row_executor> make_in_process_executor(const family_registry& families) {
+  return std::make_unique<in_process>(families);
+}
+
+std::unique_ptr<row_executor> make_isolated_executor(const worker_options& opt) {
+  return std::make_unique<isolated>(opt);
+}
+
+int worker_main(const family_registry& families) {
+  std::mutex write_lock;
+  auto send = [&](const message& m) {
+    std::lock_guard<std::mutex> lock(write_lock);
+    write_message(child_out_fd, m);
+  };
+  std::unique_ptr<row_runner> runner;
+  try {
+    runner = std::make_unique<row_runner>(families);
+  } catch (const cuda::no_device_error& e) {
+    send({message_type::ready, {{"ok", false}, {"no_device", true}, {"error", e.why()}}});
+    return 3;
+  } catch (const std::exception& e) {
+    send({message_type::ready, {{"ok", false}, {"error", e.what()}}});
+    return 1;
+  }
+  send({message_type::ready,
+        {{"ok", true}, {"device", device_json(runner->device())}, {"clock_status", runner->clock_status()}}});
+
+  // Heartbeats while a job runs: how long the worker has been waiting on the GPU, which is what
+  // kernlab's watchdog judges. None while idle, so that an idle worker never fills the pipe.
+  std::atomic<bool> busy{false}, done{false};
+  std::thread heartbeat([&] {
+    while (!done) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (!busy) continue;
+      try {
+        send({message_type::heartbeat, {{"gpu_wait_ms", cuda::wait_scope::waiting_ms()}}});
+      } catch (const protocol_error&) {
+        return;
+      }
+    }
+  });
+  int code = 0;
+  try {
+    for (;;) {
+      const auto m = read_message(child_in_fd, -1);
+      if (!m || m->type == message_type::shutdown) break;
+      if (m->type != message_type::job) continue;
+      busy = true;
+      json reply;
+      if (m->payload.at("kind") == "floor") {
+        reply = {{"timing", to_json(runner->launch_floor(timing_options_from_json(m->payload.at("timing"))))}};
+      } else {
+        reply = {{"record", to_json(runner->run(job_from_json(m->payload.at("job"))))},
+                 {"fatal", runner->context_lost()}};
+      }
+      busy = false;
+      send({message_type::result, reply});
+      if (runner->context_lost()) {
+        code = 4;  // nothing more can run in this context: kernlab starts a fresh worker
+        break;
+      }
+    }
+  } catch (const protocol_error&) {
+    // kernlab has gone away.
+  }
+  done = true;
+  heartbeat.join();
+  return code;
+}
+
+}  // namespace kl

@@ -1,0 +1,41 @@
+// Where rows run. In kernlab itself (--in-process: fastest, but a faulting kernel poisons the
+// context for every later row), or in a worker process that is restarted when a kernel crashes
+// it or hangs it past the watchdog: then only that row is lost.
+#pragma once
+
+#include "cuda/device.hpp"
+#include "families/family.hpp"
+#include "runner/row.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+class row_executor {
+ public:
+  virtual ~row_executor() = default;
+  virtual const cuda::device_info& device() = 0;
+  virtual std::string clock_status() = 0;
+  virtual timing_stats launch_floor(const timing_options& opt) = 0;
+  /// The row's record; a crash or a hang is the record's outcome, never an exception.
+  virtual result_record run(const row_job& job) = 0;
+  /// How many workers were started (1 if nothing went wrong; 0 in process).
+  virtual int workers_started() const { return 0; }
+};
+
+std::unique_ptr<row_executor> make_in_process_executor(const family_registry& families);
+
+struct worker_options {
+  std::vector<std::string> command;  ///< e.g. {"/path/kernlab", "--worker"}
+  double kernel_timeout_s = 10;      ///< a launch that runs longer is a hang
+  std::string log_path;              ///< the worker's stdout and stderr go here ("" = kernlab's stderr)
+};
+
+std::unique_ptr<row_executor> make_isolated_executor(const worker_options& opt);
+
+/// The worker's side: `kernlab --worker` runs this and returns its exit code.
+int worker_main(const family_registry& families);
+
+}  // namespace kl

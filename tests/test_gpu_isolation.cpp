@@ -1,0 +1,175 @@
+// GPU tests (label `gpu`) for isolation: planted kernels that fault, trap, hang and lie, in one
+// sweep with good variants. Each bad one gets its outcome; the good ones, which run after them,
+// give exactly the results they give in a sweep without the bad ones.
+#include "cuda/driver.hpp"
+#include "families/family.hpp"
+#include "registry/registry.hpp"
+#include "runner/journal.hpp"
+#include "runner/runner.hpp"
+#include "test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+
+namespace kl {
+namespace {
+
+std::string no_gpu_reason() {
+  try {
+    cuda::driver::get();
+    return "";
+  } catch (const cuda::no_device_error& e) {
+    return e.what();
+  }
+}
+
+std::string planted(const std::string& name, int order, const std::string& body) {
+  return "/* kernlab\nfamily: reduce\nentry:  " + name + "<BLOCK, T, OP>\nblocks: 256\ntile:   BLOCK\n"
+         "bounds: checked\norder:  " + std::to_string(order) + "\n*/\n"
+         "template <unsigned BLOCK, typename T, typename OP>\n__global__ void " + name +
+         "(const T* in, T* out, unsigned n) {\n" + body + "\n}\n";
+}
+
+// A correct block reduction, shared by the planted kernels that get as far as an answer.
+const std::string reduce_body = R"(
+  __shared__ T s[BLOCK];
+  OP op;
+  const unsigned i = blockIdx.x * BLOCK + threadIdx.x;
+  s[threadIdx.x] = i < n ? in[i] : OP::identity();
+  __syncthreads();
+  for (unsigned k = BLOCK / 2; k > 0; k >>= 1) {
+    if (threadIdx.x < k) s[threadIdx.x] = op(s[threadIdx.x], s[threadIdx.x + k]);
+    __syncthreads();
+  })";
+
+void write_bad_kernels(const test::temp_dir& dir) {
+  // Far out of bounds: 64 GiB past the output.
+  dir.write("reduce/bad_oob.cu", planted("bad_oob", 1, reduce_body + R"(
+  if (threadIdx.x == 0) out[blockIdx.x + (1ull << 34)] = s[0];)"));
+  dir.write("reduce/bad_trap.cu", planted("bad_trap", 2, reduce_body + R"(
+  if (threadIdx.x == 0 && blockIdx.x == 0) __trap();
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0];)"));
+  // Spins forever; the volatile read keeps the loop from being optimised away.
+  dir.write("reduce/bad_spin.cu", planted("bad_spin", 3, R"(
+  volatile unsigned* flag = reinterpret_cast<volatile unsigned*>(out);
+  if (threadIdx.x == 0) while (flag[0] != 0x12345678u || n != 0) {})"));
+  dir.write("reduce/bad_wrong.cu", planted("bad_wrong", 4, reduce_body + R"(
+  if (threadIdx.x == 0) out[blockIdx.x] = blockIdx.x == 0 ? op(s[0], T(1)) : s[0];)"));
+}
+
+void write_good_kernels(const test::temp_dir& dir) {
+  for (const char* n : {"reduce5", "reduce6", "reduce_single_pass"})
+    dir.write(std::string("reduce/") + n + ".cu",
+              test::read_file(test::kernels_dir() + "/reduce/" + n + ".cu"));
+}
+
+sweep_result sweep(const test::temp_dir& dir, double kernel_timeout_s, const std::string& journal = "") {
+  family_registry fams;
+  register_builtin_families(fams);
+  registry reg(fams);
+  reg.add_source_dir(dir.str());
+  run_request r;
+  r.variants = reg.select({"all"});
+  r.blocks = {256};
+  r.dtypes = {"int32", "float32"};
+  r.ops = {"sum"};
+  r.sizes = {1000003};
+  r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
+  r.timing.min_samples = 3;
+  r.timing.min_time_s = 0;
+  r.timing.timeout_s = 0.5;
+  r.worker_command = {KERNLAB_BINARY, "--worker"};
+  r.kernel_timeout_s = kernel_timeout_s;
+  r.journal_path = journal;
+  return runner(fams, r).run();
+}
+
+TEST(GpuIsolation, BadKernelsCostOneRowEach) {
+  const std::string why = no_gpu_reason();
+  if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
+  test::temp_dir mixed("isolation_mixed"), clean("isolation_clean");
+  write_bad_kernels(mixed);
+  write_good_kernels(mixed);
+  write_good_kernels(clean);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto with_bad = sweep(mixed, 3.0);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto reference = sweep(clean, 3.0);
+
+  std::map<std::string, const result_record*> got;
+  for (const auto& r : with_bad.results) got[r.variant.name + " " + r.config.dtype] = &r;
+  ASSERT_EQ(got.size(), 14u);
+  for (const char* dtype : {"int32", "float32"}) {
+    const std::string d = std::string(" ") + dtype;
+    EXPECT_EQ(got["bad_oob" + d]->status, outcome::crashed) << got["bad_oob" + d]->message;
+    EXPECT_NE(got["bad_oob" + d]->message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos)
+        << got["bad_oob" + d]->message;
+    EXPECT_EQ(got["bad_trap" + d]->status, outcome::crashed) << got["bad_trap" + d]->message;
+    EXPECT_NE(got["bad_trap" + d]->message.find("CUDA_ERROR_"), std::string::npos) << got["bad_trap" + d]->message;
+    EXPECT_EQ(got["bad_spin" + d]->status, outcome::timeout) << got["bad_spin" + d]->message;
+    EXPECT_NE(got["bad_spin" + d]->message.find("did not finish within 3 s"), std::string::npos)
+        << got["bad_spin" + d]->message;
+    EXPECT_EQ(got["bad_wrong" + d]->status, outcome::wrong_result) << got["bad_wrong" + d]->message;
+  }
+  // Every good row passes with the same value as in the sweep without the bad kernels.
+  int good = 0;
+  for (const auto& ref : reference.results) {
+    ASSERT_EQ(ref.status, outcome::passed) << ref.message;
+    const auto* r = got[ref.variant.name + " " + ref.config.dtype];
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->status, outcome::passed) << r->variant.name << ": " << r->message;
+    EXPECT_EQ(r->check.got, ref.check.got) << r->variant.name;
+    ++good;
+  }
+  EXPECT_EQ(good, 6);
+  // One worker to start with, and one more after each crash or hang (2 dtypes x 3 kernels).
+  EXPECT_EQ(with_bad.workers_started, 7);
+  EXPECT_EQ(reference.workers_started, 1);
+  std::cout << "[ isolation ] sweep with planted faults: " << seconds << " s, "
+            << with_bad.workers_started << " workers\n";
+}
+
+TEST(GpuIsolation, ResumeSkipsFinishedRowsAndMarksTheOneInFlight) {
+  const std::string why = no_gpu_reason();
+  if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
+  test::temp_dir dir("resume");
+  write_good_kernels(dir);
+  const std::string path = dir.str() + "/journal.log";
+  {
+    // A journal as a run that went down while reduce6 (int32) ran would have left it.
+    journal j(path, true);
+    j.started("reduce.reduce5|256|int32|sum|1000003|exact|0");
+    j.finished("reduce.reduce5|256|int32|sum|1000003|exact|0", "passed");
+    j.started("reduce.reduce6|256|int32|sum|1000003|exact|0");
+  }
+  family_registry fams;
+  register_builtin_families(fams);
+  registry reg(fams);
+  reg.add_source_dir(dir.str());
+  run_request r;
+  r.variants = reg.select({"all"});
+  r.blocks = {256};
+  r.dtypes = {"int32"};
+  r.ops = {"sum"};
+  r.sizes = {1000003};
+  r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
+  r.timing.min_samples = 1;
+  r.timing.min_time_s = 0;
+  r.worker_command = {KERNLAB_BINARY, "--worker"};
+  r.journal_path = path;
+  r.resume = true;
+  const auto s = runner(fams, r).run();
+  ASSERT_EQ(s.results.size(), 3u);
+  EXPECT_EQ(s.results[0].status, outcome::skipped);
+  EXPECT_NE(s.results[0].message.find("finished (passed) in the run being resumed"), std::string::npos);
+  EXPECT_EQ(s.results[1].status, outcome::suspect);
+  EXPECT_EQ(s.results[2].status, outcome::passed) << s.results[2].message;
+  // The resumed run carried on in the same journal: reduce_single_pass is now done there.
+  EXPECT_EQ(journal::read(path).done.count("reduce.reduce_single_pass|256|int32|sum|1000003|exact|0"), 1u);
+}
+
+}  // namespace
+}  // namespace kl
