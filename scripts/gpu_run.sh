@@ -27,11 +27,8 @@ step() {  # step NAME SECONDS COMMAND...
 
 step ctest 120 ctest --test-dir build --output-on-failure -j4
 cat "$out/device.log" >> "$out/ctest.log" && rm "$out/device.log"
-step readme_example 20 ./build/kernlab --variant reduce5 --block 512
-# The same sweep twice, back to back, with nvbench's stopping rule (the config's quick settings
-# overridden), then the comparison and the plot of the second.
-sweep="./build/kernlab --problem reduce --variant all --block all --size 2^28 --dtype int32,float32 --min-time 0.5 --timeout 15"
-step run1 200 $sweep --json "$out/run1.json"
-step run2 200 $sweep --json "$out/run2.json"
-step compare 20 ./build/kernlab compare "$out/run1.json" "$out/run2.json"
-./build/kernlab plot "$out/run2.json" -o "$out/sweep.svg"
+# Isolation: the cost of running kernels in a worker, against --in-process, on the same sweep.
+step isolated 150 ./build/kernlab --variant all --size 2^24 --dtype int32
+step in_process 150 ./build/kernlab --variant all --size 2^24 --dtype int32 --in-process
+# Every shipped source variant at every block size under memcheck and racecheck.
+step sanitize 300 ./build/kernlab --sanitize --no-plugins --variant all --block all --size 100003 --dtype int32
