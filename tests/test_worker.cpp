@@ -1,6 +1,7 @@
 // The worker protocol and process handling, with a fake worker that exits, crashes, hangs or
 // writes garbage on purpose; and the journal that --resume reads. No GPU needed.
 #include "runner/journal.hpp"
+#include "runner/runner.hpp"
 #include "test_util.hpp"
 #include "worker/protocol.hpp"
 #include "worker/worker_process.hpp"
@@ -97,6 +98,28 @@ TEST_F(fake, GarbageIsAProtocolError) {
 
 TEST(Worker, MissingProgramIsAClearError) {
   EXPECT_THROW(worker_process({"/no/such/kernlab-worker"}), std::runtime_error);
+}
+
+TEST(Sanitizer, VerdictsFromTheLog) {
+  test::temp_dir dir("sanitizer");
+  const auto clean = dir.write("m.log", "stuff the kernel printed\n========= COMPUTE-SANITIZER\n"
+                                         "========= ERROR SUMMARY: 0 errors\n");
+  EXPECT_EQ(sanitizer_verdict("memcheck", clean), "memcheck: clean");
+  const auto race_clean = dir.write("r.log", "========= COMPUTE-SANITIZER\n"
+                                             "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n");
+  EXPECT_EQ(sanitizer_verdict("racecheck", race_clean), "racecheck: clean");
+  const auto bad = dir.write("b.log",
+                             "========= COMPUTE-SANITIZER\n"
+                             "========= Invalid __global__ write of size 4 bytes\n"
+                             "=========     at bad_oob<256, int, kl::sum<int>>(const int *, int *, unsigned int)+0x1f0\n"
+                             "========= ERROR SUMMARY: 1 error\n");
+  const std::string v = sanitizer_verdict("memcheck", bad);
+  EXPECT_EQ(v.rfind("memcheck: ERROR SUMMARY: 1 error (first: Invalid __global__ write of size 4 bytes)", 0), 0u) << v;
+  EXPECT_NE(v.find(bad), std::string::npos);
+  const auto hazard = dir.write("h.log", "========= Error: Race reported between Write access at x\n"
+                                         "========= RACECHECK SUMMARY: 96 hazards displayed (96 errors, 0 warnings)\n");
+  EXPECT_NE(sanitizer_verdict("racecheck", hazard).find("96 hazards"), std::string::npos);
+  EXPECT_EQ(sanitizer_verdict("memcheck", dir.str() + "/none.log").rfind("memcheck: no summary", 0), 0u);
 }
 
 TEST(Journal, ResumeSeesDoneAndInFlight) {

@@ -27,6 +27,8 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
+}  // namespace
+
 // compute-sanitizer's summary of one worker's log: "memcheck: clean", or "memcheck: 3 errors
 // (first: Invalid __global__ write of size 4 bytes ...)".
 std::string sanitizer_verdict(const std::string& tool, const std::string& path) {
@@ -45,8 +47,6 @@ std::string sanitizer_verdict(const std::string& tool, const std::string& path) 
     return tool + ": clean";
   return tool + ": " + summary + (first.empty() ? "" : " (first: " + first + ")") + " [" + path + "]";
 }
-
-}  // namespace
 
 std::vector<problem_config> configs_for(const family& f, const run_request& r) {
   std::vector<problem_config> out;
@@ -139,6 +139,7 @@ sweep_result runner::run(const group_callback& on_group) {
     worker_options o = wopt;
     o.command.insert(o.command.begin(), prefix.begin(), prefix.end());
     o.log_path = log;
+    if (!prefix.empty()) o.shutdown_grace_s = 120;  // a sanitizer's report takes its time
     return make_isolated_executor(o);
   };
   std::unique_ptr<row_executor> executor = make_executor({}, "");

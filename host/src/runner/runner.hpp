@@ -95,6 +95,10 @@ class runner {
 /// The configurations (dtype x op x size) of a family that a request asks for.
 std::vector<problem_config> configs_for(const family& f, const run_request& r);
 
+/// compute-sanitizer's verdict from one worker's log: "memcheck: clean", or the summary line
+/// with the first finding and the log's path.
+std::string sanitizer_verdict(const std::string& tool, const std::string& log_path);
+
 /// The blocks a variant gets rows for: the requested ones, or 0 for "does not apply".
 std::vector<unsigned> blocks_for(const variant_descriptor& v, const run_request& r);
 

@@ -65,11 +65,12 @@ class isolated final : public row_executor {
  public:
   explicit isolated(worker_options opt) : opt_(std::move(opt)) { start(); }
   ~isolated() override {
-    if (w_) {
-      try {
-        w_->send({message_type::shutdown, json::object()});
-      } catch (const protocol_error&) {
-      }
+    if (!w_) return;
+    try {
+      w_->send({message_type::shutdown, json::object()});
+      // An orderly exit: under compute-sanitizer this is when the report is written.
+      w_->wait_for_exit(static_cast<int>(opt_.shutdown_grace_s * 1000));
+    } catch (const protocol_error&) {
     }
   }
 

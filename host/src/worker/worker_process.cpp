@@ -73,11 +73,10 @@ std::string worker_process::stop() {
   return ended_;
 }
 
-std::string worker_process::wait_for_exit() {
+std::string worker_process::wait_for_exit(int grace_ms) {
   if (pid_ > 0) {
     int status = 0;
-    // The pipe is closed, so the child is exiting; give it a moment before forcing it.
-    for (int i = 0; i < 200; ++i) {
+    for (int i = 0; i < grace_ms / 10; ++i) {
       const pid_t r = waitpid(pid_, &status, WNOHANG);
       if (r == pid_) {
         ended_ = describe_exit(status);

@@ -34,9 +34,10 @@ class worker_process {
 
   /// Kills the child (SIGKILL) if it still runs, reaps it, and says how it ended.
   std::string stop();
-  /// Waits for a child whose pipe closed, and says how it ended ("exited with code 3",
-  /// "killed by signal 11 (Segmentation fault)").
-  std::string wait_for_exit();
+  /// Waits up to `grace_ms` for the child to exit (its pipe closed, or it was asked to), then
+  /// kills it; says how it ended ("exited with code 3", "killed by signal 11 (Segmentation
+  /// fault)").
+  std::string wait_for_exit(int grace_ms = 2000);
   pid_t pid() const { return pid_; }
 
  private:
