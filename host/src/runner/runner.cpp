@@ -69,13 +69,11 @@ std::vector<unsigned> blocks_for(const variant_descriptor& v, const run_request&
 
 sweep_result runner::run(const group_callback& on_group) {
   sweep_result out;
-  std::unique_ptr<cuda::primary_context> context;
+  // The device's attributes need no context: the context lives where the kernels run (the
+  // worker, or row_runner in process), so a crash can never touch this process's GPU state.
   try {
     cuda::driver::get();
     out.device = cuda::query_device(0);
-    CUdevice dev = 0;
-    KL_CU(cuDeviceGet(&dev, 0));
-    context = std::make_unique<cuda::primary_context>(dev);
     out.arch = out.device->arch();
   } catch (const cuda::no_device_error& e) {
     out.no_device_reason = e.why();
