@@ -24,11 +24,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path executable_dir() {
+// This program's own path: the worker is this same binary, started with --worker.
+fs::path executable_path() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::current_path() : exe.parent_path();
+  return ec ? fs::current_path() / "kernlab" : exe;
 }
+
+fs::path executable_dir() { return executable_path().parent_path(); }
 
 // An installed kernlab (bin/kernlab) finds share/kernlab and lib/kernlab/plugins beside it; a
 // build-tree kernlab finds the source tree and the build's plugin folder it was built with.
@@ -180,8 +183,7 @@ int run(int argc, char** argv) {
   req.timing = opt.timing;
   req.compile_only = opt.compile_only || opt.resources;
   req.in_process = opt.in_process;
-  req.worker_command = {(executable_dir() / "kernlab").string(), "--worker"};
-  if (const fs::path self = fs::read_symlink("/proc/self/exe", ec); !ec) req.worker_command[0] = self.string();
+  req.worker_command = {executable_path().string(), "--worker"};
   req.kernel_timeout_s = opt.kernel_timeout_s;
   req.journal_path = opt.journal_path.empty() ? kl::default_journal_path() : opt.journal_path;
   req.resume = opt.resume;
@@ -259,7 +261,8 @@ int run(int argc, char** argv) {
     for (const auto& c : sweep.compiles)
       if (!c.error.empty()) return 1;
     return 0;
-  }  if (!opt.compile_only && !sweep.device) {
+  }
+  if (!opt.compile_only && !sweep.device) {
     write_outputs();
     kl::print_compile_table(std::cout, sweep.compiles, sweep.arch);
     throw kl::cuda::no_device_error(sweep.no_device_reason);
