@@ -23,6 +23,18 @@ TEST(Cli, Sizes) {
     EXPECT_THROW(parse_size(bad), usage_error) << bad;
 }
 
+// Found by tests/fuzz: a power or a K/M/G multiple that passed 2^64 wrapped around and was
+// taken for a small size. Everything up to 2^60 is still a size.
+TEST(Cli, SizesThatWouldWrap) {
+  EXPECT_EQ(parse_size("2^60"), std::uint64_t{1} << 60);
+  EXPECT_EQ(parse_size("1073741824G"), std::uint64_t{1} << 60);
+  EXPECT_EQ(parse_size("1024^6"), std::uint64_t{1} << 60);
+  EXPECT_EQ(parse_size("0^0"), 1u);
+  for (const char* bad : {"21474836481^9", "4294967296^2", "2^61", "17179869185G", "1073741825G",
+                          "1125899906842625K", "1099511627777M"})
+    EXPECT_THROW(parse_size(bad), usage_error) << bad;
+}
+
 TEST(Cli, Blocks) {
   EXPECT_EQ(parse_blocks("all"), (std::vector<unsigned>{128, 256, 512, 1024}));
   EXPECT_EQ(parse_blocks("512"), std::vector<unsigned>{512});
@@ -104,6 +116,34 @@ TEST(Cli, ConfigErrorsNameTheFile) {
     EXPECT_NE(std::string(e.what()).find(cfg), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("sise"), std::string::npos) << e.what();
   }
+}
+
+// Found by tests/fuzz: Boost.Program_options replaces "%value%" and its other placeholders in an
+// error message until none is left, so a value holding its own placeholder made what() loop for
+// ever. These end, with the text as given.
+TEST(Cli, ErrorsQuotingBoostPlaceholdersEnd) {
+  test::temp_dir dir("cli");
+  const auto expect_error_with = [](const std::vector<const char*>& args, const std::string& text) {
+    try {
+      parse(args);
+      FAIL() << "expected a usage_error quoting " << text;
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  const std::string value = dir.write("value.cfg", "seed = %value%\n");
+  expect_error_with({"--config", value.c_str()}, "the argument ('%value%') for option 'seed' is invalid");
+  const std::string option = dir.write("option.cfg", "x%original_token% = 1\n");
+  expect_error_with({"--config", option.c_str()}, "'x%original_token%'");
+  const std::string bool_value = dir.write("bool.cfg", "hot = %value%\n");
+  expect_error_with({"--config", bool_value.c_str()}, "('%value%')");
+  expect_error_with({"--seed", "%value%"}, "('%value%') for option '--seed'");
+  expect_error_with({"--x%canonical_option%"}, "unrecognised option '--x%canonical_option%'");
+  expect_error_with({"--min=%prefix%"}, "'--min=%prefix%' is ambiguous and matches '--min-samples'");
+  expect_error_with({"-%"}, "'-%'");
+  // Other errors keep Boost's own text, and a '%' where it is valid is just a character.
+  expect_error_with({"--seed", "minus"}, "the argument ('minus') for option '--seed' is invalid");
+  EXPECT_EQ(parse({"--json", "%value%.json"}).json_path, "%value%.json");
 }
 
 TEST(Cli, ShippedConfigParses) {
