@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace kl {
 namespace {
 
@@ -83,6 +85,18 @@ TEST(Cli, Errors) {
   EXPECT_THROW(parse({"--family", "reduce", "--problem", "matmul"}), usage_error);
   EXPECT_THROW(parse({"--min-samples", "0"}), usage_error);
   EXPECT_THROW(parse({"--config", "/no/such/file.cfg"}), usage_error);
+}
+
+// Found by tests/fuzz: "nan" is a double to Boost, and passed every "must be positive" check
+// (a comparison with NaN is false), so "timeout = nan" meant sampling that never timed out.
+TEST(Cli, TimingOptionsAreNumbers) {
+  for (const char* option : {"--timeout", "--min-time", "--max-noise"})
+    for (const char* value : {"nan", "-nan", "NaN"})
+      EXPECT_THROW(parse({option, value}), usage_error) << option << " " << value;
+  test::temp_dir dir("cli");
+  const std::string cfg = dir.write("nan.cfg", "timeout=nan\n");
+  EXPECT_THROW(parse({"--config", cfg.c_str()}), usage_error);
+  EXPECT_DOUBLE_EQ(parse({"--timeout", "inf"}).timing.timeout_s, HUGE_VAL);  // "no timeout" stays
 }
 
 TEST(Cli, ConfigFileDefaultsAndPrecedence) {

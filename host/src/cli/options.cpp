@@ -297,7 +297,10 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
       throw usage_error("--hot and --flush " + vm["flush"].as<std::string>() + " contradict each other");
     t.flush = flush_mode::none;
   }
-  if (t.warmup_runs < 0 || t.min_samples < 1 || t.min_time_s < 0 || t.max_noise < 0 || t.timeout_s <= 0)
+  // Written so that NaN fails too: Boost reads "nan" as a double, and a NaN timeout never
+  // expires (found by tests/fuzz), leaving a row to its millionth sample.
+  if (t.warmup_runs < 0 || t.min_samples < 1 || !(t.min_time_s >= 0) || !(t.max_noise >= 0) ||
+      !(t.timeout_s > 0))
     throw usage_error("timing options must be positive (--min-samples at least 1)");
   return o;
 }
