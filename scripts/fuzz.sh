@@ -4,7 +4,8 @@
 #   scripts/fuzz.sh                 -> each target for 180 s
 #   scripts/fuzz.sh 600             -> each for 600 s
 #   scripts/fuzz.sh 60 metadata     -> only fuzz_metadata (targets: metadata, config)
-# Environment: JOBS (build parallelism, default 2), FUZZ_ARGS (more libFuzzer flags).
+# Environment: JOBS (build parallelism, default 2), FUZZ_ARGS (more libFuzzer flags; for runs
+# much longer than 10 minutes, FUZZ_ARGS=-rss_limit_mb=4096: ASan's RSS passes 1 GB by then).
 # Writes build-fuzz/: the targets, corpus/<target>/ (inputs found, kept between runs; the seeds
 # in tests/fuzz/corpus/ are only read), crashes/ (crash-*, leak-*, timeout-* files), logs/.
 # Exits 1 when a target found something. To reproduce or shrink a finding:
@@ -60,6 +61,6 @@ for t in "${targets[@]}"; do
     grep -E "ERROR|SUMMARY|runtime error|fuzz_$t:|Test unit written" "$log" | head -n 20 >&2 || true
     status=1
   fi
-  grep -E "^#[0-9]+ +DONE|^stat::" "$log" || tail -n 5 "$log"
+  grep -E "^#[0-9]+[[:space:]]+DONE|^stat::" "$log" || tail -n 5 "$log"
 done
 exit $status
