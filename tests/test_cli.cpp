@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace kl {
 namespace {
 
@@ -20,6 +22,18 @@ TEST(Cli, Sizes) {
   EXPECT_EQ(parse_size("16M"), 16u << 20);
   EXPECT_EQ(parse_size("1"), 1u);
   for (const char* bad : {"", "0", "-5", "2^", "abc", "2^99", "12x", "1-2"})
+    EXPECT_THROW(parse_size(bad), usage_error) << bad;
+}
+
+// Found by tests/fuzz: a power or a K/M/G multiple that passed 2^64 wrapped around and was
+// taken for a small size. Everything up to 2^60 is still a size.
+TEST(Cli, SizesThatWouldWrap) {
+  EXPECT_EQ(parse_size("2^60"), std::uint64_t{1} << 60);
+  EXPECT_EQ(parse_size("1073741824G"), std::uint64_t{1} << 60);
+  EXPECT_EQ(parse_size("1024^6"), std::uint64_t{1} << 60);
+  EXPECT_EQ(parse_size("0^0"), 1u);
+  for (const char* bad : {"21474836481^9", "4294967296^2", "2^61", "17179869185G", "1073741825G",
+                          "1125899906842625K", "1099511627777M"})
     EXPECT_THROW(parse_size(bad), usage_error) << bad;
 }
 
@@ -73,6 +87,18 @@ TEST(Cli, Errors) {
   EXPECT_THROW(parse({"--config", "/no/such/file.cfg"}), usage_error);
 }
 
+// Found by tests/fuzz: "nan" is a double to Boost, and passed every "must be positive" check
+// (a comparison with NaN is false), so "timeout = nan" meant sampling that never timed out.
+TEST(Cli, TimingOptionsAreNumbers) {
+  for (const char* option : {"--timeout", "--min-time", "--max-noise"})
+    for (const char* value : {"nan", "-nan", "NaN"})
+      EXPECT_THROW(parse({option, value}), usage_error) << option << " " << value;
+  test::temp_dir dir("cli");
+  const std::string cfg = dir.write("nan.cfg", "timeout=nan\n");
+  EXPECT_THROW(parse({"--config", cfg.c_str()}), usage_error);
+  EXPECT_DOUBLE_EQ(parse({"--timeout", "inf"}).timing.timeout_s, HUGE_VAL);  // "no timeout" stays
+}
+
 TEST(Cli, ConfigFileDefaultsAndPrecedence) {
   test::temp_dir dir("cli");
   const std::string cfg = dir.write("config/k.cfg",
@@ -104,6 +130,34 @@ TEST(Cli, ConfigErrorsNameTheFile) {
     EXPECT_NE(std::string(e.what()).find(cfg), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("sise"), std::string::npos) << e.what();
   }
+}
+
+// Found by tests/fuzz: Boost.Program_options replaces "%value%" and its other placeholders in an
+// error message until none is left, so a value holding its own placeholder made what() loop for
+// ever. These end, with the text as given.
+TEST(Cli, ErrorsQuotingBoostPlaceholdersEnd) {
+  test::temp_dir dir("cli");
+  const auto expect_error_with = [](const std::vector<const char*>& args, const std::string& text) {
+    try {
+      parse(args);
+      FAIL() << "expected a usage_error quoting " << text;
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  const std::string value = dir.write("value.cfg", "seed = %value%\n");
+  expect_error_with({"--config", value.c_str()}, "the argument ('%value%') for option 'seed' is invalid");
+  const std::string option = dir.write("option.cfg", "x%original_token% = 1\n");
+  expect_error_with({"--config", option.c_str()}, "'x%original_token%'");
+  const std::string bool_value = dir.write("bool.cfg", "hot = %value%\n");
+  expect_error_with({"--config", bool_value.c_str()}, "('%value%')");
+  expect_error_with({"--seed", "%value%"}, "('%value%') for option '--seed'");
+  expect_error_with({"--x%canonical_option%"}, "unrecognised option '--x%canonical_option%'");
+  expect_error_with({"--min=%prefix%"}, "'--min=%prefix%' is ambiguous and matches '--min-samples'");
+  expect_error_with({"-%"}, "'-%'");
+  // Other errors keep Boost's own text, and a '%' where it is valid is just a character.
+  expect_error_with({"--seed", "minus"}, "the argument ('minus') for option '--seed' is invalid");
+  EXPECT_EQ(parse({"--json", "%value%.json"}).json_path, "%value%.json");
 }
 
 TEST(Cli, ShippedConfigParses) {

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string>
+
 namespace kl {
 namespace {
 
@@ -112,8 +115,44 @@ INSTANTIATE_TEST_SUITE_P(
         bad_case{"bad_order", "/* kernlab\norder: first\n*/", 2, "order 'first'"},
         bad_case{"bad_output", "/* kernlab\noutput: many\n*/", 2, "output must be"},
         bad_case{"grid_in_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: GRID\n*/", 5, "unknown variable 'GRID'"},
-        bad_case{"bad_workspace", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nworkspace: 4 - GRID\n*/", 5, "workspace '4 - GRID' is -65532"}),
+        bad_case{"bad_workspace", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nworkspace: 4 - GRID\n*/", 5, "workspace '4 - GRID' is -65532"},
+        // Found by tests/fuzz (docs/results/2026-11-22-fuzzing.md).
+        bad_case{"no_blocks", "/* kernlab\nfamily: reduce\nentry: k\nblocks: , ,\n*/", 4, "no block size"},
+        bad_case{"tile_overflow", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: 1099511627776 * 1099511627776\n*/", 5, "does not fit in 64 bits"},
+        bad_case{"deep_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: " + std::string(100000, '(') + "1\n*/", 5, "nested more than 100 deep"},
+        bad_case{"long_bad_entry", "/* kernlab\nfamily: reduce\nentry: 3" + std::string(100000, 'k') + "\nblocks: 1\n*/", 3, "template-id"}),
     [](const auto& info) { return std::string(info.param.name); });
+
+// libstdc++'s std::regex recursed once per character and overflowed the stack on lines of tens
+// of KB (found by tests/fuzz); the names are now checked without it.
+TEST(Metadata, LongLinesParse) {
+  const std::string args(100000, 'T');
+  const auto h = parse_header("/* kernlab\nfamily: " + std::string(100000, 'r') + "\nentry: k<" +
+                                  args + ">\nblocks: 128\n*/\n", "k.cu");
+  EXPECT_EQ(h.descriptor.entry, "k<" + args + ">");
+  EXPECT_EQ(h.descriptor.family.size(), 100000u);
+}
+
+// What the regular expressions accepted is still what is accepted.
+TEST(Metadata, NamesAndEntries) {
+  auto entry_ok = [](const std::string& entry) {
+    try {
+      parse_header("/* kernlab\nfamily: reduce\nentry: " + entry + "\nblocks: 1\n*/", "k.cu");
+      return true;
+    } catch (const metadata_error&) {
+      return false;
+    }
+  };
+  for (const char* good_entry : {"k", "_k", "ns::k<BLOCK, T, OP>", "k <a>", "k\t<>", "k<<>>", "K9_:"})
+    EXPECT_TRUE(entry_ok(good_entry)) << good_entry;
+  for (const char* bad_entry : {"9k", "k<", "k>", "k <a> b", "k(a)", "k-1", ":k", "k<\ra>"})
+    EXPECT_FALSE(entry_ok(bad_entry)) << bad_entry;
+  const std::string rest = "\nentry: k\nblocks: 1\n*/";
+  EXPECT_THROW(parse_header("/* kernlab\nfamily: Reduce" + rest, "k.cu"), metadata_error);
+  EXPECT_THROW(parse_header("/* kernlab\nfamily: 9r" + rest, "k.cu"), metadata_error);
+  EXPECT_THROW(parse_header("/* kernlab\nfamily: r" + rest, "dir/-k.cu"), metadata_error);
+  EXPECT_NO_THROW(parse_header("/* kernlab\nfamily: r_9" + rest, "dir/9-k_.cu"));
+}
 
 TEST(Metadata, BadFileName) {
   EXPECT_THROW(parse_header("/* kernlab\n*/", "reduce/my idea.cu"), metadata_error);
@@ -127,6 +166,34 @@ TEST(Expression, Evaluates) {
   EXPECT_THROW(evaluate("BLOCK +", {{"BLOCK", 3}}), expression_error);
   EXPECT_THROW(evaluate("2 3", {}), expression_error);
   EXPECT_THROW(evaluate("99999999999999999999", {}), expression_error);
+}
+
+// Found by tests/fuzz: values past 64 bits were signed overflow (undefined behaviour, and
+// INT64_MIN / -1 a SIGFPE), and deep nesting overflowed the stack. Both are errors now.
+TEST(Expression, OverflowIsAnError) {
+  const std::string big = "1099511627776";  // 2^40, the largest literal
+  EXPECT_THROW(evaluate(big + " * " + big, {}), expression_error);
+  EXPECT_THROW(evaluate("GRID * 9223372017", {{"GRID", 2147483647}}), expression_error);
+  EXPECT_THROW(evaluate("-" + big + " * 8388608 - 1", {}), expression_error);
+  EXPECT_THROW(evaluate("(-" + big + " * 8388608) / -1", {}), expression_error);
+  EXPECT_THROW(evaluate("-(-" + big + " * 8388608)", {}), expression_error);
+  EXPECT_EQ(evaluate("(-" + big + " * 8388608) % -1", {}), 0);
+  EXPECT_EQ(evaluate("-" + big + " * 8388608", {}), INT64_MIN);
+  EXPECT_EQ(evaluate(big + " * 8388607 + 1099511627775", {}), INT64_MAX);
+  EXPECT_THROW(evaluate(big + " * 8388607 + " + big, {}), expression_error);
+  try {
+    evaluate(big + " * " + big, {});
+  } catch (const expression_error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not fit in 64 bits"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Expression, NestingIsLimited) {
+  EXPECT_EQ(evaluate(std::string(100, '(') + "7" + std::string(100, ')'), {}), 7);
+  EXPECT_EQ(evaluate(std::string(100, '-') + "7", {}), 7);
+  EXPECT_THROW(evaluate(std::string(101, '(') + "7" + std::string(101, ')'), {}), expression_error);
+  EXPECT_THROW(evaluate(std::string(100000, '(') + "7", {}), expression_error);
+  EXPECT_THROW(evaluate(std::string(100000, '-') + "7", {}), expression_error);
 }
 
 }  // namespace

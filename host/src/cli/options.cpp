@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -86,6 +87,40 @@ void resolve_config_paths(po::parsed_options& parsed, const fs::path& config_dir
         if (fs::path(v).is_relative()) v = (config_dir / v).lexically_normal().string();
 }
 
+// Boost.Program_options makes what() by replacing each "%name%" placeholder of the message with
+// its value until none is left, so a value that holds a placeholder ("seed = %value%", an unknown
+// option "x%original_token%") could make what() loop for ever while the message grew (found by
+// tests/fuzz). With every '%' of the values escaped first, each replacement takes '%'s out of the
+// message and puts none in, so it ends; the escapes are undone in the finished message.
+struct error_substitutions : po::error_with_option_name {  // reaches the protected map; never made
+  static std::map<std::string, std::string>& of(po::error_with_option_name& e) {
+    return e.*&error_substitutions::m_substitutions;
+  }
+};
+
+std::string message(po::error& e) {
+  auto* named = dynamic_cast<po::error_with_option_name*>(&e);
+  if (!named) return e.what();
+  // '%' -> "\1p" and '\1' -> "\1e": no '%' is left, and the change can be undone.
+  for (auto& [key, value] : error_substitutions::of(*named)) {
+    std::string escaped;
+    for (char c : value) escaped += c == '%' ? "\1p" : c == '\1' ? "\1e" : std::string(1, c);
+    value = escaped;
+  }
+  const std::string text = named->what();
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\1') {
+      out += text[i];
+      continue;
+    }
+    const char next = i + 1 < text.size() ? text[i + 1] : '\0';
+    out += next == 'e' ? '\1' : '%';  // a lone '\1' is a '%' cut short: the short option "-%"
+    if (next == 'e' || next == 'p') ++i;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::uint64_t parse_size(const std::string& text) {
@@ -93,13 +128,16 @@ std::uint64_t parse_size(const std::string& text) {
     throw usage_error("--size '" + text + "' is not a size (examples: 268435456, 2^28, 2^20+3, 16M)");
   };
   if (text.empty()) return fail();
+  // Every number, power and multiple is at most 2^60, checked before it is formed: a product
+  // that wrapped around 2^64 used to pass as a small size (found by tests/fuzz).
+  constexpr std::uint64_t limit = std::uint64_t{1} << 60;
   std::size_t pos = 0;
   auto number = [&]() -> std::uint64_t {
     const std::size_t start = pos;
     std::uint64_t v = 0;
     while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
       v = v * 10 + static_cast<std::uint64_t>(text[pos++] - '0');
-      if (v > (std::uint64_t{1} << 60)) fail();
+      if (v > limit) fail();
     }
     if (pos == start) fail();
     return v;
@@ -111,12 +149,14 @@ std::uint64_t parse_size(const std::string& text) {
     if (e > 60) fail();
     std::uint64_t p = 1;
     for (std::uint64_t i = 0; i < e; ++i) {
+      if (v != 0 && p > limit / v) fail();
       p *= v;
-      if (p > (std::uint64_t{1} << 60)) fail();
     }
     v = p;
   } else if (pos < text.size() && (text[pos] == 'K' || text[pos] == 'M' || text[pos] == 'G')) {
-    v <<= text[pos] == 'K' ? 10 : text[pos] == 'M' ? 20 : 30;
+    const int shift = text[pos] == 'K' ? 10 : text[pos] == 'M' ? 20 : 30;
+    if (v > limit >> shift) fail();
+    v <<= shift;
     ++pos;
   }
   if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) {
@@ -174,8 +214,8 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc, argv).options(with_positional).positional(positional).run(), vm);
-  } catch (const po::error& e) {
-    throw usage_error(e.what());
+  } catch (po::error& e) {
+    throw usage_error(message(e));
   }
 
   cli_options o;
@@ -191,8 +231,8 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
         auto parsed = po::parse_config_file(in, desc);
         resolve_config_paths(parsed, fs::absolute(config).parent_path());
         po::store(parsed, vm);  // values already on the command line are kept
-      } catch (const po::error& e) {
-        throw usage_error(config + ": " + e.what());
+      } catch (po::error& e) {
+        throw usage_error(config + ": " + message(e));
       }
       o.config_path = config;
     }
@@ -276,7 +316,10 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
       throw usage_error("--hot and --flush " + vm["flush"].as<std::string>() + " contradict each other");
     t.flush = flush_mode::none;
   }
-  if (t.warmup_runs < 0 || t.min_samples < 1 || t.min_time_s < 0 || t.max_noise < 0 || t.timeout_s <= 0)
+  // Written so that NaN fails too: Boost reads "nan" as a double, and a NaN timeout never
+  // expires (found by tests/fuzz), leaving a row to its millionth sample.
+  if (t.warmup_runs < 0 || t.min_samples < 1 || !(t.min_time_s >= 0) || !(t.max_noise >= 0) ||
+      !(t.timeout_s > 0))
     throw usage_error("timing options must be positive (--min-samples at least 1)");
   return o;
 }

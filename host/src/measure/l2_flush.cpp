@@ -25,22 +25,6 @@ extern "C" __global__ void kl_empty() {}
 
 }  // namespace
 
-flush_mode parse_flush_mode(const std::string& text) {
-  if (text == "none") return flush_mode::none;
-  if (text == "read") return flush_mode::read;
-  if (text == "write") return flush_mode::write;
-  throw std::invalid_argument("flush mode must be read, write or none, not '" + text + "'");
-}
-
-const char* to_string(flush_mode m) {
-  switch (m) {
-    case flush_mode::none: return "none";
-    case flush_mode::read: return "read";
-    case flush_mode::write: return "write";
-  }
-  return "?";
-}
-
 l2_flusher::l2_flusher(flush_mode mode, std::size_t l2_bytes, const std::string& arch) : mode_(mode) {
   nvrtc::compile_request req;
   req.source = flush_source;

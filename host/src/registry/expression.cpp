@@ -1,6 +1,7 @@
 #include "registry/expression.hpp"
 
 #include <cctype>
+#include <string>
 
 namespace kl {
 namespace {
@@ -35,11 +36,29 @@ class parser {
     }
     return false;
   }
+  // Every step is checked: a header's expression is user input, and a value that does not fit in
+  // 64 bits is an error to report, not undefined behaviour (found by tests/fuzz).
+  [[noreturn]] void overflow() const { fail("the value does not fit in 64 bits"); }
+  std::int64_t add(std::int64_t a, std::int64_t b) const {
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r)) overflow();
+    return r;
+  }
+  std::int64_t sub(std::int64_t a, std::int64_t b) const {
+    std::int64_t r = 0;
+    if (__builtin_sub_overflow(a, b, &r)) overflow();
+    return r;
+  }
+  std::int64_t mul(std::int64_t a, std::int64_t b) const {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r)) overflow();
+    return r;
+  }
   std::int64_t expr() {
     std::int64_t v = term();
     for (;;) {
-      if (accept('+')) v += term();
-      else if (accept('-')) v -= term();
+      if (accept('+')) v = add(v, term());
+      else if (accept('-')) v = sub(v, term());
       else return v;
     }
   }
@@ -47,20 +66,34 @@ class parser {
     std::int64_t v = unary();
     for (;;) {
       if (accept('*')) {
-        v *= unary();
+        v = mul(v, unary());
       } else if (accept('/') || accept('%')) {
         const char op = s_[pos_ - 1];
         const std::int64_t d = unary();
         if (d == 0) fail("division by zero");
-        v = op == '/' ? v / d : v % d;
+        if (d == -1) v = op == '/' ? sub(0, v) : 0;  // INT64_MIN / -1 does not fit; % is 0
+        else v = op == '/' ? v / d : v % d;
       } else {
         return v;
       }
     }
   }
+  // '(' and unary '-' recurse: a limit keeps a long run of them from overflowing the stack.
+  struct nesting {
+    explicit nesting(parser& p) : p_(p) {
+      if (++p_.depth_ > max_depth) p_.fail("nested more than " + std::to_string(max_depth) + " deep");
+    }
+    ~nesting() { --p_.depth_; }
+    parser& p_;
+  };
+  static constexpr int max_depth = 100;
   std::int64_t unary() {
-    if (accept('-')) return -unary();
+    if (accept('-')) {
+      nesting guard(*this);
+      return sub(0, unary());
+    }
     if (accept('(')) {
+      nesting guard(*this);
       std::int64_t v = expr();
       if (!accept(')')) fail("missing ')'");
       return v;
@@ -96,6 +129,7 @@ class parser {
   const std::string& s_;
   const std::map<std::string, std::int64_t>& vars_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include "registry/names.hpp"
 
 #include <algorithm>
-#include <regex>
 #include <sstream>
 
 namespace kl {
@@ -19,6 +18,39 @@ std::string trim(const std::string& s) {
   if (b == std::string::npos) return "";
   const auto e = s.find_last_not_of(" \t\r");
   return s.substr(b, e - b + 1);
+}
+
+// The names below are checked by hand, not with std::regex: libstdc++'s matcher recurses once
+// per character, so a long enough line (tens of KB) overflowed the stack (found by tests/fuzz).
+bool ascii_lower(char c) { return c >= 'a' && c <= 'z'; }
+bool ascii_alpha(char c) { return ascii_lower(c) || (c >= 'A' && c <= 'Z'); }
+bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
+bool ascii_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }  // \t \n \v \f \r
+
+// [A-Za-z0-9_][A-Za-z0-9_-]*
+bool is_variant_name(const std::string& s) {
+  return !s.empty() && s[0] != '-' &&
+         std::all_of(s.begin(), s.end(),
+                     [](char c) { return ascii_alpha(c) || ascii_digit(c) || c == '_' || c == '-'; });
+}
+
+// [a-z][a-z0-9_]*
+bool is_family_name(const std::string& s) {
+  return !s.empty() && ascii_lower(s[0]) &&
+         std::all_of(s.begin(), s.end(),
+                     [](char c) { return ascii_lower(c) || ascii_digit(c) || c == '_'; });
+}
+
+// [A-Za-z_][A-Za-z0-9_:]*\s*(<.*>)? -- a name, then nothing or "<...>" (one line).
+bool is_entry(const std::string& s) {
+  if (s.empty() || !(ascii_alpha(s[0]) || s[0] == '_')) return false;
+  std::size_t i = 1;
+  while (i < s.size() && (ascii_alpha(s[i]) || ascii_digit(s[i]) || s[i] == '_' || s[i] == ':')) ++i;
+  while (i < s.size() && ascii_space(s[i])) ++i;
+  if (i == s.size()) return true;
+  if (s[i] != '<' || s.size() - i < 2 || s.back() != '>') return false;
+  return std::none_of(s.begin() + static_cast<std::ptrdiff_t>(i), s.end(),
+                      [](char c) { return c == '\n' || c == '\r'; });
 }
 
 // Drops a trailing "# comment".
@@ -45,8 +77,7 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
   d.origin = origin_kind::source;
   d.origin_path = path;
   d.name = file_stem(path);
-  static const std::regex name_re(R"([A-Za-z0-9_][A-Za-z0-9_-]*)");
-  if (!std::regex_match(d.name, name_re))
+  if (!is_variant_name(d.name))
     throw metadata_error(path, 1,
                          "the file name '" + d.name +
                              "' cannot be a variant name (use letters, digits, '_' and '-')");
@@ -95,13 +126,11 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
       out.key_lines[key] = line_no;
 
       if (key == "family") {
-        static const std::regex ident(R"([a-z][a-z0-9_]*)");
-        if (!std::regex_match(value, ident))
+        if (!is_family_name(value))
           throw metadata_error(path, line_no, "family '" + value + "' is not a family name");
         d.family = value;
       } else if (key == "entry") {
-        static const std::regex entry_re(R"([A-Za-z_][A-Za-z0-9_:]*\s*(<.*>)?)");
-        if (!std::regex_match(value, entry_re))
+        if (!is_entry(value))
           throw metadata_error(path, line_no,
                                "entry '" + value + "' is not a function template-id like "
                                "'my_kernel<BLOCK, T, OP>'");
@@ -121,6 +150,10 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
             throw metadata_error(path, line_no, "block size " + item + " listed twice");
           d.blocks.push_back(static_cast<unsigned>(b));
         }
+        // "blocks: ," has a value but no block size; an empty list would mean "the block size
+        // does not apply", which is for plugins only (found by tests/fuzz).
+        if (d.blocks.empty())
+          throw metadata_error(path, line_no, "blocks lists no block size");
       } else if (key == "tile") {
         d.tile = value;
       } else if (key == "grid") {

@@ -1,0 +1,5 @@
+/* kernlab
+family: reduce
+entry: 3k<>
+blocks: 1
+*/

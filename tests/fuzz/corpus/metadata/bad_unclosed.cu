@@ -1,0 +1,4 @@
+/* kernlab
+family: reduce
+entry: k
+blocks: 128

@@ -1,0 +1,4 @@
+/* kernlab
+family: reduce
+block: 256
+*/

@@ -1,0 +1,4 @@
+/*kernlab
+family:e
+entry:k
+blocks:,*/

@@ -1,0 +1,5 @@
+/* kernlab
+family: reduce
+entry: k<BLOCK>
+blocks: 512
+*/
