@@ -166,17 +166,24 @@ int run(int argc, char** argv) {
         kl::print_group(std::cout, group, d, table);
         std::cout << std::flush;
       });
+  for (const auto& w : sweep.warnings) std::cerr << "kernlab: warning: " << w << "\n";
   if (!opt.compile_only && !sweep.device) {
     kl::print_compile_table(std::cout, sweep.compiles, sweep.arch);
+    kl::print_compile_summary(std::cout, sweep.compile_stats);
     throw kl::cuda::no_device_error(sweep.no_device_reason);
   }
   if (opt.compile_only) {
     kl::print_compile_table(std::cout, sweep.compiles, sweep.arch);
+    kl::print_compile_summary(std::cout, sweep.compile_stats);
     if (!sweep.no_device_reason.empty())
       std::cout << "(no GPU here: " << sweep.no_device_reason << "; compiled for " << sweep.arch << ")\n";
     for (const auto& c : sweep.compiles)
       if (!c.error.empty()) return 1;
     return 0;
+  }
+  if (sweep.compile_stats.files > 0) {
+    std::cout << "\n";
+    kl::print_compile_summary(std::cout, sweep.compile_stats);
   }
   return kl::exit_code_for(sweep.results);
 }

@@ -35,6 +35,20 @@ std::size_t name_width(const Range& rows, Name name, std::size_t floor = 24) {
   return w;
 }
 
+// "12", or "24-26" when the instantiations differ; "-" without a resource report.
+std::string register_range(const nvrtc::compile_result& r) {
+  int rmin = 1 << 30, rmax = 0;
+  for (const auto& kv : r.resources) {
+    rmin = std::min(rmin, kv.second.registers);
+    rmax = std::max(rmax, kv.second.registers);
+  }
+  if (rmax == 0) return "-";
+  return rmin == rmax ? std::to_string(rmax) : std::to_string(rmin) + "-" + std::to_string(rmax);
+}
+
+// Milliseconds with a decimal where it matters: a cache hit takes a fraction of one.
+std::string milliseconds(double ms) { return fmt(ms < 10 ? "%.1f" : "%.0f", ms); }
+
 std::string human_bytes(double b) {
   if (b >= 1073741824.0) return fmt("%.2f GiB", b / 1073741824.0);
   if (b >= 1048576.0) return fmt("%.2f MiB", b / 1048576.0);
@@ -156,26 +170,42 @@ void print_compile_table(std::ostream& os, const std::vector<compile_record>& co
   const std::size_t nw = name_width(compiles, [](const compile_record& c) {
     return c.entry->descriptor.qualified_name();
   });
-  os << col("variant", nw) << col("instances", 10, true) << col("compile ms", 12, true)
-     << col("regs", 9, true) << col("spill B", 9, true) << "  status\n";
+  os << col("variant", nw) << col("instances", 10, true) << col("cache", 7, true)
+     << col("compile ms", 12, true) << col("regs", 9, true) << col("spill B", 9, true)
+     << "  status\n";
   std::vector<std::string> errors;
   for (const auto& c : compiles) {
-    int rmin = 1 << 30, rmax = 0;
     long spill = 0;
-    for (const auto& kv : c.result.resources) {
-      rmin = std::min(rmin, kv.second.registers);
-      rmax = std::max(rmax, kv.second.registers);
+    for (const auto& kv : c.result.resources)
       spill = std::max(spill, kv.second.spill_store_bytes + kv.second.spill_load_bytes);
-    }
+    const std::string regs = register_range(c.result);
     const bool ok = c.error.empty();
     os << col(c.entry->descriptor.qualified_name(), nw)
        << col(std::to_string(c.result.lowered_names.size()), 10, true)
-       << col(fmt("%.0f", c.result.milliseconds), 12, true)
-       << col(rmax ? (rmin == rmax ? std::to_string(rmax) : std::to_string(rmin) + "-" + std::to_string(rmax)) : "-", 9, true)
-       << col(rmax ? std::to_string(spill) : "-", 9, true) << "  " << (ok ? "ok" : "FAILED") << "\n";
+       << col(to_string(c.cache), 7, true) << col(milliseconds(c.milliseconds), 12, true)
+       << col(regs, 9, true) << col(regs != "-" ? std::to_string(spill) : "-", 9, true) << "  "
+       << (ok ? "ok" : "FAILED") << "\n";
     if (!ok) errors.push_back(c.error);
   }
   for (const auto& e : errors) os << "\n" << e << (e.empty() || e.back() == '\n' ? "" : "\n");
+}
+
+void print_compile_summary(std::ostream& os, const compile_summary& s) {
+  auto count = [](std::size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  if (s.files == 0 && s.failed == 0) {
+    os << "compile: no kernel file to compile\n";
+    return;
+  }
+  os << "compile: " << count(s.files, "file", "files") << " on "
+     << count(s.jobs, "thread", "threads") << ", ";
+  if (s.cache_dir.empty()) os << "cache off";
+  else os << count(s.hits, "hit", "hits") << ", " << count(s.misses, "miss", "misses");
+  if (s.failed) os << ", " << s.failed << " failed";
+  os << ", " << milliseconds(s.wall_ms) << " ms wall";
+  if (!s.cache_dir.empty()) os << " (cache " << s.cache_dir << ")";
+  os << "\n";
 }
 
 void print_list(std::ostream& os, const registry& reg) {

@@ -1,12 +1,12 @@
 #include "runner/runner.hpp"
 
 #include "cuda/resources.hpp"
+#include "runner/compile_stage.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
-#include <set>
 #include <sstream>
 
 namespace kl {
@@ -55,6 +55,15 @@ struct loaded_module {
 
 }  // namespace
 
+const char* to_string(cache_use c) {
+  switch (c) {
+    case cache_use::off: return "-";
+    case cache_use::hit: return "hit";
+    case cache_use::miss: return "miss";
+  }
+  return "?";
+}
+
 std::vector<problem_config> configs_for(const family& f, const run_request& r) {
   std::vector<problem_config> out;
   const auto dtypes = f.dtypes();
@@ -89,43 +98,13 @@ sweep_result runner::run(const group_callback& on_group) {
     out.arch = request_.fallback_arch;
   }
 
-  // 1. Compile: one program per file, one name expression per configuration it will run.
-  std::map<const registry_entry*, std::size_t> compile_index;
-  for (const registry_entry* e : request_.variants) {
-    if (e->descriptor.origin != origin_kind::source) continue;
-    compile_record rec;
-    rec.entry = e;
-    if (!e->error.empty()) {
-      rec.error = e->error;
-    } else {
-      const family* fam = families_.find(e->descriptor.family);
-      nvrtc::compile_request req;
-      req.source = e->source;
-      req.path = e->descriptor.origin_path;
-      req.arch = out.arch;
-      req.include_dirs = request_.include_dirs;
-      req.pre_includes = fam->pre_includes();
-      std::set<std::string> exprs;
-      for (const auto& c : configs_for(*fam, request_)) {
-        if (!e->descriptor.supports_dtype(c.dtype) || !e->descriptor.supports_op(c.op)) continue;
-        for (unsigned b : request_.blocks)
-          if (e->descriptor.supports_block(b))
-            exprs.insert(fam->name_expression(e->descriptor, b, c));
-      }
-      req.name_expressions.assign(exprs.begin(), exprs.end());
-      if (!req.name_expressions.empty()) {
-        try {
-          rec.result = nvrtc::compile(req);
-          if (!rec.result.ok) rec.error = "compile error:\n" + rec.result.error_summary();
-        } catch (const std::exception& ex) {
-          rec.error = ex.what();
-        }
-      }
-    }
-    compile_index[e] = out.compiles.size();
-    out.compiles.push_back(std::move(rec));
+  // 1. Compile: one program per file, on CPU threads, consumed in request order below, so the
+  // first file's rows are timed while the others still compile.
+  compile_stage compiles(families_, request_, out.arch);
+  if (request_.compile_only || !out.device) {
+    compiles.finish(out);
+    return out;
   }
-  if (request_.compile_only || !out.device) return out;
 
   const cuda::device_info& device = *out.device;
   cuda::stream stream;
@@ -194,9 +173,8 @@ sweep_result runner::run(const group_callback& on_group) {
           } else if (block > static_cast<unsigned>(device.max_threads_per_block)) {
             skip(device.name + " allows at most " + std::to_string(device.max_threads_per_block) +
                  " threads per block");
-          } else if (v.origin == origin_kind::source &&
-                     !out.compiles[compile_index.at(e)].error.empty()) {
-            fail(out.compiles[compile_index.at(e)].error);
+          } else if (v.origin == origin_kind::source && !compiles.get(e).error.empty()) {
+            fail(compiles.get(e).error);
           } else if (!context_lost.empty()) {
             fail("not run: " + context_lost);
           } else if (!prob) {
@@ -207,8 +185,8 @@ sweep_result runner::run(const group_callback& on_group) {
             try {
               std::unique_ptr<operation> op;
               if (v.origin == origin_kind::source) {
-                const compile_record& cr = out.compiles[compile_index.at(e)];
-                r.compile_ms = cr.result.milliseconds;
+                const compile_record& cr = compiles.get(e);
+                r.compile_ms = cr.milliseconds;
                 loaded_module& lm = modules[e];
                 if (!lm.mod && lm.error.empty()) {
                   const auto t0 = std::chrono::steady_clock::now();
@@ -310,6 +288,7 @@ sweep_result runner::run(const group_callback& on_group) {
       for (auto& r : group) out.results.push_back(std::move(r));
     }
   }
+  compiles.finish(out);
   return out;
 }
 
