@@ -35,7 +35,9 @@ po::options_description make_description() {
     ("no-plugins", po::bool_switch(), "load no plugins")
     ("config", po::value<std::string>(), "config file (default: config/kernlab.cfg)")
     ("arch", po::value<std::string>(), "compile target when there is no GPU (default sm_90)")
-    ("cuda-include", po::value<std::string>(), "the CUDA toolkit's include folder");
+    ("cuda-include", po::value<std::string>(), "the CUDA toolkit's include folder")
+    ("cache-dir", po::value<std::string>(), "compile cache folder (default: $XDG_CACHE_HOME/kernlab or ~/.cache/kernlab)")
+    ("no-cache", po::bool_switch(), "compile every file, read and write no compile cache");
   po::options_description timing("Timing");
   timing.add_options()
     ("warmup", po::value<int>(), "untimed runs before sampling (default 2)")
@@ -50,10 +52,20 @@ po::options_description make_description() {
     ("help,h", po::bool_switch(), "this help")
     ("version", po::bool_switch(), "print the version")
     ("list", po::bool_switch(), "list every variant with its origin, and exit")
-    ("compile-only", po::bool_switch(), "compile the selected variants for every block size and exit (no GPU needed)");
+    ("compile-only", po::bool_switch(), "compile the selected variants for every block size and exit (no GPU needed)")
+    ("compile-jobs,j", po::value<int>(), "threads compiling kernel files while the GPU times those compiled (default: one per core)");
   po::options_description all;
   all.add(actions).add(select).add(where).add(timing);
   return all;
+}
+
+// The positional words (`kernlab cache info`): on the command line only, never in the config.
+po::options_description make_positional_description() {
+  po::options_description hidden;
+  hidden.add_options()
+    ("command", po::value<std::string>(), "command")
+    ("subcommand", po::value<std::string>(), "subcommand");
+  return hidden;
 }
 
 std::vector<std::string> split_all(const std::vector<std::string>& items) {
@@ -67,7 +79,7 @@ std::vector<std::string> split_all(const std::vector<std::string>& items) {
 void resolve_config_paths(po::parsed_options& parsed, const fs::path& config_dir) {
   for (auto& opt : parsed.options)
     if (opt.string_key == "kernels-dir" || opt.string_key == "plugin-dir" ||
-        opt.string_key == "cuda-include")
+        opt.string_key == "cuda-include" || opt.string_key == "cache-dir")
       for (auto& v : opt.value)
         if (fs::path(v).is_relative()) v = (config_dir / v).lexically_normal().string();
 }
@@ -138,10 +150,12 @@ std::string help_text() {
   std::ostringstream os;
   os << "kernlab: compile, validate and time CUDA kernel variants\n\n"
         "usage: kernlab [options]\n"
+        "       kernlab cache info|clear [--cache-dir DIR]\n"
         "  kernlab --variant reduce5 --block 512\n"
         "  kernlab --variant 'reduce*' --size 2^28 --dtype int32,float32\n"
         "  kernlab --list\n"
-        "  kernlab --compile-only --variant all\n\n"
+        "  kernlab --compile-only --variant all\n"
+        "  kernlab cache info\n\n"
         "exit codes: 0 every run passed, 1 a variant failed or was wrong, 2 usage error,\n"
         "            3 no CUDA driver/device for a run that needs one\n"
      << make_description();
@@ -150,9 +164,15 @@ std::string help_text() {
 
 cli_options parse_command_line(int argc, const char* const argv[], const default_paths& defaults) {
   const auto desc = make_description();
+  po::options_description cmdline;
+  cmdline.add(desc).add(make_positional_description());
+  po::positional_options_description positional;
+  positional.add("command", 1).add("subcommand", 1);
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(cmdline).positional(positional).run(), vm);
+  } catch (const po::too_many_positional_options_error&) {
+    throw usage_error("too many words on the command line (the commands are 'cache info' and 'cache clear')");
   } catch (const po::error& e) {
     throw usage_error(e.what());
   }
@@ -181,6 +201,14 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   auto str = [&](const char* key, const std::string& fallback) {
     return vm.count(key) ? vm[key].as<std::string>() : fallback;
   };
+  o.command = str("command", "");
+  o.subcommand = str("subcommand", "");
+  if (!o.command.empty() && o.command != "cache")
+    throw usage_error("unknown command '" + o.command + "' (the commands are 'cache info' and 'cache clear')");
+  if (o.command == "cache" && o.subcommand != "info" && o.subcommand != "clear")
+    throw usage_error(o.subcommand.empty() ? "cache: say 'cache info' or 'cache clear'"
+                                           : "cache: unknown subcommand '" + o.subcommand +
+                                                 "' (say 'cache info' or 'cache clear')");
   o.help = vm["help"].as<bool>();
   o.version = vm["version"].as<bool>();
   o.list = vm["list"].as<bool>();
@@ -211,6 +239,16 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     throw usage_error("--arch must look like sm_90, not '" + o.arch + "'");
   o.baseline = str("baseline", "");
   o.cuda_include = str("cuda-include", "");
+  o.no_cache = vm["no-cache"].as<bool>();
+  o.cache_dir = str("cache-dir", "");
+  if (vm.count("cache-dir") && o.cache_dir.empty()) throw usage_error("--cache-dir needs a folder");
+  if (o.command == "cache" && o.no_cache)
+    throw usage_error("'cache " + o.subcommand + "' and --no-cache contradict each other");
+  if (vm.count("compile-jobs")) {
+    const int jobs = vm["compile-jobs"].as<int>();
+    if (jobs < 1) throw usage_error("--compile-jobs must be at least 1");
+    o.compile_jobs = static_cast<unsigned>(jobs);
+  }
 
   auto& t = o.timing;
   if (vm.count("warmup")) t.warmup_runs = vm["warmup"].as<int>();

@@ -23,7 +23,12 @@ struct default_paths {
 };
 
 struct cli_options {
+  /// The positional words: "" (a sweep), or "cache" with "info" or "clear".
+  std::string command, subcommand;
   bool help = false, version = false, list = false, compile_only = false, no_plugins = false;
+  bool no_cache = false;
+  std::string cache_dir;      ///< "" = the default ($XDG_CACHE_HOME/kernlab, ~/.cache/kernlab)
+  unsigned compile_jobs = 0;  ///< 0 = one per hardware thread
   std::string family;                  ///< "" = every family
   std::vector<std::string> variants;   ///< names, wildcards or "all"
   std::vector<unsigned> blocks;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <sstream>
 
@@ -44,6 +45,14 @@ std::string register_range(const nvrtc::compile_result& r) {
   }
   if (rmax == 0) return "-";
   return rmin == rmax ? std::to_string(rmax) : std::to_string(rmin) + "-" + std::to_string(rmax);
+}
+
+std::string local_time(std::time_t t) {
+  char buf[32];
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
 }
 
 // Milliseconds with a decimal where it matters: a cache hit takes a fraction of one.
@@ -206,6 +215,31 @@ void print_compile_summary(std::ostream& os, const compile_summary& s) {
   os << ", " << milliseconds(s.wall_ms) << " ms wall";
   if (!s.cache_dir.empty()) os << " (cache " << s.cache_dir << ")";
   os << "\n";
+}
+
+void print_cache_info(std::ostream& os, const nvrtc::cache_info& info) {
+  os << "compile cache: " << info.dir.string() << "\n";
+  if (!info.exists) {
+    os << "  empty (the folder does not exist yet)\n";
+    return;
+  }
+  os << "  entries:    " << info.entries << " (" << human_bytes(static_cast<double>(info.bytes)) << ")";
+  if (info.damaged) os << ", " << info.damaged << " damaged (rebuilt when next needed)";
+  os << "\n";
+  if (info.entries > info.damaged)
+    os << "  saves:      " << fmt("%.1f", info.compile_ms / 1e3)
+       << " s of NVRTC time when every entry is used once\n";
+  if (info.entries)
+    os << "  written:    " << local_time(info.oldest) << " .. " << local_time(info.newest) << "\n";
+  if (info.temporary_files)
+    os << "  temporary:  " << info.temporary_files
+       << " file(s) left by an interrupted write ('kernlab cache clear' removes them)\n";
+  const auto& c = info.counters;
+  const std::uint64_t lookups = c.hits + c.misses;
+  os << "  counters:   " << c.runs << " run(s), " << c.hits << " hit(s), " << c.misses
+     << " miss(es)";
+  if (lookups) os << " (" << fmt("%.0f", 100.0 * static_cast<double>(c.hits) / static_cast<double>(lookups)) << "% hits)";
+  os << ", " << c.stores << " store(s), " << c.corrupt << " damaged entry(ies) rebuilt\n";
 }
 
 void print_list(std::ostream& os, const registry& reg) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cuda/device.hpp"
+#include "nvrtc/compile_cache.hpp"
 #include "registry/registry.hpp"
 #include "runner/result.hpp"
 #include "runner/runner.hpp"
@@ -30,6 +31,10 @@ void print_compile_table(std::ostream& os, const std::vector<compile_record>& co
 
 /// "compile: 18 files on 2 threads, 17 hits, 1 miss, 184 ms wall (cache ~/.cache/kernlab)"
 void print_compile_summary(std::ostream& os, const compile_summary& summary);
+
+/// `kernlab cache info`: the folder, its entries (size, damaged ones, age), temporary files
+/// left behind, and the hit and miss counters over every run.
+void print_cache_info(std::ostream& os, const nvrtc::cache_info& info);
 
 /// Every registered variant with its origin, and every registration warning.
 void print_list(std::ostream& os, const registry& reg);
