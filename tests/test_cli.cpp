@@ -123,11 +123,13 @@ TEST(Cli, CommandsAndCompileOptions) {
   EXPECT_EQ(o.cache_dir, "/tmp/c");
   EXPECT_EQ(parse({"--variant", "reduce5", "cache", "clear"}).subcommand, "clear");
 
-  o = parse({"--no-cache", "-j", "3"});
+  o = parse({"--watch", "--no-cache", "-j", "3"});
   EXPECT_EQ(o.command, "");
+  EXPECT_TRUE(o.watch);
   EXPECT_TRUE(o.no_cache);
   EXPECT_EQ(o.compile_jobs, 3u);
   EXPECT_EQ(parse({}).compile_jobs, 0u);  // one per core
+  EXPECT_FALSE(parse({}).watch);
 
   EXPECT_THROW(parse({"cache"}), usage_error);
   EXPECT_THROW(parse({"cache", "wipe"}), usage_error);

@@ -8,6 +8,8 @@
 #include "registry/registry.hpp"
 #include "report/table.hpp"
 #include "runner/runner.hpp"
+#include "watch/directory_watcher.hpp"
+#include "watch/watch_session.hpp"
 
 #include <unistd.h>
 
@@ -194,6 +196,9 @@ int run(int argc, char** argv) {
   for (const auto& w : reg->warnings()) std::cerr << "kernlab: warning: " << w << "\n";
 
   const auto cache = open_cache(opt);
+  // Watching starts before the sweep, so a file saved while it runs still makes a round.
+  std::unique_ptr<kl::directory_watcher> watcher;
+  if (opt.watch) watcher = std::make_unique<kl::directory_watcher>(opt.kernels_dirs);
   const kl::run_request req = make_request(opt, *reg, families, cache);
 
   kl::runner runner(families, req);
@@ -242,7 +247,19 @@ int run(int argc, char** argv) {
     }
     code = kl::exit_code_for(sweep.results);
   }
-  return code;
+  if (!watcher) return code;
+
+  kl::watch_workspace first{std::move(reg), req};
+  kl::watch_session session(
+      families,
+      [&] {
+        kl::watch_workspace ws;
+        ws.reg = load_registry(opt, families);
+        ws.request = make_request(opt, *ws.reg, families, cache);
+        return ws;
+      },
+      first, sweep);
+  session.run(*watcher, opt.kernels_dirs, std::cout, std::cerr);
 }
 
 }  // namespace

@@ -53,6 +53,7 @@ po::options_description make_description() {
     ("version", po::bool_switch(), "print the version")
     ("list", po::bool_switch(), "list every variant with its origin, and exit")
     ("compile-only", po::bool_switch(), "compile the selected variants for every block size and exit (no GPU needed)")
+    ("watch", po::bool_switch(), "keep running: when a kernel file or header is saved, recompile, revalidate and retime the variants it changes")
     ("compile-jobs,j", po::value<int>(), "threads compiling kernel files while the GPU times those compiled (default: one per core)");
   po::options_description all;
   all.add(actions).add(select).add(where).add(timing);
@@ -155,6 +156,7 @@ std::string help_text() {
         "  kernlab --variant 'reduce*' --size 2^28 --dtype int32,float32\n"
         "  kernlab --list\n"
         "  kernlab --compile-only --variant all\n"
+        "  kernlab --watch --variant my_idea,reduce5\n"
         "  kernlab cache info\n\n"
         "exit codes: 0 every run passed, 1 a variant failed or was wrong, 2 usage error,\n"
         "            3 no CUDA driver/device for a run that needs one\n"
@@ -239,6 +241,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     throw usage_error("--arch must look like sm_90, not '" + o.arch + "'");
   o.baseline = str("baseline", "");
   o.cuda_include = str("cuda-include", "");
+  o.watch = vm["watch"].as<bool>();
   o.no_cache = vm["no-cache"].as<bool>();
   o.cache_dir = str("cache-dir", "");
   if (vm.count("cache-dir") && o.cache_dir.empty()) throw usage_error("--cache-dir needs a folder");

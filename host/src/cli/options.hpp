@@ -26,6 +26,7 @@ struct cli_options {
   /// The positional words: "" (a sweep), or "cache" with "info" or "clear".
   std::string command, subcommand;
   bool help = false, version = false, list = false, compile_only = false, no_plugins = false;
+  bool watch = false;  ///< after the sweep, re-run the variants whose files change
   bool no_cache = false;
   std::string cache_dir;      ///< "" = the default ($XDG_CACHE_HOME/kernlab, ~/.cache/kernlab)
   unsigned compile_jobs = 0;  ///< 0 = one per hardware thread

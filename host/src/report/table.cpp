@@ -217,6 +217,74 @@ void print_compile_summary(std::ostream& os, const compile_summary& s) {
   os << "\n";
 }
 
+compile_snapshot snapshot_of(const compile_record& c) {
+  compile_snapshot s;
+  s.name = c.entry->descriptor.qualified_name();
+  s.instances = c.result.lowered_names.size();
+  s.cache = c.cache;
+  s.milliseconds = c.milliseconds;
+  s.registers = register_range(c.result);
+  s.error = c.error;
+  return s;
+}
+
+void print_compile_changes(std::ostream& os, const std::vector<compile_change>& changes,
+                           const std::string& arch) {
+  if (changes.empty()) return;
+  // "12" when nothing changed, "12 -> 14" when it did; "(new)" for a file the last round lacked.
+  auto change = [](const std::optional<std::string>& was, const std::string& now) {
+    if (!was) return now + " (new)";
+    return *was == now ? now : *was + " -> " + now;
+  };
+  auto status = [](const compile_snapshot& s) { return std::string(s.error.empty() ? "ok" : "FAILED"); };
+  os << "compiled for " << arch << "\n";
+  const std::size_t nw = name_width(changes, [](const compile_change& c) { return c.now.name; });
+  os << col("variant", nw) << col("instances", 10, true) << col("cache", 7, true)
+     << col("compile ms", 12, true) << col("regs", 14, true) << "  status\n";
+  std::vector<std::string> errors;
+  for (const auto& c : changes) {
+    const auto& was = c.before;
+    os << col(c.now.name, nw) << col(std::to_string(c.now.instances), 10, true)
+       << col(to_string(c.now.cache), 7, true) << col(milliseconds(c.now.milliseconds), 12, true)
+       << col(change(was ? std::optional<std::string>(was->registers) : std::nullopt, c.now.registers), 14, true)
+       << "  " << change(was ? std::optional<std::string>(status(*was)) : std::nullopt, status(c.now))
+       << "\n";
+    if (!c.now.error.empty()) errors.push_back(c.now.error);
+  }
+  for (const auto& e : errors) os << "\n" << e << (e.empty() || e.back() == '\n' ? "" : "\n");
+}
+
+void print_row_changes(std::ostream& os, const std::vector<row_change>& rows) {
+  if (rows.empty()) return;
+  const std::size_t nw = name_width(rows, [](const row_change& r) { return r.now.variant.name; });
+  std::size_t cw = 10;
+  for (const auto& r : rows) cw = std::max(cw, r.now.config.describe().size() + 2);
+  os << col("variant", nw) << col("block", 6, true) << "  " << col("config", cw)
+     << col("was us", 10, true) << col("now us", 10, true) << col("change", 9, true)
+     << "  status\n";
+  std::vector<std::string> notes;
+  for (const auto& r : rows) {
+    const result_record* was = r.before ? &*r.before : nullptr;
+    const bool was_timed = was && was->status == outcome::passed;
+    const bool now_timed = r.now.status == outcome::passed;
+    std::string status = to_string(r.now.status);
+    if (!was) status += " (new)";
+    else if (was->status != r.now.status) status = std::string(to_string(was->status)) + " -> " + status;
+    os << col(r.now.variant.name, nw) << col(block_text(r.now.block), 6, true) << "  "
+       << col(r.now.config.describe(), cw)
+       << col(was_timed ? fmt("%.2f", was->timing->median_ms * 1e3) : "-", 10, true)
+       << col(now_timed ? fmt("%.2f", r.now.timing->median_ms * 1e3) : "-", 10, true)
+       << col(was_timed && now_timed
+                  ? fmt("%+.1f%%", (r.now.timing->median_ms / was->timing->median_ms - 1) * 100)
+                  : "-",
+              9, true)
+       << "  " << status << "\n";
+    if (!now_timed && !r.now.message.empty())
+      notes.push_back(r.now.variant.name + " block " + block_text(r.now.block) + ": " + r.now.message);
+  }
+  for (const auto& n : notes) os << n << (n.back() == '\n' ? "" : "\n");
+}
+
 void print_cache_info(std::ostream& os, const nvrtc::cache_info& info) {
   os << "compile cache: " << info.dir.string() << "\n";
   if (!info.exists) {
