@@ -24,8 +24,9 @@ nvrtc::compile_request make_compile_request(const family& fam, const registry_en
 
 class compile_stage {
  public:
-  /// Queues every source variant of `request`, in request order, on request.compile_jobs
-  /// threads (one per hardware thread when 0, never more than there are files).
+  /// Queues every source variant of `request` on request.compile_jobs threads (one per
+  /// hardware thread when 0, never more than there are files), the biggest files first (after
+  /// the first file, unless compile_only). get() hands them out in any order.
   compile_stage(const family_registry& families, const run_request& request, std::string arch);
   /// Waits for the compiles under way; drops those not started.
   ~compile_stage();
