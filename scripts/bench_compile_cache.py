@@ -75,13 +75,26 @@ def run_once(cmd, log=None):
     return wall, foreign
 
 
+def disturbed(wall, foreign):
+    return foreign > 0.05 * wall + 2.0 / HZ  # /proc/stat counts whole clock ticks
+
+
+def logged_run(cmd, log, prepare=None):
+    """One undisturbed run whose output is kept, for the report."""
+    while True:
+        if prepare:
+            prepare()
+        if not disturbed(*run_once(cmd, log)):
+            return
+
+
 def measure(name, cmd, runs, prepare=None):
     times, discarded = [], 0
     while len(times) < runs:
         if prepare:
             prepare()
         wall, foreign = run_once(cmd)
-        if foreign > 0.05 * wall + 2.0 / HZ:  # /proc/stat counts whole clock ticks
+        if disturbed(wall, foreign):
             discarded += 1
             continue
         times.append(wall)
@@ -128,15 +141,14 @@ def main():
                         "discarded": sum(r["discarded"] for r in rs),
                         "mean": statistics.mean(times), "sd": statistics.stdev(times),
                         "min": min(times), "median": statistics.median(times)})
-    clear_cold()
-    run_once(cold_cmd, os.path.join(out, "cold-run.txt"))
+    logged_run(cold_cmd, os.path.join(out, "cold-run.txt"), clear_cold)
 
     warm_cache = os.path.join(out, "warm-cache")
     warm_cmd = [KL] + COMMON + ["--cache-dir", warm_cache]
     run_once(warm_cmd)
     results.append(measure("warm", warm_cmd, a.runs * 3))
     results.append(measure("warm-np", warm_cmd + ["--no-plugins"], a.runs * 3))
-    run_once(warm_cmd, os.path.join(out, "warm-run.txt"))
+    logged_run(warm_cmd, os.path.join(out, "warm-run.txt"))
 
     kernels = os.path.join(out, "edit", "kernels_src")
     shutil.copytree(os.path.join(ROOT, "kernels_src"), kernels)
@@ -151,8 +163,7 @@ def main():
                                 "--cache-dir", os.path.join(out, "edit-cache")]
     run_once(edit_cmd)
     results.append(measure("one-edit", edit_cmd, a.runs, edit))
-    edit()
-    run_once(edit_cmd, os.path.join(out, "edit-run.txt"))
+    logged_run(edit_cmd, os.path.join(out, "edit-run.txt"), edit)
 
     s = next(r for r in results if r["name"] == "serial")
     c = next(r for r in results if r["name"] == "cold")
@@ -163,8 +174,12 @@ def main():
             f.write("| %s | %.1f | %.1f | %.1f | %.1f | %d | %d |\n" % (
                 r["name"], r["mean"] * 1e3, r["sd"] * 1e3, r["min"] * 1e3, r["median"] * 1e3,
                 len(r["times"]), r["discarded"]))
-        f.write("\ncold / serial: %.3f (means), %.3f (medians)\n" %
-                (c["mean"] / s["mean"], c["median"] / s["median"]))
+        f.write("\ncold / serial: %.3f (means), %.3f (medians); per pair: %s\n" %
+                (c["mean"] / s["mean"], c["median"] / s["median"],
+                 " ".join("%.3f" % (x / y) for x, y in zip(c["times"], s["times"]))))
+        f.write("\nevery run, ms:\n")
+        for r in results:
+            f.write("  %s: %s\n" % (r["name"], " ".join("%.1f" % (t * 1e3) for t in r["times"])))
         f.write("\ncommands:\n")
         for r in results:
             f.write("  %s: %s\n" % (r["name"], " ".join(r["cmd"])))
