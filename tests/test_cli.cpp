@@ -170,5 +170,39 @@ TEST(Cli, ShippedConfigParses) {
   EXPECT_EQ(o.blocks.size(), 4u);
 }
 
+TEST(Cli, CommandsAndCompileOptions) {
+  auto o = parse({"cache", "info", "--cache-dir", "/tmp/c"});
+  EXPECT_EQ(o.command, (std::vector<std::string>{"cache", "info"}));
+  EXPECT_EQ(o.cache_dir, "/tmp/c");
+  EXPECT_EQ(parse({"--variant", "reduce5", "cache", "clear"}).command.at(1), "clear");
+
+  o = parse({"--watch", "--no-cache", "-j", "3"});
+  EXPECT_TRUE(o.command.empty());
+  EXPECT_TRUE(o.watch);
+  EXPECT_TRUE(o.no_cache);
+  EXPECT_EQ(o.compile_jobs, 3u);
+  EXPECT_EQ(parse({}).compile_jobs, 0u);  // one per core
+  EXPECT_FALSE(parse({}).watch);
+
+  EXPECT_THROW(parse({"cache"}), usage_error);
+  EXPECT_THROW(parse({"cache", "wipe"}), usage_error);
+  EXPECT_THROW(parse({"wipe"}), usage_error);
+  EXPECT_THROW(parse({"cache", "info", "now"}), usage_error);
+  EXPECT_THROW(parse({"cache", "clear", "--no-cache"}), usage_error);
+  EXPECT_THROW(parse({"--compile-jobs", "0"}), usage_error);
+  EXPECT_THROW(parse({"--cache-dir", ""}), usage_error);
+}
+
+TEST(Cli, CacheDirInTheConfigIsRelativeToIt) {
+  test::temp_dir dir("cli");
+  const std::string cfg = dir.write("config/k.cfg", "cache-dir = ../cache\ncompile-jobs = 2\n");
+  const auto o = parse({"--config", cfg.c_str()});
+  EXPECT_EQ(o.cache_dir, (dir.path() / "cache").string());
+  EXPECT_EQ(o.compile_jobs, 2u);
+  // The positional words belong to the command line only.
+  const std::string bad = dir.write("bad.cfg", "command = cache\n");
+  EXPECT_THROW(parse({"--config", bad.c_str()}), usage_error);
+}
+
 }  // namespace
 }  // namespace kl

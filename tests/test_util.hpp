@@ -5,6 +5,8 @@
 #include <fstream>
 #include <string>
 
+#include <cstdio>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace kl::test {
@@ -47,6 +49,36 @@ class temp_dir {
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+struct command_result {
+  int code = -1;       ///< the exit code; -1 when it did not exit normally
+  std::string output;  ///< stdout and stderr together
+};
+
+/// Runs a shell command, collecting its output.
+inline command_result run_command(const std::string& cmd) {
+  command_result r;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+/// Runs the kernlab binary with `args` and no config file (so only `args` count).
+inline command_result run_kernlab(const std::string& args) {
+  return run_command(std::string(KERNLAB_BINARY) + " --config /dev/null " + args);
+}
+
+/// How often `needle` occurs in `text`.
+inline std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
 }
 
 }  // namespace kl::test

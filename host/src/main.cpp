@@ -2,6 +2,7 @@
 #include "cli/options.hpp"
 #include "cuda/driver.hpp"
 #include "families/family.hpp"
+#include "nvrtc/compile_cache.hpp"
 #include "nvrtc/compiler.hpp"
 #include "registry/names.hpp"
 #include "registry/registry.hpp"
@@ -11,6 +12,8 @@
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"
 #include "worker/executor.hpp"
+#include "watch/directory_watcher.hpp"
+#include "watch/watch_session.hpp"
 
 #include <unistd.h>
 
@@ -50,17 +53,18 @@ kl::default_paths find_default_paths() {
   return d;
 }
 
+std::string cuda_include_dir(const kl::cli_options& o) {
+  if (!o.cuda_include.empty()) return o.cuda_include;
+  const char* home = std::getenv("CUDA_HOME");
+  return home ? std::string(home) + "/include" : KERNLAB_CUDA_INCLUDE_DIR;
+}
+
 std::vector<std::string> include_dirs(const kl::cli_options& o) {
   std::vector<std::string> dirs;
   std::error_code ec;
   for (const auto& k : o.kernels_dirs)
     if (fs::is_directory(fs::path(k) / "include", ec)) dirs.push_back((fs::path(k) / "include").string());
-  std::string cuda = o.cuda_include;
-  if (cuda.empty()) {
-    const char* home = std::getenv("CUDA_HOME");
-    cuda = home ? std::string(home) + "/include" : KERNLAB_CUDA_INCLUDE_DIR;
-  }
-  dirs.push_back(cuda);
+  dirs.push_back(cuda_include_dir(o));
   return dirs;
 }
 
@@ -96,45 +100,59 @@ void write_file(const std::string& path, Write write) {
   if (!file) throw std::runtime_error(path + ": writing failed");
 }
 
-int run(int argc, char** argv) {
-  kl::cli_options opt = kl::parse_command_line(argc, argv, find_default_paths());
-  if (!opt.command.empty()) return run_command(opt);
-  if (opt.help) {
-    std::cout << kl::help_text();
-    return 0;
-  }
-  if (opt.version) {
-    std::cout << "kernlab " << KERNLAB_VERSION << " (NVRTC " << kl::nvrtc::version()
-              << ", plugin ABI " << KERNLAB_PLUGIN_ABI_VERSION << ")\n";
-    return 0;
-  }
-  if (opt.kernels_dirs.empty())
-    throw kl::usage_error("no kernels folder: give --kernels-dir or set kernels-dir in the config");
+// The compile cache the options ask for: --cache-dir, else the default; none with --no-cache.
+fs::path cache_dir(const kl::cli_options& o) {
+  return o.cache_dir.empty() ? kl::nvrtc::default_cache_dir() : fs::path(o.cache_dir);
+}
 
-  kl::family_registry families;
-  kl::register_builtin_families(families);
-  if (!opt.family.empty() && !families.find(opt.family)) {
-    const auto near = kl::nearest_names(opt.family, families.names());
-    throw kl::usage_error("--family: unknown family '" + opt.family + "'" +
-                          (near.empty() ? "" : "; did you mean '" + near[0] + "'?"));
+std::shared_ptr<const kl::nvrtc::compile_cache> open_cache(const kl::cli_options& o) {
+  if (o.no_cache) return nullptr;
+  const fs::path dir = cache_dir(o);
+  if (dir.empty()) {
+    std::cerr << "kernlab: warning: neither XDG_CACHE_HOME nor HOME is set, so there is no compile "
+                 "cache; give --cache-dir to have one\n";
+    return nullptr;
   }
+  return std::make_shared<const kl::nvrtc::compile_cache>(dir);
+}
 
-  kl::registry reg(families);
-  for (const auto& dir : opt.kernels_dirs) reg.add_source_dir(dir);
+// `kernlab cache info` and `kernlab cache clear`.
+int cache_command(const kl::cli_options& o) {
+  const fs::path dir = cache_dir(o);
+  if (dir.empty())
+    throw kl::usage_error("no cache folder: neither XDG_CACHE_HOME nor HOME is set; give --cache-dir");
+  const kl::nvrtc::compile_cache cache(dir);
+  if (o.command[1] == "info") {
+    kl::print_cache_info(std::cout, cache.info());
+  } else {
+    const std::uint64_t removed = cache.clear();
+    std::cout << "removed " << removed << " entr" << (removed == 1 ? "y" : "ies")
+              << " and the counters from " << dir.string() << "\n";
+  }
+  return 0;
+}
+
+// Every variant the options can reach: the kernel folders' files, then the plugins.
+std::unique_ptr<kl::registry> load_registry(const kl::cli_options& opt,
+                                            const kl::family_registry& families) {
+  auto reg = std::make_unique<kl::registry>(families);
+  for (const auto& dir : opt.kernels_dirs) reg->add_source_dir(dir);
   if (!opt.no_plugins) {
-    for (const auto& dir : opt.plugin_dirs) reg.add_plugin_dir(dir);
+    for (const auto& dir : opt.plugin_dirs) reg->add_plugin_dir(dir);
     if (const char* env = std::getenv("KERNLAB_PLUGIN_PATH")) {
       std::string dirs = env;
       std::replace(dirs.begin(), dirs.end(), ':', ',');
-      for (const auto& dir : kl::split_list(dirs)) reg.add_plugin_dir(dir);
+      for (const auto& dir : kl::split_list(dirs)) reg->add_plugin_dir(dir);
     }
   }
-  if (opt.list) {
-    kl::print_list(std::cout, reg);
-    return 0;
-  }
-  for (const auto& w : reg.warnings()) std::cerr << "kernlab: warning: " << w << "\n";
+  return reg;
+}
 
+// The sweep the options describe, over `reg`'s variants. Throws usage_error for a selection, a
+// block, a dtype, an op or a size that does not fit the variants.
+kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg,
+                             const kl::family_registry& families,
+                             std::shared_ptr<const kl::nvrtc::compile_cache> cache) {
   kl::run_request req;
   try {
     req.variants = reg.select(opt.variants, opt.family);
@@ -180,6 +198,7 @@ int run(int argc, char** argv) {
   req.seed = opt.seed;
   req.fallback_arch = opt.arch;
   req.include_dirs = include_dirs(opt);
+  req.toolkit_include_dirs = {cuda_include_dir(opt)};
   req.timing = opt.timing;
   req.compile_only = opt.compile_only || opt.resources;
   req.in_process = opt.in_process;
@@ -199,6 +218,46 @@ int run(int argc, char** argv) {
     const fs::path candidate = fs::path(home ? home : "/usr/local/cuda") / "bin" / "compute-sanitizer";
     if (fs::exists(candidate, ec)) req.sanitizer = candidate.string();
   }
+  req.compile_jobs = opt.compile_jobs;
+  req.cache = std::move(cache);
+  return req;
+}
+
+int run(int argc, char** argv) {
+  kl::cli_options opt = kl::parse_command_line(argc, argv, find_default_paths());
+  if (opt.help) {
+    std::cout << kl::help_text();
+    return 0;
+  }
+  if (opt.version) {
+    std::cout << "kernlab " << KERNLAB_VERSION << " (NVRTC " << kl::nvrtc::version()
+              << ", plugin ABI " << KERNLAB_PLUGIN_ABI_VERSION << ")\n";
+    return 0;
+  }
+  if (!opt.command.empty()) return opt.command[0] == "cache" ? cache_command(opt) : run_command(opt);
+  if (opt.kernels_dirs.empty())
+    throw kl::usage_error("no kernels folder: give --kernels-dir or set kernels-dir in the config");
+
+  kl::family_registry families;
+  kl::register_builtin_families(families);
+  if (!opt.family.empty() && !families.find(opt.family)) {
+    const auto near = kl::nearest_names(opt.family, families.names());
+    throw kl::usage_error("--family: unknown family '" + opt.family + "'" +
+                          (near.empty() ? "" : "; did you mean '" + near[0] + "'?"));
+  }
+
+  std::unique_ptr<kl::registry> reg = load_registry(opt, families);
+  if (opt.list) {
+    kl::print_list(std::cout, *reg);
+    return 0;
+  }
+  for (const auto& w : reg->warnings()) std::cerr << "kernlab: warning: " << w << "\n";
+
+  const auto cache = open_cache(opt);
+  // Watching starts before the sweep, so a file saved while it runs still makes a round.
+  std::unique_ptr<kl::directory_watcher> watcher;
+  if (opt.watch) watcher = std::make_unique<kl::directory_watcher>(opt.kernels_dirs);
+  const kl::run_request req = make_request(opt, *reg, families, cache);
 
   kl::runner runner(families, req);
   kl::table_options table;
@@ -236,6 +295,7 @@ int run(int argc, char** argv) {
         kl::print_group(std::cout, group, d, table);
         std::cout << std::flush;
       });
+  for (const auto& w : sweep.warnings) std::cerr << "kernlab: warning: " << w << "\n";
   clear_progress();
   // --json and --csv are written whatever the mode: a compile-only file still records the
   // sources' hashes, the compile options and the compile times.
@@ -265,23 +325,43 @@ int run(int argc, char** argv) {
   if (!opt.compile_only && !sweep.device) {
     write_outputs();
     kl::print_compile_table(std::cout, sweep.compiles, sweep.arch);
+    kl::print_compile_summary(std::cout, sweep.compile_stats);
     throw kl::cuda::no_device_error(sweep.no_device_reason);
   }
+  int code = 0;
   if (opt.compile_only) {
-    write_outputs();
     kl::print_compile_table(std::cout, sweep.compiles, sweep.arch);
+    kl::print_compile_summary(std::cout, sweep.compile_stats);
     if (!sweep.no_device_reason.empty())
       std::cout << "(no GPU here: " << sweep.no_device_reason << "; compiled for " << sweep.arch << ")\n";
     for (const auto& c : sweep.compiles)
-      if (!c.error.empty()) return 1;
-    return 0;
+      if (!c.error.empty()) code = 1;
+  } else {
+    if (sweep.compile_stats.files > 0) {
+      std::cout << "\n";
+      kl::print_compile_summary(std::cout, sweep.compile_stats);
+    }
+    code = kl::exit_code_for(sweep.results);
   }
   if (sweep.workers_started > 1)
     std::cout << "(" << sweep.workers_started - 1 << " worker restart(s): see the CRASHED and TIMEOUT rows)\n";
   if (!sweep.clock_monitor_status.empty())
     std::cout << "(SM clocks not monitored: " << sweep.clock_monitor_status << ")\n";
   write_outputs();
-  return kl::exit_code_for(sweep.results);
+  if (!watcher) return code;
+
+  kl::watch_workspace first{std::move(reg), req};
+  kl::watch_session session(
+      families,
+      [&] {
+        kl::watch_workspace ws;
+        ws.reg = load_registry(opt, families);
+        ws.request = make_request(opt, *ws.reg, families, cache);
+        ws.request.resume = false;  // a round after a save runs what changed, whatever the journal says
+        return ws;
+      },
+      first, sweep);
+  session.run(*watcher, opt.kernels_dirs, std::cout, std::cerr);
 }
 
 }  // namespace

@@ -36,7 +36,9 @@ po::options_description make_description() {
     ("no-plugins", po::bool_switch(), "load no plugins")
     ("config", po::value<std::string>(), "config file (default: config/kernlab.cfg)")
     ("arch", po::value<std::string>(), "compile target when there is no GPU (default sm_90)")
-    ("cuda-include", po::value<std::string>(), "the CUDA toolkit's include folder");
+    ("cuda-include", po::value<std::string>(), "the CUDA toolkit's include folder")
+    ("cache-dir", po::value<std::string>(), "compile cache folder (default: $XDG_CACHE_HOME/kernlab or ~/.cache/kernlab)")
+    ("no-cache", po::bool_switch(), "compile every file, read and write no compile cache");
   po::options_description timing("Timing");
   timing.add_options()
     ("warmup", po::value<int>(), "untimed runs before sampling (default 2)")
@@ -65,7 +67,10 @@ po::options_description make_description() {
     ("version", po::bool_switch(), "print the version")
     ("list", po::bool_switch(), "list every variant with its origin, and exit")
     ("compile-only", po::bool_switch(), "compile the selected variants for every block size and exit (no GPU needed)")
-    ("resources", po::bool_switch(), "show registers, shared memory, spills and occupancy per configuration, without timing (no GPU needed)");
+    ("resources", po::bool_switch(), "show registers, shared memory, spills and occupancy per configuration, without timing (no GPU needed)")
+
+    ("watch", po::bool_switch(), "keep running: when a kernel file or header is saved, recompile, revalidate and retime the variants it changes")
+    ("compile-jobs,j", po::value<int>(), "threads compiling kernel files while the GPU times those compiled (default: one per core)");
   po::options_description all;
   all.add(actions).add(select).add(where).add(timing).add(safety).add(outputs);
   return all;
@@ -82,7 +87,7 @@ std::vector<std::string> split_all(const std::vector<std::string>& items) {
 void resolve_config_paths(po::parsed_options& parsed, const fs::path& config_dir) {
   for (auto& opt : parsed.options)
     if (opt.string_key == "kernels-dir" || opt.string_key == "plugin-dir" ||
-        opt.string_key == "cuda-include")
+        opt.string_key == "cuda-include" || opt.string_key == "cache-dir")
       for (auto& v : opt.value)
         if (fs::path(v).is_relative()) v = (config_dir / v).lexically_normal().string();
 }
@@ -192,12 +197,15 @@ std::string help_text() {
   std::ostringstream os;
   os << "kernlab: compile, validate and time CUDA kernel variants\n\n"
         "usage: kernlab [options]\n"
+        "       kernlab cache info|clear [--cache-dir DIR]\n"
         "  kernlab --variant reduce5 --block 512\n"
         "  kernlab --variant 'reduce*' --size 2^28 --dtype int32,float32\n"
         "  kernlab --list\n"
         "  kernlab --compile-only --variant all\n"
         "  kernlab --size 2^28 --json run.json && kernlab plot run.json -o sweep.svg\n"
-        "  kernlab compare before.json after.json\n\n"
+        "  kernlab compare before.json after.json\n"
+        "  kernlab --watch --variant my_idea,reduce5\n"
+        "  kernlab cache info\n\n"
         "exit codes: 0 every run passed, 1 a variant failed or was wrong, 2 usage error,\n"
         "            3 no CUDA driver/device for a run that needs one\n"
      << make_description();
@@ -206,7 +214,8 @@ std::string help_text() {
 
 cli_options parse_command_line(int argc, const char* const argv[], const default_paths& defaults) {
   const auto desc = make_description();
-  // Subcommands are positional: `kernlab compare a.json b.json`, `kernlab plot r.json -o f.svg`.
+  // The positional words: `kernlab compare a.json b.json`, `kernlab plot r.json -o f.svg`,
+  // `kernlab cache info`. On the command line only, never in the config file.
   po::options_description with_positional = desc;
   with_positional.add_options()("command", po::value<std::vector<std::string>>(), "subcommand");
   po::positional_options_description positional;
@@ -296,8 +305,26 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
       throw usage_error("usage: kernlab compare OLD.json NEW.json");
     else if (c == "plot" && o.command.size() != 2)
       throw usage_error("usage: kernlab plot RESULTS.json [-o sweep.svg]");
-    else if (c != "compare" && c != "plot")
-      throw usage_error("unknown command '" + c + "' (kernlab compare, kernlab plot; options start with --)");
+    else if (c == "cache" && o.command.size() < 2)
+      throw usage_error("cache: say 'cache info' or 'cache clear'");
+    else if (c == "cache" && o.command[1] != "info" && o.command[1] != "clear")
+      throw usage_error("cache: unknown subcommand '" + o.command[1] + "' (say 'cache info' or 'cache clear')");
+    else if (c == "cache" && o.command.size() > 2)
+      throw usage_error("too many words on the command line: 'cache " + o.command[1] + "' takes no argument");
+    else if (c != "compare" && c != "plot" && c != "cache")
+      throw usage_error("unknown command '" + c +
+                        "' (kernlab compare, kernlab plot, kernlab cache; options start with --)");
+  }
+  o.watch = vm["watch"].as<bool>();
+  o.no_cache = vm["no-cache"].as<bool>();
+  o.cache_dir = str("cache-dir", "");
+  if (vm.count("cache-dir") && o.cache_dir.empty()) throw usage_error("--cache-dir needs a folder");
+  if (!o.command.empty() && o.command[0] == "cache" && o.no_cache)
+    throw usage_error("'cache " + o.command[1] + "' and --no-cache contradict each other");
+  if (vm.count("compile-jobs")) {
+    const int jobs = vm["compile-jobs"].as<int>();
+    if (jobs < 1) throw usage_error("--compile-jobs must be at least 1");
+    o.compile_jobs = static_cast<unsigned>(jobs);
   }
 
   auto& t = o.timing;

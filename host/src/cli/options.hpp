@@ -24,6 +24,10 @@ struct default_paths {
 
 struct cli_options {
   bool help = false, version = false, list = false, compile_only = false, no_plugins = false;
+  bool watch = false;  ///< after the sweep, re-run the variants whose files change
+  bool no_cache = false;
+  std::string cache_dir;      ///< "" = the default ($XDG_CACHE_HOME/kernlab, ~/.cache/kernlab)
+  unsigned compile_jobs = 0;  ///< 0 = one per hardware thread
   std::string family;                  ///< "" = every family
   std::vector<std::string> variants;   ///< names, wildcards or "all"
   std::vector<unsigned> blocks;
@@ -49,7 +53,8 @@ struct cli_options {
   std::string journal_path;          ///< "" for the default
   bool resume = false;
   std::vector<std::string> sanitize;  ///< compute-sanitizer tools
-  /// A subcommand and its arguments: {"compare", "a.json", "b.json"}, {"plot", "r.json"}.
+  /// A subcommand and its arguments: {"compare", "a.json", "b.json"}, {"plot", "r.json"},
+  /// {"cache", "info"}, {"cache", "clear"}; empty for a sweep.
   std::vector<std::string> command;
 };
 

@@ -91,6 +91,15 @@ std::string version() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
+std::vector<std::string> options_for(const compile_request& request) {
+  std::vector<std::string> options = {"--gpu-architecture=" + request.arch, "-std=c++17",
+                                      "-lineinfo", "-Xptxas", "-v"};
+  for (const auto& dir : request.include_dirs) options.push_back("-I" + dir);
+  for (const auto& header : request.pre_includes) options.push_back("--pre-include=" + header);
+  for (const auto& opt : request.extra_options) options.push_back(opt);
+  return options;
+}
+
 compile_result compile(const compile_request& request) {
   const auto start = std::chrono::steady_clock::now();
   compile_result result;
@@ -103,11 +112,7 @@ compile_result compile(const compile_request& request) {
   for (const auto& expr : request.name_expressions)
     KL_NVRTC(nvrtcAddNameExpression(program.get(), expr.c_str()), request.path);
 
-  result.options = {"--gpu-architecture=" + request.arch, "-std=c++17", "-lineinfo",
-                    "-Xptxas", "-v"};
-  for (const auto& dir : request.include_dirs) result.options.push_back("-I" + dir);
-  for (const auto& header : request.pre_includes) result.options.push_back("--pre-include=" + header);
-  for (const auto& opt : request.extra_options) result.options.push_back(opt);
+  result.options = options_for(request);
   std::vector<const char*> argv;
   for (const auto& o : result.options) argv.push_back(o.c_str());
 

@@ -64,6 +64,10 @@ class nvrtc_error : public std::runtime_error {
 
 compile_result compile(const compile_request& request);
 
+/// The NVRTC options compile() passes for a request, in order (the compile cache's key hashes
+/// exactly these).
+std::vector<std::string> options_for(const compile_request& request);
+
 /// "13.0"
 std::string version();
 

@@ -241,6 +241,8 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
                        {"source_hash", content_hash(c.entry->source)},
                        {"compile_options", c.result.options},
                        {"compile_ms", c.result.milliseconds},
+                       {"cache", c.cache == cache_use::off ? "off" : to_string(c.cache)},
+                       {"cache_key", c.key},
                        {"error", c.error}});
   }
   repro["sources"] = sources;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <sstream>
 
@@ -36,6 +37,28 @@ std::size_t name_width(const Range& rows, Name name, std::size_t floor = 24) {
   for (const auto& r : rows) w = std::max(w, name(r).size() + 2);
   return w;
 }
+
+// "12", or "24-26" when the instantiations differ; "-" without a resource report.
+std::string register_range(const nvrtc::compile_result& r) {
+  int rmin = 1 << 30, rmax = 0;
+  for (const auto& kv : r.resources) {
+    rmin = std::min(rmin, kv.second.registers);
+    rmax = std::max(rmax, kv.second.registers);
+  }
+  if (rmax == 0) return "-";
+  return rmin == rmax ? std::to_string(rmax) : std::to_string(rmin) + "-" + std::to_string(rmax);
+}
+
+std::string local_time(std::time_t t) {
+  char buf[32];
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
+  return buf;
+}
+
+// Milliseconds with a decimal where it matters: a cache hit takes a fraction of one.
+std::string milliseconds(double ms) { return fmt(ms < 10 ? "%.1f" : "%.0f", ms); }
 
 std::string human_bytes(double b) {
   if (b >= 1073741824.0) return fmt("%.2f GiB", b / 1073741824.0);
@@ -220,23 +243,21 @@ void print_compile_table(std::ostream& os, const std::vector<compile_record>& co
   const std::size_t nw = name_width(compiles, [](const compile_record& c) {
     return c.entry->descriptor.qualified_name();
   });
-  os << col("variant", nw) << col("instances", 10, true) << col("compile ms", 12, true)
-     << col("regs", 9, true) << col("spill B", 9, true) << "  status\n";
+  os << col("variant", nw) << col("instances", 10, true) << col("cache", 7, true)
+     << col("compile ms", 12, true) << col("regs", 9, true) << col("spill B", 9, true)
+     << "  status\n";
   std::vector<std::string> errors;
   for (const auto& c : compiles) {
-    int rmin = 1 << 30, rmax = 0;
     long spill = 0;
-    for (const auto& kv : c.result.resources) {
-      rmin = std::min(rmin, kv.second.registers);
-      rmax = std::max(rmax, kv.second.registers);
+    for (const auto& kv : c.result.resources)
       spill = std::max(spill, kv.second.spill_store_bytes + kv.second.spill_load_bytes);
-    }
+    const std::string regs = register_range(c.result);
     const bool ok = c.error.empty();
     os << col(c.entry->descriptor.qualified_name(), nw)
        << col(std::to_string(c.result.lowered_names.size()), 10, true)
-       << col(fmt("%.0f", c.result.milliseconds), 12, true)
-       << col(rmax ? (rmin == rmax ? std::to_string(rmax) : std::to_string(rmin) + "-" + std::to_string(rmax)) : "-", 9, true)
-       << col(rmax ? std::to_string(spill) : "-", 9, true) << "  " << (ok ? "ok" : "FAILED") << "\n";
+       << col(to_string(c.cache), 7, true) << col(milliseconds(c.milliseconds), 12, true)
+       << col(regs, 9, true) << col(regs != "-" ? std::to_string(spill) : "-", 9, true) << "  "
+       << (ok ? "ok" : "FAILED") << "\n";
     if (!ok) errors.push_back(c.error);
   }
   for (const auto& e : errors) os << "\n" << e << (e.empty() || e.back() == '\n' ? "" : "\n");
@@ -275,6 +296,118 @@ void print_resources(std::ostream& os, const std::vector<compile_record>& compil
   }
   t.write(os, markdown);
   for (const auto& e : errors) os << "\n" << e << (e.empty() || e.back() == '\n' ? "" : "\n");
+}
+
+
+void print_compile_summary(std::ostream& os, const compile_summary& s) {
+  auto count = [](std::size_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  if (s.files == 0 && s.failed == 0) {
+    os << "compile: no kernel file to compile\n";
+    return;
+  }
+  os << "compile: " << count(s.files, "file", "files") << " on "
+     << count(s.jobs, "thread", "threads") << ", ";
+  if (s.cache_dir.empty()) os << "cache off";
+  else os << count(s.hits, "hit", "hits") << ", " << count(s.misses, "miss", "misses");
+  if (s.failed) os << ", " << s.failed << " failed";
+  os << ", " << milliseconds(s.wall_ms) << " ms wall";
+  if (!s.cache_dir.empty()) os << " (cache " << s.cache_dir << ")";
+  os << "\n";
+}
+
+compile_snapshot snapshot_of(const compile_record& c) {
+  compile_snapshot s;
+  s.name = c.entry->descriptor.qualified_name();
+  s.instances = c.result.lowered_names.size();
+  s.cache = c.cache;
+  s.milliseconds = c.milliseconds;
+  s.registers = register_range(c.result);
+  s.error = c.error;
+  return s;
+}
+
+void print_compile_changes(std::ostream& os, const std::vector<compile_change>& changes,
+                           const std::string& arch) {
+  if (changes.empty()) return;
+  // "12" when nothing changed, "12 -> 14" when it did; "(new)" for a file the last round lacked.
+  auto change = [](const std::optional<std::string>& was, const std::string& now) {
+    if (!was) return now + " (new)";
+    return *was == now ? now : *was + " -> " + now;
+  };
+  auto status = [](const compile_snapshot& s) { return std::string(s.error.empty() ? "ok" : "FAILED"); };
+  os << "compiled for " << arch << "\n";
+  const std::size_t nw = name_width(changes, [](const compile_change& c) { return c.now.name; });
+  os << col("variant", nw) << col("instances", 10, true) << col("cache", 7, true)
+     << col("compile ms", 12, true) << col("regs", 14, true) << "  status\n";
+  std::vector<std::string> errors;
+  for (const auto& c : changes) {
+    const auto& was = c.before;
+    os << col(c.now.name, nw) << col(std::to_string(c.now.instances), 10, true)
+       << col(to_string(c.now.cache), 7, true) << col(milliseconds(c.now.milliseconds), 12, true)
+       << col(change(was ? std::optional<std::string>(was->registers) : std::nullopt, c.now.registers), 14, true)
+       << "  " << change(was ? std::optional<std::string>(status(*was)) : std::nullopt, status(c.now))
+       << "\n";
+    if (!c.now.error.empty()) errors.push_back(c.now.error);
+  }
+  for (const auto& e : errors) os << "\n" << e << (e.empty() || e.back() == '\n' ? "" : "\n");
+}
+
+void print_row_changes(std::ostream& os, const std::vector<row_change>& rows) {
+  if (rows.empty()) return;
+  const std::size_t nw = name_width(rows, [](const row_change& r) { return r.now.variant.name; });
+  std::size_t cw = 10;
+  for (const auto& r : rows) cw = std::max(cw, r.now.config.describe().size() + 2);
+  os << col("variant", nw) << col("block", 6, true) << "  " << col("config", cw)
+     << col("was us", 10, true) << col("now us", 10, true) << col("change", 9, true)
+     << "  status\n";
+  std::vector<std::string> notes;
+  for (const auto& r : rows) {
+    const result_record* was = r.before ? &*r.before : nullptr;
+    const bool was_timed = was && was->status == outcome::passed;
+    const bool now_timed = r.now.status == outcome::passed;
+    std::string status = to_string(r.now.status);
+    if (!was) status += " (new)";
+    else if (was->status != r.now.status) status = std::string(to_string(was->status)) + " -> " + status;
+    os << col(r.now.variant.name, nw) << col(block_text(r.now.block), 6, true) << "  "
+       << col(r.now.config.describe(), cw)
+       << col(was_timed ? fmt("%.2f", was->timing->median_ms * 1e3) : "-", 10, true)
+       << col(now_timed ? fmt("%.2f", r.now.timing->median_ms * 1e3) : "-", 10, true)
+       << col(was_timed && now_timed
+                  ? fmt("%+.1f%%", (r.now.timing->median_ms / was->timing->median_ms - 1) * 100)
+                  : "-",
+              9, true)
+       << "  " << status << "\n";
+    if (!now_timed && !r.now.message.empty())
+      notes.push_back(r.now.variant.name + " block " + block_text(r.now.block) + ": " + r.now.message);
+  }
+  for (const auto& n : notes) os << n << (n.back() == '\n' ? "" : "\n");
+}
+
+void print_cache_info(std::ostream& os, const nvrtc::cache_info& info) {
+  os << "compile cache: " << info.dir.string() << "\n";
+  if (!info.exists) {
+    os << "  empty (the folder does not exist yet)\n";
+    return;
+  }
+  os << "  entries:    " << info.entries << " (" << human_bytes(static_cast<double>(info.bytes)) << ")";
+  if (info.damaged) os << ", " << info.damaged << " damaged (rebuilt when next needed)";
+  os << "\n";
+  if (info.entries > info.damaged)
+    os << "  saves:      " << fmt("%.1f", info.compile_ms / 1e3)
+       << " s of NVRTC time when every entry is used once\n";
+  if (info.entries)
+    os << "  written:    " << local_time(info.oldest) << " .. " << local_time(info.newest) << "\n";
+  if (info.temporary_files)
+    os << "  temporary:  " << info.temporary_files
+       << " file(s) left by an interrupted write ('kernlab cache clear' removes them)\n";
+  const auto& c = info.counters;
+  const std::uint64_t lookups = c.hits + c.misses;
+  os << "  counters:   " << c.runs << " run(s), " << c.hits << " hit(s), " << c.misses
+     << " miss(es)";
+  if (lookups) os << " (" << fmt("%.0f", 100.0 * static_cast<double>(c.hits) / static_cast<double>(lookups)) << "% hits)";
+  os << ", " << c.stores << " store(s), " << c.corrupt << " damaged entry(ies) rebuilt\n";
 }
 
 void print_list(std::ostream& os, const registry& reg) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cuda/device.hpp"
+#include "nvrtc/compile_cache.hpp"
 #include "registry/registry.hpp"
 #include "runner/result.hpp"
 #include "runner/runner.hpp"
@@ -24,7 +25,8 @@ struct table_options {
 void print_group(std::ostream& os, const std::vector<result_record>& group,
                  const cuda::device_info& device, const table_options& opt);
 
-/// One row per kernel file: instantiations, compile time, resources, errors in full.
+/// One row per kernel file: instantiations, cache hit or miss, this run's compile time,
+/// resources, errors in full.
 void print_compile_table(std::ostream& os, const std::vector<compile_record>& compiles,
                          const std::string& arch);
 
@@ -32,6 +34,44 @@ void print_compile_table(std::ostream& os, const std::vector<compile_record>& co
 /// from the compiler's report: no GPU needed. `limits` are the SM's (cuda/occupancy.hpp).
 void print_resources(std::ostream& os, const std::vector<compile_record>& compiles,
                      const std::string& arch, bool markdown);
+
+/// "compile: 18 files on 2 threads, 17 hits, 1 miss, 184 ms wall (cache ~/.cache/kernlab)"
+void print_compile_summary(std::ostream& os, const compile_summary& summary);
+
+/// A file's compile as --watch remembers it between rounds: by value, since every round
+/// rebuilds the registry the record's entry points into.
+struct compile_snapshot {
+  std::string name;  ///< the qualified variant name
+  std::size_t instances = 0;
+  cache_use cache = cache_use::off;
+  double milliseconds = 0;
+  std::string registers;  ///< "12", "24-26", or "-"
+  std::string error;      ///< empty when it compiled
+};
+compile_snapshot snapshot_of(const compile_record& c);
+
+/// A --watch round's compile of one file, beside the one before the change (none: a new file).
+struct compile_change {
+  std::optional<compile_snapshot> before;
+  compile_snapshot now;
+};
+
+/// A --watch round's row, beside the same configuration's row before the change.
+struct row_change {
+  std::optional<result_record> before;
+  result_record now;
+};
+
+/// --watch: the recompiled files, with registers and status before and now, errors in full.
+void print_compile_changes(std::ostream& os, const std::vector<compile_change>& changes,
+                           const std::string& arch);
+
+/// --watch: the re-run rows, each with the median before and now and the change in %.
+void print_row_changes(std::ostream& os, const std::vector<row_change>& rows);
+
+/// `kernlab cache info`: the folder, its entries (size, damaged ones, age), temporary files
+/// left behind, and the hit and miss counters over every run.
+void print_cache_info(std::ostream& os, const nvrtc::cache_info& info);
 
 /// Every registered variant with its origin, and every registration warning.
 void print_list(std::ostream& os, const registry& reg);

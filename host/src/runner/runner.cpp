@@ -1,6 +1,7 @@
 #include "runner/runner.hpp"
 
 #include "cuda/resources.hpp"
+#include "runner/compile_stage.hpp"
 #include "runner/journal.hpp"
 #include "worker/executor.hpp"
 
@@ -10,7 +11,6 @@
 #include <chrono>
 #include <map>
 #include <memory>
-#include <set>
 #include <sstream>
 
 namespace kl {
@@ -48,6 +48,15 @@ std::string sanitizer_verdict(const std::string& tool, const std::string& path) 
   return tool + ": " + summary + (first.empty() ? "" : " (first: " + first + ")") + " [" + path + "]";
 }
 
+const char* to_string(cache_use c) {
+  switch (c) {
+    case cache_use::off: return "-";
+    case cache_use::hit: return "hit";
+    case cache_use::miss: return "miss";
+  }
+  return "?";
+}
+
 std::vector<problem_config> configs_for(const family& f, const run_request& r) {
   std::vector<problem_config> out;
   const auto dtypes = f.dtypes();
@@ -80,47 +89,19 @@ sweep_result runner::run(const group_callback& on_group) {
     out.arch = request_.fallback_arch;
   }
 
-  // 1. Compile: one program per file, one name expression per configuration it will run.
-  std::map<const registry_entry*, std::size_t> compile_index;
-  for (const registry_entry* e : request_.variants) {
-    if (e->descriptor.origin != origin_kind::source) continue;
-    compile_record rec;
-    rec.entry = e;
-    if (!e->error.empty()) {
-      rec.error = e->error;
-    } else {
-      const family* fam = families_.find(e->descriptor.family);
-      nvrtc::compile_request req;
-      req.source = e->source;
-      req.path = e->descriptor.origin_path;
-      req.arch = out.arch;
-      req.include_dirs = request_.include_dirs;
-      req.pre_includes = fam->pre_includes();
-      std::set<std::string> exprs;
-      for (const auto& c : configs_for(*fam, request_)) {
-        if (!e->descriptor.supports_dtype(c.dtype) || !e->descriptor.supports_op(c.op)) continue;
-        for (unsigned b : request_.blocks)
-          if (e->descriptor.supports_block(b)) {
-            const std::string expr = fam->name_expression(e->descriptor, b, c);
-            if (exprs.insert(expr).second) rec.instances.push_back({expr, b, c.dtype, c.op});
-          }
-      }
-      req.name_expressions.assign(exprs.begin(), exprs.end());
-      if (progress_)
-        progress_("compiling", out.compiles.size() + 1, request_.variants.size(), e->descriptor.name);
-      if (!req.name_expressions.empty()) {
-        try {
-          rec.result = nvrtc::compile(req);
-          if (!rec.result.ok) rec.error = "compile error:\n" + rec.result.error_summary();
-        } catch (const std::exception& ex) {
-          rec.error = ex.what();
-        }
-      }
+  // 1. Compile: one program per file, on CPU threads, consumed in request order below, so the
+  // first file's rows are timed while the others still compile.
+  compile_stage compiles(families_, request_, out.arch);
+  if (request_.compile_only || !out.device) {
+    std::size_t i = 0;
+    for (const registry_entry* e : request_.variants) {
+      if (e->descriptor.origin != origin_kind::source) continue;
+      compiles.get(e);
+      if (progress_) progress_("compiling", ++i, request_.variants.size(), e->descriptor.name);
     }
-    compile_index[e] = out.compiles.size();
-    out.compiles.push_back(std::move(rec));
+    compiles.finish(out);
+    return out;
   }
-  if (request_.compile_only || !out.device) return out;
 
   const cuda::device_info& device = *out.device;
 
@@ -209,8 +190,8 @@ sweep_result runner::run(const group_callback& on_group) {
           } else if (block > static_cast<unsigned>(device.max_threads_per_block)) {
             settle(outcome::skipped, device.name + " allows at most " +
                                          std::to_string(device.max_threads_per_block) + " threads per block");
-          } else if (v.origin == origin_kind::source && !out.compiles[compile_index.at(e)].error.empty()) {
-            settle(outcome::failed, out.compiles[compile_index.at(e)].error);
+          } else if (v.origin == origin_kind::source && !compiles.get(e).error.empty()) {
+            settle(outcome::failed, compiles.get(e).error);
           } else if (resumed.in_flight.count(key)) {
             settle(outcome::suspect, "was running when the run being resumed stopped (the machine or "
                                      "the driver went down?); not run again: run it alone to check");
@@ -223,13 +204,13 @@ sweep_result runner::run(const group_callback& on_group) {
             job.block = block;
             job.timing = request_.timing;
             if (v.origin == origin_kind::source) {
-              const compile_record& cr = out.compiles[compile_index.at(e)];
+              const compile_record& cr = compiles.get(e);
               const std::string expr = fam->name_expression(v, block, config);
               job.cubin = cr.result.cubin;
               job.lowered_name = cr.result.lowered_names.at(expr);
               if (auto it = cr.result.resources.find(expr); it != cr.result.resources.end())
                 job.resources = it->second;
-              job.compile_ms = cr.result.milliseconds;
+              job.compile_ms = cr.milliseconds;
             }
             if (log) log->started(key);
             if (sanitizers.empty()) {
@@ -258,6 +239,7 @@ sweep_result runner::run(const group_callback& on_group) {
     }
   }
   out.workers_started = executor->workers_started();
+  compiles.finish(out);
   return out;
 }
 

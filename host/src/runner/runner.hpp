@@ -4,11 +4,13 @@
 
 #include "cuda/device.hpp"
 #include "measure/timing.hpp"
+#include "nvrtc/compile_cache.hpp"
 #include "registry/registry.hpp"
 #include "runner/result.hpp"
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +27,9 @@ struct run_request {
   std::uint64_t seed = 0;
   std::string fallback_arch = "sm_90";  ///< compile target when there is no device
   std::vector<std::string> include_dirs;
+  /// Include folders whose headers the cache key names but does not read (the CUDA toolkit's):
+  /// the NVRTC version covers them. Also in include_dirs.
+  std::vector<std::string> toolkit_include_dirs;
   timing_options timing;
   bool compile_only = false;
   // Isolation: rows run in a worker process unless in_process is set.
@@ -37,6 +42,9 @@ struct run_request {
   /// compute-sanitizer tools to run each variant under ("memcheck", "racecheck"); empty: none.
   std::vector<std::string> sanitize;
   std::string sanitizer = "compute-sanitizer";  ///< the program
+  unsigned compile_jobs = 0;  ///< CPU threads compiling kernel files; 0: one per hardware thread
+  /// Compiled images from earlier runs; null compiles every file.
+  std::shared_ptr<const nvrtc::compile_cache> cache;
 };
 
 /// One template instantiation a file was compiled for.
@@ -46,12 +54,34 @@ struct instantiation {
   std::string dtype, op;
 };
 
+/// Where a file's compiled image came from.
+enum class cache_use {
+  off,   ///< no cache (or nothing to compile)
+  hit,   ///< loaded from the cache
+  miss   ///< compiled by NVRTC (and stored, if it compiled)
+};
+const char* to_string(cache_use);
+
 /// One kernel file's compilation for this sweep.
 struct compile_record {
   const registry_entry* entry = nullptr;
   std::vector<instantiation> instances;
   nvrtc::compile_result result;
   std::string error;  ///< a header error or an NVRTC failure; empty when it compiled
+  cache_use cache = cache_use::off;
+  /// What the file cost this run, on its compile thread: the key and lookup, and on a miss
+  /// NVRTC and the store. (result.milliseconds is NVRTC's time when the image was made.)
+  double milliseconds = 0;
+  std::string key;  ///< the cache key in hex (made with or without a cache); "" if not compiled
+};
+
+/// The compile stage of a sweep in numbers.
+struct compile_summary {
+  std::size_t files = 0;  ///< files compiled or looked up (not those with a header error)
+  std::size_t hits = 0, misses = 0, failed = 0;
+  unsigned jobs = 0;      ///< compile threads
+  double wall_ms = 0;     ///< from the stage's start until its last file was ready
+  std::string cache_dir;  ///< "" when the cache is off
 };
 
 struct sweep_result {
@@ -62,7 +92,13 @@ struct sweep_result {
   std::optional<timing_stats> launch_floor;
   int workers_started = 0;  ///< more than one: some kernel crashed or hung a worker
   std::string clock_monitor_status;  ///< "" when SM clocks were read, else why not
+  /// Every source variant's compile, in request order; complete once run() returns (the rows
+  /// are run while later files still compile).
   std::vector<compile_record> compiles;
+  compile_summary compile_stats;
+  /// Problems with the cache, each reported once (a damaged entry, a folder that cannot be
+  /// written); they never fail a variant.
+  std::vector<std::string> warnings;
   std::vector<result_record> results;
 };
 
@@ -80,10 +116,13 @@ class runner {
   runner(const family_registry& families, run_request request)
       : families_(families), request_(std::move(request)) {}
 
+  /// Called from the thread that called run(): each file as its compile is collected, each row
+  /// as it starts.
   void on_progress(progress_callback cb) { progress_ = std::move(cb); }
 
-  /// Compiles every source variant; with compile_only, or without a device (sweep_result says
-  /// why), it stops there.
+  /// Compiles every source variant on a pool of threads, through the cache, while the rows of
+  /// the files already compiled are validated and timed (in request order); with compile_only,
+  /// or without a device (sweep_result says why), it stops after compiling.
   sweep_result run(const group_callback& on_group = {});
 
  private:

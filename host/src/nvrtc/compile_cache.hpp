@@ -1,0 +1,100 @@
+// The on-disk cache of compiled images: a successful NVRTC compile, stored under its key (see
+// cache_key.hpp) so the next run with the same inputs loads it instead of compiling.
+//
+// Layout of a cache folder:
+//   entries/<32 hex digits>.klc   one entry per key
+//   entries/.tmp-*                an entry being written (renamed into place when complete)
+//   counters.json, counters.lock  hits, misses and stores over every run, and their lock
+//
+// An entry is a fixed header (magic, format version, the key, the payload's length and XXH3-64
+// checksum) and a CBOR payload (the compile_result, the cubin as a byte string). Entries are
+// written to a temporary file in the same folder and renamed over the final name, so processes
+// that share a cache see a whole entry or none. Nothing is fsync'ed: an entry cut short by a
+// crash fails its checksum, is reported as damaged, and is rebuilt.
+//
+// Only successful compiles are stored: a compile error is shown from a fresh compile every time.
+#pragma once
+
+#include "nvrtc/compiler.hpp"
+#include "nvrtc/hash.hpp"
+
+#include <cstdint>
+#include <ctime>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace kl::nvrtc {
+
+/// The cache folder cannot be read or written; the message names the file and the reason.
+class cache_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class lookup_status {
+  hit,     ///< a valid entry: `result` holds it
+  miss,    ///< no entry for the key
+  corrupt  ///< an entry that fails its checks (`problem` says which); compile and store again
+};
+
+struct cache_lookup {
+  lookup_status status = lookup_status::miss;
+  compile_result result;
+  std::string problem;
+};
+
+/// Counts over runs, kept in the cache folder.
+struct cache_counters {
+  std::uint64_t runs = 0, hits = 0, misses = 0, stores = 0, corrupt = 0;
+};
+
+/// What `kernlab cache info` reports.
+struct cache_info {
+  std::filesystem::path dir;
+  bool exists = false;
+  std::uint64_t entries = 0;
+  std::uint64_t bytes = 0;          ///< of the entries
+  std::uint64_t damaged = 0;        ///< entries that fail their checks
+  std::uint64_t temporary_files = 0;  ///< left by a process that died while writing an entry
+  double compile_ms = 0;            ///< NVRTC time the valid entries took to make
+  std::time_t oldest = 0, newest = 0;  ///< entry modification times; 0 without entries
+  cache_counters counters;
+};
+
+class compile_cache {
+ public:
+  /// The folder is created on the first store, so a run that stores nothing leaves no trace.
+  explicit compile_cache(std::filesystem::path dir);
+
+  const std::filesystem::path& dir() const { return dir_; }
+  std::filesystem::path entry_path(const digest128& key) const;
+
+  /// Never throws: an absent entry is a miss, an unreadable or damaged one is `corrupt`.
+  cache_lookup lookup(const digest128& key) const;
+  /// Stores a successful compile. Thread-safe and safe across processes. Throws cache_error.
+  void store(const digest128& key, const compile_result& result) const;
+
+  /// Adds one run's counts to the folder's counters, under a file lock (processes share them).
+  /// Throws cache_error.
+  void add_counters(const cache_counters& run) const;
+  /// Reads every entry (to count the damaged ones) and the counters. Throws cache_error.
+  cache_info info() const;
+  /// Removes the entries, leftover temporary files and counters, and only those: a --cache-dir
+  /// pointed at the wrong folder loses nothing else. Returns how many entries went.
+  std::uint64_t clear() const;
+
+ private:
+  std::filesystem::path dir_;
+};
+
+/// $XDG_CACHE_HOME/kernlab, else $HOME/.cache/kernlab; empty when neither is set.
+std::filesystem::path default_cache_dir();
+
+/// An entry's bytes (exposed for tests).
+std::string encode_entry(const digest128& key, const compile_result& result);
+/// The compile_result in an entry's bytes. Throws cache_error saying what is wrong.
+compile_result decode_entry(const digest128& key, std::string_view bytes);
+
+}  // namespace kl::nvrtc

@@ -1,0 +1,69 @@
+// The compile stage of a sweep: every kernel file compiled on a pool of CPU threads, through the
+// compile cache, while the runner validates and times the files that are ready.
+#pragma once
+
+#include "nvrtc/cache_key.hpp"
+#include "parallel/thread_pool.hpp"
+#include "runner/runner.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+/// The NVRTC request for a source variant: one name expression per configuration (block size,
+/// dtype, op) the run request will run, each also listed in `instances` if given. Empty
+/// name_expressions: the variant runs nothing here.
+nvrtc::compile_request make_compile_request(const family& fam, const registry_entry& e,
+                                            const run_request& request, const std::string& arch,
+                                            std::vector<instantiation>* instances = nullptr);
+
+class compile_stage {
+ public:
+  /// Queues every source variant of `request` on request.compile_jobs threads (one per
+  /// hardware thread when 0, never more than there are files), the biggest files first (after
+  /// the first file, unless compile_only). get() hands them out in any order.
+  compile_stage(const family_registry& families, const run_request& request, std::string arch);
+  /// Waits for the compiles under way; drops those not started.
+  ~compile_stage();
+  compile_stage(const compile_stage&) = delete;
+  compile_stage& operator=(const compile_stage&) = delete;
+
+  /// Waits until `e` (a source variant of the request) is compiled, and returns its record.
+  const compile_record& get(const registry_entry* e);
+
+  /// Waits for every file, then moves the records (in request order), the summary and the
+  /// cache warnings into `out`, and adds this run's counts to the cache's counters.
+  void finish(sweep_result& out);
+
+ private:
+  struct slot {
+    compile_record record;
+    bool queued = false;     ///< false for a header error, or a file with nothing to compile
+    std::future<void> done;  ///< valid until someone waited for it
+    std::chrono::steady_clock::time_point finished;
+  };
+  void compile_one(slot& s, const nvrtc::compile_request& request);
+  void warn(const std::string& message);
+
+  std::shared_ptr<const nvrtc::compile_cache> cache_;
+  std::chrono::steady_clock::time_point start_;
+  std::vector<slot> slots_;  // sized once before any task starts: tasks write into their slot
+  std::map<const registry_entry*, std::size_t> index_;
+  nvrtc::include_scanner scanner_;
+  std::atomic<std::size_t> stores_{0}, corrupt_{0};
+  std::mutex warnings_mutex_;
+  std::vector<std::string> warnings_;
+  bool store_failed_ = false;  // under warnings_mutex_: one warning for a folder that is not writable
+  unsigned jobs_ = 0;
+  // Last: destroyed first, so no task outlives the slots and the scanner it uses.
+  std::unique_ptr<thread_pool> pool_;
+};
+
+}  // namespace kl

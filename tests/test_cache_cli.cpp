@@ -1,0 +1,139 @@
+// The compile cache as a user meets it in the kernlab binary: the cache column and summary,
+// --no-cache, `kernlab cache info` and `kernlab cache clear`, the new options' errors, and two
+// processes racing to store the same entry.
+#include "nvrtc/compile_cache.hpp"
+#include "test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace kl {
+namespace {
+
+std::string compile_args(const std::string& cache_dir, const std::string& kernels = test::kernels_dir()) {
+  return "--compile-only --no-plugins --kernels-dir " + kernels + " --cache-dir " + cache_dir +
+         " --variant reduce2,reduce5 --block 128,256 --dtype int32";
+}
+
+TEST(CacheCli, MissThenHitWithTheSummary) {
+  test::temp_dir dir("cache_cli");
+  auto r = test::run_kernlab(compile_args(dir.str()));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find(" cache "), std::string::npos) << r.output;  // the column
+  EXPECT_EQ(test::count_of(r.output, " miss "), 2u) << r.output;
+  EXPECT_NE(r.output.find("compile: 2 files on 2 threads, 0 hits, 2 misses"), std::string::npos) << r.output;
+  r = test::run_kernlab(compile_args(dir.str()) + " --compile-jobs 1");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(test::count_of(r.output, " hit "), 2u) << r.output;
+  EXPECT_NE(r.output.find("compile: 2 files on 1 thread, 2 hits, 0 misses"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(cache " + dir.str() + ")"), std::string::npos) << r.output;
+}
+
+TEST(CacheCli, NoCacheWritesNothing) {
+  test::temp_dir dir("cache_cli");
+  const auto r = test::run_kernlab(compile_args(dir.str() + "/c") + " --no-cache");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("cache off"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir.path() / "c"));
+}
+
+TEST(CacheCli, DefaultFolderIsUnderXdgCacheHome) {
+  test::temp_dir dir("cache_cli");
+  const auto r = test::run_command("XDG_CACHE_HOME=" + dir.str() + " " + KERNLAB_BINARY +
+                                   " --config /dev/null --compile-only --no-plugins --kernels-dir " +
+                                   test::kernels_dir() + " --variant reduce2 --block 128 --dtype int32");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::is_directory(dir.path() / "kernlab" / "entries")) << r.output;
+}
+
+TEST(CacheCli, InfoAndClear) {
+  test::temp_dir dir("cache_cli");
+  auto r = test::run_kernlab("cache info --cache-dir " + dir.str() + "/none");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("does not exist yet"), std::string::npos) << r.output;
+
+  ASSERT_EQ(test::run_kernlab(compile_args(dir.str())).code, 0);
+  ASSERT_EQ(test::run_kernlab(compile_args(dir.str())).code, 0);
+  r = test::run_kernlab("cache info --cache-dir " + dir.str());
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("entries:    2 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("2 run(s), 2 hit(s), 2 miss(es) (50% hits)"), std::string::npos) << r.output;
+
+  r = test::run_kernlab("cache clear --cache-dir " + dir.str());
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("removed 2 entries"), std::string::npos) << r.output;
+  r = test::run_kernlab("cache info --cache-dir " + dir.str());
+  EXPECT_NE(r.output.find("entries:    0 "), std::string::npos) << r.output;
+  r = test::run_kernlab(compile_args(dir.str()));
+  EXPECT_EQ(test::count_of(r.output, " miss "), 2u) << r.output;
+}
+
+TEST(CacheCli, UsageErrors) {
+  for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
+           {"cache", "say 'cache info' or 'cache clear'"},
+           {"cache sweep", "unknown subcommand 'sweep'"},
+           {"cahce info", "unknown command 'cahce'"},
+           {"cache info extra", "too many words"},
+           {"cache info --no-cache", "contradict"},
+           {"--compile-jobs 0", "--compile-jobs must be at least 1"},
+           {"--compile-jobs=-2", "--compile-jobs must be at least 1"}}) {
+    const auto r = test::run_kernlab(args);
+    EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(needle), std::string::npos) << args << "\n" << r.output;
+  }
+}
+
+// Two kernlab processes start at once on one cache folder and one key: both compile (both miss)
+// and both store; the renames must leave one whole entry, and a third run must hit it.
+TEST(CacheCli, TwoProcessesRacingOnOneKey) {
+  test::temp_dir dir("cache_race");
+  for (int round = 0; round < 3; ++round) {
+    const std::string cache = dir.str() + "/cache" + std::to_string(round);
+    const std::string args = compile_args(cache);
+    std::vector<pid_t> pids;
+    for (int i = 0; i < 2; ++i) {
+      const std::string log = dir.str() + "/log" + std::to_string(round) + "_" + std::to_string(i);
+      const pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        const std::string cmd = std::string(KERNLAB_BINARY) + " --config /dev/null " + args + " >" + log + " 2>&1";
+        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+      }
+      pids.push_back(pid);
+    }
+    for (std::size_t i = 0; i < pids.size(); ++i) {
+      int status = 0;
+      waitpid(pids[i], &status, 0);
+      const std::string log = test::read_file(dir.str() + "/log" + std::to_string(round) + "_" + std::to_string(i));
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << log;
+      EXPECT_EQ(log.find("warning"), std::string::npos) << log;
+    }
+    // Every entry is whole, no temporary file is left, and a third run hits both files.
+    std::size_t entries = 0;
+    for (const auto& e : fs::directory_iterator(fs::path(cache) / "entries")) {
+      EXPECT_EQ(e.path().extension(), ".klc") << e.path();
+      const std::string hex = e.path().stem().string();
+      const nvrtc::digest128 key{std::stoull(hex.substr(0, 16), nullptr, 16),
+                                 std::stoull(hex.substr(16), nullptr, 16)};
+      const auto found = nvrtc::compile_cache(cache).lookup(key);
+      EXPECT_EQ(found.status, nvrtc::lookup_status::hit) << found.problem;
+      ++entries;
+    }
+    EXPECT_EQ(entries, 2u);
+    const auto third = test::run_kernlab(args);
+    EXPECT_NE(third.output.find("2 hits, 0 misses"), std::string::npos) << third.output;
+    const auto info = nvrtc::compile_cache(cache).info();
+    EXPECT_EQ(info.counters.runs, 3u);  // the counters' lock kept every run's counts
+    EXPECT_EQ(info.counters.hits + info.counters.misses, 6u);
+  }
+}
+
+}  // namespace
+}  // namespace kl

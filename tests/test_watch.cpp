@@ -1,0 +1,285 @@
+// --watch without a GPU: the inotify watcher (saves, rename-saves, new folders, removals,
+// editors' scratch files), a watch session's rounds in-process, and the kernlab binary reacting
+// to a file written into a temporary kernels folder.
+#include "families/family.hpp"
+#include "registry/registry.hpp"
+#include "runner/runner.hpp"
+#include "test_util.hpp"
+#include "watch/directory_watcher.hpp"
+#include "watch/watch_session.hpp"
+#include "cli/options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace kl {
+namespace {
+
+std::vector<std::string> paths(std::initializer_list<fs::path> ps) {
+  std::vector<std::string> out;
+  for (const auto& p : ps) out.push_back(p.string());
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The watcher
+
+class Watcher : public ::testing::Test {
+ protected:
+  Watcher() { fs::create_directories(dir.path() / "reduce"); }
+  test::temp_dir dir{"watcher"};
+};
+
+TEST_F(Watcher, ReportsAFileWrittenWhileItWaits) {
+  directory_watcher w({dir.str()});
+  std::thread writer([&] {
+    std::this_thread::sleep_for(50ms);
+    dir.write("reduce/k.cu", "// saved");
+  });
+  const auto changed = w.wait(5s, 50ms);
+  writer.join();
+  EXPECT_EQ(changed, paths({dir.path() / "reduce" / "k.cu"}));
+}
+
+TEST_F(Watcher, ARenameSaveIsOneChangeOfTheTarget) {
+  const std::string target = dir.write("reduce/k.cu", "// old");
+  directory_watcher w({dir.str()});
+  // What many editors do: write a temporary file, then rename it over the original.
+  dir.write("reduce/k.cu.tmp123", "// new");
+  fs::rename(dir.path() / "reduce" / "k.cu.tmp123", target);
+  EXPECT_EQ(w.wait(5s, 50ms), std::vector<std::string>{target});
+}
+
+TEST_F(Watcher, VimStyleSaveIsSeen) {
+  const std::string target = dir.write("reduce/k.cu", "// old");
+  directory_watcher w({dir.str()});
+  dir.write("reduce/4913", "");  // vim's probe
+  fs::remove(dir.path() / "reduce" / "4913");
+  fs::rename(target, target + "~");  // the backup
+  dir.write("reduce/k.cu", "// new");
+  fs::remove(target + "~");
+  EXPECT_EQ(w.wait(5s, 50ms), std::vector<std::string>{target});
+}
+
+TEST_F(Watcher, TimesOutWhenNothingHappens) {
+  directory_watcher w({dir.str()});
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(w.wait(150ms, 50ms).empty());
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 140ms);
+}
+
+TEST_F(Watcher, IgnoresScratchFiles) {
+  directory_watcher w({dir.str()});
+  dir.write("reduce/.k.cu.swp", "x");
+  dir.write("reduce/k.cu~", "x");
+  dir.write("reduce/.hidden", "x");
+  EXPECT_TRUE(w.wait(300ms, 50ms).empty());
+  EXPECT_TRUE(is_scratch_file("4913"));
+  EXPECT_FALSE(is_scratch_file("reduce5.cu"));
+}
+
+TEST_F(Watcher, SeesFilesInFoldersMadeLater) {
+  directory_watcher w({dir.str()});
+  fs::create_directories(dir.path() / "newfamily");
+  EXPECT_EQ(w.wait(5s, 50ms), paths({dir.path() / "newfamily"}));
+  dir.write("newfamily/k.cu", "// in the new folder");
+  EXPECT_EQ(w.wait(5s, 50ms), paths({dir.path() / "newfamily" / "k.cu"}));
+}
+
+TEST_F(Watcher, ReportsRemovals) {
+  const std::string target = dir.write("reduce/k.cu", "// here");
+  directory_watcher w({dir.str()});
+  fs::remove(target);
+  EXPECT_EQ(w.wait(5s, 50ms), std::vector<std::string>{target});
+}
+
+TEST(WatcherErrors, AMissingFolderIsAnError) {
+  EXPECT_THROW(directory_watcher({"/no/such/folder/anywhere"}), watch_error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A watch session's rounds, in-process (no GPU: each round compiles)
+
+class Session : public ::testing::Test {
+ protected:
+  Session() {
+    register_builtin_families(fams);
+    fs::copy(test::kernels_dir() + "/include", dir.path() / "include", fs::copy_options::recursive);
+    fs::create_directories(dir.path() / "reduce");
+    for (const char* v : {"reduce0", "reduce2"})
+      fs::copy(test::kernels_dir() + "/reduce/" + v + ".cu", dir.path() / "reduce" / (std::string(v) + ".cu"));
+  }
+  watch_workspace load() const {
+    watch_workspace ws;
+    ws.reg = std::make_unique<registry>(fams);
+    ws.reg->add_source_dir(dir.str());
+    try {
+      ws.request.variants = ws.reg->select({"all"});
+    } catch (const selection_error& e) {
+      throw usage_error(e.what());
+    }
+    ws.request.blocks = {128, 256};
+    ws.request.dtypes = {"int32"};
+    ws.request.ops = {"sum"};
+    ws.request.sizes = {1};
+    ws.request.include_dirs = {dir.str() + "/include", test::cuda_include()};
+    ws.request.toolkit_include_dirs = {test::cuda_include()};
+    ws.request.compile_only = true;
+    ws.request.cache = std::make_shared<const nvrtc::compile_cache>(cache.path());
+    return ws;
+  }
+  // One round; returns how many variants it re-ran, and its output in `out`.
+  std::size_t round(watch_session& s, const std::string& saved) {
+    std::ostringstream o, e;
+    const std::size_t n = s.round({saved}, o, e);
+    out = o.str() + e.str();
+    return n;
+  }
+  void edit(const std::string& relative, const std::string& from, const std::string& to) {
+    const std::string path = dir.str() + "/" + relative;
+    std::string text = test::read_file(path);
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    std::ofstream(path, std::ios::binary) << text;
+  }
+
+  family_registry fams;
+  test::temp_dir dir{"session"};
+  test::temp_dir cache{"session_cache"};
+  std::string out;
+};
+
+TEST_F(Session, RerunsOnlyWhatASaveChanged) {
+  const watch_workspace first = load();
+  const sweep_result sweep = runner(fams, first.request).run();
+  watch_session s(fams, [this] { return load(); }, first, sweep);
+
+  // Saved without a change: nothing to do.
+  EXPECT_EQ(round(s, "reduce/reduce2.cu"), 0u);
+  EXPECT_NE(out.find("no selected variant changed"), std::string::npos) << out;
+
+  // One line of one file: that file only, compiled again (a miss).
+  edit("reduce/reduce2.cu", "__syncthreads();", "__syncthreads();  // edited");
+  EXPECT_EQ(round(s, "reduce/reduce2.cu"), 1u);
+  EXPECT_NE(out.find("reduce.reduce2"), std::string::npos) << out;
+  EXPECT_EQ(out.find("reduce.reduce0"), std::string::npos) << out;
+  EXPECT_NE(out.find("miss"), std::string::npos) << out;
+
+  // The shared header: every file that includes it.
+  edit("include/kernlab/reduce.cuh", "#pragma once", "#pragma once\n// edited");
+  EXPECT_EQ(round(s, "include/kernlab/reduce.cuh"), 2u);
+
+  // A compile error shows the compiler's message and the status change; the next fix recovers.
+  edit("reduce/reduce2.cu", "__syncthreads();  // edited", "__syncthreads() oops;");
+  EXPECT_EQ(round(s, "reduce/reduce2.cu"), 1u);
+  EXPECT_NE(out.find("ok -> FAILED"), std::string::npos) << out;
+  EXPECT_NE(out.find("reduce2.cu:"), std::string::npos) << out;
+  EXPECT_NE(out.find("error"), std::string::npos) << out;
+  edit("reduce/reduce2.cu", "__syncthreads() oops;", "__syncthreads();  // edited");
+  EXPECT_EQ(round(s, "reduce/reduce2.cu"), 1u);
+  EXPECT_NE(out.find("FAILED -> ok"), std::string::npos) << out;
+  EXPECT_NE(out.find(" hit"), std::string::npos) << out;  // that text compiled before: a hit
+
+  // A new file is new; a removed one is said to be gone.
+  fs::copy(dir.path() / "reduce" / "reduce0.cu", dir.path() / "reduce" / "mine.cu");
+  edit("reduce/mine.cu", "reduce0<BLOCK, T, OP>", "mine<BLOCK, T, OP>");
+  edit("reduce/mine.cu", "void reduce0(", "void mine(");
+  EXPECT_EQ(round(s, "reduce/mine.cu"), 1u);
+  EXPECT_NE(out.find("reduce.mine"), std::string::npos) << out;
+  EXPECT_NE(out.find("(new)"), std::string::npos) << out;
+  fs::remove(dir.path() / "reduce" / "mine.cu");
+  EXPECT_EQ(round(s, "reduce/mine.cu"), 0u);
+  EXPECT_NE(out.find("reduce.mine: removed"), std::string::npos) << out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The binary, as a user runs it
+
+// Starts kernlab with `args`, its stdout and stderr going to `log`; stops it when destroyed.
+class child_process {
+ public:
+  child_process(const std::vector<std::string>& args, const std::string& log) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      dup2(fd, 1);
+      dup2(fd, 2);
+      std::vector<char*> argv;
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+  }
+  ~child_process() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  bool running() const { return pid_ > 0 && waitpid(pid_, nullptr, WNOHANG) == 0; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// Waits until `log` holds `needle` at least `times` times.
+bool wait_for(const std::string& log, const std::string& needle, std::size_t times = 1,
+              std::chrono::seconds limit = 60s) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    if (test::count_of(test::read_file(log), needle) >= times) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+TEST(WatchBinary, RecompilesAFileWhenItIsWrittenAndKeepsWatchingAfterAnError) {
+  test::temp_dir dir("watch_binary");
+  fs::create_directories(dir.path() / "kernels");
+  fs::copy(test::kernels_dir() + "/include", dir.path() / "kernels" / "include", fs::copy_options::recursive);
+  const std::string file = dir.write("kernels/reduce/reduce2.cu",
+                                     test::read_file(test::kernels_dir() + "/reduce/reduce2.cu"));
+  const std::string log = dir.str() + "/log.txt";
+  child_process kernlab({KERNLAB_BINARY, "--config", "/dev/null", "--watch", "--compile-only",
+                         "--no-plugins", "--kernels-dir", dir.str() + "/kernels", "--cache-dir",
+                         dir.str() + "/cache", "--block", "128,256", "--dtype", "int32"},
+                        log);
+  ASSERT_TRUE(wait_for(log, "for saved files")) << test::read_file(log);
+  EXPECT_NE(test::read_file(log).find("reduce.reduce2"), std::string::npos);
+
+  // An edit saved in place: one round, one miss for that file.
+  std::string text = test::read_file(file);
+  text.replace(text.find("__syncthreads();"), 16, "__syncthreads();  // edited");
+  std::ofstream(file, std::ios::binary) << text;
+  ASSERT_TRUE(wait_for(log, "for saved files", 2)) << test::read_file(log);
+  std::string output = test::read_file(log);
+  EXPECT_NE(output.find("saved: " + file), std::string::npos) << output;
+  EXPECT_NE(output.find("compile: 1 file on 1 thread, 0 hits, 1 miss"), std::string::npos) << output;
+
+  // A compile error: its message, and the watch goes on.
+  text.replace(text.find("__syncthreads();  // edited"), 27, "__syncthreads() oops;");
+  std::ofstream(file, std::ios::binary) << text;
+  ASSERT_TRUE(wait_for(log, "for saved files", 3)) << test::read_file(log);
+  output = test::read_file(log);
+  EXPECT_NE(output.find(file + ":"), std::string::npos) << output;
+  EXPECT_NE(output.find("ok -> FAILED"), std::string::npos) << output;
+  EXPECT_TRUE(kernlab.running());
+}
+
+}  // namespace
+}  // namespace kl
