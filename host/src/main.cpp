@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 
 namespace fs = std::filesystem;
@@ -288,9 +289,9 @@ int run(int argc, char** argv) {
                     << " GB/s theoretical, driver " << d.driver_version / 1000 << "."
                     << d.driver_version % 1000 / 10 << ")\n";
           if (so_far.launch_floor)
-            std::cout << "launch floor: an empty kernel times at "
-                      << static_cast<int>(so_far.launch_floor->median_ms * 1e4) / 10.0
-                      << " us (median, measured like every row)\n";
+            std::cout << "launch floor: an empty kernel times at " << std::fixed
+                      << std::setprecision(1) << so_far.launch_floor->median_ms * 1e3
+                      << std::defaultfloat << " us (median, measured like every row)\n";
         }
         kl::print_group(std::cout, group, d, table);
         std::cout << std::flush;
