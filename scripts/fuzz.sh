@@ -53,10 +53,13 @@ for t in "${targets[@]}"; do
   log="build-fuzz/logs/$t.log"
   echo "fuzz: fuzz_$t for ${seconds} s (log: $log)"
   # New inputs go to the first folder (build-fuzz/corpus/$t); the committed seeds are read only.
+  # The header parser also starts from every shipped kernel file, read where it lives.
+  seeds=("tests/fuzz/corpus/$t")
+  [ "$t" != metadata ] || seeds+=(kernels_src/*/)
   # shellcheck disable=SC2086
   if ! "build-fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
       -dict="tests/fuzz/$t.dict" -artifact_prefix="build-fuzz/crashes/$t-" ${FUZZ_ARGS:-} \
-      "build-fuzz/corpus/$t" "tests/fuzz/corpus/$t" >"$log" 2>&1; then
+      "build-fuzz/corpus/$t" "${seeds[@]}" >"$log" 2>&1; then
     echo "fuzz: fuzz_$t found a problem:" >&2
     grep -E "ERROR|SUMMARY|runtime error|fuzz_$t:|Test unit written" "$log" | head -n 20 >&2 || true
     status=1
