@@ -5,7 +5,8 @@
 # Built here, carried with the working tree (see docs/results/2026-11-22-h100-qam256/README.md):
 #   cmake -S . -B build -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2
 # Each step is bounded so that one slow step cannot eat the whole call.
-#   QAM_STEPS="tests kernels pipeline" (default: all three) picks the steps.
+#   QAM_STEPS="tests kernels pipeline" (the default) picks the steps; "alltests" runs the whole
+#   suite (every label) instead of the qam256 GPU tests, "chunks" the pipeline at 64 fixed chunks.
 set -u -o pipefail
 out=${OUT:-/tmp/kernlab-out}
 mkdir -p "$out"
@@ -36,6 +37,10 @@ case " $steps " in *" tests "*)
   step gpu_tests 240 ctest --test-dir build --output-on-failure -j2 -L gpu -R 'Qam256|GpuPlugins|GpuReduceOps'
   tail -n 15 "$out/gpu_tests.log";;
 esac
+case " $steps " in *" alltests "*)
+  step all_tests 300 ctest --test-dir build --output-on-failure -j4
+  tail -n 15 "$out/all_tests.log";;
+esac
 case " $steps " in *" kernels "*)
   # Every qam256 kernel at every block size and the D2D copy, at 2^28 symbols (4 GiB moved).
   step kernels 300 ./build/kernlab --family qam256 --size 2^28 --min-time 0.5 --timeout 15 \
@@ -47,6 +52,12 @@ case " $steps " in *" pipeline "*)
   step pipeline 240 ./build/kernlab --pipeline --variant qam256.vec2_stream --block 256 --size 2^27 \
       --pipeline-runs 9 --json "$out/pipeline_2e27.json"
   sed -n '/^== qam256 pipeline/,$p' "$out/pipeline.log";;
+esac
+case " $steps " in *" chunks "*)
+  # The same pipeline with 64 chunks for every stream count: smaller pieces at few streams.
+  step pipeline_chunks 240 ./build/kernlab --pipeline --variant qam256.vec2_stream --block 256 --size 2^27 \
+      --pipeline-runs 9 --chunks 64 --json "$out/pipeline_2e27_chunks64.json"
+  sed -n '/^== qam256 pipeline/,$p' "$out/pipeline_chunks.log";;
 esac
 echo "--- summary"
 printf '%s\n' "${summary[@]}"
