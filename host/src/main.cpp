@@ -249,8 +249,8 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
 // where rows run (the worker process, or in process), once per --size.
 int pipeline_mode(const kl::cli_options& opt, const kl::family_registry& families,
                   const kl::run_request& req, int argc, char** argv) {
-  if (opt.watch || opt.compile_only || opt.resources || !opt.sanitize.empty())
-    throw kl::usage_error("--pipeline cannot be combined with --watch, --compile-only, --resources or --sanitize");
+  if (opt.watch || opt.resources || !opt.sanitize.empty())
+    throw kl::usage_error("--pipeline cannot be combined with --watch, --resources or --sanitize");
   if (!opt.csv_path.empty()) throw kl::usage_error("--csv does not apply to --pipeline (--json records it)");
   std::vector<const kl::registry_entry*> chosen;
   std::string names;
@@ -277,6 +277,10 @@ int pipeline_mode(const kl::cli_options& opt, const kl::family_registry& familie
   compile.compile_only = true;
   const kl::sweep_result compiled = kl::runner(families, compile).run();
   const kl::compile_record& record = compiled.compiles.at(0);
+  if (opt.compile_only) {  // what the pipeline would run, compiled; no GPU needed
+    kl::print_compile_table(std::cout, compiled.compiles, compiled.arch);
+    return record.error.empty() && chosen[0]->error.empty() ? 0 : 1;
+  }
   if (!chosen[0]->error.empty() || !record.error.empty()) {
     std::cerr << "kernlab: " << v.qualified_name() << " does not compile:\n"
               << (chosen[0]->error.empty() ? record.error : chosen[0]->error) << "\n";
