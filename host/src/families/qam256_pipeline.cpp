@@ -229,7 +229,7 @@ pipeline_report run_pipeline(const pipeline_job& job, const cuda::device_info& d
   rep.block = job.block;
   rep.config = job.config;
   rep.bytes_each_way = 8.0 * static_cast<double>(job.config.size);
-  rep.grid_note_resident = rig.resident();
+  rep.resident_blocks = rig.resident();
 
   const int runs = job.options.runs;
   auto timed = [&](auto once) {
@@ -339,7 +339,7 @@ nlohmann::json to_json(const pipeline_report& r) {
   return {{"variant", r.variant}, {"block", r.block},
           {"config", {{"dtype", r.config.dtype}, {"op", r.config.op}, {"size", r.config.size},
                       {"seed", r.config.seed}, {"snr_db", r.config.snr_db}}},
-          {"bytes_each_way", r.bytes_each_way}, {"resident_blocks", r.grid_note_resident},
+          {"bytes_each_way", r.bytes_each_way}, {"resident_blocks", r.resident_blocks},
           {"h2d_alone_ms", r.h2d_alone_ms}, {"kernel_alone_ms", r.kernel_alone_ms},
           {"d2h_alone_ms", r.d2h_alone_ms}, {"serial_ms", r.serial_ms}, {"bound_ms", r.bound_ms},
           {"rows", rows}};
@@ -356,7 +356,7 @@ pipeline_report pipeline_report_from_json(const nlohmann::json& j) {
   r.config.seed = c.at("seed");
   r.config.snr_db = c.at("snr_db");
   r.bytes_each_way = j.at("bytes_each_way");
-  r.grid_note_resident = j.at("resident_blocks");
+  r.resident_blocks = j.at("resident_blocks");
   r.h2d_alone_ms = j.at("h2d_alone_ms");
   r.kernel_alone_ms = j.at("kernel_alone_ms");
   r.d2h_alone_ms = j.at("d2h_alone_ms");

@@ -60,7 +60,7 @@ struct pipeline_report {
   unsigned block = 0;
   problem_config config;
   double bytes_each_way = 0;  ///< 8 n
-  int grid_note_resident = 0;  ///< SM count x resident blocks per SM of the kernel
+  int resident_blocks = 0;  ///< SM count x resident blocks per SM of the kernel at this block
   // Each stage alone on one stream over the whole data (median of the runs).
   double h2d_alone_ms = 0, kernel_alone_ms = 0, d2h_alone_ms = 0;
   double serial_ms = 0;  ///< the three alone, summed: the stages one after another

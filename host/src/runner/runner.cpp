@@ -186,7 +186,7 @@ sweep_result runner::run(const group_callback& on_group) {
           };
           const std::string key = v.qualified_name() + "|" + std::to_string(block) + "|" + config.dtype +
                                   "|" + config.op + "|" + std::to_string(config.size) + "|" +
-                                  config.input_mode + "|" + std::to_string(config.seed);
+                                  config.input_mode + "|" + std::to_string(config.seed) + config.snr_text();
           // Decisions that need no GPU are made here; everything else runs in the executor.
           if (!e->error.empty()) {
             settle(outcome::failed, e->error);
