@@ -13,7 +13,7 @@ namespace {
 
 run_request compile_request_for(const registry& reg, const std::string& kernels) {
   run_request r;
-  r.variants = reg.select({"all"});
+  r.variants = reg.select({"all"}, "reduce");  // qam256: tests/test_qam256.cpp
   r.blocks = {128, 256, 512, 1024};
   r.dtypes = {"int32", "float32"};
   r.ops = {"sum", "min", "max"};
@@ -31,7 +31,7 @@ TEST(Compile, EveryShippedKernelAtEveryConfiguration) {
   ASSERT_GE(reg.entries().size(), 13u);
   EXPECT_TRUE(reg.warnings().empty());
   const auto sweep = runner(fams, compile_request_for(reg, test::kernels_dir())).run();
-  ASSERT_EQ(sweep.compiles.size(), reg.entries().size());
+  ASSERT_EQ(sweep.compiles.size(), reg.select({"all"}, "reduce").size());
   for (const auto& c : sweep.compiles) {
     SCOPED_TRACE(c.entry->descriptor.qualified_name());
     EXPECT_EQ(c.error, "");

@@ -173,7 +173,11 @@ TEST(Csv, OneQuotedLinePerRecord) {
   EXPECT_EQ(rows[1][1], "reduce5");
   EXPECT_EQ(rows[1][10], "120.5");
   EXPECT_EQ(rows[2][9], "wrong_result");
-  EXPECT_EQ(rows[2].back(), "expected 5, got 4, said \"the kernel\", on two\nlines");
+  ASSERT_EQ(rows[0][29], "message");
+  EXPECT_EQ(rows[2][29], "expected 5, got 4, said \"the kernel\", on two\nlines");
+  // Columns added for qam256 and occupancy come after it.
+  EXPECT_EQ(rows[0][30], "snr_db");
+  EXPECT_EQ(rows[0][31], "blocks_per_sm");
 }
 
 TEST(Compare, MarksOnlyChangesBeyondTheNoiseOfBothRuns) {

@@ -2,6 +2,7 @@
 #include "cli/options.hpp"
 #include "cuda/driver.hpp"
 #include "families/family.hpp"
+#include "families/qam256_pipeline.hpp"
 #include "nvrtc/compile_cache.hpp"
 #include "nvrtc/compiler.hpp"
 #include "registry/names.hpp"
@@ -175,16 +176,33 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
     }
     if (!any) throw kl::usage_error("--block " + std::to_string(b) + ": no selected variant takes it (" + supported + ")");
   }
+  // A dtype or an op named on the command line must belong to some selected family (the
+  // defaults, int32,float32 and sum, need not: a family without them runs its own).
+  auto check_names = [&](const std::vector<std::string>& names, bool named, const char* option,
+                         std::vector<std::string> (kl::family::*list)() const) {
+    if (!named) return;
+    for (const auto& name : names) {
+      bool found = false;
+      std::string families_text;
+      for (const auto* e : req.variants) {
+        const kl::family* f = families.find(e->descriptor.family);
+        const auto has = (f->*list)();
+        if (std::find(has.begin(), has.end(), name) != has.end()) found = true;
+        if (families_text.find(f->name()) == std::string::npos)
+          families_text += (families_text.empty() ? "" : ", ") + f->name();
+      }
+      if (!found && !req.variants.empty())
+        throw kl::usage_error(std::string("--") + option + ": " +
+                              (families_text.find(',') == std::string::npos
+                                   ? "family " + families_text
+                                   : "each selected family (" + families_text + ")") +
+                              " has no " + option + " '" + name + "'");
+    }
+  };
+  check_names(opt.dtypes, opt.dtypes_explicit, "dtype", &kl::family::dtypes);
+  check_names(opt.ops, opt.ops_explicit, "op", &kl::family::ops);
   for (const auto* e : req.variants) {
     const kl::family* f = families.find(e->descriptor.family);
-    const auto dtypes = f->dtypes();
-    const auto ops = f->ops();
-    for (const auto& d : opt.dtypes)
-      if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end())
-        throw kl::usage_error("--dtype: family " + f->name() + " has no dtype '" + d + "'");
-    for (const auto& o : opt.ops)
-      if (std::find(ops.begin(), ops.end(), o) == ops.end())
-        throw kl::usage_error("--op: family " + f->name() + " has no op '" + o + "'");
     for (auto n : opt.sizes)
       if (n > f->max_size())
         throw kl::usage_error("--size " + std::to_string(n) + ": family " + f->name() +
@@ -221,7 +239,106 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   }
   req.compile_jobs = opt.compile_jobs;
   req.cache = std::move(cache);
+  req.snr_db = opt.snr_db;
+  req.dtypes_explicit = opt.dtypes_explicit;
+  req.ops_explicit = opt.ops_explicit;
   return req;
+}
+
+// --pipeline: qam256's end-to-end measurement with one kernel file at one block size, in place
+// of the sweep. The file is compiled as a sweep compiles it (cache included); the pipeline runs
+// where rows run (the worker process, or in process), once per --size.
+int pipeline_mode(const kl::cli_options& opt, const kl::family_registry& families,
+                  const kl::run_request& req, int argc, char** argv) {
+  if (opt.watch || opt.resources || !opt.sanitize.empty())
+    throw kl::usage_error("--pipeline cannot be combined with --watch, --resources or --sanitize");
+  if (!opt.csv_path.empty()) throw kl::usage_error("--csv does not apply to --pipeline (--json records it)");
+  std::vector<const kl::registry_entry*> chosen;
+  std::string names;
+  for (const auto* e : req.variants)
+    if (e->descriptor.family == "qam256" && e->descriptor.origin == kl::origin_kind::source) {
+      chosen.push_back(e);
+      names += (names.empty() ? "" : ", ") + e->descriptor.name;
+    }
+  if (chosen.size() != 1)
+    throw kl::usage_error("--pipeline runs one qam256 kernel file; name it with --variant (e.g. --variant "
+                          "qam256.vec2_gridstride); the selection has " +
+                          (chosen.empty() ? std::string("none") : names));
+  const kl::variant_descriptor& v = chosen[0]->descriptor;
+  if (!opt.blocks_explicit || opt.blocks.size() != 1)
+    throw kl::usage_error("--pipeline needs one block size (--block 256)");
+  const unsigned block = opt.blocks[0];
+  if (!v.supports_block(block))
+    throw kl::usage_error("--block " + std::to_string(block) + ": " + v.name + " does not take it");
+  const kl::family* fam = families.find("qam256");
+
+  kl::run_request compile = req;
+  compile.variants = chosen;
+  compile.blocks = {block};
+  compile.compile_only = true;
+  const kl::sweep_result compiled = kl::runner(families, compile).run();
+  const kl::compile_record& record = compiled.compiles.at(0);
+  if (opt.compile_only) {  // what the pipeline would run, compiled; no GPU needed
+    kl::print_compile_table(std::cout, compiled.compiles, compiled.arch);
+    return record.error.empty() && chosen[0]->error.empty() ? 0 : 1;
+  }
+  if (!chosen[0]->error.empty() || !record.error.empty()) {
+    std::cerr << "kernlab: " << v.qualified_name() << " does not compile:\n"
+              << (chosen[0]->error.empty() ? record.error : chosen[0]->error) << "\n";
+    return 1;
+  }
+  std::unique_ptr<kl::row_executor> executor;
+  if (req.in_process) {
+    executor = kl::make_in_process_executor(families);
+  } else {
+    kl::worker_options w;
+    w.command = req.worker_command;
+    w.kernel_timeout_s = req.kernel_timeout_s;
+    executor = kl::make_isolated_executor(w);
+  }
+  const kl::cuda::device_info& device = executor->device();
+  std::cout << "kernlab " << KERNLAB_VERSION << ": pipeline of " << v.qualified_name() << " block " << block
+            << ", seed " << req.seed << ", on " << device.name << " ("
+            << (req.in_process ? "in process" : "in the worker process") << ")\n";
+
+  kl::pipeline_options popt;
+  popt.streams = opt.streams;
+  popt.orders = opt.issue_orders;
+  popt.chunks = opt.chunks;
+  popt.chunks_per_stream = opt.chunks_per_stream;
+  popt.runs = opt.pipeline_runs;
+  nlohmann::json reports = nlohmann::json::array();
+  int code = 0;
+  for (const kl::problem_config& config : kl::configs_for(*fam, compile)) {
+    kl::pipeline_job job;
+    job.variant = v;
+    job.config = config;
+    job.block = block;
+    job.cubin = record.result.cubin;
+    job.lowered_name = record.result.lowered_names.at(fam->name_expression(v, block, config));
+    job.options = popt;
+    const nlohmann::json result = executor->run_family_job("qam256", "pipeline", kl::to_json(job));
+    const kl::pipeline_report report = kl::pipeline_report_from_json(result);
+    kl::print_pipeline(std::cout, report, device, opt.markdown);
+    std::cout << std::flush;
+    for (const auto& row : report.rows)
+      if (!row.valid) code = 1;
+    reports.push_back(result);
+  }
+  if (!opt.json_path.empty()) {
+    kl::run_context ctx;
+    ctx.command.assign(argv, argv + argc);
+    ctx.date = kl::utc_now_iso8601();
+    ctx.kernlab_version = KERNLAB_VERSION;
+    ctx.nvrtc_version = kl::nvrtc::version();
+    ctx.seed = req.seed;
+    ctx.timing = req.timing;
+    ctx.baseline = opt.baseline;
+    nlohmann::json results = kl::results_to_json(compiled, ctx);
+    results["pipeline"] = reports;
+    write_file(opt.json_path, [&](std::ostream& os) { os << results.dump(1) << "\n"; });
+  }
+  return code;
 }
 
 int run(int argc, char** argv) {
@@ -259,6 +376,7 @@ int run(int argc, char** argv) {
   std::unique_ptr<kl::directory_watcher> watcher;
   if (opt.watch) watcher = std::make_unique<kl::directory_watcher>(opt.kernels_dirs);
   const kl::run_request req = make_request(opt, *reg, families, cache);
+  if (opt.pipeline) return pipeline_mode(opt, families, req, argc, argv);
 
   kl::runner runner(families, req);
   kl::table_options table;

@@ -56,6 +56,10 @@ typedef enum kl_status {
  *     inputs[0] holds sizes[0] = n elements followed by the operation's identity up to
  *     sizes[1] elements (the padded length, a multiple of KL_REDUCE_INPUT_PADDING), so kernels
  *     that consume whole tiles may read past n without a bounds check.
+ *   qam256: inputs[0] = n symbols (float32 I, Q pairs); outputs[0] = 8 n bytes (soft bits);
+ *     sizes = {n}; dtype "float32", op "demap". A qam256 variant with is_baseline set is a
+ *     bandwidth reference: it copies the 8 n input bytes to outputs[0], and kernlab checks it as
+ *     a copy (docs/kernel_contract.md).
  * Element types are named as strings ("int32", "float32"), operations too ("sum", "min", "max"),
  * so that a new family or type never changes the ABI.
  */

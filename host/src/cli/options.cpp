@@ -4,6 +4,8 @@
 
 #include <boost/program_options.hpp>
 
+#include <cmath>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -71,8 +73,16 @@ po::options_description make_description() {
 
     ("watch", po::bool_switch(), "keep running: when a kernel file or header is saved, recompile, revalidate and retime the variants it changes")
     ("compile-jobs,j", po::value<int>(), "threads compiling kernel files while the GPU times those compiled (default: one per core)");
+  po::options_description qam("qam256 and its pipeline");
+  qam.add_options()
+    ("snr", po::value<std::string>(), "qam256: signal-to-noise ratio of the generated symbols, in dB (default 20)")
+    ("pipeline", po::bool_switch(), "qam256: time host -> device -> host in chunks over streams with one kernel (--variant NAME --block B), instead of the sweep")
+    ("streams", po::value<std::string>(), "pipeline: stream counts, a comma list (default 1,2,4,8)")
+    ("issue-order", po::value<std::string>(), "pipeline: breadth (all copies in, all kernels, all copies out), depth (chunk by chunk), or both (default breadth,depth)")
+    ("chunks", po::value<std::string>(), "pipeline: chunks the data is split into: a count, or 'auto' (default: 4 per stream)")
+    ("pipeline-runs", po::value<int>(), "pipeline: timed runs per configuration, after a warm-up; the median is shown (default 5)");
   po::options_description all;
-  all.add(actions).add(select).add(where).add(timing).add(safety).add(outputs);
+  all.add(actions).add(select).add(where).add(timing).add(safety).add(outputs).add(qam);
   return all;
 }
 
@@ -201,6 +211,8 @@ std::string help_text() {
         "  kernlab --variant reduce5 --block 512\n"
         "  kernlab --variant 'reduce*' --size 2^28 --dtype int32,float32\n"
         "  kernlab --list\n"
+        "  kernlab --family qam256 --size 2^28\n"
+        "  kernlab --pipeline --variant qam256.vec2_gridstride --block 256 --size 2^27\n"
         "  kernlab --compile-only --variant all\n"
         "  kernlab --size 2^28 --json run.json && kernlab plot run.json -o sweep.svg\n"
         "  kernlab compare before.json after.json\n"
@@ -226,6 +238,14 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   } catch (po::error& e) {
     throw usage_error(message(e));
   }
+
+  // What the command line itself says, before the config file's defaults join in.
+  const bool family_given = vm.count("family") || vm.count("problem");
+  const bool dtype_given = vm.count("dtype") > 0, op_given = vm.count("op") > 0;
+  bool qualified_variant = false;  // "qam256.vec2_gridstride" names its family itself
+  if (vm.count("variant"))
+    for (const auto& v : split_all(vm["variant"].as<std::vector<std::string>>()))
+      if (v.find('.') != std::string::npos) qualified_variant = true;
 
   cli_options o;
   std::string config = defaults.config;
@@ -326,6 +346,74 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     if (jobs < 1) throw usage_error("--compile-jobs must be at least 1");
     o.compile_jobs = static_cast<unsigned>(jobs);
   }
+
+  // The config file's dtype and op are defaults (for reduce): a family without them runs its own.
+  o.dtypes_explicit = dtype_given;
+  o.ops_explicit = op_given;
+  // Likewise its family: a qualified variant name on the command line picks the family itself.
+  if (!family_given && qualified_variant) o.family.clear();
+  if (vm.count("snr")) {
+    // Read as text: Boost would take "nan" and "inf" as doubles, and an SNR of either makes no
+    // inputs (the noise's deviation is NaN, or zero by accident of the formula).
+    const std::string text = vm["snr"].as<std::string>();
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (text.empty() || used != text.size() || !std::isfinite(v) || v < -50 || v > 200)
+      throw usage_error("--snr '" + text + "' is not a signal-to-noise ratio in dB (a finite number in -50..200)");
+    o.snr_db = v;
+  }
+  o.pipeline = vm["pipeline"].as<bool>();
+  if (vm.count("streams")) {
+    o.streams.clear();
+    for (const auto& item : split_list(vm["streams"].as<std::string>())) {
+      std::size_t used = 0;
+      long v = 0;
+      try {
+        v = std::stol(item, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != item.size() || v < 1 || v > 64)
+        throw usage_error("--streams '" + item + "' is not a stream count in 1..64");
+      o.streams.push_back(static_cast<unsigned>(v));
+    }
+    if (o.streams.empty()) throw usage_error("--streams needs at least one stream count");
+  }
+  if (vm.count("issue-order")) {
+    o.issue_orders = split_list(vm["issue-order"].as<std::string>());
+    if (o.issue_orders.empty()) throw usage_error("--issue-order needs breadth, depth or both");
+    for (const auto& order : o.issue_orders)
+      if (order != "breadth" && order != "depth")
+        throw usage_error("--issue-order must be breadth or depth (or both), not '" + order + "'");
+  }
+  if (vm.count("chunks")) {
+    const std::string text = vm["chunks"].as<std::string>();
+    if (text != "auto") {
+      std::size_t used = 0;
+      long v = 0;
+      try {
+        v = std::stol(text, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != text.size() || v < 1 || v > 4096)
+        throw usage_error("--chunks '" + text + "' is not a chunk count in 1..4096 (or 'auto')");
+      o.chunks = static_cast<unsigned>(v);
+    }
+  }
+  if (vm.count("pipeline-runs")) {
+    o.pipeline_runs = vm["pipeline-runs"].as<int>();
+    if (o.pipeline_runs < 1 || o.pipeline_runs > 1000)
+      throw usage_error("--pipeline-runs must be in 1..1000");
+  }
+  if (!o.pipeline)
+    for (const char* key : {"streams", "issue-order", "chunks", "pipeline-runs"})
+      if (vm.count(key)) throw usage_error(std::string("--") + key + " applies to --pipeline only");
 
   auto& t = o.timing;
   if (vm.count("warmup")) t.warmup_runs = vm["warmup"].as<int>();

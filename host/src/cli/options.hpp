@@ -56,6 +56,15 @@ struct cli_options {
   /// A subcommand and its arguments: {"compare", "a.json", "b.json"}, {"plot", "r.json"},
   /// {"cache", "info"}, {"cache", "clear"}; empty for a sweep.
   std::vector<std::string> command;
+  // qam256.
+  bool dtypes_explicit = false, ops_explicit = false;  ///< --dtype / --op given (not the defaults)
+  double snr_db = 20;                ///< --snr: noise of the generated symbols, in dB
+  bool pipeline = false;             ///< --pipeline: the end-to-end host-device-host measurement
+  std::vector<unsigned> streams = {1, 2, 4, 8};           ///< --streams
+  std::vector<std::string> issue_orders = {"breadth", "depth"};  ///< --issue-order
+  unsigned chunks = 0;               ///< --chunks: 0 = chunks_per_stream per stream
+  unsigned chunks_per_stream = 4;
+  int pipeline_runs = 5;             ///< --pipeline-runs
 };
 
 /// Parses argv, then the config file (--config, or defaults.config if it exists). Command-line

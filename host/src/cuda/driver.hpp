@@ -51,7 +51,12 @@ namespace kl::cuda {
   X(cuEventDestroy)                                                                            \
   X(cuEventRecord)                                                                             \
   X(cuEventSynchronize)                                                                        \
-  X(cuEventElapsedTime)
+  X(cuEventElapsedTime)                                                                        \
+  X(cuMemHostAlloc)                                                                            \
+  X(cuMemFreeHost)                                                                             \
+  X(cuMemcpyHtoDAsync)                                                                         \
+  X(cuMemcpyDtoHAsync)                                                                         \
+  X(cuStreamWaitEvent)
 
 /// The loaded driver: one function pointer per entry point, with cuda.h's own types.
 struct driver {

@@ -1,16 +1,32 @@
 #include "families/family.hpp"
 
+#include "families/qam256.hpp"
 #include "families/reduce.hpp"
 #include "registry/expression.hpp"
 
 #include <cctype>
+#include <cstdio>
 #include <stdexcept>
 
 namespace kl {
 
 std::string problem_config::describe() const {
   return dtype + " " + op + " n=" + std::to_string(size) +
-         (input_mode == "exact" ? "" : " (" + input_mode + " inputs)");
+         (input_mode == "exact" ? "" : " (" + input_mode + " inputs)") + snr_text();
+}
+
+// qam256 is the only family with an SNR; its op is "demap". The text is part of the key under
+// which a worker keeps its last problem, so two SNRs never share inputs.
+std::string problem_config::snr_text() const {
+  if (op != "demap") return "";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, " snr=%g dB", snr_db);
+  return buf;
+}
+
+nlohmann::json family::run_job(const std::string& name, const nlohmann::json&,
+                               const cuda::device_info&) const {
+  throw std::invalid_argument("family " + this->name() + " has no job '" + name + "'");
 }
 
 unsigned family::dynamic_shared_bytes(const variant_descriptor& v, unsigned block,
@@ -35,6 +51,7 @@ std::vector<std::string> family_registry::names() const {
 
 void register_builtin_families(family_registry& registry) {
   registry.add(std::make_unique<reduce_family>());
+  registry.add(std::make_unique<qam256_family>());
 }
 
 std::string substitute_words(const std::string& text,

@@ -9,6 +9,8 @@
 
 #include <kernlab/plugin_api.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cuda.h>
 
 #include <cstdint>
@@ -34,9 +36,11 @@ struct problem_config {
   std::uint64_t size = 0;
   std::string input_mode = "exact";  ///< "exact" or "random"
   std::uint64_t seed = 0;
+  double snr_db = 20;  ///< qam256: the noise of the generated symbols (--snr), in dB
 
-  /// "int32 sum n=16777216"
+  /// "int32 sum n=16777216"; qam256 adds the SNR ("float32 demap n=1000 snr=20 dB")
   std::string describe() const;
+  std::string snr_text() const;  ///< " snr=20 dB" for qam256, "" otherwise
 };
 
 /// The outcome of comparing a variant's output with the reference.
@@ -111,6 +115,11 @@ class family {
   /// Makes inputs and the reference on the host, then uploads them. Needs a current context.
   virtual std::unique_ptr<problem> make_problem(const problem_config& c,
                                                 const cuda::device_info& device) const = 0;
+  /// A measurement of the family's own that is not a row (qam256: "pipeline"), run where rows
+  /// run (in the worker process, or in process), with the device's context current. `args` and
+  /// the result are the family's JSON. The default offers none: it throws std::invalid_argument.
+  virtual nlohmann::json run_job(const std::string& name, const nlohmann::json& args,
+                                 const cuda::device_info& device) const;
 };
 
 /// The one place families are registered (explicitly, from main and the tests).

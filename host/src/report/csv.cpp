@@ -27,7 +27,8 @@ std::string number(const nlohmann::json& j) {
 void write_csv(const nlohmann::json& results, std::ostream& os) {
   os << "family,variant,origin,block,dtype,op,size,input,seed,outcome,median_us,min_us,max_us,"
         "mean_us,noise,samples,timed_out,flush,gbps,percent_of_peak,baseline,x_baseline,"
-        "registers,occupancy,compile_ms,load_ms,validate_ms,expected,got,message\n";
+        "registers,occupancy,compile_ms,load_ms,validate_ms,expected,got,message,snr_db,"
+        "blocks_per_sm\n";
   for (const auto& r : results.at("records")) {
     const auto& v = r.at("variant");
     const auto& c = r.at("config");
@@ -50,6 +51,8 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
        << number(r.at("compile_ms")) << ',' << number(r.at("load_ms")) << ','
        << number(r.at("validate_ms")) << ',' << field(r.at("expected").get<std::string>()) << ','
        << field(r.at("got").get<std::string>()) << ',' << field(r.at("message").get<std::string>())
+       << ',' << number(c.value("snr_db", nlohmann::json(20.0))) << ','
+       << (r.at("occupancy").is_null() ? "" : number(r.at("occupancy").at("blocks_per_sm")))
        << '\n';
   }
 }

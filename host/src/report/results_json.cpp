@@ -127,7 +127,8 @@ json to_json(const result_record& r) {
               {"op", r.config.op},
               {"size", r.config.size},
               {"input", r.config.input_mode},
-              {"seed", r.config.seed}}},
+              {"seed", r.config.seed},
+              {"snr_db", r.config.snr_db}}},
             {"block", r.block},
             {"outcome", outcome_name(r.status)},
             {"message", r.message},
@@ -168,6 +169,7 @@ result_record record_from_json(const json& j) {
   r.config.size = c.at("size").get<std::uint64_t>();
   r.config.input_mode = c.at("input").get<std::string>();
   r.config.seed = c.at("seed").get<std::uint64_t>();
+  r.config.snr_db = c.value("snr_db", 20.0);  // absent in files written before qam256
   r.block = j.at("block").get<unsigned>();
   r.status = outcome_from_string(j.at("outcome").get<std::string>());
   r.message = j.at("message").get<std::string>();

@@ -183,7 +183,7 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   }
   std::map<unsigned, double> prev_time;  // block -> the previous passed row's median
   std::vector<std::string> notes;
-  int timed_out = 0, clock_dropped = 0;
+  int timed_out = 0, clock_dropped = 0, partly_empty = 0;
   const result_record* best = nullptr;
   for (const auto& r : group) {
     std::vector<std::string> row = {r.variant.name, block_text(r.block), to_string(r.status)};
@@ -197,7 +197,12 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       row.push_back(fmt("%.1f", r.gbps()));
       row.push_back(fmt("%.1f", r.gbps() * 1e9 / peak * 100));
       row.push_back(r.resources ? std::to_string(r.resources->registers) : "-");
-      row.push_back(r.occupancy ? fmt("%.0f%%", r.occupancy->fraction * 100) : "-");
+      // Resident blocks per SM, then the theoretical occupancy: "1 / 50%" shows a block size
+      // (or a register count) that leaves part of the SM's thread slots empty.
+      row.push_back(r.occupancy ? std::to_string(r.occupancy->blocks_per_sm) + " / " +
+                                      fmt("%.0f%%", r.occupancy->fraction * 100)
+                                : "-");
+      if (r.occupancy && r.occupancy->fraction < 1.0) ++partly_empty;
       const double prev = prev_time.count(r.block) ? prev_time[r.block] : 0;
       const double ref = r.block && ref_time.count(r.block) ? ref_time[r.block] : ref_best;
       row.push_back(prev > 0 && r.variant.origin == origin_kind::source ? fmt("%.2fx", prev / tm) : "-");
@@ -232,6 +237,9 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   if (timed_out > 0)
     os << "* " << timed_out << " row(s) stopped sampling at the timeout before the noise fell under "
        << "the limit (--timeout, --max-noise)\n";
+  if (partly_empty > 0)
+    os << "occ: resident blocks per SM / theoretical occupancy (" << device.max_threads_per_sm
+       << " threads per SM); " << partly_empty << " row(s) leave part of the SM's thread slots empty\n";
   if (clock_dropped > 0)
     os << "! " << clock_dropped << " row(s) saw the SM clock drop by more than 5% while sampling\n";
   for (std::size_t i = 0; i < notes.size(); ++i) os << "[note " << i + 1 << "] " << notes[i] << "\n";

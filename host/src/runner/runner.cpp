@@ -61,11 +61,20 @@ std::vector<problem_config> configs_for(const family& f, const run_request& r) {
   std::vector<problem_config> out;
   const auto dtypes = f.dtypes();
   const auto ops = f.ops();
-  for (const auto& d : r.dtypes) {
-    if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) continue;
-    for (const auto& o : r.ops) {
-      if (std::find(ops.begin(), ops.end(), o) == ops.end()) continue;
-      for (auto n : r.sizes) out.push_back({d, o, n, r.input_mode, r.seed});
+  // The requested names the family has; none, and not asked for by name: the family's first.
+  auto pick = [](const std::vector<std::string>& asked, const std::vector<std::string>& has, bool named) {
+    std::vector<std::string> out;
+    for (const auto& a : asked)
+      if (std::find(has.begin(), has.end(), a) != has.end()) out.push_back(a);
+    if (out.empty() && !named && !has.empty()) out.push_back(has.front());
+    return out;
+  };
+  for (const auto& d : pick(r.dtypes, dtypes, r.dtypes_explicit)) {
+    for (const auto& o : pick(r.ops, ops, r.ops_explicit)) {
+      for (auto n : r.sizes) {
+        out.push_back({d, o, n, r.input_mode, r.seed});
+        out.back().snr_db = r.snr_db;
+      }
     }
   }
   return out;
@@ -177,7 +186,7 @@ sweep_result runner::run(const group_callback& on_group) {
           };
           const std::string key = v.qualified_name() + "|" + std::to_string(block) + "|" + config.dtype +
                                   "|" + config.op + "|" + std::to_string(config.size) + "|" +
-                                  config.input_mode + "|" + std::to_string(config.seed);
+                                  config.input_mode + "|" + std::to_string(config.seed) + config.snr_text();
           // Decisions that need no GPU are made here; everything else runs in the executor.
           if (!e->error.empty()) {
             settle(outcome::failed, e->error);

@@ -45,6 +45,12 @@ struct run_request {
   unsigned compile_jobs = 0;  ///< CPU threads compiling kernel files; 0: one per hardware thread
   /// Compiled images from earlier runs; null compiles every file.
   std::shared_ptr<const nvrtc::compile_cache> cache;
+  /// qam256: the SNR of the generated symbols, in dB.
+  double snr_db = 20;
+  /// Whether the dtypes and ops were asked for (--dtype, --op) or are the defaults. A family
+  /// that has none of the default ones (qam256 has float32 and "demap", not "sum") runs its own
+  /// first dtype and op then, so that `--variant all` covers every family.
+  bool dtypes_explicit = false, ops_explicit = false;
 };
 
 /// One template instantiation a file was compiled for.

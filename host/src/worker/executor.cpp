@@ -49,15 +49,27 @@ cuda::device_info device_from_json(const json& j) {
   return d;
 }
 
+// A family job, on the device that `runner` holds (its context is current on this thread).
+json family_job(const family_registry& families, const row_runner& runner, const json& m) {
+  const std::string name = m.at("family").get<std::string>();
+  const family* f = families.find(name);
+  if (!f) throw std::runtime_error("unknown family '" + name + "'");
+  return f->run_job(m.at("name").get<std::string>(), m.at("args"), runner.device());
+}
+
 class in_process final : public row_executor {
  public:
-  explicit in_process(const family_registry& f) : runner_(f) {}
+  explicit in_process(const family_registry& f) : families_(f), runner_(f) {}
+  json run_family_job(const std::string& family, const std::string& name, const json& args) override {
+    return family_job(families_, runner_, {{"family", family}, {"name", name}, {"args", args}});
+  }
   const cuda::device_info& device() override { return runner_.device(); }
   std::string clock_status() override { return runner_.clock_status(); }
   timing_stats launch_floor(const timing_options& opt) override { return runner_.launch_floor(opt); }
   result_record run(const row_job& job) override { return runner_.run(job); }
 
  private:
+  const family_registry& families_;
   row_runner runner_;
 };
 
@@ -96,6 +108,16 @@ class isolated final : public row_executor {
                                 job.variant.qualified_name() + " block " + std::to_string(job.block), r);
     if (reply.is_null()) return r;  // crashed or timed out: r says so
     return record_from_json(reply.at("record"));
+  }
+
+  json run_family_job(const std::string& family, const std::string& name, const json& args) override {
+    result_record r;
+    const json reply = exchange({{"kind", "family_job"}, {"family", family}, {"name", name}, {"args", args}},
+                                family + " " + name, r);
+    if (reply.is_null()) throw std::runtime_error(family + " " + name + ": " + r.message);
+    if (!reply.at("error").get<std::string>().empty())
+      throw std::runtime_error(family + " " + name + ": " + reply.at("error").get<std::string>());
+    return reply.at("result");
   }
 
  private:
@@ -238,12 +260,23 @@ int worker_main(const family_registry& families) {
       json reply;
       if (m->payload.at("kind") == "floor") {
         reply = {{"timing", to_json(runner->launch_floor(timing_options_from_json(m->payload.at("timing"))))}};
+      } else if (m->payload.at("kind") == "family_job") {
+        // Its failure is the reply's error; a sticky CUDA error ends this worker like a row's.
+        try {
+          reply = {{"result", family_job(families, *runner, m->payload)}, {"error", ""}};
+        } catch (const cuda::cuda_error& e) {
+          reply = {{"result", nullptr}, {"error", e.what()}, {"fatal", is_sticky(e.code())}};
+          if (is_sticky(e.code())) code = 4;
+        } catch (const std::exception& e) {
+          reply = {{"result", nullptr}, {"error", e.what()}};
+        }
       } else {
         reply = {{"record", to_json(runner->run(job_from_json(m->payload.at("job"))))},
                  {"fatal", runner->context_lost()}};
       }
       busy = false;
       send({message_type::result, reply});
+      if (code == 4) break;  // a family job lost the context
       if (runner->context_lost()) {
         code = 4;  // nothing more can run in this context: kernlab starts a fresh worker
         break;

@@ -23,6 +23,10 @@ class row_executor {
   virtual result_record run(const row_job& job) = 0;
   /// How many workers were started (1 if nothing went wrong; 0 in process).
   virtual int workers_started() const { return 0; }
+  /// A family's own measurement (family::run_job, e.g. qam256's "pipeline"), run where rows
+  /// run. Throws std::runtime_error when it fails, crashes the worker or hangs it.
+  virtual nlohmann::json run_family_job(const std::string& family, const std::string& name,
+                                        const nlohmann::json& args) = 0;
 };
 
 std::unique_ptr<row_executor> make_in_process_executor(const family_registry& families);

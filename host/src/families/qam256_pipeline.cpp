@@ -1,0 +1,474 @@
+#include "families/qam256_pipeline.hpp"
+
+#include "cuda/resources.hpp"
+#include "families/qam256.hpp"
+#include "report/results_json.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+namespace kl {
+namespace {
+
+// Page-locked host memory: what lets a copy run asynchronously, at the link's full speed.
+class pinned_buffer {
+ public:
+  explicit pinned_buffer(std::size_t bytes) : bytes_(bytes) {
+    KL_CU(cuMemHostAlloc(&ptr_, bytes, 0));
+  }
+  ~pinned_buffer() {
+    if (ptr_) cuda::driver::get().cuMemFreeHost(ptr_);
+  }
+  pinned_buffer(const pinned_buffer&) = delete;
+  pinned_buffer& operator=(const pinned_buffer&) = delete;
+  std::uint8_t* data() const { return static_cast<std::uint8_t*>(ptr_); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+struct chunk {
+  std::uint64_t first = 0, count = 0;
+};
+
+std::vector<chunk> plan_chunks(std::uint64_t n, unsigned chunks) {
+  const std::uint64_t size = chunk_symbols(n, chunks);
+  std::vector<chunk> out;
+  for (std::uint64_t first = 0; first < n; first += size) out.push_back({first, std::min(size, n - first)});
+  return out;
+}
+
+// What one run of a configuration measured.
+struct run_times {
+  double wall = 0, h2d = 0, kernel = 0, d2h = 0;
+};
+
+// The device side of the pipeline: buffers, the kernel and its launch geometry, the streams.
+class pipeline_rig {
+ public:
+  pipeline_rig(const pipeline_job& job, const cuda::device_info& device)
+      : job_(job), n_(job.config.size), module_(job.cubin) {
+    function_ = module_.function(job.lowered_name);
+    tile_ = qam256::tile_of(job.variant, job.block);
+    shared_ = qam256_family().dynamic_shared_bytes(job.variant, job.block, job.config);
+    int per_sm = 0;
+    KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function_, static_cast<int>(job.block), shared_));
+    if (per_sm == 0) throw std::runtime_error(job.variant.qualified_name() + " does not fit on an SM at block " +
+                                              std::to_string(job.block));
+    resident_ = per_sm * device.sm_count;
+    iq_ = qam256::make_input(job.config);
+    ref_ = qam256::compute_reference(iq_);
+    host_in_ = std::make_unique<pinned_buffer>(8 * n_);
+    host_out_ = std::make_unique<pinned_buffer>(8 * n_);
+    std::memcpy(host_in_->data(), iq_.data(), 8 * n_);
+    poison_.resize(8 * n_);
+    for (std::size_t i = 0; i < poison_.size(); ++i) poison_[i] = static_cast<std::uint8_t>(~ref_[i]);
+    dev_in_ = cuda::device_buffer(8 * n_);
+    dev_out_ = cuda::device_buffer(8 * n_);
+    unsigned most = 2;  // the bound needs two
+    for (unsigned s : job.options.streams) most = std::max(most, s);
+    for (unsigned s = 0; s < most; ++s) streams_.push_back(std::make_unique<cuda::stream>());
+  }
+
+  int resident() const { return resident_; }
+  std::uint64_t n() const { return n_; }
+
+  void h2d(const chunk& c, CUstream s) {
+    KL_CU(cuMemcpyHtoDAsync(dev_in_.get() + 8 * c.first, host_in_->data() + 8 * c.first, 8 * c.count, s));
+  }
+  void d2h(const chunk& c, CUstream s) {
+    KL_CU(cuMemcpyDtoHAsync(host_out_->data() + 8 * c.first, dev_out_.get() + 8 * c.first, 8 * c.count, s));
+  }
+  void kernel(const chunk& c, CUstream s) {
+    CUdeviceptr in = dev_in_.get() + 8 * c.first;
+    CUdeviceptr out = dev_out_.get() + 8 * c.first;
+    unsigned long long count = c.count;
+    void* args[] = {&in, &out, &count};
+    const auto grid = qam256::grid_for(c.count, tile_, job_.variant.grid, static_cast<std::uint64_t>(resident_));
+    KL_CU(cuLaunchKernel(function_, static_cast<unsigned>(grid), 1, 1, job_.block, 1, 1, shared_, s,
+                         args, nullptr));
+  }
+
+  // One stage over the whole data on one stream, alone: 0 H2D, 1 kernel, 2 D2H.
+  double stage_alone(int stage) {
+    const chunk all{0, n_};
+    CUstream s = streams_[0]->get();
+    start_.record(s);
+    if (stage == 0) h2d(all, s);
+    else if (stage == 1) kernel(all, s);
+    else d2h(all, s);
+    stop_.record(s);
+    stop_.synchronize();
+    return stop_.elapsed_since(start_);
+  }
+
+  // The bound: H2D and D2H of the whole data at once, on two streams, no kernel.
+  double both_directions() {
+    const chunk all{0, n_};
+    CUstream a = streams_[0]->get(), b = streams_[1]->get();
+    start_.record(a);
+    KL_CU(cuStreamWaitEvent(b, start_.get(), 0));
+    h2d(all, a);
+    d2h(all, b);
+    joined_.record(b);
+    KL_CU(cuStreamWaitEvent(a, joined_.get(), 0));
+    stop_.record(a);
+    stop_.synchronize();
+    return stop_.elapsed_since(start_);
+  }
+
+  // One run of a configuration. Every stream waits for the start event, so nothing begins before
+  // it; the stop event waits for every stream.
+  run_times run(unsigned streams, const std::string& order, const std::vector<chunk>& chunks) {
+    const std::size_t need = 6 * chunks.size();
+    while (events_.size() < need) events_.push_back(std::make_unique<cuda::event>());
+    while (joins_.size() < streams_.size()) joins_.push_back(std::make_unique<cuda::event>());
+    CUstream first = streams_[0]->get();
+    start_.record(first);
+    for (unsigned s = 1; s < streams; ++s) KL_CU(cuStreamWaitEvent(streams_[s]->get(), start_.get(), 0));
+    for (const auto& [stage, c] : issue_sequence(order, static_cast<unsigned>(chunks.size()))) {
+      CUstream s = streams_[c % streams]->get();
+      events_[6 * c + 2 * stage]->record(s);
+      if (stage == 0) h2d(chunks[c], s);
+      else if (stage == 1) kernel(chunks[c], s);
+      else d2h(chunks[c], s);
+      events_[6 * c + 2 * stage + 1]->record(s);
+    }
+    for (unsigned s = 1; s < streams; ++s) {
+      joins_[s]->record(streams_[s]->get());
+      KL_CU(cuStreamWaitEvent(first, joins_[s]->get(), 0));
+    }
+    stop_.record(first);
+    stop_.synchronize();
+    run_times t;
+    t.wall = stop_.elapsed_since(start_);
+    double* spans[3] = {&t.h2d, &t.kernel, &t.d2h};
+    for (int stage = 0; stage < 3; ++stage) {
+      double begin = 1e300, end = 0;
+      for (std::size_t c = 0; c < chunks.size(); ++c) {
+        begin = std::min<double>(begin, events_[6 * c + 2 * stage]->elapsed_since(start_));
+        end = std::max<double>(end, events_[6 * c + 2 * stage + 1]->elapsed_since(start_));
+      }
+      *spans[stage] = end - begin;
+    }
+    return t;
+  }
+
+  // Both ends of the output get the reference's complement, so that any byte the pipeline does
+  // not bring back differs from the reference.
+  void poison() {
+    std::memcpy(host_out_->data(), poison_.data(), poison_.size());
+    KL_CU(cuMemcpyHtoD(dev_out_.get(), host_out_->data(), poison_.size()));
+  }
+  check_result check() const { return qam256::compare(ref_, host_out_->data(), iq_); }
+
+ private:
+  const pipeline_job& job_;
+  std::uint64_t n_;
+  cuda::module module_;
+  CUfunction function_ = nullptr;
+  std::uint64_t tile_ = 1;
+  unsigned shared_ = 0;
+  int resident_ = 0;
+  std::vector<float> iq_;
+  std::vector<std::uint8_t> ref_, poison_;
+  std::unique_ptr<pinned_buffer> host_in_, host_out_;
+  cuda::device_buffer dev_in_, dev_out_;
+  std::vector<std::unique_ptr<cuda::stream>> streams_;
+  std::vector<std::unique_ptr<cuda::event>> events_, joins_;
+  cuda::event start_, stop_, joined_;
+};
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+std::uint64_t chunk_symbols(std::uint64_t n, unsigned chunks) {
+  if (n == 0 || chunks == 0) throw std::invalid_argument("the pipeline needs n >= 1 and chunks >= 1");
+  const std::uint64_t per = (n + chunks - 1) / chunks;
+  return (per + 31) / 32 * 32;
+}
+
+std::vector<std::pair<int, unsigned>> issue_sequence(const std::string& order, unsigned chunks) {
+  std::vector<std::pair<int, unsigned>> out;
+  if (order == "breadth") {
+    for (int stage = 0; stage < 3; ++stage)
+      for (unsigned c = 0; c < chunks; ++c) out.emplace_back(stage, c);
+  } else if (order == "depth") {
+    for (unsigned c = 0; c < chunks; ++c)
+      for (int stage = 0; stage < 3; ++stage) out.emplace_back(stage, c);
+  } else {
+    throw std::invalid_argument("issue order must be 'breadth' or 'depth', not '" + order + "'");
+  }
+  return out;
+}
+
+pipeline_report run_pipeline(const pipeline_job& job, const cuda::device_info& device) {
+  if (job.variant.family != "qam256" || job.variant.origin != origin_kind::source)
+    throw std::invalid_argument("the pipeline runs a qam256 kernel file, not " + job.variant.qualified_name());
+  if (job.options.runs < 1) throw std::invalid_argument("the pipeline needs at least one run");
+  pipeline_rig rig(job, device);
+  pipeline_report rep;
+  rep.variant = job.variant.qualified_name();
+  rep.block = job.block;
+  rep.config = job.config;
+  rep.bytes_each_way = 8.0 * static_cast<double>(job.config.size);
+  rep.resident_blocks = rig.resident();
+
+  const int runs = job.options.runs;
+  auto timed = [&](auto once) {
+    once();  // warm-up: module loading, first-touch of the pinned pages
+    std::vector<double> t;
+    for (int i = 0; i < runs; ++i) t.push_back(once());
+    return median(t);
+  };
+  rep.h2d_alone_ms = timed([&] { return rig.stage_alone(0); });
+  rep.kernel_alone_ms = timed([&] { return rig.stage_alone(1); });
+  rep.d2h_alone_ms = timed([&] { return rig.stage_alone(2); });
+  rep.serial_ms = rep.h2d_alone_ms + rep.kernel_alone_ms + rep.d2h_alone_ms;
+  rep.bound_ms = timed([&] { return rig.both_directions(); });
+
+  std::map<std::string, double> one_stream;  // order -> wall with one stream
+  for (const auto& order : job.options.orders) {
+    for (unsigned streams : job.options.streams) {
+      const unsigned asked = job.options.chunks ? job.options.chunks : job.options.chunks_per_stream * streams;
+      const auto chunks = plan_chunks(rig.n(), asked);
+      pipeline_row row;
+      row.streams = streams;
+      row.order = order;
+      row.chunks = static_cast<unsigned>(chunks.size());
+      row.chunk_symbols = chunks.front().count;
+      rig.run(streams, order, chunks);  // warm-up
+      std::vector<run_times> all;
+      for (int i = 0; i < runs; ++i) {
+        if (i + 1 == runs) rig.poison();  // the last run is the one validated
+        all.push_back(rig.run(streams, order, chunks));
+      }
+      const check_result c = rig.check();
+      row.valid = c.ok;
+      if (!c.ok) row.check = "expected " + c.expected + ", got " + c.got + " (" + c.detail + ")";
+      std::vector<run_times> sorted = all;
+      std::sort(sorted.begin(), sorted.end(), [](const run_times& a, const run_times& b) { return a.wall < b.wall; });
+      // The median run (the lower middle one for an even count): its stage spans go with it.
+      const run_times& mid = sorted[(sorted.size() - 1) / 2];
+      row.wall_ms = sorted.size() % 2 ? mid.wall : (mid.wall + sorted[sorted.size() / 2].wall) / 2;
+      row.wall_min_ms = sorted.front().wall;
+      row.wall_max_ms = sorted.back().wall;
+      row.h2d_ms = mid.h2d;
+      row.kernel_ms = mid.kernel;
+      row.d2h_ms = mid.d2h;
+      row.h2d_gbs = rep.bytes_each_way / (row.h2d_ms * 1e6);
+      row.d2h_gbs = rep.bytes_each_way / (row.d2h_ms * 1e6);
+      row.overlap = rep.serial_ms / row.wall_ms;
+      row.x_bound = row.wall_ms / rep.bound_ms;
+      if (streams == 1) one_stream[order] = row.wall_ms;
+      rep.rows.push_back(row);
+    }
+  }
+  for (auto& row : rep.rows)
+    row.speedup = one_stream.count(row.order) ? one_stream[row.order] / row.wall_ms : 0;
+  return rep;
+}
+
+nlohmann::json to_json(const pipeline_options& o) {
+  return {{"streams", o.streams}, {"orders", o.orders}, {"chunks", o.chunks},
+          {"chunks_per_stream", o.chunks_per_stream}, {"runs", o.runs}};
+}
+
+pipeline_options pipeline_options_from_json(const nlohmann::json& j) {
+  pipeline_options o;
+  o.streams = j.at("streams").get<std::vector<unsigned>>();
+  o.orders = j.at("orders").get<std::vector<std::string>>();
+  o.chunks = j.at("chunks").get<unsigned>();
+  o.chunks_per_stream = j.at("chunks_per_stream").get<unsigned>();
+  o.runs = j.at("runs").get<int>();
+  return o;
+}
+
+nlohmann::json to_json(const pipeline_job& job) {
+  // The record's serialisation carries the descriptor and the configuration, as for rows.
+  result_record shell;
+  shell.variant = job.variant;
+  shell.config = job.config;
+  shell.block = job.block;
+  nlohmann::json j = {{"row", to_json(shell)}, {"lowered_name", job.lowered_name},
+                      {"options", to_json(job.options)}};
+  j["cubin"] = nlohmann::json::binary(std::vector<std::uint8_t>(job.cubin.begin(), job.cubin.end()));
+  return j;
+}
+
+pipeline_job pipeline_job_from_json(const nlohmann::json& j) {
+  const result_record shell = record_from_json(j.at("row"));
+  pipeline_job job;
+  job.variant = shell.variant;
+  job.config = shell.config;
+  job.block = shell.block;
+  job.lowered_name = j.at("lowered_name").get<std::string>();
+  job.options = pipeline_options_from_json(j.at("options"));
+  const auto& image = j.at("cubin").get_binary();
+  job.cubin.assign(image.begin(), image.end());
+  return job;
+}
+
+nlohmann::json to_json(const pipeline_report& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& x : r.rows)
+    rows.push_back({{"streams", x.streams}, {"order", x.order}, {"chunks", x.chunks},
+                    {"chunk_symbols", x.chunk_symbols}, {"wall_ms", x.wall_ms},
+                    {"wall_min_ms", x.wall_min_ms}, {"wall_max_ms", x.wall_max_ms},
+                    {"h2d_ms", x.h2d_ms}, {"kernel_ms", x.kernel_ms}, {"d2h_ms", x.d2h_ms},
+                    {"h2d_gbs", x.h2d_gbs}, {"d2h_gbs", x.d2h_gbs}, {"overlap", x.overlap},
+                    {"speedup", x.speedup}, {"x_bound", x.x_bound}, {"valid", x.valid},
+                    {"check", x.check}});
+  return {{"variant", r.variant}, {"block", r.block},
+          {"config", {{"dtype", r.config.dtype}, {"op", r.config.op}, {"size", r.config.size},
+                      {"seed", r.config.seed}, {"snr_db", r.config.snr_db}}},
+          {"bytes_each_way", r.bytes_each_way}, {"resident_blocks", r.resident_blocks},
+          {"h2d_alone_ms", r.h2d_alone_ms}, {"kernel_alone_ms", r.kernel_alone_ms},
+          {"d2h_alone_ms", r.d2h_alone_ms}, {"serial_ms", r.serial_ms}, {"bound_ms", r.bound_ms},
+          {"rows", rows}};
+}
+
+pipeline_report pipeline_report_from_json(const nlohmann::json& j) {
+  pipeline_report r;
+  r.variant = j.at("variant");
+  r.block = j.at("block");
+  const auto& c = j.at("config");
+  r.config.dtype = c.at("dtype");
+  r.config.op = c.at("op");
+  r.config.size = c.at("size");
+  r.config.seed = c.at("seed");
+  r.config.snr_db = c.at("snr_db");
+  r.bytes_each_way = j.at("bytes_each_way");
+  r.resident_blocks = j.at("resident_blocks");
+  r.h2d_alone_ms = j.at("h2d_alone_ms");
+  r.kernel_alone_ms = j.at("kernel_alone_ms");
+  r.d2h_alone_ms = j.at("d2h_alone_ms");
+  r.serial_ms = j.at("serial_ms");
+  r.bound_ms = j.at("bound_ms");
+  for (const auto& x : j.at("rows")) {
+    pipeline_row row;
+    row.streams = x.at("streams");
+    row.order = x.at("order");
+    row.chunks = x.at("chunks");
+    row.chunk_symbols = x.at("chunk_symbols");
+    row.wall_ms = x.at("wall_ms");
+    row.wall_min_ms = x.at("wall_min_ms");
+    row.wall_max_ms = x.at("wall_max_ms");
+    row.h2d_ms = x.at("h2d_ms");
+    row.kernel_ms = x.at("kernel_ms");
+    row.d2h_ms = x.at("d2h_ms");
+    row.h2d_gbs = x.at("h2d_gbs");
+    row.d2h_gbs = x.at("d2h_gbs");
+    row.overlap = x.at("overlap");
+    row.speedup = x.at("speedup");
+    row.x_bound = x.at("x_bound");
+    row.valid = x.at("valid");
+    row.check = x.at("check");
+    r.rows.push_back(row);
+  }
+  return r;
+}
+
+void print_pipeline(std::ostream& os, const pipeline_report& r, const cuda::device_info& device,
+                    bool markdown) {
+  const double gib = r.bytes_each_way / 1073741824.0;
+  os << "\n" << (markdown ? "### " : "== ") << "qam256 pipeline  " << r.config.describe() << "  ("
+     << fmt("%.2f", gib) << " GiB each way)  kernel " << r.variant << " block " << r.block
+     << "  seed " << r.config.seed << "  on " << device.name << "\n" << (markdown ? "\n" : "");
+  os << "stages alone (one stream, whole data): H2D " << fmt("%.2f", r.h2d_alone_ms) << " ms ("
+     << fmt("%.1f", r.bytes_each_way / (r.h2d_alone_ms * 1e6)) << " GB/s), kernel "
+     << fmt("%.2f", r.kernel_alone_ms) << " ms, D2H " << fmt("%.2f", r.d2h_alone_ms) << " ms ("
+     << fmt("%.1f", r.bytes_each_way / (r.d2h_alone_ms * 1e6)) << " GB/s); one after another "
+     << fmt("%.2f", r.serial_ms) << " ms\n" << (markdown ? "\n" : "");
+  os << "bound: H2D and D2H of the same data at once on two streams, no kernel: "
+     << fmt("%.2f", r.bound_ms) << " ms\n\n";
+
+  const std::vector<std::string> header = {"order", "streams", "chunks", "wall ms", "min-max ms",
+                                           "H2D ms", "kernel ms", "D2H ms", "H2D GB/s", "D2H GB/s",
+                                           "overlap", "speedup", "x bound", "output"};
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& x : r.rows)
+    cells.push_back({x.order, std::to_string(x.streams), std::to_string(x.chunks), fmt("%.2f", x.wall_ms),
+                     fmt("%.2f", x.wall_min_ms) + "-" + fmt("%.2f", x.wall_max_ms), fmt("%.2f", x.h2d_ms),
+                     fmt("%.2f", x.kernel_ms), fmt("%.2f", x.d2h_ms), fmt("%.1f", x.h2d_gbs),
+                     fmt("%.1f", x.d2h_gbs), fmt("%.2f", x.overlap), fmt("%.2fx", x.speedup),
+                     fmt("%.3f", x.x_bound), x.valid ? "exact" : "WRONG"});
+  auto write = [&](const std::vector<std::string>& h, const std::vector<std::vector<std::string>>& rows) {
+    if (markdown) {
+      os << "|";
+      for (const auto& c : h) os << " " << c << " |";
+      os << "\n|";
+      for (std::size_t i = 0; i < h.size(); ++i) os << (i ? " ---: |" : " --- |");
+      os << "\n";
+      for (const auto& row : rows) {
+        os << "|";
+        for (const auto& c : row) os << " " << c << " |";
+        os << "\n";
+      }
+      os << "\n";
+      return;
+    }
+    std::vector<std::size_t> w(h.size());
+    for (std::size_t i = 0; i < h.size(); ++i) w[i] = h[i].size();
+    for (const auto& row : rows)
+      for (std::size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], row[i].size());
+    auto line = [&](const std::vector<std::string>& row) {
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        const std::string pad(w[i] - row[i].size(), ' ');
+        os << (i ? "  " : "") << (i ? pad + row[i] : row[i] + pad);
+      }
+      os << "\n";
+    };
+    line(h);
+    for (const auto& row : rows) line(row);
+  };
+  write(header, cells);
+  for (const auto& x : r.rows)
+    if (!x.valid) os << "WRONG output (" << x.order << ", " << x.streams << " streams): " << x.check << "\n";
+
+  // Breadth and depth side by side, per stream count.
+  std::map<unsigned, std::map<std::string, const pipeline_row*>> by;
+  for (const auto& x : r.rows) by[x.streams][x.order] = &x;
+  std::vector<std::vector<std::string>> side;
+  for (const auto& [streams, orders] : by) {
+    auto cell = [&](const char* order, bool ratio) {
+      auto it = orders.find(order);
+      if (it == orders.end()) return std::string("-");
+      return ratio ? fmt("%.3f", it->second->x_bound) : fmt("%.2f", it->second->wall_ms);
+    };
+    side.push_back({std::to_string(streams), cell("breadth", false), cell("breadth", true),
+                    cell("depth", false), cell("depth", true)});
+  }
+  os << (markdown ? "" : "\n");
+  write({"streams", "breadth ms", "breadth x bound", "depth ms", "depth x bound"}, side);
+  const pipeline_row* best = nullptr;
+  for (const auto& x : r.rows)
+    if (x.valid && (!best || x.wall_ms < best->wall_ms)) best = &x;
+  if (best)
+    os << "best: " << best->order << ", " << best->streams << " streams, " << best->chunks << " chunks: "
+       << fmt("%.2f", best->wall_ms) << " ms, " << fmt("%.1f", (best->x_bound - 1) * 100)
+       << "% over the bound (" << fmt("%.2f", r.bound_ms) << " ms), " << fmt("%.2f", best->overlap)
+       << "x overlap\n";
+  os << "(wall: median of the runs, first issue to last completion; stage ms: each stage's span in "
+        "the median run; overlap: the stages alone, summed, / wall; speedup: one stream's wall / "
+        "this wall, same order)\n";
+}
+
+}  // namespace kl

@@ -1,0 +1,320 @@
+// GPU tests for qam256 (CTest label `gpu`): every kernel file at every block size validates byte
+// for byte at awkward sizes through the real runner (kernels in a worker), the copy baseline
+// validates as a copy, non-finite inputs do not fault, planted wrong kernels are caught, and the
+// pipeline's output is exact for several stream counts, both issue orders and an n that does not
+// split evenly. Without a GPU every test here is skipped with the reason.
+#include "cuda/driver.hpp"
+#include "cuda/resources.hpp"
+#include "families/family.hpp"
+#include "families/qam256.hpp"
+#include "families/qam256_pipeline.hpp"
+#include "registry/registry.hpp"
+#include "runner/runner.hpp"
+#include "worker/executor.hpp"
+#include "test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+namespace kl {
+namespace {
+
+std::string no_gpu_reason() {
+  try {
+    cuda::driver::get();
+    return "";
+  } catch (const cuda::no_device_error& e) {
+    return e.what();
+  }
+}
+
+#define KL_REQUIRE_GPU()                                         \
+  do {                                                           \
+    const std::string why = no_gpu_reason();                     \
+    if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;    \
+  } while (0)
+
+// 1, 7 (under a warp and odd), 1000 (not a multiple of any tile), 2^20 + 1 (odd, one past a
+// power of two: the vector variants' lone last symbol).
+const std::vector<std::uint64_t> sizes = {1, 7, 1000, (1u << 20) + 1};
+
+timing_options quick_timing() {
+  timing_options t;
+  t.warmup_runs = 0;
+  t.min_samples = 1;
+  t.min_time_s = 0;
+  t.max_noise = 1;
+  t.timeout_s = 1;
+  t.flush = flush_mode::none;
+  return t;
+}
+
+struct fixture {
+  family_registry fams;
+  registry reg{fams};
+  fixture() { register_builtin_families(fams); }
+  run_request request(const std::vector<std::string>& variants, const std::vector<std::uint64_t>& n,
+                      const std::string& kernels = test::kernels_dir()) {
+    run_request r;
+    r.variants = reg.select(variants, "qam256");
+    r.blocks = {128, 256, 512, 1024};
+    r.dtypes = {"float32"};
+    r.ops = {"demap"};
+    r.sizes = n;
+    r.seed = 99;
+    r.include_dirs = {kernels + "/include", test::kernels_dir() + "/include", test::cuda_include()};
+    r.timing = quick_timing();
+    r.worker_command = {KERNLAB_BINARY, "--worker"};
+    return r;
+  }
+};
+
+std::string describe(const result_record& r) {
+  std::ostringstream os;
+  os << r.variant.qualified_name() << " block " << r.block << " " << r.config.describe() << ": "
+     << to_string(r.status) << " " << r.message;
+  return os.str();
+}
+
+std::vector<std::string> shipped() {
+  family_registry fams;
+  register_builtin_families(fams);
+  registry reg(fams);
+  reg.add_source_dir(test::kernels_dir());
+  std::vector<std::string> out;
+  for (const auto& e : reg.entries())
+    if (e.descriptor.family == "qam256") out.push_back(e.descriptor.name);
+  return out;
+}
+
+class GpuQam256 : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuQam256, ExactAtEveryBlockAndAwkwardSize) {
+  KL_REQUIRE_GPU();
+  fixture f;
+  f.reg.add_source_dir(test::kernels_dir());
+  const auto sweep = runner(f.fams, f.request({GetParam()}, sizes)).run();
+  ASSERT_TRUE(sweep.device) << sweep.no_device_reason;
+  EXPECT_EQ(sweep.results.size(), 4 * sizes.size());
+  for (const auto& r : sweep.results) {
+    EXPECT_EQ(r.status, outcome::passed) << describe(r);
+    ASSERT_TRUE(r.occupancy.has_value()) << describe(r);
+    EXPECT_GT(r.occupancy->blocks_per_sm, 0) << describe(r);
+    EXPECT_EQ(r.bytes, 16.0 * static_cast<double>(r.config.size));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, GpuQam256, ::testing::ValuesIn(shipped()),
+                         [](const auto& info) { return info.param; });
+
+// A lower SNR puts many symbols near and past the decision boundaries, where the soft bits are
+// not saturated: every rounding matters there.
+TEST(GpuQam256Noise, ExactAtLowSnr) {
+  KL_REQUIRE_GPU();
+  fixture f;
+  f.reg.add_source_dir(test::kernels_dir());
+  auto req = f.request({"all"}, {1000003});
+  req.blocks = {256};
+  req.snr_db = 3;
+  const auto sweep = runner(f.fams, req).run();
+  ASSERT_FALSE(sweep.results.empty());
+  for (const auto& r : sweep.results) EXPECT_EQ(r.status, outcome::passed) << describe(r);
+}
+
+TEST(GpuQam256Copy, TheCopyBaselineValidatesAsACopy) {
+  KL_REQUIRE_GPU();
+  fixture f;
+  f.reg.add_plugin_dir(KERNLAB_PLUGIN_DIR);
+  const auto sweep = runner(f.fams, f.request({"d2d_copy"}, sizes)).run();
+  ASSERT_EQ(sweep.results.size(), sizes.size());
+  for (const auto& r : sweep.results) {
+    EXPECT_EQ(r.status, outcome::passed) << describe(r);
+    EXPECT_TRUE(r.variant.is_baseline);
+    // Checked as a copy: the expected value names the input's bytes, not soft bits.
+    EXPECT_EQ(r.check.expected, std::to_string(8 * r.config.size) + " input bytes") << r.check.expected;
+    EXPECT_EQ(r.bytes, 16.0 * static_cast<double>(r.config.size));
+  }
+}
+
+// Planted bugs: a kernel that skips the last symbol (caught by the poison, whatever the soft bits
+// there would be) and one that rounds half away from zero (roundf instead of rintf: caught by the
+// first symbol that lands on a half). Both WRONG with the symbol index, never timed.
+TEST(GpuQam256Planted, SkippedSymbolAndWrongRoundingAreCaught) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("qam_planted");
+  const std::string body = R"(
+__device__ unsigned long long soft(float l) {
+  return static_cast<unsigned long long>(fminf(fmaxf(ROUND(128.0f - 8.0f * l), 0.0f), 255.0f));
+}
+__device__ unsigned long long axis(float v, int shift) {
+  const float l0 = __fmul_rn(v, kl::qam256::scale), l2 = 8.0f - fabsf(l0), l4 = 4.0f - fabsf(l2),
+              l6 = 2.0f - fabsf(l4);
+  return soft(l0) << shift | soft(l2) << (shift + 16) | soft(l4) << (shift + 32) | soft(l6) << (shift + 48);
+}
+template <unsigned BLOCK>
+__global__ void NAME(const float2* in, unsigned char* out, unsigned long long n) {
+  const unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * BLOCK + threadIdx.x;
+  if (i >= LIMIT) return;
+  reinterpret_cast<unsigned long long*>(out)[i] = axis(in[i].x, 0) | axis(in[i].y, 8);
+}
+)";
+  auto file = [&](const std::string& name, const std::string& round, const std::string& limit) {
+    return "/* kernlab\nfamily: qam256\nentry: " + name + "<BLOCK>\nblocks: 256\ntile: BLOCK\nbounds: checked\n*/\n" +
+           "#define ROUND " + round + "\n#define LIMIT " + limit + "\n#define NAME " + name + "\n" + body;
+  };
+  dir.write("qam256/skips_last.cu", file("skips_last", "rintf", "n - 1"));
+  dir.write("qam256/rounds_away.cu", file("rounds_away", "roundf", "n"));
+  fixture f;
+  f.reg.add_source_dir(dir.str());
+  // At 0 dB most soft bits are away from saturation, and about one value in 2^18 of 8 million
+  // lands exactly on a half (those between 4 and 16 in magnitude are multiples of 2^-20): some
+  // twenty symbols round differently.
+  auto req = f.request({"all"}, {1000003}, dir.str());
+  req.blocks = {256};
+  req.snr_db = 0;
+  const auto sweep = runner(f.fams, req).run();
+  ASSERT_EQ(sweep.results.size(), 2u);
+  for (const auto& r : sweep.results) {
+    EXPECT_EQ(r.status, outcome::wrong_result) << describe(r);
+    EXPECT_FALSE(r.timing.has_value());
+    EXPECT_NE(r.check.expected.find("symbol "), std::string::npos) << r.check.expected;
+    if (r.variant.name == "skips_last") {
+      EXPECT_EQ(r.check.expected.rfind("symbol " + std::to_string(r.config.size - 1) + ":", 0), 0u)
+          << r.check.expected;
+    }
+  }
+}
+
+// Kernels from the real compile path, for the tests that launch them by hand.
+struct compiled_kernels {
+  sweep_result sweep;
+  fixture f;
+  explicit compiled_kernels(unsigned block) {
+    f.reg.add_source_dir(test::kernels_dir());
+    auto req = f.request({"all"}, {1});
+    req.blocks = {block};
+    req.compile_only = true;
+    sweep = runner(f.fams, req).run();
+  }
+};
+
+// Non-finite and extreme inputs: the spec leaves the bytes unspecified for NaN and infinities,
+// but no variant may fault. Finite inputs (zeros, denormals, huge values) must still be exact.
+TEST(GpuQam256NonFinite, NoFaultAndFiniteValuesExact) {
+  KL_REQUIRE_GPU();
+  compiled_kernels k(256);
+  ASSERT_FALSE(k.sweep.compiles.empty());
+  CUdevice dev = 0;
+  KL_CU(cuDeviceGet(&dev, 0));
+  cuda::primary_context ctx(dev);
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> specials = {nan, 0.5f, -inf, inf, 0.0f, -0.0f, 1e-45f, -1e-40f,
+                                       3e38f, -3e38f, nan, -nan, 100.0f, inf, 7.0f, -7.0f};
+  std::vector<float> iq;
+  for (int rep = 0; rep < 65; ++rep)  // 520 symbols: several warps, an even count
+    for (std::size_t i = 0; i < specials.size(); ++i) iq.push_back(specials[(i + rep) % specials.size()]);
+  iq.push_back(nan);  // and one more symbol: an odd n, the vector variants' tail
+  iq.push_back(inf);
+  const std::uint64_t n = iq.size() / 2;
+  cuda::device_buffer in(8 * n), out(8 * n);
+  in.upload(iq.data(), 8 * n);
+  for (const auto& c : k.sweep.compiles) {
+    SCOPED_TRACE(c.entry->descriptor.qualified_name());
+    ASSERT_EQ(c.error, "");
+    cuda::module mod(c.result.cubin);
+    const auto& v = c.entry->descriptor;
+    const std::string expr = k.f.fams.find("qam256")->name_expression(v, 256, problem_config{});
+    CUfunction fn = mod.function(c.result.lowered_names.at(expr));
+    const auto grid = qam256::grid_for(n, qam256::tile_of(v, 256), v.grid, 132);
+    CUdeviceptr pin = in.get(), pout = out.get();
+    unsigned long long count = n;
+    void* args[] = {&pin, &pout, &count};
+    KL_CU(cuLaunchKernel(fn, static_cast<unsigned>(grid), 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
+    cuda::synchronize_context();  // a fault would throw here
+    std::vector<std::uint8_t> got(8 * n);
+    out.download(got.data(), got.size());
+    for (std::uint64_t s = 0; s < n; ++s) {
+      if (!std::isfinite(iq[2 * s]) || !std::isfinite(iq[2 * s + 1])) continue;
+      const auto want = qam256::demap(iq[2 * s], iq[2 * s + 1]);
+      EXPECT_EQ(std::memcmp(want.data(), &got[8 * s], 8), 0)
+          << "symbol " << s << " I=" << iq[2 * s] << " Q=" << iq[2 * s + 1] << ": expected "
+          << qam256::format_bytes(want.data()) << ", got " << qam256::format_bytes(&got[8 * s]);
+    }
+  }
+}
+
+pipeline_job job_for(const compiled_kernels& k, const std::string& name, unsigned block, std::uint64_t n) {
+  for (const auto& c : k.sweep.compiles) {
+    if (c.entry->descriptor.name != name) continue;
+    pipeline_job job;
+    job.variant = c.entry->descriptor;
+    job.block = block;
+    job.config.dtype = "float32";
+    job.config.op = "demap";
+    job.config.size = n;
+    job.config.seed = 5;
+    job.cubin = c.result.cubin;
+    job.lowered_name = c.result.lowered_names.at(k.f.fams.find("qam256")->name_expression(job.variant, block, job.config));
+    return job;
+  }
+  throw std::runtime_error("no compiled " + name);
+}
+
+// The pipeline in process: several stream counts (one that does not divide the chunk count),
+// both orders, automatic and explicit chunk counts, an n that splits unevenly. Every
+// configuration's output is checked against the reference by the pipeline itself.
+TEST(GpuQam256Pipeline, OutputExactForEveryConfiguration) {
+  KL_REQUIRE_GPU();
+  compiled_kernels k(256);
+  CUdevice dev = 0;
+  KL_CU(cuDeviceGet(&dev, 0));
+  cuda::primary_context ctx(dev);
+  const cuda::device_info device = cuda::query_device(0);
+  for (const char* variant : {"vec2_gridstride", "baseline", "vec2_unroll4"}) {
+    for (unsigned chunks : {0u, 7u}) {
+      SCOPED_TRACE(std::string(variant) + " chunks " + std::to_string(chunks));
+      pipeline_job job = job_for(k, variant, 256, 1000003);
+      job.options.streams = {1, 3, 4};
+      job.options.chunks = chunks;
+      job.options.runs = 2;
+      const auto rep = run_pipeline(job, device);
+      ASSERT_EQ(rep.rows.size(), 6u);
+      for (const auto& row : rep.rows) {
+        EXPECT_TRUE(row.valid) << row.order << " " << row.streams << ": " << row.check;
+        EXPECT_GT(row.wall_ms, 0);
+        EXPECT_GT(row.chunks, 1u);
+      }
+      EXPECT_GT(rep.bound_ms, 0);
+    }
+  }
+  // Fewer symbols than chunks: one chunk of 7 symbols.
+  pipeline_job tiny = job_for(k, "vec2_gridstride", 256, 7);
+  tiny.options.runs = 1;
+  for (const auto& row : run_pipeline(tiny, device).rows) {
+    EXPECT_TRUE(row.valid) << row.check;
+    EXPECT_EQ(row.chunks, 1u);
+  }
+}
+
+// The same through the worker process (the family job the CLI uses).
+TEST(GpuQam256Pipeline, RunsInTheWorker) {
+  KL_REQUIRE_GPU();
+  compiled_kernels k(512);
+  worker_options w;
+  w.command = {KERNLAB_BINARY, "--worker"};
+  auto exec = make_isolated_executor(w);
+  pipeline_job job = job_for(k, "branch_free", 512, (1u << 20) + 1);
+  job.options.streams = {2};
+  job.options.runs = 1;
+  const auto rep = pipeline_report_from_json(exec->run_family_job("qam256", "pipeline", to_json(job)));
+  ASSERT_EQ(rep.rows.size(), 2u);
+  for (const auto& row : rep.rows) EXPECT_TRUE(row.valid) << row.check;
+  EXPECT_THROW(exec->run_family_job("qam256", "no_such_job", nlohmann::json::object()), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace kl
