@@ -61,11 +61,29 @@ std::vector<problem_config> configs_for(const family& f, const run_request& r) {
   std::vector<problem_config> out;
   const auto dtypes = f.dtypes();
   const auto ops = f.ops();
+  // A family without operations (matmul) gets one configuration per dtype and size, op "".
+  const std::vector<std::string> requested_ops = ops.empty() ? std::vector<std::string>{""} : r.ops;
+  // Families with a shape: --shape, else each size W as W x W x ..., else the family's default.
+  std::vector<std::vector<std::uint64_t>> shapes;
+  if (const std::size_t rank = f.shape_rank(); rank > 0) {
+    if (!r.shapes.empty()) shapes = r.shapes;
+    else if (r.sizes_for_shapes)
+      for (auto n : r.sizes) shapes.emplace_back(rank, n);
+    else shapes.push_back(f.default_shape());
+  }
   for (const auto& d : r.dtypes) {
     if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) continue;
-    for (const auto& o : r.ops) {
-      if (std::find(ops.begin(), ops.end(), o) == ops.end()) continue;
-      for (auto n : r.sizes) out.push_back({d, o, n, r.input_mode, r.seed});
+    for (const auto& o : requested_ops) {
+      if (!ops.empty() && std::find(ops.begin(), ops.end(), o) == ops.end()) continue;
+      if (f.shape_rank() > 0) {
+        for (const auto& s : shapes) {
+          problem_config c{d, o, 0, r.input_mode, r.seed, {}};
+          c.shape = s;
+          out.push_back(c);
+        }
+      } else {
+        for (auto n : r.sizes) out.push_back({d, o, n, r.input_mode, r.seed, {}});
+      }
     }
   }
   return out;
@@ -177,7 +195,8 @@ sweep_result runner::run(const group_callback& on_group) {
           };
           const std::string key = v.qualified_name() + "|" + std::to_string(block) + "|" + config.dtype +
                                   "|" + config.op + "|" + std::to_string(config.size) + "|" +
-                                  config.input_mode + "|" + std::to_string(config.seed);
+                                  config.input_mode + "|" + std::to_string(config.seed) +
+                                  (config.shape.empty() ? "" : "|" + config.shape_text());
           // Decisions that need no GPU are made here; everything else runs in the executor.
           if (!e->error.empty()) {
             settle(outcome::failed, e->error);
