@@ -22,12 +22,20 @@ std::string number(const nlohmann::json& j) {
   return os.str();
 }
 
+// "4095x4097x1023"; "" for a 1-D configuration.
+std::string shape_text(const nlohmann::json& shape) {
+  std::string out;
+  for (const auto& d : shape) out += (out.empty() ? "" : "x") + std::to_string(d.get<std::uint64_t>());
+  return out;
+}
+
 }  // namespace
 
 void write_csv(const nlohmann::json& results, std::ostream& os) {
   os << "family,variant,origin,block,dtype,op,size,input,seed,outcome,median_us,min_us,max_us,"
         "mean_us,noise,samples,timed_out,flush,gbps,percent_of_peak,baseline,x_baseline,"
-        "registers,occupancy,compile_ms,load_ms,validate_ms,expected,got,message\n";
+        "registers,occupancy,compile_ms,load_ms,validate_ms,shape,tflops,percent_of_fp32_peak,"
+        "expected,got,message\n";
   for (const auto& r : results.at("records")) {
     const auto& v = r.at("variant");
     const auto& c = r.at("config");
@@ -48,7 +56,11 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
        << (r.at("resources").is_null() ? "" : number(r.at("resources").at("registers"))) << ','
        << (r.at("occupancy").is_null() ? "" : number(r.at("occupancy").at("fraction"))) << ','
        << number(r.at("compile_ms")) << ',' << number(r.at("load_ms")) << ','
-       << number(r.at("validate_ms")) << ',' << field(r.at("expected").get<std::string>()) << ','
+       << number(r.at("validate_ms")) << ','
+       << shape_text(c.value("shape", nlohmann::json::array())) << ','
+       << number(r.value("tflops", nlohmann::json())) << ','
+       << number(r.value("percent_of_fp32_peak", nlohmann::json())) << ','
+       << field(r.at("expected").get<std::string>()) << ','
        << field(r.at("got").get<std::string>()) << ',' << field(r.at("message").get<std::string>())
        << '\n';
   }
