@@ -52,7 +52,8 @@ TEST_F(Registry, OrderKeyGivesTheFamilySequence) {
 TEST_F(Registry, ShippedSeedsFollowTheSeedsSequence) {
   reg.add_source_dir(test::kernels_dir());
   std::vector<std::string> names;
-  for (const auto& e : reg.entries()) names.push_back(e.descriptor.name);
+  for (const auto& e : reg.entries())
+    if (e.descriptor.family == "reduce") names.push_back(e.descriptor.name);  // matmul has its own
   const std::vector<std::string> head = {"reduce0", "reduce1", "reduce2", "reduce3", "reduce4", "reduce5",
                                          "reduce6", "reduce_unrolling2", "reduce_unrolling4",
                                          "reduce_unrolling8", "reduce_unroll_warps8",

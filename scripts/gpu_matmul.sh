@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The matmul family's calls on the GPU machine (modelled on scripts/gpu_run.sh):
+#   bash scripts/gpu_matmul.sh tests     the GPU tests of the matmul family, then a first sweep of
+#                                        every variant and block at 4096^3 (quick timing)
+#   bash scripts/gpu_matmul.sh tune DIR  a sweep at 4096^3 of the kernel files under DIR/matmul
+#                                        (candidates, not shipped) beside the shipped ones
+#   bash scripts/gpu_matmul.sh record    the benchmark record: every variant and block at 1024^3,
+#                                        4096^3, 8192^3 and 4095x4097x1023, real timing settings,
+#                                        --json; then the whole GPU test suite
+# Built here (cmake -S . -B build -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build build -j2),
+# carried as build/. Logs go to $OUT (the device tool brings them back). Every step is bounded.
+set -u -o pipefail
+out=${OUT:-/tmp/kernlab-out}
+mkdir -p "$out"
+here=$(pwd)
+mode=${1:-tests}
+# The build has the source tree's absolute path baked in (tests, plugin folder): make it valid.
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt)
+if [ "$src" != "$here" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$here" "$src"; fi
+tune_dir=""
+if [ "$mode" = tune ]; then tune_dir=$(cd "${2:?tune needs a folder}" && pwd); fi
+cd "$src" || exit 1
+# Plain FP32 for cuBLAS: the plugin sets the math mode too; this makes sure no override turns TF32 on.
+export NVIDIA_TF32_OVERRIDE=0
+
+{ date -u; nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } > "$out/device.log" 2>&1
+cat "$out/device.log"
+
+step() {  # step NAME SECONDS COMMAND...
+  local name=$1 secs=$2; shift 2
+  echo "=== $name: $*" | tee "$out/$name.log"
+  local t0=$SECONDS
+  timeout "$secs" "$@" >> "$out/$name.log" 2>&1
+  local rc=$?
+  echo "=== $name: exit $rc after $((SECONDS - t0)) s" | tee -a "$out/$name.log"
+}
+
+k=(./build/kernlab --config /dev/null --kernels-dir kernels_src --family matmul --variant all --block all)
+case "$mode" in
+  tests)
+    step gpu_tests 240 ctest --test-dir build --output-on-failure -j2 -L gpu -R 'Matmul'
+    tail -n 15 "$out/gpu_tests.log"
+    step sweep_4096 240 "${k[@]}" --size 4096 --min-time 0.2 --timeout 3 --json "$out/sweep_4096.json"
+    grep -E '^(==|best|naive|tiled|regblock|vectorized|conflict|double|warptile|cublas|variant)' "$out/sweep_4096.log"
+    ;;
+  tune)
+    step tune_4096 420 "${k[@]}" --kernels-dir "$tune_dir" --size 4096 --min-time 0.2 --timeout 3
+    grep -vE '^(compile|kernlab|launch|device)' "$out/tune_4096.log" | tail -n 45
+    ;;
+  record)
+    for s in 1024x1024x1024 4096x4096x4096 8192x8192x8192 4095x4097x1023; do
+      step "record_$s" 420 "${k[@]}" --shape "$s" --min-time 0.5 --timeout 15 --markdown \
+        --json "$out/record_$s.json"
+      grep -E '^(###|best|\| (variant|naive|tiled|regblock|vectorized|conflict|double|warptile|cublas))' "$out/record_$s.log"
+    done
+    step gpu_tests 300 ctest --test-dir build --output-on-failure -j2 -L gpu
+    tail -n 8 "$out/gpu_tests.log"
+    ;;
+  *) echo "unknown mode '$mode' (tests, tune DIR, record)"; exit 2 ;;
+esac
