@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The matmul family's calls on the GPU machine (modelled on scripts/gpu_run.sh):
-#   bash scripts/gpu_matmul.sh tests     the GPU tests of the matmul family, then a first sweep of
-#                                        every variant and block at 4096^3 (quick timing)
+#   bash scripts/gpu_matmul.sh tests [DIR]  the GPU tests of the matmul family, then a first sweep
+#                                        of every variant and block at 4096^3 (quick timing), with
+#                                        DIR's candidate files too if given
 #   bash scripts/gpu_matmul.sh tune DIR  a sweep at 4096^3 of the kernel files under DIR/matmul
 #                                        (candidates, not shipped) beside the shipped ones
 #   bash scripts/gpu_matmul.sh record    the benchmark record: every variant and block at 1024^3,
@@ -19,6 +20,7 @@ src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt)
 if [ "$src" != "$here" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$here" "$src"; fi
 tune_dir=""
 if [ "$mode" = tune ]; then tune_dir=$(cd "${2:?tune needs a folder}" && pwd); fi
+if [ "$mode" = tests ] && [ -n "${2:-}" ]; then tune_dir=$(cd "$2" && pwd); fi
 cd "$src" || exit 1
 # Plain FP32 for cuBLAS: the plugin sets the math mode too; this makes sure no override turns TF32 on.
 export NVIDIA_TF32_OVERRIDE=0
@@ -40,8 +42,9 @@ case "$mode" in
   tests)
     step gpu_tests 240 ctest --test-dir build --output-on-failure -j2 -L gpu -R 'Matmul'
     tail -n 15 "$out/gpu_tests.log"
-    step sweep_4096 240 "${k[@]}" --size 4096 --min-time 0.2 --timeout 3 --json "$out/sweep_4096.json"
-    grep -E '^(==|best|naive|tiled|regblock|vectorized|conflict|double|warptile|cublas|variant)' "$out/sweep_4096.log"
+    step sweep_4096 300 "${k[@]}" ${tune_dir:+--kernels-dir "$tune_dir"} --size 4096 --min-time 0.2 \
+      --timeout 3 --json "$out/sweep_4096.json"
+    grep -vE '^(compile|kernlab|launch|device|===)' "$out/sweep_4096.log" | tail -n 45
     ;;
   tune)
     step tune_4096 420 "${k[@]}" --kernels-dir "$tune_dir" --size 4096 --min-time 0.2 --timeout 3
