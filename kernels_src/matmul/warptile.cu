@@ -3,19 +3,28 @@
 // columns lc*4 and 16 + lc*4 of the warp tile). At each step k a warp then reads only 32
 // distinct floats of A and 16 of B from shared memory (broadcast to the lanes that share them),
 // against 32 of A and 128 of B with step 6's block-wide layout: a quarter of the shared-memory
-// traffic for the same 64 FMAs per thread, and the warp's working set stays in one 128-byte
-// line per operand. BK (the tile's depth) is a parameter: deeper tiles mean fewer barriers.
+// traffic for the same 64 FMAs per thread, and each operand's reads stay within one 128-byte
+// line per warp. The tile is also twice as deep (BK = 16): half the barriers and stage flips.
+//
+// What it bought on the H100 (first sweep, 4096^3, 256 threads, quick timing): nearly nothing.
+// The warp layout alone, at BK = 8, ran at 41.8 TFLOP/s against step 6's 42.0 (1.00x); with
+// BK = 16 at 42.5 (1.02x, 0.82x of cuBLAS). Step 6 is not limited by shared-memory bandwidth
+// (its loads are conflict-free float4s already, 4 per 64 FMAs), so cutting that traffic does not
+// show; the worklog's 94% on an A6000 came from a GPU with less shared bandwidth per FMA. Kept
+// as the step it is, and as the best variant measured here.
 /* kernlab
 family:     matmul
 entry:      warptile<BLOCK, BK>
-params:     BK = 8
+params:     BK = 16
 blocks:     128 256
 block_dims: BLOCK, 1
 grid_dims:  (N + BLOCK / 2 - 1) / (BLOCK / 2), (M + 127) / 128
-summary:    + 64x32 warp tiles, 8x4 lanes with 2x2 sub-tiles of 4x4 (a quarter of the shared traffic)
+summary:    + 64x32 warp tiles (8x4 lanes, 2x2 sub-tiles of 4x4: a quarter of the shared traffic), BK = 16
 order:      7
 */
 
+// (BLOCK, 2): at most 128 registers at 256 threads, so two blocks share an SM (without it the
+// compiler took 145 and one block ran alone: 0.94x as fast).
 template <int BLOCK, int BK>
 __global__ void __launch_bounds__(BLOCK, 2) warptile(const float* A, const float* B, float* C,
                                                   int M, int N, int K) {

@@ -56,11 +56,13 @@ typedef enum kl_status {
  *     inputs[0] holds sizes[0] = n elements followed by the operation's identity up to
  *     sizes[1] elements (the padded length, a multiple of KL_REDUCE_INPUT_PADDING), so kernels
  *     that consume whole tiles may read past n without a bounds check.
+ *   matmul: C = A * B, float32, row-major; inputs = {A (M x K), B (K x N)}; outputs = {C (M x N)};
+ *     sizes = {M, N, K}; op is "" (the family has no operations).
  * Element types are named as strings ("int32", "float32"), operations too ("sum", "min", "max"),
  * so that a new family or type never changes the ABI.
  */
 typedef struct kl_launch_args {
-  const char* family;       /**< "reduce" */
+  const char* family;       /**< "reduce", "matmul" */
   const char* dtype;        /**< "int32" | "float32" */
   const char* op;           /**< reduce: "sum" | "min" | "max" */
   const void* const* inputs;  /**< device pointers */

@@ -226,6 +226,7 @@ std::string help_text() {
         "       kernlab cache info|clear [--cache-dir DIR]\n"
         "  kernlab --variant reduce5 --block 512\n"
         "  kernlab --variant 'reduce*' --size 2^28 --dtype int32,float32\n"
+        "  kernlab --family matmul --shape 4096x4096x4096,4095x4097x1023\n"
         "  kernlab --list\n"
         "  kernlab --compile-only --variant all\n"
         "  kernlab --size 2^28 --json run.json && kernlab plot run.json -o sweep.svg\n"
