@@ -5,6 +5,9 @@
 // each element loaded from global memory serves 64 or 128 multiply-adds.
 // Loads stay scalar and bounds-checked; A's tile is stored as it is laid out in memory
 // (As[m][k]), which the next steps change.
+// It pays on large shapes (H100, 4096^3: 25.3 TFLOP/s against 1D blocking's 19.6), not at
+// 1024^3 (8.2 against 11.9): 128-row tiles make only 64 to 128 blocks there, fewer than the
+// 132 SMs, and nothing overlaps a block's loads with its math until double buffering (step 6).
 /* kernlab
 family:     matmul
 entry:      regblock2d<BLOCK>
