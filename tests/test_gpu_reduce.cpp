@@ -53,7 +53,7 @@ struct sweep_fixture {
                       const std::vector<std::string>& ops, const std::vector<std::uint64_t>& n,
                       const std::string& kernels = test::kernels_dir()) {
     run_request r;
-    r.variants = reg.select(variants, "reduce");  // qam256: tests/test_gpu_qam256.cpp
+    r.variants = reg.select(variants, "reduce");  // the other families have tests of their own
     r.blocks = {128, 256, 512, 1024};
     r.dtypes = dtypes;
     r.ops = ops;

@@ -14,7 +14,7 @@ using namespace reduce;
 
 problem_config cfg(const std::string& dtype, const std::string& op, std::uint64_t n,
                    std::uint64_t seed = 7, const std::string& mode = "exact") {
-  return {dtype, op, n, mode, seed};
+  return {dtype, op, n, mode, seed, {}};
 }
 float as_float(std::uint32_t b) {
   float f;

@@ -23,7 +23,7 @@ result_record make_record(const std::string& name, unsigned block, double median
   r.variant.blocks = {128, 256};
   r.variant.tile = "2 * BLOCK";
   r.variant.order = 3;
-  r.config = {"int32", "sum", 1u << 24, "exact", 12345};
+  r.config = {"int32", "sum", 1u << 24, "exact", 12345, {}};
   r.block = block;
   r.status = status;
   r.bytes = 4.0 * (1u << 24);

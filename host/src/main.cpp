@@ -201,8 +201,37 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   };
   check_names(opt.dtypes, opt.dtypes_explicit, "dtype", &kl::family::dtypes);
   check_names(opt.ops, opt.ops_explicit, "op", &kl::family::ops);
+  // --size W is W x W x W for a family with a shape (matmul) when it is on the command line and
+  // every selected variant has a shape; in a sweep that also has 1-D families the sizes are
+  // theirs, and matmul takes --shape or its default shape.
+  const bool sizes_for_shapes =
+      opt.sizes_on_command_line && std::all_of(req.variants.begin(), req.variants.end(), [&](const auto* e) {
+        const kl::family* f = families.find(e->descriptor.family);
+        return f && f->shape_rank() > 0;
+      });
   for (const auto* e : req.variants) {
     const kl::family* f = families.find(e->descriptor.family);
+    if (f->shape_rank() > 0) {
+      const bool sizes_apply = opt.shapes.empty() && sizes_for_shapes;
+      for (auto n : sizes_apply ? opt.sizes : std::vector<std::uint64_t>{})
+        if (n > f->max_size())
+          throw kl::usage_error("--size " + std::to_string(n) + ": family " + f->name() +
+                                " takes W <= " + std::to_string(f->max_size()) +
+                                " (W x W x W; every matrix must have fewer than 2^31 elements)");
+      for (const auto& s : opt.shapes) {
+        kl::problem_config c{f->dtypes().front(), "", 0, opt.input_mode, opt.seed, {}};
+        c.shape = s;
+        if (s.size() != f->shape_rank())
+          throw kl::usage_error("--shape " + c.shape_text() + ": family " + f->name() + " needs " +
+                                std::to_string(f->shape_rank()) + " dimensions");
+        try {
+          f->device_bytes_needed(c);  // checks the shape
+        } catch (const std::invalid_argument& ex) {
+          throw kl::usage_error(std::string("--shape: ") + ex.what());
+        }
+      }
+      continue;
+    }
     for (auto n : opt.sizes)
       if (n > f->max_size())
         throw kl::usage_error("--size " + std::to_string(n) + ": family " + f->name() +
@@ -213,6 +242,8 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   req.dtypes = opt.dtypes;
   req.ops = opt.ops;
   req.sizes = opt.sizes;
+  req.shapes = opt.shapes;
+  req.sizes_for_shapes = sizes_for_shapes;
   req.input_mode = opt.input_mode;
   req.seed = opt.seed;
   req.fallback_arch = opt.arch;
@@ -382,6 +413,7 @@ int run(int argc, char** argv) {
   kl::table_options table;
   table.baseline = opt.baseline;
   table.markdown = opt.markdown;
+  table.families = &families;
   // Progress on a terminal only: a piped or redirected run stays quiet.
   const bool show_progress = isatty(STDERR_FILENO);
   if (show_progress)

@@ -60,11 +60,13 @@ typedef enum kl_status {
  *     sizes = {n}; dtype "float32", op "demap". A qam256 variant with is_baseline set is a
  *     bandwidth reference: it copies the 8 n input bytes to outputs[0], and kernlab checks it as
  *     a copy (docs/kernel_contract.md).
+ *   matmul: C = A * B, float32, row-major; inputs = {A (M x K), B (K x N)}; outputs = {C (M x N)};
+ *     sizes = {M, N, K}; op is "" (the family has no operations).
  * Element types are named as strings ("int32", "float32"), operations too ("sum", "min", "max"),
  * so that a new family or type never changes the ABI.
  */
 typedef struct kl_launch_args {
-  const char* family;       /**< "reduce" */
+  const char* family;       /**< "reduce", "matmul" */
   const char* dtype;        /**< "int32" | "float32" */
   const char* op;           /**< reduce: "sum" | "min" | "max" */
   const void* const* inputs;  /**< device pointers */

@@ -25,7 +25,8 @@ po::options_description make_description() {
     ("family", po::value<std::string>(), "only this family (reduce)")
     ("problem", po::value<std::string>(), "same as --family")
     ("block,b", po::value<std::string>(), "block sizes: a comma list or 'all' (128,256,512,1024)")
-    ("size,n", po::value<std::string>(), "problem sizes: a comma list of 268435456, 2^28, 2^20+3, 16M")
+    ("size,n", po::value<std::string>(), "problem sizes: a comma list of 268435456, 2^28, 2^20+3, 16M (matmul: W means W x W x W)")
+    ("shape", po::value<std::string>(), "matmul shapes: a comma list of MxNxK, e.g. 4096x4096x4096,4095x4097x1023 (default 4096x4096x4096)")
     ("dtype", po::value<std::string>(), "element types: int32, float32 (comma list)")
     ("op", po::value<std::string>(), "reduce operations: sum, min, max (comma list)")
     ("seed", po::value<std::uint64_t>(), "seed of the input generator (printed with the results)")
@@ -184,6 +185,31 @@ std::uint64_t parse_size(const std::string& text) {
   return v;
 }
 
+std::vector<std::uint64_t> parse_shape(const std::string& text) {
+  auto fail = [&](const std::string& why) -> std::vector<std::uint64_t> {
+    throw usage_error("--shape '" + text + "' is not a shape (" + why +
+                      "; examples: 4096x4096x4096, 4095x4097x1023)");
+  };
+  constexpr std::uint64_t limit = (std::uint64_t{1} << 31) - 1;
+  std::vector<std::uint64_t> out;
+  std::size_t pos = 0;
+  for (;;) {
+    const std::size_t start = pos;
+    std::uint64_t v = 0;
+    while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) {
+      v = v * 10 + static_cast<std::uint64_t>(text[pos++] - '0');
+      if (v > limit) return fail("a dimension is 2^31 or more");
+    }
+    if (pos == start)
+      return fail(pos < text.size() ? "unexpected '" + std::string(1, text[pos]) + "'" : "a dimension is missing");
+    if (v == 0) return fail("a dimension is 0");
+    out.push_back(v);
+    if (pos == text.size()) return out;
+    if (text[pos] != 'x' && text[pos] != 'X') return fail("unexpected '" + std::string(1, text[pos]) + "'");
+    ++pos;
+  }
+}
+
 std::vector<unsigned> parse_blocks(const std::string& text) {
   if (text == "all") return {128, 256, 512, 1024};
   std::vector<unsigned> out;
@@ -210,6 +236,7 @@ std::string help_text() {
         "       kernlab cache info|clear [--cache-dir DIR]\n"
         "  kernlab --variant reduce5 --block 512\n"
         "  kernlab --variant 'reduce*' --size 2^28 --dtype int32,float32\n"
+        "  kernlab --family matmul --shape 4096x4096x4096,4095x4097x1023\n"
         "  kernlab --list\n"
         "  kernlab --family qam256 --size 2^28\n"
         "  kernlab --pipeline --variant qam256.vec2_gridstride --block 256 --size 2^27\n"
@@ -248,6 +275,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
       if (v.find('.') != std::string::npos) qualified_variant = true;
 
   cli_options o;
+  o.sizes_on_command_line = vm.count("size") > 0;  // before the config file adds its own
   std::string config = defaults.config;
   bool config_explicit = vm.count("config") > 0;
   if (config_explicit) config = vm["config"].as<std::string>();
@@ -289,6 +317,10 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.ops = split_list(str("op", "sum"));
   for (const auto& s : split_list(str("size", "2^24"))) o.sizes.push_back(parse_size(s));
   if (o.sizes.empty()) throw usage_error("--size needs at least one size");
+  if (vm.count("shape")) {
+    for (const auto& s : split_list(vm["shape"].as<std::string>())) o.shapes.push_back(parse_shape(s));
+    if (o.shapes.empty()) throw usage_error("--shape needs at least one shape");
+  }
   o.seed = vm.count("seed") ? vm["seed"].as<std::uint64_t>() : 12345;
   o.input_mode = str("input", "exact");
   if (o.input_mode != "exact" && o.input_mode != "random")

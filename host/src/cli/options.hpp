@@ -34,6 +34,8 @@ struct cli_options {
   bool blocks_explicit = false;        ///< the user named blocks (not "all")
   std::vector<std::string> dtypes, ops;
   std::vector<std::uint64_t> sizes;
+  bool sizes_on_command_line = false;  ///< --size was given on the command line (not the config)
+  std::vector<std::vector<std::uint64_t>> shapes;  ///< --shape MxNxK,...; empty: from the sizes
   std::uint64_t seed = 0;
   std::string input_mode;
   std::vector<std::string> kernels_dirs, plugin_dirs;
@@ -73,6 +75,10 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
 
 /// "268435456", "2^28", "2^20+3", "1M"/"16K" (binary) -> elements. Throws usage_error.
 std::uint64_t parse_size(const std::string& text);
+
+/// "4095x4097x1023" -> {4095, 4097, 1023}: dimensions >= 1 separated by 'x', each below 2^31.
+/// Throws usage_error naming --shape.
+std::vector<std::uint64_t> parse_shape(const std::string& text);
 
 /// "all" -> {128, 256, 512, 1024}; "256,512" -> {256, 512}. Throws usage_error.
 std::vector<unsigned> parse_blocks(const std::string& text);

@@ -31,6 +31,12 @@ struct device_info {
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
   /// Theoretical DRAM bandwidth in bytes/s: memory clock x bus width x 2 (double data rate).
   double peak_bandwidth() const { return 2.0 * mem_clock_khz * 1e3 * bus_width_bits / 8.0; }
+  /// FP32 lanes (FMA units) per SM for the compute capability (CUDA C++ Programming Guide,
+  /// "Arithmetic Instructions"); 0 for one this table does not know.
+  int fp32_lanes_per_sm() const;
+  /// Theoretical FP32 throughput in FLOP/s: SMs x FP32 lanes x 2 (an FMA is two FLOPs) x the
+  /// maximum SM clock. 0 when the lanes are unknown.
+  double peak_fp32_flops() const { return 2.0 * sm_count * fp32_lanes_per_sm() * sm_clock_khz * 1e3; }
 };
 
 /// Reads the attributes of device `ordinal`. Needs the driver.

@@ -1,5 +1,6 @@
 #include "families/family.hpp"
 
+#include "families/matmul.hpp"
 #include "families/qam256.hpp"
 #include "families/reduce.hpp"
 #include "registry/expression.hpp"
@@ -11,7 +12,8 @@
 namespace kl {
 
 std::string problem_config::describe() const {
-  return dtype + " " + op + " n=" + std::to_string(size) +
+  const std::string what = shape.empty() ? op + " n=" + std::to_string(size) : shape_text();
+  return dtype + (what.empty() || what[0] == ' ' ? "" : " ") + what +
          (input_mode == "exact" ? "" : " (" + input_mode + " inputs)") + snr_text();
 }
 
@@ -29,10 +31,57 @@ nlohmann::json family::run_job(const std::string& name, const nlohmann::json&,
   throw std::invalid_argument("family " + this->name() + " has no job '" + name + "'");
 }
 
+std::string problem_config::shape_text() const {
+  std::string out;
+  for (auto d : shape) out += (out.empty() ? "" : "x") + std::to_string(d);
+  return out;
+}
+
+std::map<std::string, std::int64_t> launch_variables(const variant_descriptor& v, unsigned block,
+                                                     const problem_config& c) {
+  std::map<std::string, std::int64_t> vars = {
+      {"BLOCK", block}, {"TSIZE", static_cast<std::int64_t>(dtype_size(c.dtype))}};
+  // The params are compile-time constants: they see BLOCK, TSIZE and the params before them,
+  // never the shape.
+  for (const auto& [name, text] : v.params) vars[name] = evaluate(text, vars);
+  static const char* const dim_names[] = {"M", "N", "K"};
+  for (std::size_t i = 0; i < c.shape.size() && i < 3; ++i)
+    vars[dim_names[i]] = static_cast<std::int64_t>(c.shape[i]);
+  return vars;
+}
+
+launch_dims evaluate_launch_dims(const variant_descriptor& v, unsigned block,
+                                 const problem_config& c) {
+  const auto vars = launch_variables(v, block, c);
+  launch_dims d;
+  auto fill = [&](const std::vector<std::string>& exprs, unsigned* out, const char* key,
+                  const std::int64_t limits[3]) {
+    for (std::size_t i = 0; i < exprs.size() && i < 3; ++i) {
+      const std::int64_t x = evaluate(exprs[i], vars);
+      if (x < 1 || x > limits[i])
+        throw std::invalid_argument(std::string(key) + " '" + exprs[i] + "' is " + std::to_string(x) +
+                                    " for " + c.describe() + " at block " + std::to_string(block) +
+                                    " (allowed: 1.." + std::to_string(limits[i]) + ")");
+      out[i] = static_cast<unsigned>(x);
+    }
+  };
+  static const std::int64_t grid_limits[3] = {2147483647, 65535, 65535};
+  static const std::int64_t block_limits[3] = {1024, 1024, 64};
+  if (v.block_dims.empty()) d.block[0] = block;
+  else fill(v.block_dims, d.block, "block_dims", block_limits);
+  fill(v.grid_dims, d.grid, "grid_dims", grid_limits);
+  const std::uint64_t threads = std::uint64_t{d.block[0]} * d.block[1] * d.block[2];
+  if (threads != block)
+    throw std::invalid_argument("block_dims give " + std::to_string(d.block[0]) + "x" +
+                                std::to_string(d.block[1]) + "x" + std::to_string(d.block[2]) +
+                                " = " + std::to_string(threads) + " threads, not the block size " +
+                                std::to_string(block));
+  return d;
+}
+
 unsigned family::dynamic_shared_bytes(const variant_descriptor& v, unsigned block,
                                       const problem_config& c) const {
-  return static_cast<unsigned>(evaluate(
-      v.shared_bytes, {{"BLOCK", block}, {"TSIZE", static_cast<std::int64_t>(dtype_size(c.dtype))}}));
+  return static_cast<unsigned>(evaluate(v.shared_bytes, launch_variables(v, block, c)));
 }
 
 void family_registry::add(std::unique_ptr<family> f) {
@@ -52,6 +101,7 @@ std::vector<std::string> family_registry::names() const {
 void register_builtin_families(family_registry& registry) {
   registry.add(std::make_unique<reduce_family>());
   registry.add(std::make_unique<qam256_family>());
+  registry.add(std::make_unique<matmul_family>());
 }
 
 std::string substitute_words(const std::string& text,

@@ -36,12 +36,41 @@ struct problem_config {
   std::uint64_t size = 0;
   std::string input_mode = "exact";  ///< "exact" or "random"
   std::uint64_t seed = 0;
+  /// The problem's dimensions for families that have more than one (matmul: {M, N, K});
+  /// empty for 1-D families, which use `size`.
+  std::vector<std::uint64_t> shape;
   double snr_db = 20;  ///< qam256: the noise of the generated symbols (--snr), in dB
 
-  /// "int32 sum n=16777216"; qam256 adds the SNR ("float32 demap n=1000 snr=20 dB")
+  /// "int32 sum n=16777216", "float32 4095x4097x1023"; qam256 adds the SNR
+  /// ("float32 demap n=1000 snr=20 dB")
   std::string describe() const;
   std::string snr_text() const;  ///< " snr=20 dB" for qam256, "" otherwise
+  /// "4095x4097x1023"; "" for a 1-D configuration.
+  std::string shape_text() const;
 };
+
+/// What a family's throughput is measured against: DRAM bandwidth (GB/s, reduce) or the FP32
+/// arithmetic peak (TFLOP/s, matmul).
+enum class roofline_kind { bandwidth, fp32_compute };
+
+/// A source variant's launch at one block size and configuration: grid and block dimensions
+/// from the header's `grid_dims` and `block_dims` (docs/kernel_contract.md).
+struct launch_dims {
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+};
+
+/// The variables a header's expressions see for one instantiation: BLOCK, TSIZE, the header's
+/// `params` in order (compile-time constants: they cannot use the shape), then the shape's
+/// M, N, K (for a configuration with a shape).
+/// Throws expression_error when a param does not evaluate.
+std::map<std::string, std::int64_t> launch_variables(const variant_descriptor& v, unsigned block,
+                                                     const problem_config& c);
+
+/// Evaluates `block_dims` and `grid_dims`; throws std::invalid_argument naming the expression
+/// when a dimension is below 1 or above the CUDA limit, or the block's threads are not `block`.
+launch_dims evaluate_launch_dims(const variant_descriptor& v, unsigned block,
+                                 const problem_config& c);
 
 /// The outcome of comparing a variant's output with the reference.
 struct check_result {
@@ -96,7 +125,15 @@ class family {
   virtual ~family() = default;
   virtual std::string name() const = 0;
   virtual std::vector<std::string> dtypes() const = 0;
+  /// The operations; empty when the family has none (matmul), and then --op does not apply.
   virtual std::vector<std::string> ops() const = 0;
+  /// How many dimensions a configuration's `shape` has; 0 for a 1-D family (`size` only).
+  virtual std::size_t shape_rank() const { return 0; }
+  /// The shape a sweep uses when neither --shape nor --size is on the command line (the config
+  /// file's `size` is the 1-D families' default).
+  virtual std::vector<std::uint64_t> default_shape() const { return {}; }
+  /// The roofline the family's tables and records report against.
+  virtual roofline_kind roofline() const { return roofline_kind::bandwidth; }
   /// Checks what the family needs of a header (keys, values); throws metadata_error.
   virtual void check(const parsed_header& header) const = 0;
   /// The name expression for one instantiation, e.g. "reduce5<256, int, kl::sum<int>>".

@@ -1,6 +1,7 @@
 #include "registry/expression.hpp"
 
 #include <cctype>
+#include <cmath>
 #include <string>
 
 namespace kl {
@@ -8,7 +9,9 @@ namespace {
 
 // A recursive-descent parser over the grammar
 //   expr := term (('+'|'-') term)* ; term := unary (('*'|'/'|'%') unary)*
-//   unary := '-' unary | '(' expr ')' | number | identifier
+//   unary := '-' unary | '(' expr ')' | number | identifier | 'sqrt' '(' expr ')'
+// sqrt is the integer square root (rounded down), so that a square tile can be named from the
+// block's thread count: TILE = sqrt(BLOCK).
 class parser {
  public:
   parser(const std::string& text, const std::map<std::string, std::int64_t>& vars)
@@ -115,6 +118,17 @@ class parser {
              (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_'))
         ++pos_;
       const std::string name = s_.substr(start, pos_ - start);
+      if (name == "sqrt" && !vars_.count(name) && accept('(')) {
+        nesting guard(*this);
+        const std::int64_t x = expr();
+        if (!accept(')')) fail("missing ')' after sqrt's argument");
+        if (x < 0) fail("sqrt of a negative value");
+        // The double's estimate, corrected to the exact floor (comparisons by division: no overflow).
+        auto r = static_cast<std::int64_t>(std::sqrt(static_cast<double>(x)));
+        while (r > 0 && r > x / r) --r;
+        while ((r + 1) <= x / (r + 1)) ++r;
+        return r;
+      }
       auto it = vars_.find(name);
       if (it == vars_.end()) {
         std::string known;

@@ -3,6 +3,7 @@
 #include "registry/expression.hpp"
 #include "registry/names.hpp"
 
+#include <cctype>
 #include <algorithm>
 #include <sstream>
 
@@ -11,7 +12,15 @@ namespace {
 
 const std::vector<std::string> known_keys = {"family", "entry",  "blocks", "tile",    "grid",
                                              "bounds", "shared_bytes", "dtypes", "ops", "summary", "order",
-                                             "output", "workspace"};
+                                             "output", "workspace", "params", "block_dims", "grid_dims"};
+
+// Names an expression already has, which a param may not take.
+const std::vector<std::string> reserved_names = {"BLOCK", "TSIZE", "GRID", "M", "N", "K", "T", "OP", "sqrt"};
+
+bool is_identifier(const std::string& s) {
+  return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
@@ -172,6 +181,39 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
         else throw metadata_error(path, line_no, "output must be 'per_block' or 'single', not '" + value + "'");
       } else if (key == "workspace") {
         d.workspace = value;
+      } else if (key == "params") {
+        // "TILE = sqrt(BLOCK); BK = 8": expressions hold no ';', so it separates the items.
+        std::string rest = value;
+        while (!rest.empty()) {
+          const auto semi = rest.find(';');
+          const std::string item = trim(rest.substr(0, semi));
+          rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
+          if (item.empty()) continue;
+          const auto eq = item.find('=');
+          const std::string name = trim(item.substr(0, eq == std::string::npos ? 0 : eq));
+          const std::string text = eq == std::string::npos ? "" : trim(item.substr(eq + 1));
+          if (eq == std::string::npos || !is_identifier(name) || text.empty())
+            throw metadata_error(path, line_no, "params: '" + item + "' is not 'NAME = expression'");
+          if (std::count(reserved_names.begin(), reserved_names.end(), name))
+            throw metadata_error(path, line_no, "params: '" + name + "' is a reserved name");
+          for (const auto& p : d.params)
+            if (p.first == name) throw metadata_error(path, line_no, "params: '" + name + "' given twice");
+          d.params.emplace_back(name, text);
+        }
+        if (d.params.empty()) throw metadata_error(path, line_no, "params lists no parameter");
+      } else if (key == "block_dims" || key == "grid_dims") {
+        // "TILE, TILE": x, y (and z), each an expression; commas separate them.
+        std::vector<std::string> dims;
+        std::string rest = value;
+        for (;;) {
+          const auto comma = rest.find(',');
+          dims.push_back(trim(rest.substr(0, comma)));
+          if (dims.back().empty()) throw metadata_error(path, line_no, key + " has an empty dimension");
+          if (comma == std::string::npos) break;
+          rest = rest.substr(comma + 1);
+        }
+        if (dims.size() > 3) throw metadata_error(path, line_no, key + " has more than 3 dimensions (x, y, z)");
+        (key == "block_dims" ? d.block_dims : d.grid_dims) = dims;
       } else if (key == "dtypes") {
         d.dtypes = split_list(value);
       } else if (key == "ops") {
@@ -215,6 +257,46 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
     const std::string* text;
     long min_value;
   };
+  // The variables of one instantiation: BLOCK, TSIZE, a sample shape's M, N, K for the launch
+  // geometry, then the params in order (each may use those before it).
+  const auto line_of = [&](const char* key) {
+    return out.key_lines.count(key) ? out.key_lines.at(key) : out.header_line;
+  };
+  const auto variables = [&](unsigned b, std::int64_t dim) {
+    std::map<std::string, std::int64_t> vars = {{"BLOCK", b}, {"TSIZE", 4}};
+    for (const auto& [name, text] : d.params) {
+      try {
+        vars[name] = evaluate(text, vars);  // compile-time constants: no M, N, K
+      } catch (const expression_error& e) {
+        throw metadata_error(path, line_of("params"), "params: " + name + ": " + e.what());
+      }
+    }
+    for (const char* dim_name : {"M", "N", "K"}) vars[dim_name] = dim;
+    return vars;
+  };
+  for (unsigned b : d.blocks)
+    for (std::int64_t dim : {1, 4097}) {
+      const auto vars = variables(b, dim);
+      std::int64_t threads = 1;
+      for (const auto& [key, dims] : {std::pair<const char*, const std::vector<std::string>*>{"block_dims", &d.block_dims},
+                                      {"grid_dims", &d.grid_dims}})
+        for (const auto& text : *dims) {
+          std::int64_t v = 0;
+          try {
+            v = evaluate(text, vars);
+          } catch (const expression_error& e) {
+            throw metadata_error(path, line_of(key), std::string(key) + ": " + e.what());
+          }
+          if (v < 1)
+            throw metadata_error(path, line_of(key), std::string(key) + " '" + text + "' is " +
+                                                         std::to_string(v) + " for BLOCK=" + std::to_string(b));
+          if (std::string(key) == "block_dims") threads *= std::min<std::int64_t>(v, 1 << 20);
+        }
+      if (!d.block_dims.empty() && threads != b)
+        throw metadata_error(path, line_of("block_dims"),
+                             "block_dims give " + std::to_string(threads) + " threads for BLOCK=" +
+                                 std::to_string(b) + " (their product must be the block size)");
+    }
   for (const auto& [key, text, min_value] :
        {expr_key{"tile", &d.tile, 1}, expr_key{"shared_bytes", &d.shared_bytes, 0},
         expr_key{"workspace", &d.workspace, 0}}) {
@@ -224,7 +306,7 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
       for (std::int64_t grid : {1, 65536}) {
         std::int64_t v = 0;
         try {
-          std::map<std::string, std::int64_t> vars = {{"BLOCK", b}, {"TSIZE", 4}};
+          std::map<std::string, std::int64_t> vars = variables(b, 4097);
           if (std::string(key) == "workspace") vars["GRID"] = grid;  // only it may use GRID
           v = evaluate(*text, vars);
         } catch (const expression_error& e) {

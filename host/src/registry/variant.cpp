@@ -38,6 +38,14 @@ std::ostream& operator<<(std::ostream& os, const variant_descriptor& v) {
   os << " grid=" << to_string(v.grid) << " bounds=" << to_string(v.bounds)
      << " output=" << to_string(v.output);
   if (!v.workspace.empty()) os << " workspace=" << v.workspace;
+  for (const auto& [name, text] : v.params) os << " " << name << "=" << text;
+  auto dims = [&](const char* key, const std::vector<std::string>& d) {
+    if (d.empty()) return;
+    os << " " << key << "=";
+    for (std::size_t i = 0; i < d.size(); ++i) os << (i ? "," : "") << d[i];
+  };
+  dims("block_dims", v.block_dims);
+  dims("grid_dims", v.grid_dims);
   return os;
 }
 
@@ -47,7 +55,8 @@ bool operator==(const variant_descriptor& a, const variant_descriptor& b) {
          a.tile == b.tile && a.grid == b.grid && a.bounds == b.bounds &&
          a.shared_bytes == b.shared_bytes && a.output == b.output &&
          a.workspace == b.workspace && a.dtypes == b.dtypes && a.ops == b.ops &&
-         a.summary == b.summary && a.order == b.order && a.is_baseline == b.is_baseline;
+         a.summary == b.summary && a.order == b.order && a.is_baseline == b.is_baseline &&
+         a.params == b.params && a.block_dims == b.block_dims && a.grid_dims == b.grid_dims;
 }
 
 }  // namespace kl

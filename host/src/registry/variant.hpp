@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kl {
@@ -35,6 +36,13 @@ struct variant_descriptor {
   std::string summary;
   int order = -1;                   ///< place in the family's sequence; -1: after those that have one
   bool is_baseline = false;         ///< a vendor-library baseline
+  /// Compile-time parameters, in order: name and expression ("TILE", "sqrt(BLOCK)"). Each is a
+  /// placeholder in `entry` and a variable of the expressions after it.
+  std::vector<std::pair<std::string, std::string>> params;
+  /// Expressions for the block's and the grid's x, y (z) dimensions; empty block_dims: BLOCK x 1,
+  /// empty grid_dims: the family plans the grid (reduce's `tile` and `grid`).
+  std::vector<std::string> block_dims;
+  std::vector<std::string> grid_dims;
 
   /// "reduce.reduce5"
   std::string qualified_name() const { return family + "." + name; }

@@ -22,13 +22,20 @@ std::string number(const nlohmann::json& j) {
   return os.str();
 }
 
+// "4095x4097x1023"; "" for a 1-D configuration.
+std::string shape_text(const nlohmann::json& shape) {
+  std::string out;
+  for (const auto& d : shape) out += (out.empty() ? "" : "x") + std::to_string(d.get<std::uint64_t>());
+  return out;
+}
+
 }  // namespace
 
 void write_csv(const nlohmann::json& results, std::ostream& os) {
   os << "family,variant,origin,block,dtype,op,size,input,seed,outcome,median_us,min_us,max_us,"
         "mean_us,noise,samples,timed_out,flush,gbps,percent_of_peak,baseline,x_baseline,"
         "registers,occupancy,compile_ms,load_ms,validate_ms,expected,got,message,snr_db,"
-        "blocks_per_sm\n";
+        "blocks_per_sm,shape,tflops,percent_of_fp32_peak\n";
   for (const auto& r : results.at("records")) {
     const auto& v = r.at("variant");
     const auto& c = r.at("config");
@@ -52,8 +59,10 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
        << number(r.at("validate_ms")) << ',' << field(r.at("expected").get<std::string>()) << ','
        << field(r.at("got").get<std::string>()) << ',' << field(r.at("message").get<std::string>())
        << ',' << number(c.value("snr_db", nlohmann::json(20.0))) << ','
-       << (r.at("occupancy").is_null() ? "" : number(r.at("occupancy").at("blocks_per_sm")))
-       << '\n';
+       << (r.at("occupancy").is_null() ? "" : number(r.at("occupancy").at("blocks_per_sm"))) << ','
+       << shape_text(c.value("shape", nlohmann::json::array())) << ','
+       << number(r.value("tflops", nlohmann::json())) << ','
+       << number(r.value("percent_of_fp32_peak", nlohmann::json())) << '\n';
   }
 }
 

@@ -25,7 +25,9 @@ json descriptor_json(const variant_descriptor& d) {
           {"shared_bytes", d.shared_bytes}, {"workspace", d.workspace},
           {"dtypes", d.dtypes},         {"ops", d.ops},
           {"summary", d.summary},       {"order", d.order},
-          {"is_baseline", d.is_baseline}};
+          {"is_baseline", d.is_baseline},
+          {"params", d.params},         {"block_dims", d.block_dims},
+          {"grid_dims", d.grid_dims}};
 }
 
 variant_descriptor descriptor_from_json(const json& j) {
@@ -47,6 +49,10 @@ variant_descriptor descriptor_from_json(const json& j) {
   d.summary = j.at("summary").get<std::string>();
   d.order = j.at("order").get<int>();
   d.is_baseline = j.at("is_baseline").get<bool>();
+  // Absent from files written before the 2-D launch geometry existed.
+  d.params = j.value("params", std::vector<std::pair<std::string, std::string>>{});
+  d.block_dims = j.value("block_dims", std::vector<std::string>{});
+  d.grid_dims = j.value("grid_dims", std::vector<std::string>{});
   return d;
 }
 
@@ -128,7 +134,8 @@ json to_json(const result_record& r) {
               {"size", r.config.size},
               {"input", r.config.input_mode},
               {"seed", r.config.seed},
-              {"snr_db", r.config.snr_db}}},
+              {"snr_db", r.config.snr_db},
+              {"shape", r.config.shape}}},
             {"block", r.block},
             {"outcome", outcome_name(r.status)},
             {"message", r.message},
@@ -170,6 +177,8 @@ result_record record_from_json(const json& j) {
   r.config.input_mode = c.at("input").get<std::string>();
   r.config.seed = c.at("seed").get<std::uint64_t>();
   r.config.snr_db = c.value("snr_db", 20.0);  // absent in files written before qam256
+  // Files written before families had shapes have no "shape": a 1-D configuration.
+  r.config.shape = c.value("shape", std::vector<std::uint64_t>{});
   r.block = j.at("block").get<unsigned>();
   r.status = outcome_from_string(j.at("outcome").get<std::string>());
   r.message = j.at("message").get<std::string>();
@@ -225,6 +234,8 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
                        {"memory_clock_mhz", d.mem_clock_khz / 1000},
                        {"bus_width_bits", d.bus_width_bits},
                        {"peak_bandwidth_gbs", d.peak_bandwidth() / 1e9},
+                       {"fp32_lanes_per_sm", d.fp32_lanes_per_sm()},
+                       {"peak_fp32_tflops", d.peak_fp32_flops() / 1e12},
                        {"driver_version", std::to_string(d.driver_version / 1000) + "." +
                                               std::to_string(d.driver_version % 1000 / 10)}};
   } else {
@@ -253,13 +264,21 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
     j["percent_of_peak"] = nullptr;
     if (r.timing && sweep.device)
       j["percent_of_peak"] = r.gbps() * 1e9 / sweep.device->peak_bandwidth() * 100.0;
+    // Compute-bound families (matmul) are measured against the FP32 peak as well.
+    if (r.timing && r.flops > 0) {
+      const double tflops = r.flops / (r.timing->median_ms * 1e-3) / 1e12;
+      j["tflops"] = tflops;
+      j["percent_of_fp32_peak"] = nullptr;
+      if (sweep.device && sweep.device->peak_fp32_flops() > 0)
+        j["percent_of_fp32_peak"] = tflops * 1e12 / sweep.device->peak_fp32_flops() * 100.0;
+    }
     records.push_back(std::move(j));
   }
   // The baseline ratio of each record, within its group (dtype, op, size).
   std::map<std::string, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < sweep.results.size(); ++i) {
     const auto& c = sweep.results[i].config;
-    groups[c.dtype + "|" + c.op + "|" + std::to_string(c.size)].push_back(i);
+    groups[c.dtype + "|" + c.op + "|" + std::to_string(c.size) + "|" + c.shape_text()].push_back(i);
   }
   for (const auto& [key, idx] : groups) {
     std::vector<result_record> group;

@@ -138,9 +138,26 @@ struct text_table {
 
 }  // namespace
 
+namespace {
+
+// A group of a compute-bound family (matmul): TFLOP/s and % of the FP32 peak replace GB/s and
+// % of the bandwidth; everything else is the same table.
+bool fp32_roofline(const std::vector<result_record>& group, const table_options& opt) {
+  if (!opt.families) return false;
+  const family* f = opt.families->find(group.front().variant.family);
+  return f && f->roofline() == roofline_kind::fp32_compute;
+}
+
+double tflops_of(const result_record& r) {
+  return r.timing && r.timing->median_ms > 0 ? r.flops / (r.timing->median_ms * 1e-3) / 1e12 : 0;
+}
+
+}  // namespace
+
 void print_group(std::ostream& os, const std::vector<result_record>& group,
                  const cuda::device_info& device, const table_options& opt) {
   if (group.empty()) return;
+  const bool compute = fp32_roofline(group, opt);
   const auto& c = group.front().config;
   const double bytes = group.front().bytes > 0 ? group.front().bytes : static_cast<double>(c.size) * 4;
   const double peak = device.peak_bandwidth();
@@ -158,6 +175,14 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   os << ")  seed " << c.seed << "\n" << (opt.markdown ? "\n" : "");
 
   const result_record* base = find_baseline(group, opt.baseline);
+  const double fp32_peak = device.peak_fp32_flops();
+  if (compute) {
+    os << fmt("%.4g", group.front().flops / 1e9) << " GFLOP (2 M N K); % peak is of the FP32 peak, "
+       << fmt("%.1f", fp32_peak / 1e12) << " TFLOP/s (" << device.sm_count << " SMs x "
+       << device.fp32_lanes_per_sm() << " FP32 lanes x 2 x " << device.sm_clock_khz / 1000 << " MHz)\n";
+    if (base) os << "baseline " << base->variant.name << ": " << base->variant.summary << "\n";
+    os << (opt.markdown ? "\n" : "");
+  }
   // The reference for the seeds' "cumulative" column: the group's first source variant.
   std::string ref_name;
   for (const auto& r : group)
@@ -174,8 +199,8 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     }
 
   text_table t;
-  t.header = {"variant", "block", "status", "median us", "noise", "GB/s", "% peak",
-              "regs", "occ", "step", "cumul"};
+  t.header = {"variant", "block", "status", "median us", "noise", compute ? "TFLOP/s" : "GB/s",
+              "% peak", "regs", "occ", "step", "cumul"};
   t.right = {false, true, false, true, true, true, true, true, true, true, true};
   if (base) {
     t.header.push_back("x " + base->variant.name);
@@ -194,8 +219,13 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       const std::string flags = std::string(r.timing->timed_out ? "*" : "") + (r.timing->clock_dropped ? "!" : "");
       row.push_back(fmt("%.2f", tm * 1e3));
       row.push_back(fmt("%.1f%%", r.timing->noise * 100) + flags);
-      row.push_back(fmt("%.1f", r.gbps()));
-      row.push_back(fmt("%.1f", r.gbps() * 1e9 / peak * 100));
+      if (compute) {
+        row.push_back(fmt("%.2f", tflops_of(r)));
+        row.push_back(fp32_peak > 0 ? fmt("%.1f", tflops_of(r) * 1e12 / fp32_peak * 100) : "-");
+      } else {
+        row.push_back(fmt("%.1f", r.gbps()));
+        row.push_back(fmt("%.1f", r.gbps() * 1e9 / peak * 100));
+      }
       row.push_back(r.resources ? std::to_string(r.resources->registers) : "-");
       // Resident blocks per SM, then the theoretical occupancy: "1 / 50%" shows a block size
       // (or a register count) that leaves part of the SM's thread slots empty.
@@ -226,7 +256,27 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   }
   t.write(os, opt.markdown);
   if (opt.markdown) os << "\n";
-  if (best) {
+  if (best && compute) {
+    os << "best: " << best->variant.name << " block " << block_text(best->block) << ", "
+       << fmt("%.2f", tflops_of(*best)) << " TFLOP/s ("
+       << (fp32_peak > 0 ? fmt("%.1f", tflops_of(*best) * 1e12 / fp32_peak * 100) : "-")
+       << "% of the " << fmt("%.1f", fp32_peak / 1e12) << " TFLOP/s FP32 peak)";
+    if (base) os << ", " << fmt("%.2f", base->timing->median_ms / best->timing->median_ms)
+                 << "x of " << base->variant.name;
+    // The best runtime-compiled variant, when the library itself is the fastest row.
+    const result_record* best_source = nullptr;
+    for (const auto& r : group)
+      if (r.status == outcome::passed && r.variant.origin == origin_kind::source &&
+          (!best_source || r.timing->median_ms < best_source->timing->median_ms))
+        best_source = &r;
+    if (best_source && best_source != best) {
+      os << "; best compiled here: " << best_source->variant.name << " block "
+         << block_text(best_source->block) << ", " << fmt("%.2f", tflops_of(*best_source)) << " TFLOP/s";
+      if (base) os << ", " << fmt("%.2f", base->timing->median_ms / best_source->timing->median_ms)
+                   << "x of " << base->variant.name;
+    }
+    os << "\n";
+  } else if (best) {
     os << "best: " << best->variant.name << " block " << block_text(best->block) << ", "
        << fmt("%.1f", best->gbps()) << " GB/s (" << fmt("%.1f", best->gbps() * 1e9 / peak * 100)
        << "% of the " << fmt("%.0f", peak / 1e9) << " GB/s peak)";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cuda/device.hpp"
+#include "families/family.hpp"
 #include "nvrtc/compile_cache.hpp"
 #include "registry/registry.hpp"
 #include "runner/result.hpp"
@@ -18,6 +19,9 @@ namespace kl {
 struct table_options {
   std::string baseline;  ///< qualified or short name of the baseline variant; "" picks the family's library
   bool markdown = false;  ///< markdown tables instead of aligned columns
+  /// The families, to ask each group's family which roofline it is measured against (TFLOP/s
+  /// and % of the FP32 peak for matmul); null: GB/s and % of the bandwidth for every group.
+  const family_registry* families = nullptr;
 };
 
 /// Prints one group of rows: status, time, GB/s, % of peak, resources, speedups, x of baseline;

@@ -93,8 +93,8 @@ problem& row_runner::problem_for(const family& f, const problem_config& c) {
     const std::size_t free_bytes = cuda::free_device_memory();
     if (need > free_bytes) {
       char msg[256];
-      std::snprintf(msg, sizeof msg, "n=%llu needs about %.3g GiB of device memory; %s has %.3g GiB free",
-                    static_cast<unsigned long long>(c.size), need / 1073741824.0, device_.name.c_str(),
+      std::snprintf(msg, sizeof msg, "%s needs about %.3g GiB of device memory; %s has %.3g GiB free (--size, --shape)",
+                    c.describe().c_str(), need / 1073741824.0, device_.name.c_str(),
                     free_bytes / 1073741824.0);
       throw std::runtime_error(msg);
     }

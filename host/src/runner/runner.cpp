@@ -69,11 +69,28 @@ std::vector<problem_config> configs_for(const family& f, const run_request& r) {
     if (out.empty() && !named && !has.empty()) out.push_back(has.front());
     return out;
   };
+  // A family without operations (matmul) gets one configuration per dtype and size, op "".
+  const std::vector<std::string> op_list =
+      ops.empty() ? std::vector<std::string>{""} : pick(r.ops, ops, r.ops_explicit);
+  // Families with a shape: --shape, else each size W as W x W x ..., else the family's default.
+  std::vector<std::vector<std::uint64_t>> shapes;
+  if (const std::size_t rank = f.shape_rank(); rank > 0) {
+    if (!r.shapes.empty()) shapes = r.shapes;
+    else if (r.sizes_for_shapes)
+      for (auto n : r.sizes) shapes.emplace_back(rank, n);
+    else shapes.push_back(f.default_shape());
+  }
   for (const auto& d : pick(r.dtypes, dtypes, r.dtypes_explicit)) {
-    for (const auto& o : pick(r.ops, ops, r.ops_explicit)) {
-      for (auto n : r.sizes) {
-        out.push_back({d, o, n, r.input_mode, r.seed});
-        out.back().snr_db = r.snr_db;
+    for (const auto& o : op_list) {
+      auto add = [&](std::uint64_t n, std::vector<std::uint64_t> shape) {
+        problem_config c{d, o, n, r.input_mode, r.seed, std::move(shape)};
+        c.snr_db = r.snr_db;
+        out.push_back(std::move(c));
+      };
+      if (f.shape_rank() > 0) {
+        for (const auto& s : shapes) add(0, s);
+      } else {
+        for (auto n : r.sizes) add(n, {});
       }
     }
   }
@@ -186,7 +203,8 @@ sweep_result runner::run(const group_callback& on_group) {
           };
           const std::string key = v.qualified_name() + "|" + std::to_string(block) + "|" + config.dtype +
                                   "|" + config.op + "|" + std::to_string(config.size) + "|" +
-                                  config.input_mode + "|" + std::to_string(config.seed) + config.snr_text();
+                                  config.input_mode + "|" + std::to_string(config.seed) + config.snr_text() +
+                                  (config.shape.empty() ? "" : "|" + config.shape_text());
           // Decisions that need no GPU are made here; everything else runs in the executor.
           if (!e->error.empty()) {
             settle(outcome::failed, e->error);

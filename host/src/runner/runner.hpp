@@ -23,6 +23,10 @@ struct run_request {
   std::vector<std::string> dtypes;
   std::vector<std::string> ops;
   std::vector<std::uint64_t> sizes;
+  /// Shapes (--shape) for families with more than one dimension; when empty, each size W is the
+  /// shape W x W x ... x W, or, without sizes_for_shapes, the family's default_shape().
+  std::vector<std::vector<std::uint64_t>> shapes;
+  bool sizes_for_shapes = true;  ///< false: `sizes` came from the config file (1-D families only)
   std::string input_mode = "exact";
   std::uint64_t seed = 0;
   std::string fallback_arch = "sm_90";  ///< compile target when there is no device

@@ -1,0 +1,195 @@
+// matmul.cublas: cublasSgemm in plain FP32, the vendor-library baseline that every matmul
+// variant is compared with ("x cublas" in the table).
+//
+// Plain FP32 means no TF32 tensor-core math: the handle's math mode is CUBLAS_DEFAULT_MATH
+// (which, unlike CUBLAS_TF32_TENSOR_OP_MATH, never rounds FP32 inputs to TF32), checked after it
+// is set, and NVIDIA_TF32_OVERRIDE=0 is put in the environment before cuBLAS starts unless the
+// caller set it, so no global override can turn TF32 on either. The variant's summary says so.
+//
+// Row-major C = A * B is column-major C^T = B^T * A^T, so the call passes B first with the
+// dimensions swapped and no transposes: nothing is copied.
+//
+// The handle is made in prepare(), outside the timed region, and kept for the process: the ABI
+// has no release hook, and one handle serves every configuration (cuBLAS binds it to the
+// current context, which is kernlab's primary context throughout). Its owner destroys it when
+// kernlab unloads the plugin.
+#include <kernlab/plugin_api.h>
+
+#include "kernlab_plugin_cuda.h"
+
+#include <boost/config.hpp>
+#include <cublas_v2.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+
+namespace {
+
+using namespace kernlab::plugin;
+
+const char* cublas_status_name(cublasStatus_t s) {
+  switch (s) {
+    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    default: return "CUBLAS_STATUS_(unknown)";
+  }
+}
+
+bool cublas_ok(cublasStatus_t s, const char* what, char* error, size_t capacity) {
+  if (s == CUBLAS_STATUS_SUCCESS) return true;
+  set_error(error, capacity, "%s: %s", what, cublas_status_name(s));
+  return false;
+}
+
+/// Owns the cuBLAS handle: made once, destroyed with the plugin.
+class handle_owner {
+ public:
+  handle_owner(const handle_owner&) = delete;
+  handle_owner& operator=(const handle_owner&) = delete;
+  ~handle_owner() {
+    if (handle_) cublasDestroy(handle_);  // nothing to report to from a destructor
+  }
+  /// Makes the handle in plain FP32 mode; returns null with the error written on failure.
+  static std::unique_ptr<handle_owner> make(char* error, size_t capacity) {
+    // Before cuBLAS reads it: TF32 cannot be turned on behind the math mode's back.
+    setenv("NVIDIA_TF32_OVERRIDE", "0", /*overwrite=*/0);
+    std::unique_ptr<handle_owner> owner(new handle_owner);
+    if (!cublas_ok(cublasCreate(&owner->handle_), "cublasCreate", error, capacity)) return nullptr;
+    if (!cublas_ok(cublasSetMathMode(owner->handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode",
+                   error, capacity))
+      return nullptr;
+    cublasMath_t mode = CUBLAS_TF32_TENSOR_OP_MATH;
+    if (!cublas_ok(cublasGetMathMode(owner->handle_, &mode), "cublasGetMathMode", error, capacity))
+      return nullptr;
+    if (mode != CUBLAS_DEFAULT_MATH) {
+      set_error(error, capacity, "cuBLAS math mode is %d, not CUBLAS_DEFAULT_MATH", static_cast<int>(mode));
+      return nullptr;
+    }
+    return owner;
+  }
+  cublasHandle_t get() const { return handle_; }
+
+ private:
+  handle_owner() = default;
+  cublasHandle_t handle_ = nullptr;
+};
+
+std::unique_ptr<handle_owner>& the_handle() {
+  static std::unique_ptr<handle_owner> h;
+  return h;
+}
+
+struct gemm_config {
+  int m = 0, n = 0, k = 0;
+  const float* a = nullptr;
+  const float* b = nullptr;
+  float* c = nullptr;
+};
+
+int parse(const kl_launch_args* args, gemm_config* g, char* error, size_t capacity) {
+  if (args == nullptr) {
+    set_error(error, capacity, "launch arguments are NULL");
+    return KL_STATUS_ERROR;
+  }
+  if (!equals(args->family, "matmul")) {
+    set_error(error, capacity, "family '%s' is not offered (only 'matmul')", or_null(args->family));
+    return KL_STATUS_UNSUPPORTED;
+  }
+  if (!equals(args->dtype, "float32")) {
+    set_error(error, capacity, "dtype '%s' is not offered (only float32)", or_null(args->dtype));
+    return KL_STATUS_UNSUPPORTED;
+  }
+  if (args->sizes == nullptr || args->num_sizes < 3 || args->inputs == nullptr ||
+      args->num_inputs < 2 || args->outputs == nullptr || args->num_outputs < 1) {
+    set_error(error, capacity, "matmul needs sizes {M, N, K}, inputs {A, B} and outputs {C}");
+    return KL_STATUS_ERROR;
+  }
+  for (uint32_t i = 0; i < 3; ++i)
+    if (args->sizes[i] < 1 || args->sizes[i] > INT32_MAX) {
+      set_error(error, capacity, "matmul dimension %u is %llu; cublasSgemm takes 1..2^31-1", i,
+                static_cast<unsigned long long>(args->sizes[i]));
+      return KL_STATUS_UNSUPPORTED;
+    }
+  g->m = static_cast<int>(args->sizes[0]);
+  g->n = static_cast<int>(args->sizes[1]);
+  g->k = static_cast<int>(args->sizes[2]);
+  g->a = static_cast<const float*>(args->inputs[0]);
+  g->b = static_cast<const float*>(args->inputs[1]);
+  g->c = static_cast<float*>(args->outputs[0]);
+  if (g->a == nullptr || g->b == nullptr || g->c == nullptr) {
+    set_error(error, capacity, "matmul needs non-NULL A, B and C");
+    return KL_STATUS_ERROR;
+  }
+  return KL_STATUS_OK;
+}
+
+int cublas_prepare(const kl_launch_args* args, char* error, size_t capacity) {
+  return guarded("cublas prepare", error, capacity, [&]() -> int {
+    gemm_config g;
+    if (const int status = parse(args, &g, error, capacity)) return status;
+    if (!the_handle()) {
+      the_handle() = handle_owner::make(error, capacity);
+      if (!the_handle()) return KL_STATUS_ERROR;
+    }
+    return KL_STATUS_OK;
+  });
+}
+
+int cublas_run(const kl_launch_args* args, char* error, size_t capacity) {
+  return guarded("cublas run", error, capacity, [&]() -> int {
+    gemm_config g;
+    if (const int status = parse(args, &g, error, capacity)) return status;
+    if (!the_handle()) {
+      set_error(error, capacity, "cublas run: no handle (prepare() makes it)");
+      return KL_STATUS_ERROR;
+    }
+    const cublasHandle_t h = the_handle()->get();
+    if (!cublas_ok(cublasSetStream(h, to_stream(args->stream)), "cublasSetStream", error, capacity))
+      return KL_STATUS_ERROR;
+    const float alpha = 1.0f, beta = 0.0f;
+    // Column-major C^T (n x m) = B^T (n x k) * A^T (k x m): B's rows are B^T's columns.
+    if (!cublas_ok(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &alpha, g.b, g.n, g.a,
+                               g.k, &beta, g.c, g.n),
+                   "cublasSgemm", error, capacity))
+      return KL_STATUS_ERROR;
+    return cuda_ok(cudaGetLastError(), "cublasSgemm launch", error, capacity) ? KL_STATUS_OK
+                                                                             : KL_STATUS_ERROR;
+  });
+}
+
+const char* const kDtypes[] = {"float32"};
+
+#define KERNLAB_STRINGIFY_(x) #x
+#define KERNLAB_STRINGIFY(x) KERNLAB_STRINGIFY_(x)
+
+const kl_variant_desc kVariants[] = {{
+    /*family=*/"matmul",
+    /*name=*/"cublas",
+    /*summary=*/"cublasSgemm, plain FP32 (CUBLAS_DEFAULT_MATH, NVIDIA_TF32_OVERRIDE=0: no TF32 "
+    "tensor cores), the vendor-library baseline (cuBLAS " KERNLAB_STRINGIFY(CUBLAS_VER_MAJOR) "."
+    KERNLAB_STRINGIFY(CUBLAS_VER_MINOR) "." KERNLAB_STRINGIFY(CUBLAS_VER_PATCH) ")",
+    /*block_sizes=*/nullptr,  // cuBLAS picks its own kernels and launch configuration
+    /*num_block_sizes=*/0,
+    /*dtypes=*/kDtypes,
+    /*num_dtypes=*/1,
+    /*ops=*/nullptr,
+    /*num_ops=*/0,
+    /*is_baseline=*/1,
+    /*workspace_size=*/nullptr,
+    /*prepare=*/cublas_prepare,
+    /*run=*/cublas_run,
+}};
+
+const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "cublas", kVariants, 1};
+
+}  // namespace
+
+extern "C" BOOST_SYMBOL_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }

@@ -1,0 +1,208 @@
+// GPU tests of the matmul family (CTest label `gpu`): every variant at every block it supports
+// validates on the awkward shapes through the real runner and worker, the cuBLAS plugin too,
+// the GPU reference equals the CPU reference, random inputs pass their tolerance, and a planted
+// off-by-one kernel is caught. Without a GPU every test here is skipped with the reason.
+#include "cuda/driver.hpp"
+#include "cuda/resources.hpp"
+#include "families/matmul.hpp"
+#include "registry/registry.hpp"
+#include "runner/runner.hpp"
+#include "test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace kl {
+namespace {
+
+std::string no_gpu_reason() {
+  try {
+    cuda::driver::get();
+    return "";
+  } catch (const cuda::no_device_error& e) {
+    return e.what();
+  }
+}
+
+#define KL_REQUIRE_GPU()                                      \
+  do {                                                        \
+    const std::string why = no_gpu_reason();                  \
+    if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why; \
+  } while (0)
+
+// The issue's shapes: 1, a tile's worth of nothing, primes, a large non-multiple and a thin one.
+const std::vector<std::vector<std::uint64_t>> shapes = {
+    {1, 1, 1}, {3, 3, 3}, {17, 17, 17}, {1000, 1000, 1000}, {4095, 4097, 1023}, {64, 1, 64}};
+
+timing_options quick_timing() {
+  timing_options t;
+  t.warmup_runs = 0;
+  t.min_samples = 1;
+  t.min_time_s = 0;
+  t.max_noise = 1;
+  t.timeout_s = 1;
+  t.flush = flush_mode::none;
+  return t;
+}
+
+struct sweep_fixture {
+  family_registry fams;
+  registry reg{fams};
+  sweep_fixture() { register_builtin_families(fams); }
+  run_request request(const std::vector<std::string>& variants,
+                      const std::vector<std::vector<std::uint64_t>>& s,
+                      const std::string& kernels = test::kernels_dir()) {
+    run_request r;
+    r.variants = reg.select(variants, "matmul");
+    r.blocks = {128, 256, 512, 1024};
+    r.dtypes = {"float32"};
+    r.ops = {"sum"};  // not matmul's: ignored
+    r.shapes = s;
+    r.include_dirs = {kernels + "/include", test::kernels_dir() + "/include", test::cuda_include()};
+    r.timing = quick_timing();
+    r.worker_command = {KERNLAB_BINARY, "--worker"};
+    return r;
+  }
+};
+
+std::string describe(const result_record& r) {
+  std::ostringstream os;
+  os << r.variant.qualified_name() << " block " << r.block << " " << r.config.describe() << ": "
+     << to_string(r.status) << " " << r.message;
+  return os.str();
+}
+
+class GpuMatmul : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuMatmul, ValidatesAtEveryBlockAndAwkwardShape) {
+  KL_REQUIRE_GPU();
+  sweep_fixture f;
+  f.reg.add_source_dir(test::kernels_dir());
+  const auto sweep = runner(f.fams, f.request({GetParam()}, shapes)).run();
+  ASSERT_TRUE(sweep.device) << sweep.no_device_reason;
+  ASSERT_EQ(sweep.results.size(), 4 * shapes.size());
+  int passed = 0;
+  for (const auto& r : sweep.results) {
+    if (r.variant.supports_block(r.block)) {
+      EXPECT_EQ(r.status, outcome::passed) << describe(r);
+      EXPECT_NE(r.check.expected.find("exact"), std::string::npos) << describe(r);  // compared exactly
+      ++passed;
+    } else {
+      // A block the variant cannot take is skipped with the reason, never failed.
+      EXPECT_EQ(r.status, outcome::skipped) << describe(r);
+      EXPECT_NE(r.message.find("supports blocks"), std::string::npos) << describe(r);
+    }
+  }
+  EXPECT_GE(passed, 2 * static_cast<int>(shapes.size()));
+}
+
+std::vector<std::string> shipped_variants() {
+  family_registry fams;
+  register_builtin_families(fams);
+  registry reg(fams);
+  reg.add_source_dir(test::kernels_dir());
+  std::vector<std::string> out;
+  for (const auto* e : reg.select({"all"}, "matmul")) out.push_back(e->descriptor.name);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, GpuMatmul, ::testing::ValuesIn(shipped_variants()),
+                         [](const auto& info) { return info.param; });
+
+TEST(GpuMatmulPlugin, CublasValidatesOnEveryShape) {
+  KL_REQUIRE_GPU();
+  sweep_fixture f;
+  f.reg.add_plugin_dir(KERNLAB_PLUGIN_DIR);
+  const auto sweep = runner(f.fams, f.request({"cublas"}, shapes)).run();
+  ASSERT_EQ(sweep.results.size(), shapes.size());
+  for (const auto& r : sweep.results) {
+    EXPECT_EQ(r.status, outcome::passed) << describe(r);
+    EXPECT_TRUE(r.variant.is_baseline);
+  }
+}
+
+// The trusted GPU reference is the CPU reference, bit for bit: both form each product exactly
+// in double and add in k order.
+TEST(GpuMatmulReference, EqualsTheCpuReference) {
+  KL_REQUIRE_GPU();
+  CUdevice dev = 0;
+  KL_CU(cuDeviceGet(&dev, 0));
+  cuda::primary_context ctx(dev);
+  const auto device = cuda::query_device(0);
+  for (const std::string mode : {"exact", "random"})
+    for (const auto& s : std::vector<std::vector<std::uint64_t>>{{1, 1, 1}, {17, 19, 23}, {130, 70, 300}, {64, 1, 64}, {257, 255, 1000}}) {
+      problem_config c{"float32", "", 0, mode, 7, {}};
+      c.shape = s;
+      SCOPED_TRACE(c.describe());
+      const auto d = matmul::shape_of(c);
+      const auto in = matmul::make_inputs(c);
+      cuda::device_buffer a(in.a.size() * 4), b(in.b.size() * 4);
+      a.upload(in.a.data(), a.bytes());
+      b.upload(in.b.data(), b.bytes());
+      const auto gpu = matmul::gpu_reference(d, a, b, device);
+      const auto cpu = matmul::cpu_reference(d, in.a, in.b);
+      EXPECT_EQ(gpu.value, cpu.value);
+      EXPECT_EQ(gpu.abs_sum, cpu.abs_sum);
+    }
+}
+
+TEST(GpuMatmulRandom, RandomInputsPassTheTolerance) {
+  KL_REQUIRE_GPU();
+  sweep_fixture f;
+  f.reg.add_source_dir(test::kernels_dir());
+  f.reg.add_plugin_dir(KERNLAB_PLUGIN_DIR);
+  auto req = f.request({"tiled", "regblock2d", "warptile", "cublas"}, {{1000, 1000, 1000}, {4095, 4097, 1023}});
+  req.blocks = {256};
+  req.input_mode = "random";
+  const auto sweep = runner(f.fams, req).run();
+  ASSERT_EQ(sweep.results.size(), 8u);
+  for (const auto& r : sweep.results) {
+    EXPECT_EQ(r.status, outcome::passed) << describe(r);
+    // The tolerance path, which names an element, not exact mode's "all ... elements exact".
+    EXPECT_EQ(r.check.expected.find("exact"), std::string::npos) << r.check.expected;
+    EXPECT_NE(r.check.expected.find("C[0][0] = "), std::string::npos) << r.check.expected;
+  }
+}
+
+// A kernel that stops one k short everywhere: wrong, with the element, expected and got named;
+// the good variant in the same sweep still passes.
+TEST(GpuMatmulPlanted, OffByOneKIsCaught) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("matmul_planted");
+  dir.write("matmul/short_k.cu", R"(/* kernlab
+family:     matmul
+entry:      short_k<BLOCK>
+blocks:     256
+block_dims: 16, 16
+grid_dims:  (N + 15) / 16, (M + 15) / 16
+*/
+template <int BLOCK>
+__global__ void short_k(const float* A, const float* B, float* C, int M, int N, int K) {
+  const int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+  if (row >= M || col >= N) return;
+  float s = 0;
+  for (int k = 0; k < K - 1; ++k) s += A[row * K + k] * B[k * N + col];  // planted: K - 1
+  C[row * N + col] = s;
+}
+)");
+  dir.write("matmul/naive.cu", test::read_file(test::kernels_dir() + "/matmul/naive.cu"));
+  sweep_fixture f;
+  f.reg.add_source_dir(dir.str());
+  auto req = f.request({"all"}, {{17, 17, 17}}, dir.str());
+  req.blocks = {256};
+  const auto sweep = runner(f.fams, req).run();
+  ASSERT_EQ(sweep.results.size(), 2u);
+  for (const auto& r : sweep.results) {
+    if (r.variant.name == "short_k") {
+      EXPECT_EQ(r.status, outcome::wrong_result) << describe(r);
+      EXPECT_NE(r.message.find("expected C["), std::string::npos) << r.message;
+      EXPECT_NE(r.message.find("elements differ"), std::string::npos) << r.message;
+    } else {
+      EXPECT_EQ(r.status, outcome::passed) << describe(r);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kl
