@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <sstream>
 
 namespace kl {
@@ -120,6 +121,32 @@ TEST(GpuMatmulPlugin, CublasValidatesOnEveryShape) {
     EXPECT_EQ(r.status, outcome::passed) << describe(r);
     EXPECT_TRUE(r.variant.is_baseline);
   }
+}
+
+// cuBLAS is loaded at the plugin's first use: a library that cannot be loaded fails the cuBLAS
+// rows with the path and the loader's reason, and nothing else.
+TEST(GpuMatmulPlugin, AMissingCublasFailsItsRowsWithThePath) {
+  KL_REQUIRE_GPU();
+  sweep_fixture f;
+  f.reg.add_plugin_dir(KERNLAB_PLUGIN_DIR);
+  f.reg.add_source_dir(test::kernels_dir());
+  const char* missing = "/nonexistent/libcublas.so.13";
+  ASSERT_EQ(setenv("KERNLAB_CUBLAS", missing, 1), 0);  // the worker inherits it
+  const auto sweep = runner(f.fams, f.request({"cublas", "tiled"}, {{17, 17, 17}})).run();
+  unsetenv("KERNLAB_CUBLAS");
+  int cublas_rows = 0, tiled_passed = 0;
+  for (const auto& r : sweep.results) {
+    if (r.variant.name == "cublas") {
+      ++cublas_rows;
+      EXPECT_EQ(r.status, outcome::failed) << describe(r);
+      EXPECT_NE(r.message.find("cannot load cuBLAS"), std::string::npos) << describe(r);
+      EXPECT_NE(r.message.find(missing), std::string::npos) << describe(r);
+    } else if (r.status == outcome::passed) {
+      ++tiled_passed;
+    }
+  }
+  EXPECT_EQ(cublas_rows, 1);
+  EXPECT_EQ(tiled_passed, 2);  // blocks 256 and 1024
 }
 
 // The trusted GPU reference is the CPU reference, bit for bit: both form each product exactly

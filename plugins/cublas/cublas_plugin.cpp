@@ -13,20 +13,74 @@
 // has no release hook, and one handle serves every configuration (cuBLAS binds it to the
 // current context, which is kernlab's primary context throughout). Its owner destroys it when
 // kernlab unloads the plugin.
+//
+// cuBLAS itself is loaded (dlopen) by the first prepare(), not linked: loading its libraries
+// takes 65 ms with a warm page cache and 0.4 s with a cold one, and kernlab loads every plugin
+// at start, also for `--list` and for runs that never reach matmul.
 #include <kernlab/plugin_api.h>
 
 #include "kernlab_plugin_cuda.h"
 
 #include <boost/config.hpp>
 #include <cublas_v2.h>
+#include <dlfcn.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
+#include <type_traits>
 
 namespace {
 
 using namespace kernlab::plugin;
+
+/// The cuBLAS entry points this plugin calls, from the library loaded at first use.
+struct cublas_api {
+  decltype(&cublasCreate_v2) create = nullptr;
+  decltype(&cublasDestroy_v2) destroy = nullptr;
+  decltype(&cublasSetMathMode) set_math_mode = nullptr;
+  decltype(&cublasGetMathMode) get_math_mode = nullptr;
+  decltype(&cublasSetStream_v2) set_stream = nullptr;
+  decltype(&cublasSgemm_v2) sgemm = nullptr;
+  void* library = nullptr;  // never closed: cuBLAS keeps state until the process ends
+  char error[512] = "";     // why loading failed; "" when it worked
+};
+
+// $KERNLAB_CUBLAS if set (another cuBLAS to compare with), else the toolkit's cuBLAS found at
+// build time (KERNLAB_CUBLAS_PATH: the GPU machine has the same /usr/local/cuda), else the
+// versioned name through the plugin's run path and the loader's.
+const cublas_api& cublas() {
+  static cublas_api api;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* chosen = std::getenv("KERNLAB_CUBLAS");
+    const char* const names[] = {chosen ? chosen : KERNLAB_CUBLAS_PATH, chosen ? nullptr : KERNLAB_CUBLAS_SONAME};
+    const char* why = nullptr;
+    for (const char* name : names) {
+      if (name == nullptr) continue;
+      if ((api.library = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+      why = dlerror();
+    }
+    if (api.library == nullptr) {
+      set_error(api.error, sizeof api.error, "cannot load cuBLAS (%s%s%s): %s", names[0],
+                names[1] ? ", " : "", names[1] ? names[1] : "", why ? why : "unknown error");
+      return;
+    }
+    auto find = [](auto& fn, const char* symbol) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(api.library, symbol));
+      if (fn == nullptr && api.error[0] == '\0')
+        set_error(api.error, sizeof api.error, "cuBLAS has no %s", symbol);
+    };
+    find(api.create, "cublasCreate_v2");
+    find(api.destroy, "cublasDestroy_v2");
+    find(api.set_math_mode, "cublasSetMathMode");
+    find(api.get_math_mode, "cublasGetMathMode");
+    find(api.set_stream, "cublasSetStream_v2");
+    find(api.sgemm, "cublasSgemm_v2");
+  });
+  return api;
+}
 
 const char* cublas_status_name(cublasStatus_t s) {
   switch (s) {
@@ -55,19 +109,24 @@ class handle_owner {
   handle_owner(const handle_owner&) = delete;
   handle_owner& operator=(const handle_owner&) = delete;
   ~handle_owner() {
-    if (handle_) cublasDestroy(handle_);  // nothing to report to from a destructor
+    if (handle_) cublas().destroy(handle_);  // nothing to report to from a destructor
   }
   /// Makes the handle in plain FP32 mode; returns null with the error written on failure.
   static std::unique_ptr<handle_owner> make(char* error, size_t capacity) {
     // Before cuBLAS reads it: TF32 cannot be turned on behind the math mode's back.
     setenv("NVIDIA_TF32_OVERRIDE", "0", /*overwrite=*/0);
+    const cublas_api& api = cublas();
+    if (api.error[0] != '\0') {
+      set_error(error, capacity, "%s", api.error);
+      return nullptr;
+    }
     std::unique_ptr<handle_owner> owner(new handle_owner);
-    if (!cublas_ok(cublasCreate(&owner->handle_), "cublasCreate", error, capacity)) return nullptr;
-    if (!cublas_ok(cublasSetMathMode(owner->handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode",
+    if (!cublas_ok(api.create(&owner->handle_), "cublasCreate", error, capacity)) return nullptr;
+    if (!cublas_ok(api.set_math_mode(owner->handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode",
                    error, capacity))
       return nullptr;
     cublasMath_t mode = CUBLAS_TF32_TENSOR_OP_MATH;
-    if (!cublas_ok(cublasGetMathMode(owner->handle_, &mode), "cublasGetMathMode", error, capacity))
+    if (!cublas_ok(api.get_math_mode(owner->handle_, &mode), "cublasGetMathMode", error, capacity))
       return nullptr;
     if (mode != CUBLAS_DEFAULT_MATH) {
       set_error(error, capacity, "cuBLAS math mode is %d, not CUBLAS_DEFAULT_MATH", static_cast<int>(mode));
@@ -152,11 +211,11 @@ int cublas_run(const kl_launch_args* args, char* error, size_t capacity) {
       return KL_STATUS_ERROR;
     }
     const cublasHandle_t h = the_handle()->get();
-    if (!cublas_ok(cublasSetStream(h, to_stream(args->stream)), "cublasSetStream", error, capacity))
+    if (!cublas_ok(cublas().set_stream(h, to_stream(args->stream)), "cublasSetStream", error, capacity))
       return KL_STATUS_ERROR;
     const float alpha = 1.0f, beta = 0.0f;
     // Column-major C^T (n x m) = B^T (n x k) * A^T (k x m): B's rows are B^T's columns.
-    if (!cublas_ok(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &alpha, g.b, g.n, g.a,
+    if (!cublas_ok(cublas().sgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &alpha, g.b, g.n, g.a,
                                g.k, &beta, g.c, g.n),
                    "cublasSgemm", error, capacity))
       return KL_STATUS_ERROR;
