@@ -6,6 +6,7 @@
 #include "registry/registry.hpp"
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"
+#include "gpu_test_util.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -15,15 +16,6 @@
 
 namespace kl {
 namespace {
-
-std::string no_gpu_reason() {
-  try {
-    cuda::driver::get();
-    return "";
-  } catch (const cuda::no_device_error& e) {
-    return e.what();
-  }
-}
 
 std::string planted(const std::string& name, int order, const std::string& body) {
   return "/* kernlab\nfamily: reduce\nentry:  " + name + "<BLOCK, T, OP>\nblocks: 256\ntile:   BLOCK\n"
@@ -87,7 +79,7 @@ sweep_result sweep(const test::temp_dir& dir, double kernel_timeout_s, const std
 }
 
 TEST(GpuIsolation, BadKernelsCostOneRowEach) {
-  const std::string why = no_gpu_reason();
+  const std::string why = test::no_gpu_reason();
   if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
   test::temp_dir mixed("isolation_mixed"), clean("isolation_clean");
   write_bad_kernels(mixed);
@@ -133,7 +125,7 @@ TEST(GpuIsolation, BadKernelsCostOneRowEach) {
 }
 
 TEST(GpuIsolation, ResumeSkipsFinishedRowsAndMarksTheOneInFlight) {
-  const std::string why = no_gpu_reason();
+  const std::string why = test::no_gpu_reason();
   if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
   test::temp_dir dir("resume");
   write_good_kernels(dir);

@@ -7,6 +7,7 @@
 #include "families/matmul.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
+#include "gpu_test_util.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -17,35 +18,9 @@
 namespace kl {
 namespace {
 
-std::string no_gpu_reason() {
-  try {
-    cuda::driver::get();
-    return "";
-  } catch (const cuda::no_device_error& e) {
-    return e.what();
-  }
-}
-
-#define KL_REQUIRE_GPU()                                      \
-  do {                                                        \
-    const std::string why = no_gpu_reason();                  \
-    if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why; \
-  } while (0)
-
 // The shapes: 1, a tile's worth of nothing, primes, a large non-multiple and a thin one.
 const std::vector<std::vector<std::uint64_t>> shapes = {
     {1, 1, 1}, {3, 3, 3}, {17, 17, 17}, {1000, 1000, 1000}, {4095, 4097, 1023}, {64, 1, 64}};
-
-timing_options quick_timing() {
-  timing_options t;
-  t.warmup_runs = 0;
-  t.min_samples = 1;
-  t.min_time_s = 0;
-  t.max_noise = 1;
-  t.timeout_s = 1;
-  t.flush = flush_mode::none;
-  return t;
-}
 
 struct sweep_fixture {
   family_registry fams;
@@ -61,7 +36,7 @@ struct sweep_fixture {
     r.ops = {"sum"};  // not matmul's: ignored
     r.shapes = s;
     r.include_dirs = {kernels + "/include", test::kernels_dir() + "/include", test::cuda_include()};
-    r.timing = quick_timing();
+    r.timing = test::quick_timing();
     r.worker_command = {KERNLAB_BINARY, "--worker"};
     return r;
   }

@@ -11,6 +11,7 @@
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
 #include "worker/executor.hpp"
+#include "gpu_test_util.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -23,35 +24,9 @@
 namespace kl {
 namespace {
 
-std::string no_gpu_reason() {
-  try {
-    cuda::driver::get();
-    return "";
-  } catch (const cuda::no_device_error& e) {
-    return e.what();
-  }
-}
-
-#define KL_REQUIRE_GPU()                                         \
-  do {                                                           \
-    const std::string why = no_gpu_reason();                     \
-    if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;    \
-  } while (0)
-
 // 1, 7 (under a warp and odd), 1000 (not a multiple of any tile), 2^20 + 1 (odd, one past a
 // power of two: the vector variants' lone last symbol).
 const std::vector<std::uint64_t> sizes = {1, 7, 1000, (1u << 20) + 1};
-
-timing_options quick_timing() {
-  timing_options t;
-  t.warmup_runs = 0;
-  t.min_samples = 1;
-  t.min_time_s = 0;
-  t.max_noise = 1;
-  t.timeout_s = 1;
-  t.flush = flush_mode::none;
-  return t;
-}
 
 struct fixture {
   family_registry fams;
@@ -67,7 +42,7 @@ struct fixture {
     r.sizes = n;
     r.seed = 99;
     r.include_dirs = {kernels + "/include", test::kernels_dir() + "/include", test::cuda_include()};
-    r.timing = quick_timing();
+    r.timing = test::quick_timing();
     r.worker_command = {KERNLAB_BINARY, "--worker"};
     return r;
   }

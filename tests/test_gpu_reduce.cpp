@@ -5,6 +5,7 @@
 #include "families/family.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
+#include "gpu_test_util.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -15,36 +16,10 @@
 namespace kl {
 namespace {
 
-std::string no_gpu_reason() {
-  try {
-    cuda::driver::get();
-    return "";
-  } catch (const cuda::no_device_error& e) {
-    return e.what();
-  }
-}
-
-#define KL_REQUIRE_GPU()                                         \
-  do {                                                           \
-    const std::string why = no_gpu_reason();                     \
-    if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;    \
-  } while (0)
-
 // The awkward sizes: 1, 2, a non-multiple, one past a power of two, a large power, a prime.
 const std::vector<std::uint64_t> sizes = {1, 2, 1000, (1u << 20) + 3, 1u << 24, 1000003};
 
 // Validation needs one timed sample at most; the runner always times what validates.
-timing_options quick_timing() {
-  timing_options t;
-  t.warmup_runs = 0;
-  t.min_samples = 1;
-  t.min_time_s = 0;
-  t.max_noise = 1;
-  t.timeout_s = 1;
-  t.flush = flush_mode::none;
-  return t;
-}
-
 struct sweep_fixture {
   family_registry fams;
   registry reg{fams};
@@ -59,7 +34,7 @@ struct sweep_fixture {
     r.ops = ops;
     r.sizes = n;
     r.include_dirs = {kernels + "/include", test::kernels_dir() + "/include", test::cuda_include()};
-    r.timing = quick_timing();
+    r.timing = test::quick_timing();
     r.worker_command = {KERNLAB_BINARY, "--worker"};  // the product's path: kernels in a worker
     return r;
   }

@@ -1,6 +1,7 @@
 #include "families/matmul.hpp"
 
 #include "cuda/resources.hpp"
+#include "families/plugin_launch.hpp"
 #include "matmul_reference_source.hpp"  // generated from kernels_src/include/kernlab/
 #include "nvrtc/compiler.hpp"
 #include "registry/expression.hpp"
@@ -264,69 +265,24 @@ class source_matmul final : public operation {
   cuda::device_buffer c_;
 };
 
-class plugin_call_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 // A plugin variant: inputs {A, B}, outputs {C}, sizes {M, N, K} (plugin_api.h).
 class plugin_matmul final : public operation {
  public:
-  plugin_matmul(const matmul_problem& p, const plugin_kernel& k) : problem_(p), kernel_(k) {
-    c_ = cuda::device_buffer(p.shape().m * p.shape().n * 4);
-    inputs_[0] = p.a().as_ptr();
-    inputs_[1] = p.b().as_ptr();
-    outputs_[0] = c_.as_ptr();
-    sizes_[0] = p.shape().m;
-    sizes_[1] = p.shape().n;
-    sizes_[2] = p.shape().k;
-    args_.family = "matmul";
-    args_.dtype = p.config().dtype.c_str();
-    args_.op = "";
-    args_.inputs = inputs_;
-    args_.num_inputs = 2;
-    args_.outputs = outputs_;
-    args_.num_outputs = 1;
-    args_.sizes = sizes_;
-    args_.num_sizes = 3;
-    args_.block_size = k.block;
-    if (k.desc->workspace_size) {
-      std::uint64_t bytes = 0;
-      call("workspace_size", k.desc->workspace_size(&args_, &bytes, error_, sizeof error_));
-      workspace_ = cuda::device_buffer(bytes);
-      args_.workspace = workspace_.as_ptr();
-      args_.workspace_bytes = bytes;
-    }
-    if (k.desc->prepare) call("prepare", k.desc->prepare(&args_, error_, sizeof error_));
-    cuda::synchronize_context();
-  }
-  void enqueue(CUstream stream) override {
-    args_.stream = stream;
-    call("run", kernel_.desc->run(&args_, error_, sizeof error_));
-  }
+  plugin_matmul(const matmul_problem& p, const plugin_kernel& k)
+      : problem_(p),
+        c_(p.shape().m * p.shape().n * 4),
+        launch_(k, {"matmul", p.config().dtype, "", {p.a().as_ptr(), p.b().as_ptr()}, {c_.as_ptr()},
+                    {p.shape().m, p.shape().n, p.shape().k}}) {}
+  void enqueue(CUstream stream) override { launch_.run(stream); }
   void poison_output(CUstream stream) override {
     KL_CU(cuMemsetD32Async(c_.get(), poison_bits, c_.bytes() / 4, stream));
   }
   check_result check() const override { return problem_.check(c_); }
 
  private:
-  void call(const char* what, int status) {
-    if (status == KL_STATUS_OK) return;
-    error_[sizeof error_ - 1] = '\0';
-    const std::string message = error_[0] ? error_ : "(no message)";
-    if (status == KL_STATUS_UNSUPPORTED)
-      throw not_supported("the plugin does not offer this (" + std::string(what) + "): " + message);
-    throw plugin_call_error(std::string("plugin ") + what + " failed: " + message);
-  }
-
   const matmul_problem& problem_;
-  plugin_kernel kernel_;
-  cuda::device_buffer c_, workspace_;
-  const void* inputs_[2] = {};
-  void* outputs_[1] = {};
-  std::uint64_t sizes_[3] = {};
-  kl_launch_args args_{};
-  char error_[1024] = {};
+  cuda::device_buffer c_;  // before launch_, which points into it
+  plugin_launch launch_;
 };
 
 std::unique_ptr<operation> matmul_problem::bind(const variant_descriptor& v, const source_kernel& k) {

@@ -1,6 +1,7 @@
 #include "families/qam256.hpp"
 
 #include "cuda/resources.hpp"
+#include "families/plugin_launch.hpp"
 #include "families/qam256_pipeline.hpp"
 #include "registry/expression.hpp"
 
@@ -274,11 +275,6 @@ class source_demap final : public operation {
   std::uint64_t grid_ = 0;
 };
 
-class plugin_call_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 // A plugin variant. A plugin that declares itself the family's baseline (is_baseline) is a
 // bandwidth reference, not a demapper: it copies the 8n input bytes to the 8n-byte output, and
 // it is checked as a copy, byte for byte against the input. Its poison is then the complement
@@ -286,42 +282,13 @@ class plugin_call_error : public std::runtime_error {
 class plugin_demap final : public operation {
  public:
   plugin_demap(qam256_problem& p, const variant_descriptor& v, const plugin_kernel& k)
-      : problem_(p), kernel_(k), is_copy_(v.is_baseline) {
-    inputs_[0] = p.input().as_ptr();
-    outputs_[0] = p.output().as_ptr();
-    sizes_[0] = p.config().size;
-    args_.family = "qam256";
-    args_.dtype = "float32";
-    args_.op = "demap";
-    args_.inputs = inputs_;
-    args_.num_inputs = 1;
-    args_.outputs = outputs_;
-    args_.num_outputs = 1;
-    args_.sizes = sizes_;
-    args_.num_sizes = 1;
-    args_.block_size = k.block;
-    if (k.desc->workspace_size) {
-      std::uint64_t bytes = 0;
-      call("workspace_size", k.desc->workspace_size(&args_, &bytes, error_, sizeof error_));
-      workspace_ = cuda::device_buffer(bytes);
-      args_.workspace = workspace_.as_ptr();
-      args_.workspace_bytes = bytes;
-    }
-    if (is_copy_) {
-      const auto* in = reinterpret_cast<const std::uint8_t*>(p.iq().data());
-      std::vector<std::uint8_t> poison(8 * p.config().size);
-      for (std::size_t i = 0; i < poison.size(); ++i) poison[i] = static_cast<std::uint8_t>(~in[i]);
-      copy_poison_ = cuda::device_buffer(poison.size());
-      copy_poison_.upload(poison.data(), poison.size());
-    }
-    if (k.desc->prepare) call("prepare", k.desc->prepare(&args_, error_, sizeof error_));
-    cuda::synchronize_context();
-  }
+      : problem_(p),
+        is_copy_(v.is_baseline),
+        copy_poison_(is_copy_ ? complement_of_input(p) : cuda::device_buffer()),
+        launch_(k, {"qam256", "float32", "demap", {p.input().as_ptr()}, {p.output().as_ptr()},
+                    {p.config().size}}) {}
 
-  void enqueue(CUstream stream) override {
-    args_.stream = stream;
-    call("run", kernel_.desc->run(&args_, error_, sizeof error_));
-  }
+  void enqueue(CUstream stream) override { launch_.run(stream); }
   void poison_output(CUstream stream) override {
     if (!is_copy_) return problem_.poison(stream);
     KL_CU(cuMemcpyDtoDAsync(problem_.output().get(), copy_poison_.get(), copy_poison_.bytes(), stream));
@@ -331,24 +298,19 @@ class plugin_demap final : public operation {
   }
 
  private:
-  void call(const char* what, int status) {
-    if (status == KL_STATUS_OK) return;
-    error_[sizeof error_ - 1] = '\0';
-    const std::string message = error_[0] ? error_ : "(no message)";
-    if (status == KL_STATUS_UNSUPPORTED)
-      throw not_supported("the plugin does not offer this (" + std::string(what) + "): " + message);
-    throw plugin_call_error(std::string("plugin ") + what + " failed: " + message);
+  static cuda::device_buffer complement_of_input(const qam256_problem& p) {
+    const auto* in = reinterpret_cast<const std::uint8_t*>(p.iq().data());
+    std::vector<std::uint8_t> poison(8 * p.config().size);
+    for (std::size_t i = 0; i < poison.size(); ++i) poison[i] = static_cast<std::uint8_t>(~in[i]);
+    cuda::device_buffer b(poison.size());
+    b.upload(poison.data(), poison.size());
+    return b;
   }
 
   qam256_problem& problem_;
-  plugin_kernel kernel_;
   bool is_copy_;
-  cuda::device_buffer workspace_, copy_poison_;
-  const void* inputs_[1] = {};
-  void* outputs_[1] = {};
-  std::uint64_t sizes_[1] = {};
-  kl_launch_args args_{};
-  char error_[1024] = {};
+  cuda::device_buffer copy_poison_;
+  plugin_launch launch_;  // last: its prepare() runs once the buffers above exist
 };
 
 std::unique_ptr<operation> qam256_problem::bind(const variant_descriptor& v, const source_kernel& k) {

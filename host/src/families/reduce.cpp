@@ -1,6 +1,7 @@
 #include "families/reduce.hpp"
 
 #include "cuda/resources.hpp"
+#include "families/plugin_launch.hpp"
 #include "registry/expression.hpp"
 
 #include <algorithm>
@@ -317,45 +318,15 @@ class source_reduce final : public operation {
   std::vector<CUdeviceptr> ins_;
 };
 
-/// Thrown when a plugin's function reports a failure; what() carries the plugin's message.
-class plugin_call_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
+// A plugin variant: inputs {in}, outputs {out}, sizes {n, padded length} (plugin_api.h).
 class plugin_reduce final : public operation {
  public:
-  plugin_reduce(reduce_problem& p, const plugin_kernel& k) : problem_(p), kernel_(k) {
-    out_ = cuda::device_buffer(4);
-    inputs_[0] = p.input().as_ptr();
-    outputs_[0] = out_.as_ptr();
-    sizes_[0] = p.config().size;
-    sizes_[1] = p.padded_len();
-    args_.family = "reduce";
-    args_.dtype = p.config().dtype.c_str();
-    args_.op = p.config().op.c_str();
-    args_.inputs = inputs_;
-    args_.num_inputs = 1;
-    args_.outputs = outputs_;
-    args_.num_outputs = 1;
-    args_.sizes = sizes_;
-    args_.num_sizes = 2;
-    args_.block_size = k.block;
-    if (k.desc->workspace_size) {
-      std::uint64_t bytes = 0;
-      call("workspace_size", k.desc->workspace_size(&args_, &bytes, error_, sizeof error_));
-      workspace_ = cuda::device_buffer(bytes);
-      args_.workspace = workspace_.as_ptr();
-      args_.workspace_bytes = bytes;
-    }
-    if (k.desc->prepare) call("prepare", k.desc->prepare(&args_, error_, sizeof error_));
-    cuda::synchronize_context();
-  }
-
-  void enqueue(CUstream stream) override {
-    args_.stream = stream;
-    call("run", kernel_.desc->run(&args_, error_, sizeof error_));
-  }
+  plugin_reduce(reduce_problem& p, const plugin_kernel& k)
+      : problem_(p),
+        out_(4),
+        launch_(k, {"reduce", p.config().dtype, p.config().op, {p.input().as_ptr()}, {out_.as_ptr()},
+                    {p.config().size, p.padded_len()}}) {}
+  void enqueue(CUstream stream) override { launch_.run(stream); }
   void poison_output(CUstream stream) override {
     KL_CU(cuMemsetD32Async(out_.get(), poison_bits, 1, stream));
   }
@@ -364,23 +335,9 @@ class plugin_reduce final : public operation {
   }
 
  private:
-  void call(const char* what, int status) {
-    if (status == KL_STATUS_OK) return;
-    error_[sizeof error_ - 1] = '\0';
-    const std::string message = error_[0] ? error_ : "(no message)";
-    if (status == KL_STATUS_UNSUPPORTED)
-      throw not_supported("the plugin does not offer this (" + std::string(what) + "): " + message);
-    throw plugin_call_error(std::string("plugin ") + what + " failed: " + message);
-  }
-
   reduce_problem& problem_;
-  plugin_kernel kernel_;
-  cuda::device_buffer out_, workspace_;
-  const void* inputs_[1] = {};
-  void* outputs_[1] = {};
-  std::uint64_t sizes_[2] = {};
-  kl_launch_args args_{};
-  char error_[1024] = {};
+  cuda::device_buffer out_;  // before launch_, which points into it
+  plugin_launch launch_;
 };
 
 std::unique_ptr<operation> reduce_problem::bind(const variant_descriptor& v,
