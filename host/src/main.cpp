@@ -276,6 +276,19 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   return req;
 }
 
+// The reproducibility block of --json: the command, the versions, the seed and the timing.
+kl::run_context context_of(const kl::cli_options& opt, const kl::run_request& req, int argc, char** argv) {
+  kl::run_context ctx;
+  ctx.command.assign(argv, argv + argc);
+  ctx.date = kl::utc_now_iso8601();
+  ctx.kernlab_version = KERNLAB_VERSION;
+  ctx.nvrtc_version = kl::nvrtc::version();
+  ctx.seed = req.seed;
+  ctx.timing = req.timing;
+  ctx.baseline = opt.baseline;
+  return ctx;
+}
+
 // --pipeline: qam256's end-to-end measurement with one kernel file at one block size, in place
 // of the sweep. The file is compiled as a sweep compiles it (cache included); the pipeline runs
 // where rows run (the worker process, or in process), once per --size.
@@ -357,14 +370,7 @@ int pipeline_mode(const kl::cli_options& opt, const kl::family_registry& familie
     reports.push_back(result);
   }
   if (!opt.json_path.empty()) {
-    kl::run_context ctx;
-    ctx.command.assign(argv, argv + argc);
-    ctx.date = kl::utc_now_iso8601();
-    ctx.kernlab_version = KERNLAB_VERSION;
-    ctx.nvrtc_version = kl::nvrtc::version();
-    ctx.seed = req.seed;
-    ctx.timing = req.timing;
-    ctx.baseline = opt.baseline;
+    const kl::run_context ctx = context_of(opt, req, argc, argv);
     nlohmann::json results = kl::results_to_json(compiled, ctx);
     results["pipeline"] = reports;
     write_file(opt.json_path, [&](std::ostream& os) { os << results.dump(1) << "\n"; });
@@ -452,14 +458,7 @@ int run(int argc, char** argv) {
   // sources' hashes, the compile options and the compile times.
   auto write_outputs = [&] {
     if (opt.json_path.empty() && opt.csv_path.empty()) return;
-    kl::run_context ctx;
-    ctx.command.assign(argv, argv + argc);
-    ctx.date = kl::utc_now_iso8601();
-    ctx.kernlab_version = KERNLAB_VERSION;
-    ctx.nvrtc_version = kl::nvrtc::version();
-    ctx.seed = req.seed;
-    ctx.timing = req.timing;
-    ctx.baseline = opt.baseline;
+    const kl::run_context ctx = context_of(opt, req, argc, argv);
     const nlohmann::json results = kl::results_to_json(sweep, ctx);
     if (!opt.json_path.empty())
       write_file(opt.json_path, [&](std::ostream& os) { os << results.dump(1) << "\n"; });

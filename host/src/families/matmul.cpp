@@ -2,6 +2,7 @@
 
 #include "cuda/resources.hpp"
 #include "families/plugin_launch.hpp"
+#include "families/splitmix64.hpp"
 #include "matmul_reference_source.hpp"  // generated from kernels_src/include/kernlab/
 #include "nvrtc/compiler.hpp"
 #include "registry/expression.hpp"
@@ -16,17 +17,6 @@
 namespace kl {
 namespace matmul {
 namespace {
-
-// SplitMix64, as in reduce: the same sequence on every platform and standard library.
-struct splitmix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-};
 
 constexpr std::uint64_t max_elements = (std::uint64_t{1} << 31) - 1;
 

@@ -2,6 +2,7 @@
 
 #include "cuda/resources.hpp"
 #include "families/plugin_launch.hpp"
+#include "families/splitmix64.hpp"
 #include "families/qam256_pipeline.hpp"
 #include "registry/expression.hpp"
 
@@ -17,17 +18,6 @@
 namespace kl {
 namespace qam256 {
 namespace {
-
-// SplitMix64, as reduce uses: the same sequence on every platform and standard library.
-struct splitmix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-};
 
 // Symbols are made in blocks of this many, each from its own generator (seeded from the seed and
 // the block's index), so that threads can share the work and the inputs stay the same whatever

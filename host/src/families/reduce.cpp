@@ -2,6 +2,7 @@
 
 #include "cuda/resources.hpp"
 #include "families/plugin_launch.hpp"
+#include "families/splitmix64.hpp"
 #include "registry/expression.hpp"
 
 #include <algorithm>
@@ -14,17 +15,6 @@
 namespace kl {
 namespace reduce {
 namespace {
-
-// SplitMix64: tiny, fast, and the same sequence on every platform and standard library.
-struct splitmix64 {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-};
 
 std::uint32_t float_bits(float f) {
   std::uint32_t b;
