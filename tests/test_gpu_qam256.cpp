@@ -225,15 +225,13 @@ TEST(GpuQam256NonFinite, NoFaultAndFiniteValuesExact) {
 pipeline_job job_for(const compiled_kernels& k, const std::string& name, unsigned block, std::uint64_t n) {
   for (const auto& c : k.sweep.compiles) {
     if (c.entry->descriptor.name != name) continue;
+    problem_config config;
+    config.dtype = "float32";
+    config.op = "demap";
+    config.size = n;
+    config.seed = 5;
     pipeline_job job;
-    job.variant = c.entry->descriptor;
-    job.block = block;
-    job.config.dtype = "float32";
-    job.config.op = "demap";
-    job.config.size = n;
-    job.config.seed = 5;
-    job.cubin = c.result.cubin;
-    job.lowered_name = c.result.lowered_names.at(k.f.fams.find("qam256")->name_expression(job.variant, block, job.config));
+    job.kernel = source_job(*k.f.fams.find("qam256"), c.entry->descriptor, block, config, c);
     return job;
   }
   throw std::runtime_error("no compiled " + name);

@@ -331,15 +331,7 @@ int pipeline_mode(const kl::cli_options& opt, const kl::family_registry& familie
               << (chosen[0]->error.empty() ? record.error : chosen[0]->error) << "\n";
     return 1;
   }
-  std::unique_ptr<kl::row_executor> executor;
-  if (req.in_process) {
-    executor = kl::make_in_process_executor(families);
-  } else {
-    kl::worker_options w;
-    w.command = req.worker_command;
-    w.kernel_timeout_s = req.kernel_timeout_s;
-    executor = kl::make_isolated_executor(w);
-  }
+  const std::unique_ptr<kl::row_executor> executor = kl::make_executor(families, req);
   const kl::cuda::device_info& device = executor->device();
   std::cout << "kernlab " << KERNLAB_VERSION << ": pipeline of " << v.qualified_name() << " block " << block
             << ", seed " << req.seed << ", on " << device.name << " ("
@@ -355,11 +347,7 @@ int pipeline_mode(const kl::cli_options& opt, const kl::family_registry& familie
   int code = 0;
   for (const kl::problem_config& config : kl::configs_for(*fam, compile)) {
     kl::pipeline_job job;
-    job.variant = v;
-    job.config = config;
-    job.block = block;
-    job.cubin = record.result.cubin;
-    job.lowered_name = record.result.lowered_names.at(fam->name_expression(v, block, config));
+    job.kernel = kl::source_job(*fam, v, block, config, record);
     job.options = popt;
     const nlohmann::json result = executor->run_family_job("qam256", "pipeline", kl::to_json(job));
     const kl::pipeline_report report = kl::pipeline_report_from_json(result);

@@ -59,16 +59,16 @@ struct run_times {
 class pipeline_rig {
  public:
   pipeline_rig(const pipeline_job& job, const cuda::device_info& device)
-      : job_(job), n_(job.config.size), module_(job.cubin) {
-    function_ = module_.function(job.lowered_name);
-    tile_ = qam256::tile_of(job.variant, job.block);
-    shared_ = qam256_family().dynamic_shared_bytes(job.variant, job.block, job.config);
+      : job_(job), n_(job.kernel.config.size), module_(job.kernel.cubin) {
+    function_ = module_.function(job.kernel.lowered_name);
+    tile_ = qam256::tile_of(job.kernel.variant, job.kernel.block);
+    shared_ = qam256_family().dynamic_shared_bytes(job.kernel.variant, job.kernel.block, job.kernel.config);
     int per_sm = 0;
-    KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function_, static_cast<int>(job.block), shared_));
-    if (per_sm == 0) throw std::runtime_error(job.variant.qualified_name() + " does not fit on an SM at block " +
-                                              std::to_string(job.block));
+    KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function_, static_cast<int>(job.kernel.block), shared_));
+    if (per_sm == 0) throw std::runtime_error(job.kernel.variant.qualified_name() + " does not fit on an SM at block " +
+                                              std::to_string(job.kernel.block));
     resident_ = per_sm * device.sm_count;
-    iq_ = qam256::make_input(job.config);
+    iq_ = qam256::make_input(job.kernel.config);
     ref_ = qam256::compute_reference(iq_);
     host_in_ = std::make_unique<pinned_buffer>(8 * n_);
     host_out_ = std::make_unique<pinned_buffer>(8 * n_);
@@ -96,8 +96,8 @@ class pipeline_rig {
     CUdeviceptr out = dev_out_.get() + 8 * c.first;
     unsigned long long count = c.count;
     void* args[] = {&in, &out, &count};
-    const auto grid = qam256::grid_for(c.count, tile_, job_.variant.grid, static_cast<std::uint64_t>(resident_));
-    KL_CU(cuLaunchKernel(function_, static_cast<unsigned>(grid), 1, 1, job_.block, 1, 1, shared_, s,
+    const auto grid = qam256::grid_for(c.count, tile_, job_.kernel.variant.grid, static_cast<std::uint64_t>(resident_));
+    KL_CU(cuLaunchKernel(function_, static_cast<unsigned>(grid), 1, 1, job_.kernel.block, 1, 1, shared_, s,
                          args, nullptr));
   }
 
@@ -220,15 +220,15 @@ std::vector<std::pair<int, unsigned>> issue_sequence(const std::string& order, u
 }
 
 pipeline_report run_pipeline(const pipeline_job& job, const cuda::device_info& device) {
-  if (job.variant.family != "qam256" || job.variant.origin != origin_kind::source)
-    throw std::invalid_argument("the pipeline runs a qam256 kernel file, not " + job.variant.qualified_name());
+  if (job.kernel.variant.family != "qam256" || job.kernel.variant.origin != origin_kind::source)
+    throw std::invalid_argument("the pipeline runs a qam256 kernel file, not " + job.kernel.variant.qualified_name());
   if (job.options.runs < 1) throw std::invalid_argument("the pipeline needs at least one run");
   pipeline_rig rig(job, device);
   pipeline_report rep;
-  rep.variant = job.variant.qualified_name();
-  rep.block = job.block;
-  rep.config = job.config;
-  rep.bytes_each_way = 8.0 * static_cast<double>(job.config.size);
+  rep.variant = job.kernel.variant.qualified_name();
+  rep.block = job.kernel.block;
+  rep.config = job.kernel.config;
+  rep.bytes_each_way = 8.0 * static_cast<double>(job.kernel.config.size);
   rep.resident_blocks = rig.resident();
 
   const int runs = job.options.runs;
@@ -302,27 +302,13 @@ pipeline_options pipeline_options_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json to_json(const pipeline_job& job) {
-  // The record's serialisation carries the descriptor and the configuration, as for rows.
-  result_record shell;
-  shell.variant = job.variant;
-  shell.config = job.config;
-  shell.block = job.block;
-  nlohmann::json j = {{"row", to_json(shell)}, {"lowered_name", job.lowered_name},
-                      {"options", to_json(job.options)}};
-  j["cubin"] = nlohmann::json::binary(std::vector<std::uint8_t>(job.cubin.begin(), job.cubin.end()));
-  return j;
+  return {{"kernel", to_json(job.kernel)}, {"options", to_json(job.options)}};
 }
 
 pipeline_job pipeline_job_from_json(const nlohmann::json& j) {
-  const result_record shell = record_from_json(j.at("row"));
   pipeline_job job;
-  job.variant = shell.variant;
-  job.config = shell.config;
-  job.block = shell.block;
-  job.lowered_name = j.at("lowered_name").get<std::string>();
+  job.kernel = job_from_json(j.at("kernel"));
   job.options = pipeline_options_from_json(j.at("options"));
-  const auto& image = j.at("cubin").get_binary();
-  job.cubin.assign(image.begin(), image.end());
   return job;
 }
 

@@ -8,6 +8,7 @@
 #include "cuda/device.hpp"
 #include "families/family.hpp"
 #include "registry/variant.hpp"
+#include "runner/row.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -29,10 +30,7 @@ struct pipeline_options {
 
 /// Everything the pipeline needs, as it travels to the worker.
 struct pipeline_job {
-  variant_descriptor variant;  ///< a qam256 source variant
-  problem_config config;
-  unsigned block = 0;
-  std::string cubin, lowered_name;
+  row_job kernel;  ///< a qam256 source variant's instantiation, as a row would run it
   pipeline_options options;
 };
 

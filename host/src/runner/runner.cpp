@@ -57,6 +57,36 @@ const char* to_string(cache_use c) {
   return "?";
 }
 
+row_job source_job(const family& f, const variant_descriptor& v, unsigned block, const problem_config& c,
+                   const compile_record& compiled) {
+  row_job job;
+  job.variant = v;
+  job.config = c;
+  job.block = block;
+  const std::string expr = f.name_expression(v, block, c);
+  job.cubin = compiled.result.cubin;
+  job.lowered_name = compiled.result.lowered_names.at(expr);
+  if (auto it = compiled.result.resources.find(expr); it != compiled.result.resources.end())
+    job.resources = it->second;
+  job.compile_ms = compiled.milliseconds;
+  return job;
+}
+
+std::unique_ptr<row_executor> make_executor(const family_registry& families, const run_request& request,
+                                            const std::vector<std::string>& prefix,
+                                            const std::string& log) {
+  if (request.in_process) return make_in_process_executor(families);
+  if (request.worker_command.empty())
+    throw std::logic_error("run_request: no worker command (set worker_command or in_process)");
+  worker_options o;
+  o.command = request.worker_command;
+  o.command.insert(o.command.begin(), prefix.begin(), prefix.end());
+  o.kernel_timeout_s = request.kernel_timeout_s;
+  o.log_path = log;
+  if (!prefix.empty()) o.shutdown_grace_s = 120;  // a sanitizer's report takes its time
+  return make_isolated_executor(o);
+}
+
 std::vector<problem_config> configs_for(const family& f, const run_request& r) {
   std::vector<problem_config> out;
   const auto dtypes = f.dtypes();
@@ -133,21 +163,7 @@ sweep_result runner::run(const group_callback& on_group) {
 
   // 2. Run. Rows go to an executor: a worker process (a crash or a hang costs one row and a
   // restart) or, with in_process, kernlab itself.
-  if (!request_.in_process && request_.worker_command.empty())
-    throw std::logic_error("run_request: no worker command (set worker_command or in_process)");
-  worker_options wopt;
-  wopt.command = request_.worker_command;
-  wopt.kernel_timeout_s = request_.kernel_timeout_s;
-  auto make_executor = [&](const std::vector<std::string>& prefix, const std::string& log)
-      -> std::unique_ptr<row_executor> {
-    if (request_.in_process) return make_in_process_executor(families_);
-    worker_options o = wopt;
-    o.command.insert(o.command.begin(), prefix.begin(), prefix.end());
-    o.log_path = log;
-    if (!prefix.empty()) o.shutdown_grace_s = 120;  // a sanitizer's report takes its time
-    return make_isolated_executor(o);
-  };
-  std::unique_ptr<row_executor> executor = make_executor({}, "");
+  std::unique_ptr<row_executor> executor = make_executor(families_, request_);
   out.clock_monitor_status = executor->clock_status();
   out.launch_floor = executor->launch_floor(request_.timing);
 
@@ -182,7 +198,8 @@ sweep_result runner::run(const group_callback& on_group) {
           const std::string path = request_.journal_path.empty()
                                        ? "/tmp/kernlab-" + tool + "-" + v.name + ".log"
                                        : request_.journal_path + "." + tool + "." + v.name + ".log";
-          sanitizers.emplace_back(tool, make_executor({request_.sanitizer, "--tool", tool,
+          sanitizers.emplace_back(tool, make_executor(families_, request_,
+                                                      {request_.sanitizer, "--tool", tool,
                                                        "--print-limit", "20"},
                                                       path));
           sanitizer_logs.emplace_back(tool, path);
@@ -226,19 +243,14 @@ sweep_result runner::run(const group_callback& on_group) {
             settle(outcome::skipped, "finished (" + done->second + ") in the run being resumed");
           } else {
             row_job job;
-            job.variant = v;
-            job.config = config;
-            job.block = block;
-            job.timing = request_.timing;
             if (v.origin == origin_kind::source) {
-              const compile_record& cr = compiles.get(e);
-              const std::string expr = fam->name_expression(v, block, config);
-              job.cubin = cr.result.cubin;
-              job.lowered_name = cr.result.lowered_names.at(expr);
-              if (auto it = cr.result.resources.find(expr); it != cr.result.resources.end())
-                job.resources = it->second;
-              job.compile_ms = cr.milliseconds;
+              job = source_job(*fam, v, block, config, compiles.get(e));
+            } else {
+              job.variant = v;
+              job.config = config;
+              job.block = block;
             }
+            job.timing = request_.timing;
             if (log) log->started(key);
             if (sanitizers.empty()) {
               r = executor->run(job);

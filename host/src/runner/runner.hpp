@@ -7,6 +7,8 @@
 #include "nvrtc/compile_cache.hpp"
 #include "registry/registry.hpp"
 #include "runner/result.hpp"
+#include "runner/row.hpp"
+#include "worker/executor.hpp"
 
 #include <functional>
 #include <map>
@@ -143,6 +145,17 @@ class runner {
 
 /// The configurations (dtype x op x size) of a family that a request asks for.
 std::vector<problem_config> configs_for(const family& f, const run_request& r);
+
+/// The worker's job for one row of a source variant: its instantiation for `block` and `c` in
+/// the file's compiled image, with the compiler's resource report.
+row_job source_job(const family& f, const variant_descriptor& v, unsigned block, const problem_config& c,
+                   const compile_record& compiled);
+
+/// Where `request` runs kernels: a worker process (the command prefixed by `prefix`, such as a
+/// sanitizer, its output in `log`), or kernlab itself when request.in_process is set.
+std::unique_ptr<row_executor> make_executor(const family_registry& families, const run_request& request,
+                                            const std::vector<std::string>& prefix = {},
+                                            const std::string& log = "");
 
 /// compute-sanitizer's verdict from one worker's log: "memcheck: clean", or the summary line
 /// with the first finding and the log's path.
