@@ -286,20 +286,16 @@ std::unique_ptr<operation> matmul_problem::bind(const variant_descriptor&, const
 
 void matmul_family::check(const parsed_header& h) const {
   const auto& d = h.descriptor;
-  const auto line = [&](const char* key) {
-    auto it = h.key_lines.find(key);
-    return it == h.key_lines.end() ? h.header_line : it->second;
-  };
   if (d.block_dims.size() < 2 || d.grid_dims.size() < 2)
     throw metadata_error(d.origin_path, h.header_line,
                          "a matmul variant needs 'block_dims: <x>, <y>' and 'grid_dims: <x>, <y>' "
                          "(expressions over BLOCK, M, N, K and the params; docs/kernel_contract.md)");
   if (!d.tile.empty())
-    throw metadata_error(d.origin_path, line("tile"), "matmul has no 'tile' (grid_dims say the grid)");
+    throw metadata_error(d.origin_path, h.line_of("tile"), "matmul has no 'tile' (grid_dims say the grid)");
   for (const auto& t : d.dtypes)
     if (t != "float32")
-      throw metadata_error(d.origin_path, line("dtypes"), "matmul has no dtype '" + t + "' (it has float32)");
-  if (!d.ops.empty()) throw metadata_error(d.origin_path, line("ops"), "matmul has no ops");
+      throw metadata_error(d.origin_path, h.line_of("dtypes"), "matmul has no dtype '" + t + "' (it has float32)");
+  if (!d.ops.empty()) throw metadata_error(d.origin_path, h.line_of("ops"), "matmul has no ops");
 }
 
 std::string matmul_family::name_expression(const variant_descriptor& v, unsigned block,

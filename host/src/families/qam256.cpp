@@ -314,10 +314,6 @@ std::unique_ptr<operation> qam256_problem::bind(const variant_descriptor& v, con
 
 void qam256_family::check(const parsed_header& h) const {
   const auto& d = h.descriptor;
-  const auto line = [&](const char* key) {
-    auto it = h.key_lines.find(key);
-    return it == h.key_lines.end() ? h.header_line : it->second;
-  };
   if (d.tile.empty())
     throw metadata_error(d.origin_path, h.header_line,
                          "a qam256 variant needs 'tile: <expression>' (symbols one block handles "
@@ -325,19 +321,19 @@ void qam256_family::check(const parsed_header& h) const {
   // Nothing is padded: the kernel gets exactly n symbols and must check n itself. Saying so in
   // the header keeps the reader from assuming reduce's default.
   if (!h.key_lines.count("bounds") || d.bounds != bounds_kind::checked)
-    throw metadata_error(d.origin_path, line("bounds"),
+    throw metadata_error(d.origin_path, h.line_of("bounds"),
                          "a qam256 variant needs 'bounds: checked' (the kernel gets exactly n "
                          "symbols, no padding, and checks n itself)");
   if (d.output != output_kind::per_block)
-    throw metadata_error(d.origin_path, line("output"), "qam256 has no 'output: single' (one launch always)");
+    throw metadata_error(d.origin_path, h.line_of("output"), "qam256 has no 'output: single' (one launch always)");
   if (!d.workspace.empty())
-    throw metadata_error(d.origin_path, line("workspace"), "qam256 kernels take no workspace");
+    throw metadata_error(d.origin_path, h.line_of("workspace"), "qam256 kernels take no workspace");
   for (const auto& t : d.dtypes)
     if (t != "float32")
-      throw metadata_error(d.origin_path, line("dtypes"), "qam256 has no dtype '" + t + "' (it has float32)");
+      throw metadata_error(d.origin_path, h.line_of("dtypes"), "qam256 has no dtype '" + t + "' (it has float32)");
   for (const auto& o : d.ops)
     if (o != "demap")
-      throw metadata_error(d.origin_path, line("ops"), "qam256 has no op '" + o + "' (it has demap)");
+      throw metadata_error(d.origin_path, h.line_of("ops"), "qam256 has no op '" + o + "' (it has demap)");
 }
 
 std::string qam256_family::name_expression(const variant_descriptor& v, unsigned block,

@@ -343,20 +343,16 @@ std::unique_ptr<operation> reduce_problem::bind(const variant_descriptor&,
 
 void reduce_family::check(const parsed_header& h) const {
   const auto& d = h.descriptor;
-  const auto line = [&](const char* key) {
-    auto it = h.key_lines.find(key);
-    return it == h.key_lines.end() ? h.header_line : it->second;
-  };
   if (d.tile.empty())
     throw metadata_error(d.origin_path, h.header_line,
                          "a reduce variant needs 'tile: <expression>' (elements one block consumes)");
   for (const auto& t : d.dtypes)
     if (t != "int32" && t != "float32")
-      throw metadata_error(d.origin_path, line("dtypes"),
+      throw metadata_error(d.origin_path, h.line_of("dtypes"),
                            "reduce has no dtype '" + t + "' (it has int32, float32)");
   for (const auto& o : d.ops)
     if (o != "sum" && o != "min" && o != "max")
-      throw metadata_error(d.origin_path, line("ops"),
+      throw metadata_error(d.origin_path, h.line_of("ops"),
                            "reduce has no op '" + o + "' (it has sum, min, max)");
 }
 

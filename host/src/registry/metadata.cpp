@@ -259,16 +259,13 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
   };
   // The variables of one instantiation: BLOCK, TSIZE, a sample shape's M, N, K for the launch
   // geometry, then the params in order (each may use those before it).
-  const auto line_of = [&](const char* key) {
-    return out.key_lines.count(key) ? out.key_lines.at(key) : out.header_line;
-  };
   const auto variables = [&](unsigned b, std::int64_t dim) {
     std::map<std::string, std::int64_t> vars = {{"BLOCK", b}, {"TSIZE", 4}};
     for (const auto& [name, text] : d.params) {
       try {
         vars[name] = evaluate(text, vars);  // compile-time constants: no M, N, K
       } catch (const expression_error& e) {
-        throw metadata_error(path, line_of("params"), "params: " + name + ": " + e.what());
+        throw metadata_error(path, out.line_of("params"), "params: " + name + ": " + e.what());
       }
     }
     for (const char* dim_name : {"M", "N", "K"}) vars[dim_name] = dim;
@@ -285,15 +282,15 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
           try {
             v = evaluate(text, vars);
           } catch (const expression_error& e) {
-            throw metadata_error(path, line_of(key), std::string(key) + ": " + e.what());
+            throw metadata_error(path, out.line_of(key), std::string(key) + ": " + e.what());
           }
           if (v < 1)
-            throw metadata_error(path, line_of(key), std::string(key) + " '" + text + "' is " +
+            throw metadata_error(path, out.line_of(key), std::string(key) + " '" + text + "' is " +
                                                          std::to_string(v) + " for BLOCK=" + std::to_string(b));
           if (std::string(key) == "block_dims") threads *= std::min<std::int64_t>(v, 1 << 20);
         }
       if (!d.block_dims.empty() && threads != b)
-        throw metadata_error(path, line_of("block_dims"),
+        throw metadata_error(path, out.line_of("block_dims"),
                              "block_dims give " + std::to_string(threads) + " threads for BLOCK=" +
                                  std::to_string(b) + " (their product must be the block size)");
     }
@@ -301,7 +298,7 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
        {expr_key{"tile", &d.tile, 1}, expr_key{"shared_bytes", &d.shared_bytes, 0},
         expr_key{"workspace", &d.workspace, 0}}) {
     if (text->empty()) continue;
-    const int at = out.key_lines.count(key) ? out.key_lines.at(key) : out.header_line;
+    const int at = out.line_of(key);
     for (unsigned b : d.blocks)
       for (std::int64_t grid : {1, 65536}) {
         std::int64_t v = 0;

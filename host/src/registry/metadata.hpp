@@ -27,6 +27,12 @@ struct parsed_header {
   variant_descriptor descriptor;
   std::map<std::string, int> key_lines;  ///< where each key was given, for later errors
   int header_line = 0;                   ///< the line of "/* kernlab"
+
+  /// The line `key` was given on, or the header's line when it was not given.
+  int line_of(const std::string& key) const {
+    auto it = key_lines.find(key);
+    return it == key_lines.end() ? header_line : it->second;
+  }
 };
 
 /// Parses the header of `source`, read from `path`; the variant's name is the file's stem.
