@@ -11,6 +11,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -136,23 +138,35 @@ check_result compare(const problem_config& c, const reference& ref, const std::v
   return r;
 }
 
-// The GPU reference (kernels_src/include/kernlab/matmul_reference.cuh), compiled with NVRTC for
-// this device, run once per problem, its result downloaded: the device memory it used is freed
-// before any variant runs.
-reference gpu_reference(const dims& d, const cuda::device_buffer& a, const cuda::device_buffer& b,
-                        const cuda::device_info& device) {
-  constexpr unsigned tile = 16;
+constexpr unsigned reference_tile = 16;
+const std::string reference_expr = "kl::matmul_reference<" + std::to_string(reference_tile) + ">";
+
+// The GPU reference (kernels_src/include/kernlab/matmul_reference.cuh), compiled with NVRTC once
+// per process and architecture (a worker makes one problem per shape).
+const nvrtc::compile_result& reference_image(const std::string& arch) {
+  static std::mutex mutex;
+  static std::map<std::string, nvrtc::compile_result> images;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = images.find(arch); it != images.end()) return it->second;
   nvrtc::compile_request req;
   req.source = reference_source;
   req.path = "kernlab/matmul_reference.cuh";
-  req.arch = device.arch();
-  const std::string expr = "kl::matmul_reference<" + std::to_string(tile) + ">";
-  req.name_expressions = {expr};
-  const nvrtc::compile_result compiled = nvrtc::compile(req);
+  req.arch = arch;
+  req.name_expressions = {reference_expr};
+  nvrtc::compile_result compiled = nvrtc::compile(req);
   if (!compiled.ok)
     throw std::runtime_error("the matmul GPU reference does not compile:\n" + compiled.error_summary());
+  return images.emplace(arch, std::move(compiled)).first->second;
+}
+
+// Runs the GPU reference once per problem and downloads its result: the device memory it used
+// is freed before any variant runs.
+reference gpu_reference(const dims& d, const cuda::device_buffer& a, const cuda::device_buffer& b,
+                        const cuda::device_info& device) {
+  constexpr unsigned tile = reference_tile;
+  const nvrtc::compile_result& compiled = reference_image(device.arch());
   cuda::module mod(compiled.cubin);
-  CUfunction f = mod.function(compiled.lowered_names.at(expr));
+  CUfunction f = mod.function(compiled.lowered_names.at(reference_expr));
   cuda::device_buffer c(d.m * d.n * 8), c_abs(d.m * d.n * 8);
   CUdeviceptr pa = a.get(), pb = b.get(), pc = c.get(), pabs = c_abs.get();
   int m = static_cast<int>(d.m), n = static_cast<int>(d.n), k = static_cast<int>(d.k);
