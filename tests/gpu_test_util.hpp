@@ -1,13 +1,19 @@
-// What every GPU-labelled test shares: the skip when there is no GPU, and one-sample timing
-// (the GPU tests check outcomes, never speed).
+// What every GPU-labelled test shares: the skip when there is no GPU, one-sample timing (the
+// GPU tests check outcomes, never speed), and a sweep of the shipped variants in a worker.
 #pragma once
 
 #include "cuda/driver.hpp"
+#include "families/family.hpp"
 #include "measure/timing.hpp"
+#include "registry/registry.hpp"
+#include "runner/runner.hpp"
+#include "test_util.hpp"
 
 #include <gtest/gtest.h>
 
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace kl::test {
 
@@ -32,6 +38,47 @@ inline timing_options quick_timing() {
   t.flush = flush_mode::none;
   return t;
 }
+
+/// "reduce.reduce5 block 256 int32 sum n=1000: wrong_result expected 5, got 4": a row, for a
+/// failed expectation's message.
+inline std::string describe(const result_record& r) {
+  std::ostringstream os;
+  os << r.variant.qualified_name() << " block " << r.block << " " << r.config.describe() << ": "
+     << to_string(r.status) << " " << r.message;
+  return os.str();
+}
+
+/// The names of `family`'s shipped kernel files, for parameterised tests.
+inline std::vector<std::string> shipped_source_variants(const std::string& family) {
+  family_registry fams;
+  register_builtin_families(fams);
+  registry reg(fams);
+  reg.add_source_dir(kernels_dir());
+  std::vector<std::string> out;
+  for (const auto& e : reg.entries())
+    if (e.descriptor.family == family) out.push_back(e.descriptor.name);
+  return out;
+}
+
+/// The builtin families and a registry for a test to fill (source folders, plugin folders).
+struct gpu_sweep {
+  family_registry fams;
+  registry reg{fams};
+  gpu_sweep() { register_builtin_families(fams); }
+
+  /// A sweep of `family`'s `variants` at every block size, one sample a row, in a worker (the
+  /// product's path). The caller adds the dtypes, ops, sizes or shapes.
+  run_request request_for(const std::string& family, const std::vector<std::string>& variants,
+                          const std::string& kernels = kernels_dir()) {
+    run_request r;
+    r.variants = reg.select(variants, family);
+    r.blocks = {128, 256, 512, 1024};
+    r.include_dirs = {kernels + "/include", kernels_dir() + "/include", cuda_include()};
+    r.timing = quick_timing();
+    r.worker_command = {KERNLAB_BINARY, "--worker"};
+    return r;
+  }
+};
 
 }  // namespace kl::test
 

@@ -22,32 +22,19 @@ namespace {
 const std::vector<std::vector<std::uint64_t>> shapes = {
     {1, 1, 1}, {3, 3, 3}, {17, 17, 17}, {1000, 1000, 1000}, {4095, 4097, 1023}, {64, 1, 64}};
 
-struct sweep_fixture {
-  family_registry fams;
-  registry reg{fams};
-  sweep_fixture() { register_builtin_families(fams); }
+struct sweep_fixture : test::gpu_sweep {
   run_request request(const std::vector<std::string>& variants,
                       const std::vector<std::vector<std::uint64_t>>& s,
                       const std::string& kernels = test::kernels_dir()) {
-    run_request r;
-    r.variants = reg.select(variants, "matmul");
-    r.blocks = {128, 256, 512, 1024};
+    run_request r = request_for("matmul", variants, kernels);
     r.dtypes = {"float32"};
     r.ops = {"sum"};  // not matmul's: ignored
     r.shapes = s;
-    r.include_dirs = {kernels + "/include", test::kernels_dir() + "/include", test::cuda_include()};
-    r.timing = test::quick_timing();
-    r.worker_command = {KERNLAB_BINARY, "--worker"};
     return r;
   }
 };
 
-std::string describe(const result_record& r) {
-  std::ostringstream os;
-  os << r.variant.qualified_name() << " block " << r.block << " " << r.config.describe() << ": "
-     << to_string(r.status) << " " << r.message;
-  return os.str();
-}
+using test::describe;
 
 class GpuMatmul : public ::testing::TestWithParam<std::string> {};
 
@@ -73,17 +60,7 @@ TEST_P(GpuMatmul, ValidatesAtEveryBlockAndAwkwardShape) {
   EXPECT_GE(passed, 2 * static_cast<int>(shapes.size()));
 }
 
-std::vector<std::string> shipped_variants() {
-  family_registry fams;
-  register_builtin_families(fams);
-  registry reg(fams);
-  reg.add_source_dir(test::kernels_dir());
-  std::vector<std::string> out;
-  for (const auto* e : reg.select({"all"}, "matmul")) out.push_back(e->descriptor.name);
-  return out;
-}
-
-INSTANTIATE_TEST_SUITE_P(Shipped, GpuMatmul, ::testing::ValuesIn(shipped_variants()),
+INSTANTIATE_TEST_SUITE_P(Shipped, GpuMatmul, ::testing::ValuesIn(test::shipped_source_variants("matmul")),
                          [](const auto& info) { return info.param; });
 
 TEST(GpuMatmulPlugin, CublasValidatesOnEveryShape) {

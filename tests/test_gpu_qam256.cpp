@@ -28,43 +28,19 @@ namespace {
 // power of two: the vector variants' lone last symbol).
 const std::vector<std::uint64_t> sizes = {1, 7, 1000, (1u << 20) + 1};
 
-struct fixture {
-  family_registry fams;
-  registry reg{fams};
-  fixture() { register_builtin_families(fams); }
+struct fixture : test::gpu_sweep {
   run_request request(const std::vector<std::string>& variants, const std::vector<std::uint64_t>& n,
                       const std::string& kernels = test::kernels_dir()) {
-    run_request r;
-    r.variants = reg.select(variants, "qam256");
-    r.blocks = {128, 256, 512, 1024};
+    run_request r = request_for("qam256", variants, kernels);
     r.dtypes = {"float32"};
     r.ops = {"demap"};
     r.sizes = n;
     r.seed = 99;
-    r.include_dirs = {kernels + "/include", test::kernels_dir() + "/include", test::cuda_include()};
-    r.timing = test::quick_timing();
-    r.worker_command = {KERNLAB_BINARY, "--worker"};
     return r;
   }
 };
 
-std::string describe(const result_record& r) {
-  std::ostringstream os;
-  os << r.variant.qualified_name() << " block " << r.block << " " << r.config.describe() << ": "
-     << to_string(r.status) << " " << r.message;
-  return os.str();
-}
-
-std::vector<std::string> shipped() {
-  family_registry fams;
-  register_builtin_families(fams);
-  registry reg(fams);
-  reg.add_source_dir(test::kernels_dir());
-  std::vector<std::string> out;
-  for (const auto& e : reg.entries())
-    if (e.descriptor.family == "qam256") out.push_back(e.descriptor.name);
-  return out;
-}
+using test::describe;
 
 class GpuQam256 : public ::testing::TestWithParam<std::string> {};
 
@@ -83,7 +59,7 @@ TEST_P(GpuQam256, ExactAtEveryBlockAndAwkwardSize) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shipped, GpuQam256, ::testing::ValuesIn(shipped()),
+INSTANTIATE_TEST_SUITE_P(Shipped, GpuQam256, ::testing::ValuesIn(test::shipped_source_variants("qam256")),
                          [](const auto& info) { return info.param; });
 
 // A lower SNR puts many symbols near and past the decision boundaries, where the soft bits are

@@ -20,32 +20,19 @@ namespace {
 const std::vector<std::uint64_t> sizes = {1, 2, 1000, (1u << 20) + 3, 1u << 24, 1000003};
 
 // Validation needs one timed sample at most; the runner always times what validates.
-struct sweep_fixture {
-  family_registry fams;
-  registry reg{fams};
-  sweep_fixture() { register_builtin_families(fams); }
+struct sweep_fixture : test::gpu_sweep {
   run_request request(const std::vector<std::string>& variants, const std::vector<std::string>& dtypes,
                       const std::vector<std::string>& ops, const std::vector<std::uint64_t>& n,
                       const std::string& kernels = test::kernels_dir()) {
-    run_request r;
-    r.variants = reg.select(variants, "reduce");  // the other families have tests of their own
-    r.blocks = {128, 256, 512, 1024};
+    run_request r = request_for("reduce", variants, kernels);  // the other families have tests of their own
     r.dtypes = dtypes;
     r.ops = ops;
     r.sizes = n;
-    r.include_dirs = {kernels + "/include", test::kernels_dir() + "/include", test::cuda_include()};
-    r.timing = test::quick_timing();
-    r.worker_command = {KERNLAB_BINARY, "--worker"};  // the product's path: kernels in a worker
     return r;
   }
 };
 
-std::string describe(const result_record& r) {
-  std::ostringstream os;
-  os << r.variant.qualified_name() << " block " << r.block << " " << r.config.describe() << ": "
-     << to_string(r.status) << " " << r.message;
-  return os.str();
-}
+using test::describe;
 
 // One test per shipped source variant and dtype: all blocks x all awkward sizes must pass.
 class GpuReduce : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
@@ -69,14 +56,9 @@ TEST_P(GpuReduce, ValidatesAtEveryBlockAndAwkwardSize) {
 }
 
 std::vector<std::tuple<std::string, std::string>> shipped_variants() {
-  family_registry fams;
-  register_builtin_families(fams);
-  registry reg(fams);
-  reg.add_source_dir(test::kernels_dir());
   std::vector<std::tuple<std::string, std::string>> out;
-  for (const auto& e : reg.entries())
-    if (e.descriptor.family == "reduce")
-      for (const char* d : {"int32", "float32"}) out.emplace_back(e.descriptor.name, d);
+  for (const auto& name : test::shipped_source_variants("reduce"))
+    for (const char* d : {"int32", "float32"}) out.emplace_back(name, d);
   return out;
 }
 
