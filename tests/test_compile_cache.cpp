@@ -323,12 +323,7 @@ class CachedRuns : public ::testing::Test {
     return {{"reduce0", u}, {"reduce2", u}, {"reduce5", u}};
   }
   void edit(const std::string& relative, const std::string& from, const std::string& to) {
-    const std::string path = kernels() + "/" + relative;
-    std::string text = test::read_file(path);
-    const auto at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-    std::ofstream(path, std::ios::binary) << text;
+    ASSERT_TRUE(test::replace_in_file(kernels() + "/" + relative, from, to)) << from;
   }
 
   family_registry fams;

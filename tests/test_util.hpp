@@ -51,6 +51,16 @@ inline std::string read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+/// Replaces the first `from` in the file at `path` with `to`; false when `from` is not there.
+inline bool replace_in_file(const std::string& path, const std::string& from, const std::string& to) {
+  std::string text = read_file(path);
+  const auto at = text.find(from);
+  if (at == std::string::npos) return false;
+  text.replace(at, from.size(), to);
+  std::ofstream(path, std::ios::binary) << text;
+  return true;
+}
+
 struct command_result {
   int code = -1;       ///< the exit code; -1 when it did not exit normally
   std::string output;  ///< stdout and stderr together

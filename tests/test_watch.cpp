@@ -149,12 +149,7 @@ class Session : public ::testing::Test {
     return n;
   }
   void edit(const std::string& relative, const std::string& from, const std::string& to) {
-    const std::string path = dir.str() + "/" + relative;
-    std::string text = test::read_file(path);
-    const auto at = text.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-    std::ofstream(path, std::ios::binary) << text;
+    ASSERT_TRUE(test::replace_in_file(dir.str() + "/" + relative, from, to)) << from;
   }
 
   family_registry fams;
