@@ -1,5 +1,6 @@
 // kernlab: the command-line entry point. Everything here is wiring; the work is in the modules.
 #include "cli/options.hpp"
+#include "core/errors.hpp"
 #include "cuda/driver.hpp"
 #include "families/family.hpp"
 #include "families/qam256_pipeline.hpp"
@@ -520,11 +521,14 @@ int main(int argc, char** argv) {
     return run(argc, argv);
   } catch (const kl::usage_error& e) {
     std::cerr << "kernlab: " << e.what() << "\n(kernlab --help lists the options)\n";
-    return 2;
+    return kl::exit_code::usage;
   } catch (const kl::cuda::no_device_error& e) {
     std::cerr << "kernlab: " << e.what() << "\n"
               << "(--list and --compile-only work without a GPU)\n";
-    return 3;
+    return kl::exit_code::no_device;
+  } catch (const kl::io_error& e) {
+    std::cerr << "kernlab: error: " << e.what() << "\n";
+    return kl::exit_code::io;
   } catch (const std::exception& e) {
     std::cerr << "kernlab: error: " << e.what() << "\n";
     return 1;
