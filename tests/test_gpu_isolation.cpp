@@ -17,8 +17,10 @@
 namespace kl {
 namespace {
 
-std::string planted(const std::string& name, int order, const std::string& body) {
-  return "/* kernlab\nfamily: reduce\nentry:  " + name + "<BLOCK, T, OP>\nblocks: 256\ntile:   BLOCK\n"
+std::string planted(const std::string& name, int order, const std::string& body,
+                    const std::string& blocks = "256") {
+  return "/* kernlab\nfamily: reduce\nentry:  " + name + "<BLOCK, T, OP>\nblocks: " + blocks +
+         "\ntile:   BLOCK\n"
          "bounds: checked\norder:  " + std::to_string(order) + "\n*/\n"
          "template <unsigned BLOCK, typename T, typename OP>\n__global__ void " + name +
          "(const T* in, T* out, unsigned n) {\n" + body + "\n}\n";
@@ -122,6 +124,51 @@ TEST(GpuIsolation, BadKernelsCostOneRowEach) {
   EXPECT_EQ(reference.workers_started, 1);
   std::cout << "[ isolation ] sweep with planted faults: " << seconds << " s, "
             << with_bad.workers_started << " workers\n";
+}
+
+// An out-of-bounds write faults or lands in memory the process owns; either way the kernel cannot
+// loop, so its row must never read as a hang (TIMEOUT). Planted at several distances past (and
+// before) the output, at every block size, with the default watchdog; each row's outcome and the
+// sweep's time are printed so a slow fault report shows up in the log.
+TEST(GpuIsolation, OutOfBoundsWritesAreNeverReportedAsHangs) {
+  const std::string why = test::no_gpu_reason();
+  if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
+  test::temp_dir dir("isolation_oob");
+  const std::pair<const char*, const char*> distances[] = {
+      {"oob_past_n", "n"}, {"oob_4mib", "(1ll << 20)"}, {"oob_1gib", "(1ll << 28)"},
+      {"oob_64gib", "(1ll << 34)"}, {"oob_before", "-(1ll << 20)"}};
+  int order = 1;
+  for (const auto& [name, offset] : distances)
+    dir.write(std::string("reduce/") + name + ".cu",
+              planted(name, order++, reduce_body + "\n  if (threadIdx.x == 0) out[blockIdx.x + " +
+                                         offset + "] = s[0];", "128 256 512 1024"));
+  family_registry fams;
+  register_builtin_families(fams);
+  registry reg(fams);
+  reg.add_source_dir(dir.str());
+  run_request r;
+  r.variants = reg.select({"all"});
+  r.blocks = {128, 256, 512, 1024};
+  r.dtypes = {"int32"};
+  r.ops = {"sum"};
+  r.sizes = {1000003};
+  r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
+  r.timing.min_samples = 3;
+  r.timing.min_time_s = 0;
+  r.timing.timeout_s = 0.5;
+  r.worker_command = {KERNLAB_BINARY, "--worker"};
+  r.kernel_timeout_s = 10;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto s = runner(fams, r).run();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(s.results.size(), 20u);
+  for (const auto& row : s.results) {
+    std::cout << "[ oob ] " << row.variant.name << " block " << row.block << ": "
+              << to_string(row.status) << " " << row.message << "\n";
+    EXPECT_NE(row.status, outcome::timeout) << row.variant.name << " block " << row.block << ": "
+                                            << row.message;
+  }
+  std::cout << "[ oob ] 20 rows in " << seconds << " s, " << s.workers_started << " workers\n";
 }
 
 TEST(GpuIsolation, ResumeSkipsFinishedRowsAndMarksTheOneInFlight) {
