@@ -1,6 +1,7 @@
 // The compile cache as a user meets it in the kernlab binary: the cache column and summary,
 // --no-cache, `kernlab cache info` and `kernlab cache clear`, the new options' errors, and two
 // processes racing to store the same entry.
+#include "cli/options.hpp"
 #include "nvrtc/compile_cache.hpp"
 #include "test_util.hpp"
 
@@ -74,13 +75,63 @@ TEST(CacheCli, InfoAndClear) {
   EXPECT_EQ(test::count_of(r.output, " miss "), 2u) << r.output;
 }
 
+TEST(CacheCli, SizesParse) {
+  EXPECT_EQ(parse_byte_size("1000000", "--max-size"), 1000000u);
+  EXPECT_EQ(parse_byte_size("0", "--max-size"), 0u);
+  EXPECT_EQ(parse_byte_size("2GiB", "--max-size"), std::uint64_t{2} << 30);
+  EXPECT_EQ(parse_byte_size("2G", "--max-size"), std::uint64_t{2} << 30);
+  EXPECT_EQ(parse_byte_size("500 MB", "--max-size"), std::uint64_t{500} << 20);
+  EXPECT_EQ(parse_byte_size("64K", "--max-size"), std::uint64_t{64} << 10);
+  EXPECT_EQ(parse_byte_size("1TiB", "--max-size"), std::uint64_t{1} << 40);
+  for (const char* bad : {"", "G", "2X", "-1", "1.5G", "99999999999999999999", "20000000000T"}) {
+    try {
+      parse_byte_size(bad, "--max-size");
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const usage_error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("--max-size: '" + std::string(bad) + "'", 0), 0u)
+          << e.what();
+    }
+  }
+}
+
+TEST(CacheCli, PruneAndTheCap) {
+  test::temp_dir dir("cache_cli");
+  ASSERT_EQ(test::run_kernlab(compile_args(dir.str())).code, 0);
+  auto r = test::run_kernlab("cache info --cache-dir " + dir.str());
+  EXPECT_NE(r.output.find("of the 2.00 GiB cap"), std::string::npos) << r.output;
+  r = test::run_kernlab("cache info --cache-max-size 500M --cache-dir " + dir.str());
+  EXPECT_NE(r.output.find("of the 500.00 MiB cap"), std::string::npos) << r.output;
+
+  r = test::run_kernlab("cache prune --cache-dir " + dir.str());  // under the default cap
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("removed 0 entries (0 B), kept 2 "), std::string::npos) << r.output;
+  r = test::run_kernlab("cache prune --max-size 0 --cache-dir " + dir.str());
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("removed 2 entries"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("kept 0 (0 B, at most 0 B)"), std::string::npos) << r.output;
+
+  // The cap from the config file: a run that stores prunes down to it (1 KiB holds no entry).
+  dir.write("small.cfg", "cache-max-size = 1KiB\n");
+  r = test::run_command(std::string(KERNLAB_BINARY) + " --config " + dir.str() + "/small.cfg " +
+                        compile_args(dir.str()));
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(test::count_of(r.output, " miss "), 2u) << r.output;
+  r = test::run_command(std::string(KERNLAB_BINARY) + " --config " + dir.str() +
+                        "/small.cfg cache info --cache-dir " + dir.str());
+  EXPECT_NE(r.output.find("entries:    0 (0 B of the 1.0 KiB cap"), std::string::npos) << r.output;
+}
+
 TEST(CacheCli, UsageErrors) {
   for (const auto& [args, needle] : std::vector<std::pair<std::string, std::string>>{
-           {"cache", "say 'cache info' or 'cache clear'"},
+           {"cache", "say 'cache info', 'cache clear' or 'cache prune'"},
            {"cache sweep", "unknown subcommand 'sweep'"},
            {"cahce info", "unknown command 'cahce'"},
            {"cache info extra", "too many words"},
            {"cache info --no-cache", "contradict"},
+           {"cache prune --max-size 5X", "--max-size: '5X': unknown unit 'X'"},
+           {"cache info --max-size 1G", "--max-size is for 'kernlab cache prune'"},
+           {"--compile-only --max-size 1G", "--max-size is for 'kernlab cache prune'"},
+           {"cache info --cache-max-size lots", "--cache-max-size: 'lots' is not a size"},
            {"--compile-jobs 0", "--compile-jobs must be at least 1"},
            {"--compile-jobs=-2", "--compile-jobs must be at least 1"}}) {
     const auto r = test::run_kernlab(args);

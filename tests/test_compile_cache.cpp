@@ -9,8 +9,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -114,7 +119,7 @@ TEST_F(Key, ToolkitHeadersAreLocatedNotRead) {
     if (d.spelled == "cuda_fp16.h") {
       fp16 = true;
       EXPECT_TRUE(d.toolkit);
-      EXPECT_EQ(d.path, (fs::path(test::cuda_include()) / "cuda_fp16.h").lexically_normal().string());
+      EXPECT_EQ(d.path, fs::canonical(fs::path(test::cuda_include()) / "cuda_fp16.h").string());
     }
     if (d.spelled == "no_such_header.h") {
       missing = true;
@@ -137,6 +142,85 @@ TEST_F(Key, AComputedIncludeKeysOnEveryKernelsHeader) {
   req.source = "#define H <kernlab/helper.cuh>\n#include H\n" + req.source;
   const auto before = key();
   dir.write("include/unused.cuh", "#define UNUSED 3\n");  // it might be the one H names
+  EXPECT_NE(key(), before);
+}
+
+// A symlink loop in an include folder costs the computed-include listing nothing but itself.
+TEST_F(Key, AComputedIncludeListsPastASymlinkLoop) {
+  req.source = "#define H <kernlab/helper.cuh>\n#include H\n" + req.source;
+  fs::create_symlink("loop.cuh", dir.path() / "include/loop.cuh");
+  for (const char* name : {"a", "b", "c", "d", "e", "f"})
+    dir.write(std::string("include/more/") + name + ".cuh", "// 1\n");
+  for (const char* name : {"a", "b", "c", "d", "e", "f"}) {
+    const auto before = key();
+    dir.write(std::string("include/more/") + name + ".cuh", "// 2\n");
+    EXPECT_NE(key(), before) << name;
+  }
+}
+
+// A chain of headers each including the next: the scanner once recursed per level and crashed
+// at about 19,400 levels; now any chain past kMaxIncludeDepth is an error naming the file.
+TEST_F(Key, ADeepIncludeChainIsAnErrorNamingTheFile) {
+  const std::size_t levels = nvrtc::kMaxIncludeDepth + 50;
+  for (std::size_t i = 0; i < levels; ++i)
+    dir.write("include/chain/h" + std::to_string(i) + ".cuh",
+              "#include \"h" + std::to_string(i + 1) + ".cuh\"\n");
+  req.source = "#include <chain/h0.cuh>\n" + req.source;
+  try {
+    key();
+    FAIL() << "expected a scan_error";
+  } catch (const nvrtc::scan_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("nested more than " + std::to_string(nvrtc::kMaxIncludeDepth) + " levels"),
+              std::string::npos) << what;
+    EXPECT_NE(what.find("/include/chain/h"), std::string::npos) << what;
+    EXPECT_NE(what.find(path), std::string::npos) << what;  // where the chain starts
+  }
+  // A chain inside the limit is followed to its end.
+  dir.write("include/chain/h100.cuh", "#define END 1\n");
+  EXPECT_NO_THROW(key());
+}
+
+// A header larger than any real one (here a sparse 1 GiB file outside the kernels folders) is
+// refused by its size, never read whole into memory.
+TEST_F(Key, AHugeHeaderIsRefusedUnread) {
+  test::temp_dir outside{"key-outside"};
+  const fs::path huge = outside.path() / "huge.h";
+  std::ofstream(huge).put('x');
+  fs::resize_file(huge, std::uintmax_t{1} << 30);
+  req.source = "#include \"" + huge.string() + "\"\n" + req.source;
+  try {
+    key();
+    FAIL() << "expected a scan_error";
+  } catch (const nvrtc::scan_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(huge.string() + ": 1073741824 bytes"), std::string::npos) << what;
+  }
+}
+
+// A FIFO where a header is named is not a header: the scan never blocks on it.
+TEST_F(Key, AFifoIsNoHeader) {
+  const fs::path fifo = dir.path() / "include" / "fifo.cuh";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  req.source = "#include <fifo.cuh>\n" + req.source;
+  nvrtc::include_scanner scanner({test::cuda_include()});
+  for (const auto& d : scanner.scan(req))
+    if (d.spelled == "fifo.cuh") {
+      EXPECT_EQ(d.path, "");
+    }
+}
+
+// NVRTC resolves "link/.." physically, to the parent of the link's target; so must the key.
+TEST_F(Key, DotDotAfterASymlinkedFolderIsResolvedPhysically) {
+  dir.write("include/real/sub/x.cuh", "// the link's target\n");
+  fs::create_symlink("real/sub", dir.path() / "include/link");
+  dir.write("include/which.cuh", "#define WHICH 1\n");       // lexically include/link/..
+  dir.write("include/real/which.cuh", "#define WHICH 2\n");  // physically include/link/..
+  req.source = "#include <link/../which.cuh>\n" + req.source;
+  const auto before = key();
+  dir.write("include/which.cuh", "#define WHICH 3\n");
+  EXPECT_EQ(key(), before);
+  dir.write("include/real/which.cuh", "#define WHICH 4\n");
   EXPECT_NE(key(), before);
 }
 
@@ -223,6 +307,107 @@ TEST(CacheStore, StoresAtomicallyAndFindsIt) {
   EXPECT_THROW(cache.store(key, failed), nvrtc::cache_error);  // compile errors are not stored
 }
 
+// A folder, a FIFO or a device at an entry's name is a miss (never a blocking read of the FIFO,
+// never an error), `cache info` counts it without opening it, and a store replaces it.
+TEST(CacheStore, WhatIsNotAFileIsAMissThatAStoreReplaces) {
+  test::temp_dir dir("store");
+  const nvrtc::compile_cache cache(dir.path() / "c");
+  cache.store(nvrtc::digest128{1, 1}, sample_result());  // one valid entry beside them
+  const nvrtc::digest128 folder{2, 2}, fifo{3, 3}, device{4, 4};
+  fs::create_directories(cache.entry_path(folder) / "inside");
+  ASSERT_EQ(::mkfifo(cache.entry_path(fifo).c_str(), 0600), 0);
+  fs::create_symlink("/dev/null", cache.entry_path(device));
+  for (const auto& key : {folder, fifo, device}) {
+    const auto found = cache.lookup(key);
+    EXPECT_EQ(found.status, nvrtc::lookup_status::miss) << key.hex() << ": " << found.problem;
+  }
+  const auto info = cache.info();
+  EXPECT_EQ(info.entries, 1u);
+  EXPECT_EQ(info.not_files, 3u);
+  EXPECT_EQ(info.damaged, 0u);
+  {
+    const nvrtc::compile_cache copy(dir.path() / "c2");  // `cache clear` removes them too
+    fs::create_directories(copy.entry_path(folder) / "inside");
+    EXPECT_EQ(copy.clear(), 1u);
+    EXPECT_FALSE(fs::exists(copy.entry_path(folder)));
+  }
+  for (const auto& key : {folder, fifo, device}) {
+    cache.store(key, sample_result());
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(cache.entry_path(key)))) << key.hex();
+    EXPECT_EQ(cache.lookup(key).status, nvrtc::lookup_status::hit) << key.hex();
+  }
+  EXPECT_EQ(cache.info().not_files, 0u);
+}
+
+// Entries whose last use (mtime) is set one minute apart, oldest first.
+std::vector<nvrtc::digest128> aged_entries(const nvrtc::compile_cache& cache, int n) {
+  std::vector<nvrtc::digest128> keys;
+  const auto now = fs::file_time_type::clock::now();
+  for (int i = 0; i < n; ++i) {
+    keys.push_back({static_cast<std::uint64_t>(i + 1), 42});
+    cache.store(keys.back(), sample_result());
+    fs::last_write_time(cache.entry_path(keys.back()), now - std::chrono::minutes(60 - i));
+  }
+  return keys;
+}
+
+TEST(CachePrune, TheLeastRecentlyUsedGoFirstAndAHitCountsAsAUse) {
+  test::temp_dir dir("prune");
+  const nvrtc::compile_cache cache(dir.path() / "c");
+  const auto keys = aged_entries(cache, 5);
+  const std::uint64_t each = fs::file_size(cache.entry_path(keys[0]));
+  ASSERT_EQ(cache.lookup(keys[0]).status, nvrtc::lookup_status::hit);  // the oldest, used now
+
+  const nvrtc::prune_result r = cache.prune(3 * each);
+  EXPECT_EQ(r.removed, 2u);
+  EXPECT_EQ(r.removed_bytes, 2 * each);
+  EXPECT_EQ(r.kept, 3u);
+  EXPECT_EQ(r.kept_bytes, 3 * each);
+  EXPECT_FALSE(r.skipped);
+  for (int i : {1, 2}) EXPECT_FALSE(fs::exists(cache.entry_path(keys[i]))) << i;
+  for (int i : {0, 3, 4}) EXPECT_EQ(cache.lookup(keys[i]).status, nvrtc::lookup_status::hit) << i;
+
+  EXPECT_EQ(cache.prune(3 * each).removed, 0u);  // under the cap: nothing to do
+  EXPECT_EQ(cache.prune(0).kept, 0u);
+  EXPECT_EQ(cache.info().entries, 0u);
+  EXPECT_TRUE(fs::exists(dir.path() / "c" / "entries"));  // the folder and the lock stay
+}
+
+TEST(CachePrune, InfoShowsTheCapAndPruneRemovesWhatIsNotAFile) {
+  test::temp_dir dir("prune");
+  const nvrtc::compile_cache cache(dir.path() / "c", 12345);
+  EXPECT_EQ(cache.max_bytes(), 12345u);
+  aged_entries(cache, 2);
+  fs::create_directories(cache.entry_path({9, 9}));
+  EXPECT_EQ(cache.info().max_bytes, 12345u);
+  EXPECT_EQ(cache.info().not_files, 1u);
+  const auto r = cache.prune(cache.max_bytes());
+  EXPECT_EQ(r.removed, 1u);
+  EXPECT_EQ(r.kept, 2u);
+  EXPECT_EQ(cache.info().not_files, 0u);
+}
+
+// A process that looks entries up while another prunes them all sees each one whole or not at
+// all: a miss, never a damaged entry.
+TEST(CachePrune, ALookupDuringAPruneIsAHitOrAMiss) {
+  test::temp_dir dir("prune");
+  const nvrtc::compile_cache cache(dir.path() / "c");
+  for (int round = 0; round < 5; ++round) {
+    const auto keys = aged_entries(cache, 40);
+    std::atomic<bool> done{false};
+    std::size_t corrupt = 0;
+    std::thread reader([&] {
+      while (!done)
+        for (const auto& k : keys)
+          corrupt += cache.lookup(k).status == nvrtc::lookup_status::corrupt;
+    });
+    cache.prune(0);
+    done = true;
+    reader.join();
+    EXPECT_EQ(corrupt, 0u);
+  }
+}
+
 TEST(CacheStore, DefaultFolderFollowsXdg) {
   const char* saved = std::getenv("XDG_CACHE_HOME");
   const std::string keep = saved ? saved : "";
@@ -289,12 +474,12 @@ class CachedRuns : public ::testing::Test {
   }
   std::string kernels() const { return dir.str() + "/kernels"; }
   std::shared_ptr<const nvrtc::compile_cache> cache() const {
-    return std::make_shared<const nvrtc::compile_cache>(dir.path() / "cache");
+    return std::make_shared<const nvrtc::compile_cache>(dir.path() / "cache", cap);
   }
   // Compiles the copies through the cache. Each call sees the files as they are on disk now, in
   // a new registry: the records of an earlier call must not be asked for their entry.
   sweep_result compile(std::vector<unsigned> blocks = {128, 256}, const std::string& arch = "sm_90",
-                       unsigned jobs = 2) {
+                       unsigned jobs = 2, bool cached = true, bool want_keys = false) {
     reg = std::make_unique<registry>(fams);
     reg->add_source_dir(kernels());
     run_request r;
@@ -308,7 +493,8 @@ class CachedRuns : public ::testing::Test {
     r.fallback_arch = arch;
     r.compile_only = true;
     r.compile_jobs = jobs;
-    r.cache = cache();
+    r.cache = cached ? cache() : nullptr;
+    r.want_keys = want_keys;
     return runner(fams, r).run();
   }
   static std::map<std::string, cache_use> uses(const sweep_result& s) {
@@ -329,6 +515,7 @@ class CachedRuns : public ::testing::Test {
   family_registry fams;
   std::unique_ptr<registry> reg;
   test::temp_dir dir{"cached"};
+  std::uint64_t cap = nvrtc::kDefaultCacheMaxBytes;
 };
 
 TEST_F(CachedRuns, HitAfterMissWithTheSameImage) {
@@ -410,6 +597,73 @@ TEST_F(CachedRuns, ADamagedEntryIsReportedOnceAndRebuilt) {
   EXPECT_EQ(uses(third), all(cache_use::hit));
   EXPECT_TRUE(third.warnings.empty());
   EXPECT_EQ(nvrtc::compile_cache(dir.path() / "cache").info().counters.corrupt, 1u);
+}
+
+// The stale hit of the issue: a header reached as "link/../h" where `link` is a symlinked folder.
+// NVRTC opens the link target's sibling; a key that resolved ".." lexically hashed another file,
+// so editing the one NVRTC reads gave a hit while a fresh compile failed.
+TEST_F(CachedRuns, ASymlinkedFolderAndDotDotNeverGiveAStaleHit) {
+  dir.write("kernels/include/kernlab/real/sub/keep.cuh", "\n");
+  fs::create_symlink("real/sub", dir.path() / "kernels/include/kernlab/link");
+  dir.write("kernels/include/kernlab/extra.cuh", "#define EXTRA 1\n");
+  dir.write("kernels/include/kernlab/real/extra.cuh", "#define EXTRA 2\n");
+  edit("reduce/reduce0.cu", "#include <kernlab/reduce.cuh>",
+       "#include <kernlab/reduce.cuh>\n#include <kernlab/link/../extra.cuh>");
+  EXPECT_EQ(uses(compile()), all(cache_use::miss));
+  dir.write("kernels/include/kernlab/real/extra.cuh", "#error the header NVRTC reads\n");
+  const auto s = compile();
+  for (const auto& c : s.compiles) {
+    if (c.entry->descriptor.name != "reduce0") continue;
+    EXPECT_EQ(c.cache, cache_use::miss);
+    EXPECT_NE(c.error.find("the header NVRTC reads"), std::string::npos) << c.error;
+  }
+}
+
+// Without a cache nothing needs a key, so no header is scanned: a header the scanner would refuse
+// (nested too deep) costs nothing but NVRTC's own verdict. --watch asks for keys (want_keys).
+TEST_F(CachedRuns, WithoutACacheNoHeaderIsScanned) {
+  const std::size_t levels = nvrtc::kMaxIncludeDepth + 20;
+  for (std::size_t i = 0; i < levels; ++i)
+    dir.write("kernels/include/kernlab/deep" + std::to_string(i) + ".cuh",
+              i + 1 < levels ? "#include \"deep" + std::to_string(i + 1) + ".cuh\"\n" : "\n");
+  edit("reduce/reduce0.cu", "#include <kernlab/reduce.cuh>",
+       "#include <kernlab/reduce.cuh>\n#ifdef NEVER\n#include <kernlab/deep0.cuh>\n#endif");
+  const auto cached = compile();
+  for (const auto& c : cached.compiles) {
+    if (c.entry->descriptor.name == "reduce0") {
+      EXPECT_NE(c.error.find("nested more than"), std::string::npos) << c.error;
+    }
+  }
+  const auto uncached = compile({128, 256}, "sm_90", 2, false);
+  EXPECT_EQ(uses(uncached), all(cache_use::off));
+  for (const auto& c : uncached.compiles) EXPECT_EQ(c.key, "");
+  const auto watched = compile({128, 256}, "sm_90", 2, false, true);
+  for (const auto& c : watched.compiles) {
+    if (c.entry->descriptor.name == "reduce0") {
+      EXPECT_NE(c.error.find("nested more than"), std::string::npos) << c.error;
+    } else {
+      EXPECT_EQ(c.key.size(), 32u);
+    }
+  }
+}
+
+// A run that stored entries prunes the cache down to its cap; a run of hits stores nothing and
+// does not even list the folder.
+TEST_F(CachedRuns, ARunThatStoresKeepsTheCap) {
+  EXPECT_EQ(uses(compile()), all(cache_use::miss));
+  const fs::path entries = dir.path() / "cache" / "entries";
+  ASSERT_TRUE(fs::remove(dir.path() / "cache" / "prune.lock"));  // the first run pruned
+  cap = 0;
+  EXPECT_EQ(uses(compile()), all(cache_use::hit));
+  EXPECT_EQ(nvrtc::compile_cache(dir.path() / "cache").info().entries, 3u);
+  EXPECT_FALSE(fs::exists(dir.path() / "cache" / "prune.lock"));  // no prune was tried
+  edit("reduce/reduce0.cu", "#include <kernlab/reduce.cuh>",
+       "#include <kernlab/reduce.cuh>\n// edited");
+  const auto s = compile();
+  EXPECT_EQ(s.compile_stats.misses, 1u);
+  EXPECT_TRUE(s.warnings.empty());
+  EXPECT_EQ(nvrtc::compile_cache(dir.path() / "cache").info().entries, 0u);  // all above a 0 cap
+  EXPECT_TRUE(fs::is_directory(entries));
 }
 
 TEST_F(CachedRuns, CompileErrorsAreNeverStored) {

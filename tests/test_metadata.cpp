@@ -57,6 +57,16 @@ TEST(Metadata, OutputAndWorkspace) {
   EXPECT_EQ(h.descriptor.workspace, "16 + GRID * TSIZE");
 }
 
+// Some Windows editors start a UTF-8 file with a byte-order mark; the header on line 1 is still
+// the header, and lines keep their numbers.
+TEST(Metadata, AByteOrderMarkIsSkipped) {
+  const auto h = parse_header(
+      "\xEF\xBB\xBF/* kernlab\nfamily: reduce\nentry: k<BLOCK>\nblocks: 256\n*/\n", "k.cu");
+  EXPECT_EQ(h.header_line, 1);
+  EXPECT_EQ(h.descriptor.family, "reduce");
+  EXPECT_EQ(h.key_lines.at("blocks"), 4);
+}
+
 TEST(Metadata, DefaultsApply) {
   const auto h = parse_header("/* kernlab\nfamily: reduce\nentry: k<BLOCK>\nblocks: 256\n*/\n", "k.cu");
   EXPECT_EQ(h.descriptor.grid, grid_kind::tiles);
@@ -120,6 +130,14 @@ INSTANTIATE_TEST_SUITE_P(
         bad_case{"no_blocks", "/* kernlab\nfamily: reduce\nentry: k\nblocks: , ,\n*/", 4, "no block size"},
         bad_case{"tile_overflow", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: 1099511627776 * 1099511627776\n*/", 5, "does not fit in 64 bits"},
         bad_case{"deep_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: " + std::string(100000, '(') + "1\n*/", 5, "nested more than 100 deep"},
+        // The shape (matmul's M, N, K) is no variable of a tile: one block's elements are fixed
+        // per block size. Found by tests/fuzz.
+        bad_case{"shape_in_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: K\n*/", 5, "unknown variable 'K'"},
+        bad_case{"shape_in_qam_tile", "/* kernlab\nfamily: qam256\nentry: k\nblocks: 128\nbounds: checked\ntile: BLOCK * M\n*/", 6, "unknown variable 'M'"},
+        bad_case{"shape_in_workspace", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nworkspace: N * 4\n*/", 5, "unknown variable 'N'"},
+        bad_case{"param_in_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nparams: U = 2\ntile: U * BLOCK\n*/", 6, "unknown variable 'U'"},
+        bad_case{"no_dtypes", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ndtypes: ,\n*/", 5, "dtypes lists no element type"},
+        bad_case{"no_ops", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nops:  , ,\n*/", 5, "ops lists no operation"},
         bad_case{"long_bad_entry", "/* kernlab\nfamily: reduce\nentry: 3" + std::string(100000, 'k') + "\nblocks: 1\n*/", 3, "template-id"}),
     [](const auto& info) { return std::string(info.param.name); });
 

@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
 namespace kl {
 namespace {
 
@@ -87,6 +91,54 @@ TEST_F(Registry, BadFilesBecomeFailedEntriesAndTheRestStays) {
   EXPECT_NE(error_of("notile").find("needs 'tile"), std::string::npos);
   ASSERT_EQ(reg.warnings().size(), 1u);
   EXPECT_NE(reg.warnings()[0].find("no family named 'nosuchfamily'"), std::string::npos);
+}
+
+// A symlink loop anywhere in a kernels folder costs the entries it loops through, each with a
+// warning naming it; every other variant is still found.
+TEST_F(Registry, SymlinkLoopsCostOnlyThemselves) {
+  dir.write("reduce/good.cu", kernel("good"));
+  dir.write("include/kernlab/x.cuh", "// a header\n");
+  fs::create_symlink("self.cu", dir.path() / "reduce/self.cu");  // reduce/self.cu -> itself
+  fs::create_symlink("pong.cu", dir.path() / "reduce/ping.cu");
+  fs::create_symlink("ping.cu", dir.path() / "reduce/pong.cu");
+  fs::create_symlink("loop", dir.path() / "loop");                 // a family folder -> itself
+  fs::create_symlink("x.cuh", dir.path() / "include/loop.cuh");  // harmless: never listed
+  fs::create_symlink("nowhere.cu", dir.path() / "reduce/dangling.cu");
+  reg.add_source_dir(dir.str());
+  ASSERT_EQ(reg.entries().size(), 1u);
+  EXPECT_EQ(reg.entries()[0].descriptor.name, "good");
+  EXPECT_EQ(reg.entries()[0].error, "");
+  std::string all;
+  for (const auto& w : reg.warnings()) all += w + "\n";
+  EXPECT_EQ(reg.warnings().size(), 4u) << all;
+  for (const char* looped : {"reduce/self.cu: skipped", "reduce/ping.cu: skipped",
+                             "reduce/pong.cu: skipped", "/loop: skipped"})
+    EXPECT_NE(all.find(looped), std::string::npos) << looped << " in\n" << all;
+}
+
+// NVRTC reads a UTF-8 byte-order mark as a stray token, so the registry drops it.
+TEST_F(Registry, AByteOrderMarkIsDroppedFromTheSource) {
+  dir.write("reduce/bom.cu", "\xEF\xBB\xBF" + kernel("bom"));
+  reg.add_source_dir(dir.str());
+  ASSERT_EQ(reg.entries().size(), 1u);
+  EXPECT_EQ(reg.entries()[0].error, "");
+  EXPECT_EQ(reg.entries()[0].source, kernel("bom"));
+}
+
+// reduce and qam256 have no shape: shared_bytes may not name M, N, K there (matmul's may).
+TEST_F(Registry, AFamilyWithoutAShapeRefusesItInSharedBytes) {
+  dir.write("reduce/a.cu", "/* kernlab\nfamily: reduce\nentry: a\nblocks: 128\ntile: BLOCK\n"
+                           "shared_bytes: K * TSIZE\n*/\n");
+  dir.write("reduce/b.cu", "/* kernlab\nfamily: reduce\nentry: b\nblocks: 128\ntile: BLOCK\n"
+                           "params: U = 2\nshared_bytes: U * BLOCK * TSIZE\n*/\n");
+  reg.add_source_dir(dir.str());
+  ASSERT_EQ(reg.entries().size(), 2u);
+  EXPECT_NE(reg.entries()[0].error.find("a.cu:6: shared_bytes: in expression 'K * TSIZE': unknown "
+                                        "variable 'K'"),
+            std::string::npos)
+      << reg.entries()[0].error;
+  EXPECT_NE(reg.entries()[0].error.find("reduce has no shape"), std::string::npos);
+  EXPECT_EQ(reg.entries()[1].error, "");
 }
 
 TEST_F(Registry, FamilyRejectsUnknownDtypeAndOp) {

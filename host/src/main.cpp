@@ -116,21 +116,30 @@ std::shared_ptr<const kl::nvrtc::compile_cache> open_cache(const kl::cli_options
                  "cache; give --cache-dir to have one\n";
     return nullptr;
   }
-  return std::make_shared<const kl::nvrtc::compile_cache>(dir);
+  return std::make_shared<const kl::nvrtc::compile_cache>(
+      dir, o.cache_max_bytes.value_or(kl::nvrtc::kDefaultCacheMaxBytes));
 }
 
-// `kernlab cache info` and `kernlab cache clear`.
+// `kernlab cache info`, `kernlab cache clear` and `kernlab cache prune`.
 int cache_command(const kl::cli_options& o) {
   const fs::path dir = cache_dir(o);
   if (dir.empty())
     throw kl::usage_error("no cache folder: neither XDG_CACHE_HOME nor HOME is set; give --cache-dir");
-  const kl::nvrtc::compile_cache cache(dir);
-  if (o.command[1] == "info") {
-    kl::print_cache_info(std::cout, cache.info());
-  } else {
-    const std::uint64_t removed = cache.clear();
-    std::cout << "removed " << removed << " entr" << (removed == 1 ? "y" : "ies")
-              << " and the counters from " << dir.string() << "\n";
+  const kl::nvrtc::compile_cache cache(
+      dir, o.cache_max_bytes.value_or(kl::nvrtc::kDefaultCacheMaxBytes));
+  try {
+    if (o.command[1] == "info") {
+      kl::print_cache_info(std::cout, cache.info());
+    } else if (o.command[1] == "prune") {
+      const std::uint64_t limit = o.prune_max_bytes.value_or(cache.max_bytes());
+      kl::print_prune_result(std::cout, cache.prune(limit), limit, dir);
+    } else {
+      const std::uint64_t removed = cache.clear();
+      std::cout << "removed " << removed << " entr" << (removed == 1 ? "y" : "ies")
+                << " and the counters from " << dir.string() << "\n";
+    }
+  } catch (const kl::nvrtc::cache_error& e) {  // a folder or file kernlab cannot use: exit code 4
+    throw kl::io_error(e.what());
   }
   return 0;
 }
@@ -271,6 +280,7 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   }
   req.compile_jobs = opt.compile_jobs;
   req.cache = std::move(cache);
+  req.want_keys = opt.watch;  // a round compares the keys of the files it compiled
   req.snr_db = opt.snr_db;
   req.dtypes_explicit = opt.dtypes_explicit;
   req.ops_explicit = opt.ops_explicit;

@@ -8,8 +8,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
+#include <utility>
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -41,7 +43,9 @@ po::options_description make_description() {
     ("arch", po::value<std::string>(), "compile target when there is no GPU (default sm_90)")
     ("cuda-include", po::value<std::string>(), "the CUDA toolkit's include folder")
     ("cache-dir", po::value<std::string>(), "compile cache folder (default: $XDG_CACHE_HOME/kernlab or ~/.cache/kernlab)")
-    ("no-cache", po::bool_switch(), "compile every file, read and write no compile cache");
+    ("no-cache", po::bool_switch(), "compile every file, read and write no compile cache")
+    ("cache-max-size", po::value<std::string>(), "cap on the compile cache's entries, e.g. 2GiB (the default), 500M; the least recently used go first")
+    ("max-size", po::value<std::string>(), "cache prune: prune down to this size, e.g. 500M (default: the cap, --cache-max-size)");
   po::options_description timing("Timing");
   timing.add_options()
     ("warmup", po::value<int>(), "untimed runs before sampling (default 2)")
@@ -229,11 +233,32 @@ std::vector<unsigned> parse_blocks(const std::string& text) {
   return out;
 }
 
+std::uint64_t parse_byte_size(const std::string& text, const std::string& option) {
+  std::size_t i = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+  if (i == 0 || i > 19)
+    throw usage_error(option + ": '" + text + "' is not a size (e.g. 2GiB, 500M, 1000000)");
+  const std::uint64_t n = std::stoull(text.substr(0, i));
+  std::string unit = text.substr(i);
+  if (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
+  static const std::pair<const char*, int> units[] = {
+      {"", 0},   {"B", 0},   {"K", 10},  {"KB", 10}, {"KiB", 10}, {"M", 20},  {"MB", 20},
+      {"MiB", 20}, {"G", 30}, {"GB", 30}, {"GiB", 30}, {"T", 40}, {"TB", 40}, {"TiB", 40}};
+  for (const auto& [name, shift] : units) {
+    if (unit != name) continue;
+    if (shift > 0 && n > (std::numeric_limits<std::uint64_t>::max() >> shift))
+      throw usage_error(option + ": '" + text + "' is too large");
+    return n << shift;
+  }
+  throw usage_error(option + ": '" + text + "': unknown unit '" + unit +
+                    "' (B, K, M, G, T; KiB, MiB, GiB, TiB are the same)");
+}
+
 std::string help_text() {
   std::ostringstream os;
   os << "kernlab: compile, validate and time CUDA kernel variants\n\n"
         "usage: kernlab [options]\n"
-        "       kernlab cache info|clear [--cache-dir DIR]\n"
+        "       kernlab cache info|clear|prune [--cache-dir DIR] [--max-size SIZE]\n"
         "  kernlab --variant reduce5 --block 512\n"
         "  kernlab --variant 'reduce*' --size 2^28 --dtype int32,float32\n"
         "  kernlab --family matmul --shape 4096x4096x4096,4095x4097x1023\n"
@@ -358,9 +383,11 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     else if (c == "plot" && o.command.size() != 2)
       throw usage_error("usage: kernlab plot RESULTS.json [-o sweep.svg]");
     else if (c == "cache" && o.command.size() < 2)
-      throw usage_error("cache: say 'cache info' or 'cache clear'");
-    else if (c == "cache" && o.command[1] != "info" && o.command[1] != "clear")
-      throw usage_error("cache: unknown subcommand '" + o.command[1] + "' (say 'cache info' or 'cache clear')");
+      throw usage_error("cache: say 'cache info', 'cache clear' or 'cache prune'");
+    else if (c == "cache" && o.command[1] != "info" && o.command[1] != "clear" &&
+             o.command[1] != "prune")
+      throw usage_error("cache: unknown subcommand '" + o.command[1] +
+                        "' (say 'cache info', 'cache clear' or 'cache prune')");
     else if (c == "cache" && o.command.size() > 2)
       throw usage_error("too many words on the command line: 'cache " + o.command[1] + "' takes no argument");
     else if (c != "compare" && c != "plot" && c != "cache")
@@ -373,6 +400,16 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   if (vm.count("cache-dir") && o.cache_dir.empty()) throw usage_error("--cache-dir needs a folder");
   if (!o.command.empty() && o.command[0] == "cache" && o.no_cache)
     throw usage_error("'cache " + o.command[1] + "' and --no-cache contradict each other");
+  const auto byte_size = [&](const char* name) {
+    return parse_byte_size(vm[name].as<std::string>(), std::string("--") + name);
+  };
+  if (vm.count("cache-max-size")) o.cache_max_bytes = byte_size("cache-max-size");
+  if (vm.count("max-size")) {
+    if (o.command.size() < 2 || o.command[0] != "cache" || o.command[1] != "prune")
+      throw usage_error("--max-size is for 'kernlab cache prune'; the cap every run keeps is "
+                        "--cache-max-size (cache-max-size in the config file)");
+    o.prune_max_bytes = byte_size("max-size");
+  }
   if (vm.count("compile-jobs")) {
     const int jobs = vm["compile-jobs"].as<int>();
     if (jobs < 1) throw usage_error("--compile-jobs must be at least 1");

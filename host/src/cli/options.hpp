@@ -4,6 +4,7 @@
 #include "measure/timing.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,6 +28,8 @@ struct cli_options {
   bool watch = false;  ///< after the sweep, re-run the variants whose files change
   bool no_cache = false;
   std::string cache_dir;      ///< "" = the default ($XDG_CACHE_HOME/kernlab, ~/.cache/kernlab)
+  std::optional<std::uint64_t> cache_max_bytes;  ///< --cache-max-size; none = the default cap
+  std::optional<std::uint64_t> prune_max_bytes;  ///< --max-size of `cache prune`; none = the cap
   unsigned compile_jobs = 0;  ///< 0 = one per hardware thread
   std::string family;                  ///< "" = every family
   std::vector<std::string> variants;   ///< names, wildcards or "all"
@@ -56,7 +59,7 @@ struct cli_options {
   bool resume = false;
   std::vector<std::string> sanitize;  ///< compute-sanitizer tools
   /// A subcommand and its arguments: {"compare", "a.json", "b.json"}, {"plot", "r.json"},
-  /// {"cache", "info"}, {"cache", "clear"}; empty for a sweep.
+  /// {"cache", "info"}, {"cache", "clear"}, {"cache", "prune"}; empty for a sweep.
   std::vector<std::string> command;
   // qam256.
   bool dtypes_explicit = false, ops_explicit = false;  ///< --dtype / --op given (not the defaults)
@@ -75,6 +78,10 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
 
 /// "268435456", "2^28", "2^20+3", "1M"/"16K" (binary) -> elements. Throws usage_error.
 std::uint64_t parse_size(const std::string& text);
+
+/// A number of bytes: "2GiB", "2G", "500MiB", "500M", "64K", "1000000" (K, M, G, T are powers of
+/// 1024, with or without "B" or "iB"). Throws usage_error naming `option` ("--max-size").
+std::uint64_t parse_byte_size(const std::string& text, const std::string& option);
 
 /// "4095x4097x1023" -> {4095, 4097, 1023}: dimensions >= 1 separated by 'x', each below 2^31.
 /// Throws usage_error naming --shape.

@@ -1,11 +1,14 @@
 #include "nvrtc/cache_key.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <functional>
-#include <iterator>
+#include <optional>
 #include <string_view>
 #include <unordered_set>
 
@@ -15,7 +18,8 @@ namespace kl::nvrtc {
 namespace {
 
 // Bump when the key's contents or the entry format change, so old entries are simply not found.
-constexpr std::uint64_t kKeyVersion = 1;
+// 2: headers are named by their physical (canonical) path.
+constexpr std::uint64_t kKeyVersion = 2;
 
 struct directive {
   enum kind_t { quoted, angled, computed } kind;
@@ -60,35 +64,68 @@ std::vector<directive> parse_includes(std::string_view text) {
   return out;
 }
 
-std::string read_whole(const std::string& path, bool& ok) {
-  std::ifstream in(path, std::ios::binary);
-  ok = static_cast<bool>(in);
-  if (!ok) return {};
-  return std::string(std::istreambuf_iterator<char>(in), {});
+// Reads a header of at most kMaxHeaderBytes. A FIFO or a device is no header: it is never opened
+// for a blocking read (O_NONBLOCK), and counts as not found.
+// Throws scan_error for a header too large to be one.
+std::optional<std::string> read_header(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct closer {
+    int fd;
+    ~closer() { ::close(fd); }
+  } close_it{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  if (static_cast<std::uintmax_t>(st.st_size) > kMaxHeaderBytes)
+    throw scan_error(path + ": " + std::to_string(st.st_size) + " bytes, more than the " +
+                     std::to_string(kMaxHeaderBytes >> 20) +
+                     " MiB kernlab reads of a header (is this #include meant?)");
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // shrank while read: hash what is there; NVRTC will see the change
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
 }
 
-std::string join_path(const fs::path& dir, const std::string& name) {
-  return (dir / name).lexically_normal().string();
+// Where NVRTC finds `name` from `dir`: the joined path as it stands, so the system resolves
+// `link/..` physically, as NVRTC's own open() does (never lexically: with a symlinked folder,
+// "link/../x.cuh" is the link target's sibling, not `dir`'s child).
+std::string join_path(const std::string& dir, const std::string& name) {
+  if (dir.empty() || (!name.empty() && name.front() == '/')) return name;  // an absolute name
+  return dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+// One file's physical identity: its canonical path, or the path itself if it has none.
+std::string physical(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::canonical(path, ec);
+  return ec ? fs::absolute(path, ec).lexically_normal().string() : p.string();
 }
 
 }  // namespace
 
 struct include_scanner::file_info {
   bool exists = false;
+  std::string physical;  ///< the canonical path: one file reached by two spellings is one file
+  bool toolkit = false;
   digest128 content;
   std::vector<directive> includes;
 };
 
 include_scanner::include_scanner(std::vector<std::string> toolkit_dirs) {
   std::error_code ec;
-  for (const auto& d : toolkit_dirs) toolkit_dirs_.push_back(fs::absolute(d, ec).lexically_normal().string());
+  for (const auto& d : toolkit_dirs) toolkit_dirs_.push_back(physical(d));
 }
 
 include_scanner::~include_scanner() = default;
 
-bool include_scanner::is_toolkit(const std::string& path) const {
-  std::error_code ec;
-  const fs::path p = fs::absolute(path, ec).lexically_normal();
+bool include_scanner::is_toolkit(const std::string& physical_path) const {
+  const fs::path p(physical_path);
   for (const auto& dir : toolkit_dirs_) {
     const fs::path rel = p.lexically_relative(dir);
     if (!rel.empty() && *rel.begin() != "..") return true;
@@ -104,14 +141,16 @@ std::shared_ptr<const include_scanner::file_info> include_scanner::read(const st
   // Read outside the lock: two threads may read one header at once, and both get the same.
   auto info = std::make_shared<file_info>();
   std::error_code ec;
-  if (is_toolkit(path)) {
-    info->exists = fs::is_regular_file(path, ec);  // located, never read (see the file comment)
-  } else if (fs::is_regular_file(path, ec)) {
-    bool ok = false;
-    const std::string text = read_whole(path, ok);
-    info->exists = ok;
-    info->content = hash128(text);
-    info->includes = parse_includes(text);
+  if (fs::is_regular_file(path, ec)) {
+    info->physical = physical(path);
+    info->toolkit = is_toolkit(info->physical);
+    if (info->toolkit) {
+      info->exists = true;  // located, never read (see the file comment)
+    } else if (auto text = read_header(path)) {
+      info->exists = true;
+      info->content = hash128(*text);
+      info->includes = parse_includes(*text);
+    }
   }
   std::lock_guard<std::mutex> lock(mutex_);
   return files_.emplace(path, std::move(info)).first->second;
@@ -119,35 +158,57 @@ std::shared_ptr<const include_scanner::file_info> include_scanner::read(const st
 
 std::vector<header_dependency> include_scanner::scan(const compile_request& request) {
   std::vector<header_dependency> out;
-  std::unordered_set<std::string> visited;
+  std::unordered_set<std::string> visited;  // physical paths: a header's includes count once
   bool computed = false;
 
-  // `includer` is "" for a --pre-include, which NVRTC looks up in the working folder first.
-  std::function<void(const std::string&, const std::vector<directive>&)> walk =
-      [&](const std::string& includer, const std::vector<directive>& includes) {
-        for (const auto& d : includes) {
-          if (d.kind == directive::computed) {
-            computed = true;
-            continue;
-          }
-          std::vector<std::string> candidates;
-          if (d.kind == directive::quoted) candidates.push_back(join_path(fs::path(includer).parent_path(), d.name));
-          for (const auto& dir : request.include_dirs) candidates.push_back(join_path(dir, d.name));
-          header_dependency dep{d.name, includer, "", false, {}};
-          std::shared_ptr<const file_info> found;
-          for (const auto& c : candidates) {
-            auto info = read(c);
-            if (!info->exists) continue;
-            dep.path = c;
-            dep.toolkit = is_toolkit(c);
-            dep.content = info->content;
-            found = info;
-            break;
-          }
-          out.push_back(dep);
-          if (found && !dep.toolkit && visited.insert(dep.path).second) walk(dep.path, found->includes);
-        }
-      };
+  // Depth first with a stack of its own, not recursion: a chain of headers as long as the disk
+  // allows must end in an error naming it, not in a stack overflow. `includer` is "" for a
+  // --pre-include, which NVRTC looks up in the working folder first.
+  struct frame {
+    std::string includer;  ///< as NVRTC opened it: its folder is where "..." searches first
+    std::vector<directive> includes;
+    std::size_t next = 0;
+  };
+  std::vector<frame> stack;
+  const auto walk = [&](std::string includer, std::vector<directive> includes) {
+    stack.push_back({std::move(includer), std::move(includes), 0});
+    while (!stack.empty()) {
+      frame& f = stack.back();
+      if (f.next == f.includes.size()) {
+        stack.pop_back();
+        continue;
+      }
+      const directive d = f.includes[f.next++];
+      if (d.kind == directive::computed) {
+        computed = true;
+        continue;
+      }
+      std::vector<std::string> candidates;
+      if (d.kind == directive::quoted)
+        candidates.push_back(join_path(fs::path(f.includer).parent_path().string(), d.name));
+      for (const auto& dir : request.include_dirs) candidates.push_back(join_path(dir, d.name));
+      header_dependency dep{d.name, f.includer, "", false, {}};
+      std::shared_ptr<const file_info> found;
+      std::string found_as;
+      for (const auto& c : candidates) {
+        auto info = read(c);
+        if (!info->exists) continue;
+        dep.path = info->physical;
+        dep.toolkit = info->toolkit;
+        dep.content = info->content;
+        found = info;
+        found_as = c;
+        break;
+      }
+      out.push_back(dep);
+      if (!found || dep.toolkit || !visited.insert(dep.path).second) continue;
+      if (stack.size() >= kMaxIncludeDepth)
+        throw scan_error(found_as + ": #include nested more than " +
+                         std::to_string(kMaxIncludeDepth) + " levels deep (included from " +
+                         f.includer + "; the chain starts at " + request.path + ")");
+      stack.push_back({found_as, found->includes, 0});  // `f` is invalid from here
+    }
+  };
 
   std::vector<directive> pre;
   for (const auto& h : request.pre_includes) pre.push_back({directive::quoted, h});
@@ -160,9 +221,12 @@ std::vector<header_dependency> include_scanner::scan(const compile_request& requ
     std::vector<std::string> files;
     for (const auto& dir : request.include_dirs) {
       std::error_code ec;
-      if (is_toolkit(dir) || !fs::is_directory(dir, ec)) continue;
-      for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it); it.increment(ec))
-        if (it->is_regular_file(ec)) files.push_back(it->path().lexically_normal().string());
+      if (is_toolkit(physical(dir)) || !fs::is_directory(dir, ec)) continue;
+      for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+           it.increment(ec)) {
+        std::error_code type_ec;  // a symlink loop fails here: that entry alone is left out
+        if (it->is_regular_file(type_ec)) files.push_back(it->path().lexically_normal().string());
+      }
     }
     std::sort(files.begin(), files.end());
     for (const auto& f : files) out.push_back({"<computed include>", "", f, false, read(f)->content});

@@ -13,26 +13,42 @@
 #include "nvrtc/compiler.hpp"
 #include "nvrtc/hash.hpp"
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace kl::nvrtc {
 
+/// Deeper #include nesting is an error: GCC's and Clang's limit, far past any real header tree.
+constexpr std::size_t kMaxIncludeDepth = 200;
+/// A larger header is refused: the scanner reads each header whole, and so does NVRTC.
+constexpr std::uintmax_t kMaxHeaderBytes = std::uintmax_t{16} << 20;
+
+/// A header the scanner cannot follow (nested too deep, too large); the message names the file.
+class scan_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// One header a compile reaches, as the scanner resolved it.
 struct header_dependency {
   std::string spelled;   ///< as written: "kernlab/reduce.cuh"
   std::string includer; ///< the file whose #include names it; "" for a --pre-include
-  std::string path;      ///< where it was found; "" when it was found nowhere
+  std::string path;      ///< where it was found, physically (canonical); "" when it was not
   bool toolkit = false;  ///< under a toolkit include folder: named in the key, never read
   digest128 content;     ///< the content hash of a kernels' header
 };
 
 /// Follows #include directives from a kernel file through the headers it reaches, searching as
 /// NVRTC does: "..." beside the including file, then the include folders in order; <...> the
-/// include folders only; a --pre-include the working folder, then the include folders.
+/// include folders only; a --pre-include the working folder, then the include folders. Like
+/// NVRTC, it resolves a `..` after a symlinked folder physically (the link target's parent).
+/// A FIFO, a device or a folder is not a header; a header over kMaxHeaderBytes, or nested more
+/// than kMaxIncludeDepth deep, makes scan() throw scan_error.
 ///
 /// It does not evaluate #if, so it may follow an include a condition leaves out: that header's
 /// edits then change the key too (a needless miss, never a wrong hit). A computed include
@@ -51,12 +67,13 @@ class include_scanner {
   include_scanner& operator=(const include_scanner&) = delete;
 
   /// The headers the request's pre-includes and source reach, depth first, in include order.
+  /// Throws scan_error.
   std::vector<header_dependency> scan(const compile_request& request);
 
  private:
   struct file_info;
   std::shared_ptr<const file_info> read(const std::string& path);
-  bool is_toolkit(const std::string& path) const;
+  bool is_toolkit(const std::string& physical_path) const;
 
   std::vector<std::string> toolkit_dirs_;
   std::mutex mutex_;

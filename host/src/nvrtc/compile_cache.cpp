@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <vector>
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -114,6 +116,33 @@ bool read_file(const fs::path& path, std::string& out) {
   return !in.bad();
 }
 
+// What reading an entry found.
+enum class entry_read { ok, absent, not_a_file, failed };
+
+// Reads an entry without ever blocking: a FIFO is opened O_NONBLOCK and, like a folder or a
+// device, is reported as not a file before any read. On `ok` with `touch` the entry's use time is
+// set to now (a failure to, in a cache this user may only read, costs only its place in the LRU).
+entry_read read_entry(const fs::path& path, std::string& out, bool touch) {
+  const int raw = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (raw < 0) return errno == ENOENT || errno == ENOTDIR ? entry_read::absent : entry_read::failed;
+  unique_fd fd(raw);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return entry_read::failed;
+  if (!S_ISREG(st.st_mode)) return entry_read::not_a_file;
+  out.assign(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < out.size()) {
+    const ssize_t n = ::read(fd.get(), out.data() + got, out.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return entry_read::failed;
+    if (n == 0) break;  // shorter than its size said: the checks below call it truncated
+    got += static_cast<std::size_t>(n);
+  }
+  out.resize(got);
+  if (touch) ::futimens(fd.get(), nullptr);
+  return entry_read::ok;
+}
+
 json counters_to_json(const cache_counters& c) {
   return {{"runs", c.runs}, {"hits", c.hits}, {"misses", c.misses}, {"stores", c.stores}, {"corrupt", c.corrupt}};
 }
@@ -212,23 +241,29 @@ compile_result decode_entry(const digest128& key, std::string_view bytes) {
   return r;
 }
 
-compile_cache::compile_cache(fs::path dir) : dir_(std::move(dir)) {}
+compile_cache::compile_cache(fs::path dir, std::uint64_t max_bytes)
+    : dir_(std::move(dir)), max_bytes_(max_bytes) {}
 
 fs::path compile_cache::entry_path(const digest128& key) const {
   return dir_ / "entries" / (key.hex() + kEntrySuffix);
 }
 
-cache_lookup compile_cache::lookup(const digest128& key) const {
+cache_lookup compile_cache::lookup(const digest128& key) const { return look_up(key, true); }
+
+cache_lookup compile_cache::look_up(const digest128& key, bool touch) const {
   cache_lookup out;
   const fs::path path = entry_path(key);
   std::string bytes;
-  if (!read_file(path, bytes)) {
-    std::error_code ec;
-    if (fs::exists(path, ec)) {
+  switch (read_entry(path, bytes, touch)) {
+    case entry_read::absent:
+    case entry_read::not_a_file:  // store() replaces it
+      return out;  // a miss
+    case entry_read::failed:
       out.status = lookup_status::corrupt;
       out.problem = "cannot read " + path.string() + ": " + errno_text();
-    }
-    return out;  // a miss
+      return out;
+    case entry_read::ok:
+      break;
   }
   try {
     out.result = decode_entry(key, bytes);
@@ -242,7 +277,12 @@ cache_lookup compile_cache::lookup(const digest128& key) const {
 
 void compile_cache::store(const digest128& key, const compile_result& result) const {
   if (!result.ok) throw cache_error("only successful compiles are stored");
-  write_atomically(entry_path(key), encode_entry(key, result));
+  const fs::path path = entry_path(key);
+  // A rename replaces a file, a FIFO or a device at the entry's name, but not a folder: that
+  // goes first (it is at an entry's name in our entries folder, so it is no one else's).
+  std::error_code ec;
+  if (fs::is_directory(fs::symlink_status(path, ec))) fs::remove_all(path, ec);
+  write_atomically(path, encode_entry(key, result));
 }
 
 void compile_cache::add_counters(const cache_counters& run) const {
@@ -262,6 +302,7 @@ void compile_cache::add_counters(const cache_counters& run) const {
 cache_info compile_cache::info() const {
   cache_info info;
   info.dir = dir_;
+  info.max_bytes = max_bytes_;
   std::error_code ec;
   info.exists = fs::is_directory(dir_, ec);
   if (!info.exists) return info;
@@ -281,9 +322,13 @@ cache_info compile_cache::info() const {
       continue;
     }
     if (!is_entry(p)) continue;
-    ++info.entries;
     struct stat st {};
-    if (::stat(p.c_str(), &st) == 0) {
+    if (::stat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      ++info.not_files;  // never opened: a FIFO would block the reader
+      continue;
+    }
+    ++info.entries;
+    if (st.st_mode != 0) {
       info.bytes += static_cast<std::uint64_t>(st.st_size);
       if (info.oldest == 0 || st.st_mtime < info.oldest) info.oldest = st.st_mtime;
       if (st.st_mtime > info.newest) info.newest = st.st_mtime;
@@ -297,12 +342,82 @@ cache_info compile_cache::info() const {
       ++info.damaged;
       continue;
     }
-    const cache_lookup l = lookup(key);
+    const cache_lookup l = look_up(key, false);  // counting is no use: LRU order stays
     if (l.status == lookup_status::hit) info.compile_ms += l.result.milliseconds;
     else ++info.damaged;
   }
   if (ec) throw cache_error("cannot list " + entries.string() + ": " + ec.message());
   return info;
+}
+
+prune_result compile_cache::prune(std::uint64_t max_bytes, bool wait) const {
+  prune_result out;
+  const fs::path entries = dir_ / "entries";
+  std::error_code ec;
+  if (!fs::is_directory(entries, ec)) return out;
+  const fs::path lock_path = dir_ / "prune.lock";
+  unique_fd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (lock.get() < 0) throw cache_error("cannot open " + lock_path.string() + ": " + errno_text());
+  while (::flock(lock.get(), LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+    if (errno == EWOULDBLOCK && !wait) {
+      out.skipped = true;  // another process is pruning the same folder right now
+      return out;
+    }
+    if (errno != EINTR)
+      throw cache_error("cannot lock " + lock_path.string() + ": " + errno_text());
+  }
+
+  struct listed {
+    fs::path path;
+    std::uint64_t bytes;
+    struct timespec used;
+  };
+  std::vector<listed> files;
+  std::uint64_t total = 0;
+  for (auto it = fs::directory_iterator(entries, ec); !ec && it != fs::end(it); it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (!is_entry(p)) continue;
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) continue;  // gone meanwhile
+    if (!S_ISREG(st.st_mode)) {  // a folder, FIFO, device or link at an entry's name: never valid
+      std::error_code rm;
+      const std::uintmax_t n = fs::remove_all(p, rm);
+      if (!rm && n > 0) ++out.removed;
+      continue;
+    }
+    files.push_back({p, static_cast<std::uint64_t>(st.st_size), st.st_mtim});
+    total += static_cast<std::uint64_t>(st.st_size);
+  }
+  if (ec) throw cache_error("cannot list " + entries.string() + ": " + ec.message());
+
+  // Least recently used first; the name breaks ties, so two prunes of one folder agree.
+  std::sort(files.begin(), files.end(), [](const listed& a, const listed& b) {
+    if (a.used.tv_sec != b.used.tv_sec) return a.used.tv_sec < b.used.tv_sec;
+    if (a.used.tv_nsec != b.used.tv_nsec) return a.used.tv_nsec < b.used.tv_nsec;
+    return a.path < b.path;
+  });
+  for (const auto& f : files) {
+    if (total <= max_bytes) break;
+    // A hit since the listing made it recently used: it stays. (Between this check and the
+    // unlink a process may still open it; it then reads the whole file, which outlives the name.)
+    struct stat now {};
+    if (::lstat(f.path.c_str(), &now) != 0 || now.st_mtim.tv_sec != f.used.tv_sec ||
+        now.st_mtim.tv_nsec != f.used.tv_nsec)
+      continue;
+    if (::unlink(f.path.c_str()) != 0) {
+      if (errno == ENOENT) continue;  // removed by `cache clear` meanwhile
+      throw cache_error("cannot remove " + f.path.string() + ": " + errno_text());
+    }
+    total -= f.bytes;
+    ++out.removed;
+    out.removed_bytes += f.bytes;
+  }
+  out.kept_bytes = total;
+  for (const auto& f : files) {
+    std::error_code gone;
+    if (fs::exists(f.path, gone)) ++out.kept;
+  }
+  return out;
 }
 
 std::uint64_t compile_cache::clear() const {
@@ -315,7 +430,9 @@ std::uint64_t compile_cache::clear() const {
       if (is_entry(it->path()) || is_temp(it->path())) doomed.push_back(it->path());
     if (ec) throw cache_error("cannot list " + entries.string() + ": " + ec.message());
     for (const auto& p : doomed) {
-      if (!fs::remove(p, ec) && ec) throw cache_error("cannot remove " + p.string() + ": " + ec.message());
+      // remove_all: a folder at an entry's name (ours by its name) goes too.
+      if (fs::remove_all(p, ec) == static_cast<std::uintmax_t>(-1) || ec)
+        throw cache_error("cannot remove " + p.string() + ": " + ec.message());
       if (is_entry(p)) ++removed;
     }
     fs::remove(entries, ec);  // only if now empty; anything else in it stays

@@ -5,6 +5,7 @@
 //   entries/<32 hex digits>.klc   one entry per key
 //   entries/.tmp-*                an entry being written (renamed into place when complete)
 //   counters.json, counters.lock  hits, misses and stores over every run, and their lock
+//   prune.lock                    held by the one process pruning the entries
 //
 // An entry is a fixed header (magic, format version, the key, the payload's length and XXH3-64
 // checksum) and a CBOR payload (the compile_result, the cubin as a byte string). Entries are
@@ -13,6 +14,14 @@
 // crash fails its checksum, is reported as damaged, and is rebuilt.
 //
 // Only successful compiles are stored: a compile error is shown from a fresh compile every time.
+//
+// Size: the entries are kept under a cap (2 GiB unless configured) by removing the least recently
+// used ones (prune(), run after every sweep that stored an entry). A hit sets its entry's
+// modification time to now, so the time an entry was last used is its mtime. Removal is an
+// unlink: a process that opened the entry before reads it whole, one that comes after finds no
+// entry (a miss), so no process ever reads a partly deleted entry. Anything at an entry's name
+// that is not a regular file (a folder, a FIFO, a device) is a miss, never opened for a blocking
+// read, and the next store replaces it.
 #pragma once
 
 #include "nvrtc/compiler.hpp"
@@ -58,23 +67,46 @@ struct cache_info {
   std::uint64_t bytes = 0;          ///< of the entries
   std::uint64_t damaged = 0;        ///< entries that fail their checks
   std::uint64_t temporary_files = 0;  ///< left by a process that died while writing an entry
+  std::uint64_t not_files = 0;  ///< folders, FIFOs, devices at an entry's name: skipped, unread
+  std::uint64_t max_bytes = 0;  ///< the cap on `bytes` (compile_cache::max_bytes())
   double compile_ms = 0;            ///< NVRTC time the valid entries took to make
   std::time_t oldest = 0, newest = 0;  ///< entry modification times; 0 without entries
   cache_counters counters;
 };
 
+/// What prune() did.
+struct prune_result {
+  std::uint64_t removed = 0, removed_bytes = 0;  ///< entries (and non-files at their names) removed
+  std::uint64_t kept = 0, kept_bytes = 0;        ///< entries left
+  bool skipped = false;  ///< another process was pruning (only when asked not to wait)
+};
+
+/// The default cap on the entries' size: 2 GiB.
+constexpr std::uint64_t kDefaultCacheMaxBytes = std::uint64_t{2} << 30;
+
 class compile_cache {
  public:
   /// The folder is created on the first store, so a run that stores nothing leaves no trace.
-  explicit compile_cache(std::filesystem::path dir);
+  /// prune_if_needed() keeps the entries under `max_bytes`.
+  explicit compile_cache(std::filesystem::path dir,
+                         std::uint64_t max_bytes = kDefaultCacheMaxBytes);
 
   const std::filesystem::path& dir() const { return dir_; }
+  std::uint64_t max_bytes() const { return max_bytes_; }
   std::filesystem::path entry_path(const digest128& key) const;
 
-  /// Never throws: an absent entry is a miss, an unreadable or damaged one is `corrupt`.
+  /// Never throws: an absent entry, or something that is not a regular file, is a miss; an
+  /// unreadable or damaged one is `corrupt`. A hit sets the entry's use time (mtime) to now.
   cache_lookup lookup(const digest128& key) const;
-  /// Stores a successful compile. Thread-safe and safe across processes. Throws cache_error.
+  /// Stores a successful compile, replacing whatever is at the entry's name. Thread-safe and
+  /// safe across processes. Throws cache_error.
   void store(const digest128& key, const compile_result& result) const;
+
+  /// Removes the least recently used entries (oldest mtime first) until the rest take at most
+  /// `max_bytes`, and anything at an entry's name that is not a regular file. One process prunes
+  /// at a time (a lock file); with `wait` false a process that finds another pruning returns at
+  /// once (`skipped`). An entry used since it was listed is kept. Throws cache_error.
+  prune_result prune(std::uint64_t max_bytes, bool wait = true) const;
 
   /// Adds one run's counts to the folder's counters, under a file lock (processes share them).
   /// Throws cache_error.
@@ -86,7 +118,10 @@ class compile_cache {
   std::uint64_t clear() const;
 
  private:
+  cache_lookup look_up(const digest128& key, bool touch) const;
+
   std::filesystem::path dir_;
+  std::uint64_t max_bytes_;
 };
 
 /// $XDG_CACHE_HOME/kernlab, else $HOME/.cache/kernlab; empty when neither is set.

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <algorithm>
 #include <sstream>
+#include <string_view>
 
 namespace kl {
 namespace {
@@ -91,7 +92,9 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
                          "the file name '" + d.name +
                              "' cannot be a variant name (use letters, digits, '_' and '-')");
 
-  std::istringstream in(source);
+  // A UTF-8 byte-order mark, as some Windows editors write, is not part of the first line.
+  constexpr std::string_view bom = "\xEF\xBB\xBF";
+  std::istringstream in(std::string_view(source).substr(0, 3) == bom ? source.substr(3) : source);
   std::string raw;
   int line_no = 0;
   bool in_header = false, closed = false;
@@ -214,10 +217,14 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
         }
         if (dims.size() > 3) throw metadata_error(path, line_no, key + " has more than 3 dimensions (x, y, z)");
         (key == "block_dims" ? d.block_dims : d.grid_dims) = dims;
-      } else if (key == "dtypes") {
-        d.dtypes = split_list(value);
-      } else if (key == "ops") {
-        d.ops = split_list(value);
+      } else if (key == "dtypes" || key == "ops") {
+        // "dtypes: ," has a value but names nothing; read as "every one the family has" it
+        // would silently widen the variant (found by tests/fuzz).
+        std::vector<std::string> items = split_list(value);
+        if (items.empty())
+          throw metadata_error(path, line_no, key + " lists no " +
+                                                  (key == "dtypes" ? "element type" : "operation"));
+        (key == "dtypes" ? d.dtypes : d.ops) = std::move(items);
       } else if (key == "summary") {
         d.summary = value;
       } else if (key == "order") {
@@ -257,8 +264,8 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
     const std::string* text;
     long min_value;
   };
-  // The variables of one instantiation: BLOCK, TSIZE, a sample shape's M, N, K for the launch
-  // geometry, then the params in order (each may use those before it).
+  // The variables of one instantiation: BLOCK, TSIZE, then the params in order (each may use
+  // those before it), then a sample shape's M, N, K for the launch geometry.
   const auto variables = [&](unsigned b, std::int64_t dim) {
     std::map<std::string, std::int64_t> vars = {{"BLOCK", b}, {"TSIZE", 4}};
     for (const auto& [name, text] : d.params) {
@@ -303,8 +310,14 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
       for (std::int64_t grid : {1, 65536}) {
         std::int64_t v = 0;
         try {
-          std::map<std::string, std::int64_t> vars = variables(b, 4097);
-          if (std::string(key) == "workspace") vars["GRID"] = grid;  // only it may use GRID
+          // Each expression gets the variables the launch gives it (docs/kernel_contract.md):
+          // shared_bytes the params and the shape (matmul's M, N, K; the registry refuses the
+          // shape for a 1-D family), tile and workspace BLOCK and TSIZE only, workspace GRID
+          // too. So `tile: K` is an unknown variable, not matmul's K (found by tests/fuzz).
+          const std::string k(key);
+          std::map<std::string, std::int64_t> vars = {{"BLOCK", b}, {"TSIZE", 4}};
+          if (k == "shared_bytes") vars = variables(b, 4097);
+          if (k == "workspace") vars["GRID"] = grid;
           v = evaluate(*text, vars);
         } catch (const expression_error& e) {
           throw metadata_error(path, at, std::string(key) + ": " + e.what());

@@ -1,5 +1,6 @@
 #include "registry/registry.hpp"
 
+#include "registry/expression.hpp"
 #include "registry/metadata.hpp"
 #include "registry/names.hpp"
 
@@ -7,6 +8,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -47,22 +49,83 @@ void registry::add(registry_entry e) {
   entries_.push_back(std::move(e));
 }
 
+namespace {
+
+// The entries of `dir` for which `keep` holds, sorted. An entry whose type cannot be read (a
+// symlink loop, a folder it may not enter) costs itself alone: it
+// becomes a warning naming its path, and every other entry is still listed.
+template <typename Keep>
+std::vector<fs::path> list_folder(const fs::path& dir, Keep keep,
+                                  std::vector<std::string>& warnings) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::error_code type_ec;
+    const fs::file_status st = it->status(type_ec);  // follows symlinks, as reading the file will
+    if (st.type() == fs::file_type::not_found) continue;  // a dangling link: nothing to read
+    if (type_ec) {
+      warnings.push_back(it->path().string() + ": skipped: " + type_ec.message());
+      continue;
+    }
+    if (keep(it->path(), st)) out.push_back(it->path());
+  }
+  if (ec) warnings.push_back(dir.string() + ": cannot be listed: " + ec.message());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Some Windows editors start a UTF-8 file with a byte-order mark, which NVRTC reads as an
+// unrecognised token: it goes, and the file's lines keep their numbers.
+std::string without_bom(std::string text) {
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
+  return text;
+}
+
+// A family without a shape (reduce, qam256: `--size` only) has no M, N, K at launch, so an
+// expression that names them would fail every row; parse_header, knowing no family, lets
+// shared_bytes use them for matmul. Refused here, with the key's line.
+void check_no_shape(const family& fam, const parsed_header& h) {
+  const variant_descriptor& d = h.descriptor;
+  if (fam.shape_rank() > 0) return;
+  for (unsigned b : d.blocks) {
+    std::map<std::string, std::int64_t> vars = {{"BLOCK", b}, {"TSIZE", 4}};
+    try {
+      for (const auto& [name, text] : d.params) vars[name] = evaluate(text, vars);
+      evaluate(d.shared_bytes, vars);
+    } catch (const expression_error& e) {
+      throw metadata_error(d.origin_path, h.line_of("shared_bytes"),
+                           std::string("shared_bytes: ") + e.what() + " (" + d.family +
+                               " has no shape: M, N, K are matmul's)");
+    }
+  }
+}
+
+}  // namespace
+
 void registry::add_source_dir(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    warnings_.push_back(dir + ": kernels directory does not exist");
+    warnings_.push_back(dir + (ec && ec != std::errc::no_such_file_or_directory
+                                   ? ": kernels directory cannot be read: " + ec.message()
+                                   : ": kernels directory does not exist"));
     return;
   }
-  std::vector<fs::path> family_dirs;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_directory() && e.path().filename() != "include") family_dirs.push_back(e.path());
-  std::sort(family_dirs.begin(), family_dirs.end());
+  const std::vector<fs::path> family_dirs = list_folder(
+      dir,
+      [](const fs::path& p, const fs::file_status& st) {
+        return fs::is_directory(st) && p.filename() != "include";
+      },
+      warnings_);
 
   for (const auto& fdir : family_dirs) {
     const std::string family_name = fdir.filename().string();
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(fdir, ec))
-      if (e.is_regular_file() && e.path().extension() == ".cu") files.push_back(e.path());
+    const std::vector<fs::path> files = list_folder(
+        fdir,
+        [](const fs::path& p, const fs::file_status& st) {
+          return fs::is_regular_file(st) && p.extension() == ".cu";
+        },
+        warnings_);
     const family* fam = families_.find(family_name);
     if (!fam) {
       if (!files.empty())
@@ -83,13 +146,14 @@ void registry::add_source_dir(const std::string& dir) {
         if (!in) throw metadata_error(path, 1, "cannot be read");
         std::ostringstream text;
         text << in.rdbuf();
-        e.source = text.str();
+        e.source = without_bom(text.str());
         parsed_header h = parse_header(e.source, path);
         if (h.descriptor.family != family_name)
           throw metadata_error(path, h.key_lines.at("family"),
                                "family '" + h.descriptor.family + "' but the file is in the '" +
                                    family_name + "' folder");
         fam->check(h);
+        check_no_shape(*fam, h);
         e.descriptor = h.descriptor;
       } catch (const metadata_error& err) {
         e.error = err.what();

@@ -449,9 +449,15 @@ void print_cache_info(std::ostream& os, const nvrtc::cache_info& info) {
     os << "  empty (the folder does not exist yet)\n";
     return;
   }
-  os << "  entries:    " << info.entries << " (" << human_bytes(static_cast<double>(info.bytes)) << ")";
+  os << "  entries:    " << info.entries << " (" << human_bytes(static_cast<double>(info.bytes))
+     << " of the " << human_bytes(static_cast<double>(info.max_bytes))
+     << " cap; the least recently used go first)";
   if (info.damaged) os << ", " << info.damaged << " damaged (rebuilt when next needed)";
   os << "\n";
+  if (info.not_files)
+    os << "  not files:  " << info.not_files
+       << " folder(s), FIFO(s) or device(s) at an entry's name: skipped unread, replaced when "
+          "next stored ('kernlab cache prune' removes them)\n";
   if (info.entries > info.damaged)
     os << "  saves:      " << fmt("%.1f", info.compile_ms / 1e3)
        << " s of NVRTC time when every entry is used once\n";
@@ -466,6 +472,14 @@ void print_cache_info(std::ostream& os, const nvrtc::cache_info& info) {
      << " miss(es)";
   if (lookups) os << " (" << fmt("%.0f", 100.0 * static_cast<double>(c.hits) / static_cast<double>(lookups)) << "% hits)";
   os << ", " << c.stores << " store(s), " << c.corrupt << " damaged entry(ies) rebuilt\n";
+}
+
+void print_prune_result(std::ostream& os, const nvrtc::prune_result& r, std::uint64_t limit,
+                        const std::filesystem::path& dir) {
+  os << "removed " << r.removed << " entr" << (r.removed == 1 ? "y" : "ies") << " ("
+     << human_bytes(static_cast<double>(r.removed_bytes)) << "), kept " << r.kept << " ("
+     << human_bytes(static_cast<double>(r.kept_bytes)) << ", at most "
+     << human_bytes(static_cast<double>(limit)) << ") in " << dir.string() << "\n";
 }
 
 void print_list(std::ostream& os, const registry& reg) {

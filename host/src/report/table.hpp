@@ -76,6 +76,9 @@ void print_row_changes(std::ostream& os, const std::vector<row_change>& rows);
 /// `kernlab cache info`: the folder, its entries (size, damaged ones, age), temporary files
 /// left behind, and the hit and miss counters over every run.
 void print_cache_info(std::ostream& os, const nvrtc::cache_info& info);
+/// `kernlab cache prune`: what went, what is left, under which limit.
+void print_prune_result(std::ostream& os, const nvrtc::prune_result& r, std::uint64_t limit,
+                        const std::filesystem::path& dir);
 
 /// Every registered variant with its origin, and every registration warning.
 void print_list(std::ostream& os, const registry& reg);

@@ -37,6 +37,7 @@ nvrtc::compile_request make_compile_request(const family& fam, const registry_en
 compile_stage::compile_stage(const family_registry& families, const run_request& request,
                              std::string arch)
     : cache_(request.cache),
+      want_keys_(request.want_keys),
       start_(std::chrono::steady_clock::now()),
       scanner_(request.toolkit_include_dirs) {
   std::vector<std::pair<std::size_t, nvrtc::compile_request>> work;
@@ -83,9 +84,12 @@ void compile_stage::compile_one(slot& s, const nvrtc::compile_request& request) 
   const auto t0 = std::chrono::steady_clock::now();
   compile_record& rec = s.record;
   try {
-    // The key even without a cache: --watch compares keys to see which files a save changed.
-    const nvrtc::digest128 key = nvrtc::make_key(request, scanner_);
-    rec.key = key.hex();
+    // Without a cache, and unless --watch wants them, there is no key to make: no header is read.
+    nvrtc::digest128 key;
+    if (cache_ || want_keys_) {
+      key = nvrtc::make_key(request, scanner_);
+      rec.key = key.hex();
+    }
     if (cache_) {
       nvrtc::cache_lookup found = cache_->lookup(key);
       if (found.status == nvrtc::lookup_status::hit) {
@@ -156,6 +160,15 @@ void compile_stage::finish(sweep_result& out) {
       cache_->add_counters(run);
     } catch (const nvrtc::cache_error& e) {
       warn(std::string("cannot update the compile cache's counters: ") + e.what());
+    }
+    // New entries may have passed the cap: drop the least recently used. Only after a run that
+    // stored something (a run of hits adds nothing), and never waiting for another process.
+    if (stores_ > 0) {
+      try {
+        cache_->prune(cache_->max_bytes(), false);
+      } catch (const nvrtc::cache_error& e) {
+        warn(std::string("cannot prune the compile cache: ") + e.what());
+      }
     }
   }
   for (auto& s : slots_) out.compiles.push_back(std::move(s.record));

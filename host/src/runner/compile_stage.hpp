@@ -53,6 +53,7 @@ class compile_stage {
   void warn(const std::string& message);
 
   std::shared_ptr<const nvrtc::compile_cache> cache_;
+  bool want_keys_ = false;
   std::chrono::steady_clock::time_point start_;
   std::vector<slot> slots_;  // sized once before any task starts: tasks write into their slot
   std::map<const registry_entry*, std::size_t> index_;

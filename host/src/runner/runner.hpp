@@ -51,6 +51,9 @@ struct run_request {
   unsigned compile_jobs = 0;  ///< CPU threads compiling kernel files; 0: one per hardware thread
   /// Compiled images from earlier runs; null compiles every file.
   std::shared_ptr<const nvrtc::compile_cache> cache;
+  /// Make each file's cache key (scanning its headers) even without a cache: --watch compares
+  /// them. Otherwise a run without a cache scans no header at all.
+  bool want_keys = false;
   /// qam256: the SNR of the generated symbols, in dB.
   double snr_db = 20;
   /// Whether the dtypes and ops were asked for (--dtype, --op) or are the defaults. A family
@@ -84,7 +87,7 @@ struct compile_record {
   /// What the file cost this run, on its compile thread: the key and lookup, and on a miss
   /// NVRTC and the store. (result.milliseconds is NVRTC's time when the image was made.)
   double milliseconds = 0;
-  std::string key;  ///< the cache key in hex (made with or without a cache); "" if not compiled
+  std::string key;  ///< the cache key in hex; "" if not compiled, or neither cached nor wanted
 };
 
 /// The compile stage of a sweep in numbers.

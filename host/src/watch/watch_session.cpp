@@ -52,7 +52,11 @@ std::string watch_session::fingerprint(const registry_entry& e, const run_reques
   if (!e.error.empty()) return "header error " + nvrtc::hash128(e.source + '\0' + e.error).hex();
   const auto req = make_compile_request(*families_.find(e.descriptor.family), e, request, arch_);
   if (req.name_expressions.empty()) return "nothing to compile " + nvrtc::hash128(e.source).hex();
-  return nvrtc::make_key(req, scanner).hex();
+  try {
+    return nvrtc::make_key(req, scanner).hex();
+  } catch (const nvrtc::scan_error& err) {  // the compile reports it; a new message is a change
+    return "scan error " + nvrtc::hash128(err.what()).hex();
+  }
 }
 
 void watch_session::remember(const run_request& request, const sweep_result& sweep) {
@@ -106,6 +110,7 @@ std::size_t watch_session::round(const std::vector<std::string>& saved, std::ost
   run_request request = ws.request;
   request.variants = changed;
   request.compile_only = !run_rows_;
+  request.want_keys = true;
   const sweep_result sweep = runner(families_, request).run();
 
   std::vector<compile_change> compiles;

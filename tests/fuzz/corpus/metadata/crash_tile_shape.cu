@@ -1,0 +1,6 @@
+/* kernlab
+family: reduce
+entry: k<BLOCK, T, OP>
+blocks: 128
+tile: K
+*/

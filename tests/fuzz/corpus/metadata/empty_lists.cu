@@ -1,0 +1,8 @@
+/* kernlab
+family: reduce
+entry: k
+blocks: 128
+tile: BLOCK
+dtypes: ,
+ops: ,
+*/
