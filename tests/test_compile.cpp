@@ -133,5 +133,90 @@ TEST(Compile, ParsesDiagnostics) {
   EXPECT_EQ(d[1].line, 3);
 }
 
+// The log parsers ran std::regex, whose libstdc++ matcher recurses once per character: a line of
+// tens of KB (a generated table, a long #warning, a long entry echoed back) overflowed the stack.
+TEST(Compile, ParsesLogLinesOfHundredsOfKilobytes) {
+  const std::string long_text(200000, 'x');
+  const auto d = nvrtc::parse_diagnostics("t.cu(7): error: " + long_text + "\n" + long_text +
+                                          "\n" + "t.cu(8): warning #1-D: " + long_text + "\n");
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].line, 7);
+  EXPECT_EQ(d[0].message.size(), long_text.size());
+  EXPECT_EQ(d[1].severity, "warning");
+
+  const std::string name = "_Z" + std::string(200000, 'a');
+  const auto r = nvrtc::parse_ptxas_report(
+      "ptxas info    : Compiling entry function '" + name + "' for 'sm_90'\n" + long_text +
+      " Used 7 registers\n" + "ptxas info    : Used 30 registers, " + long_text +
+      " 64 bytes smem\n");
+  ASSERT_EQ(r.count(name), 1u);
+  EXPECT_EQ(r.at(name).registers, 30);
+  EXPECT_EQ(r.at(name).static_shared_bytes, 64);
+}
+
+// What the regular expressions meant, kept: the last "(N): " that starts a diagnostic ends the
+// path; numbers too long for their type make no diagnostic (std::stoi threw on them).
+TEST(Compile, ParsesDiagnosticsLikeTheGrammarSays) {
+  const auto d = nvrtc::parse_diagnostics(
+      "dir(2): x/a.cu(12): catastrophic error: cannot open source file \"b.h\"\n"
+      "a.cu(99999999999999999999): error: too long a line number\n"
+      "a.cu(3): note: not a severity\n"
+      "(4): error: no path\n"
+      "a.cu(5): error #20-D: with a number\n"
+      "a.cu(6): error #: ends the number at once\n");
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].file, "dir(2): x/a.cu");
+  EXPECT_EQ(d[0].line, 12);
+  EXPECT_EQ(d[0].severity, "error");
+  EXPECT_EQ(d[0].message, "cannot open source file \"b.h\"");
+  EXPECT_EQ(d[1].to_string(), "a.cu:5: error: with a number");
+
+  const auto r = nvrtc::parse_ptxas_report(
+      "ptxas info    : Compiling entry function '' for 'sm_90'\n"
+      "ptxas info    : Used 30 registers\n"  // no entry yet: ignored
+      "ptxas info    : Compiling entry function '_Z1kv' for 'sm_90'\n"
+      "ptxas         .     99999999999999999999999 bytes stack frame, 4 bytes spill stores, "
+      "12 bytes spill loads\n"
+      "ptxas info    : Used 12 registers, 8 bytes smem\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r.at("_Z1kv").registers, 12);
+  EXPECT_EQ(r.at("_Z1kv").stack_frame_bytes, 0);
+  EXPECT_EQ(r.at("_Z1kv").static_shared_bytes, 8);
+}
+
+// The same through the kernlab binary: a compile error on a 32 KB source line, and a kernel that
+// compiles with a 40 KB #warning. Each fails or passes its own row; kernlab ended with SIGSEGV
+// (exit 139) on each before.
+TEST(Compile, LongLinesInTheLogFailOnlyTheirOwnRow) {
+  test::temp_dir dir("longlines");
+  const std::string header = "/* kernlab\nfamily: reduce\nentry:  ENTRY<BLOCK, T, OP>\n"
+                             "blocks: 128\ntile:   BLOCK\n*/\n";
+  const std::string body = "template <unsigned BLOCK, typename T, typename OP>\n"
+                           "__global__ void ENTRY(const T* in, T* out, unsigned n) {\n"
+                           "  out[blockIdx.x] = in[threadIdx.x];\n}\n";
+  auto kernel = [&](const std::string& entry, const std::string& extra) {
+    std::string text = header + extra + body;
+    for (auto at = text.find("ENTRY"); at != std::string::npos; at = text.find("ENTRY"))
+      text.replace(at, 5, entry);
+    return text;
+  };
+  std::string table = "__device__ int table[] = {";
+  while (table.size() < 32768) table += "1, ";
+  dir.write("reduce/long_error.cu", kernel("long_error", table + "undefined_name};\n"));
+  dir.write("reduce/long_warning.cu",
+            kernel("long_warning", "#warning " + std::string(40000, 'w') + "\n"));
+  const auto r = test::run_kernlab("--compile-only --kernels-dir " + dir.str() + " --kernels-dir " +
+                                   test::kernels_dir() + " --no-cache --variant 'long_*'");
+  EXPECT_EQ(r.code, 1) << r.output.substr(0, 2000);  // a variant failed; -1: killed by a signal
+  EXPECT_NE(r.output.find("long_error.cu:7: error: identifier \"undefined_name\" is undefined"),
+            std::string::npos) << r.output.substr(0, 2000);
+  // The warning's file compiled: its row of the compile table ends "ok".
+  const auto row = r.output.find("reduce.long_warning ");
+  ASSERT_NE(row, std::string::npos) << r.output.substr(0, 2000);
+  const std::string line = r.output.substr(row, r.output.find('\n', row) - row);
+  EXPECT_EQ(line.substr(line.size() - 4), "  ok") << line;
+}
+
+
 }  // namespace
 }  // namespace kl

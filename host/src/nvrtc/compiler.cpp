@@ -4,8 +4,6 @@
 
 #include <chrono>
 #include <memory>
-#include <regex>
-#include <sstream>
 
 namespace kl::nvrtc {
 namespace {
@@ -22,68 +20,6 @@ struct program_deleter {
 using program_ptr = std::unique_ptr<_nvrtcProgram, program_deleter>;
 
 }  // namespace
-
-std::string diagnostic::to_string() const {
-  return file + ":" + std::to_string(line) + ": " + severity + ": " + message;
-}
-
-std::string compile_result::error_summary() const {
-  std::ostringstream out;
-  for (const auto& d : diagnostics)
-    if (d.severity == "error" && d.file == path) out << d.to_string() << "\n";
-  for (const auto& d : diagnostics)
-    if (d.severity == "error" && d.file != path) out << d.to_string() << "\n";
-  if (out.tellp() > 0) return out.str();
-  // No parsable diagnostic (a linker-style or ptxas error): show the start of the log.
-  std::istringstream in(log);
-  std::string line;
-  for (int i = 0; i < 10 && std::getline(in, line); ++i) out << line << "\n";
-  return out.str();
-}
-
-std::vector<diagnostic> parse_diagnostics(const std::string& log) {
-  // NVRTC writes "path(12): error: text" (and "error #20-D: text" with error numbers on).
-  static const std::regex pattern(
-      R"(^(.+)\((\d+)\): (catastrophic error|error|warning)(?: #[0-9A-Za-z-]+)?: (.*)$)");
-  std::vector<diagnostic> out;
-  std::istringstream in(log);
-  std::string line;
-  std::smatch m;
-  while (std::getline(in, line)) {
-    if (!std::regex_match(line, m, pattern)) continue;
-    std::string severity = m[3] == "warning" ? "warning" : "error";
-    out.push_back({m[1], std::stoi(m[2]), severity, m[4]});
-  }
-  return out;
-}
-
-std::map<std::string, resource_usage> parse_ptxas_report(const std::string& log) {
-  static const std::regex entry(R"(Compiling entry function '([^']+)')");
-  static const std::regex frame(
-      R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
-  static const std::regex used(R"(Used (\d+) registers)");
-  static const std::regex smem(R"((\d+) bytes smem)");
-  std::map<std::string, resource_usage> out;
-  std::istringstream in(log);
-  std::string line, current;
-  std::smatch m;
-  while (std::getline(in, line)) {
-    if (std::regex_search(line, m, entry)) {
-      current = m[1];
-      out[current];
-    } else if (!current.empty() && std::regex_search(line, m, frame)) {
-      auto& r = out[current];
-      r.stack_frame_bytes = std::stol(m[1]);
-      r.spill_store_bytes = std::stol(m[2]);
-      r.spill_load_bytes = std::stol(m[3]);
-    } else if (!current.empty() && std::regex_search(line, m, used)) {
-      auto& r = out[current];
-      r.registers = std::stoi(m[1]);
-      if (std::regex_search(line, m, smem)) r.static_shared_bytes = std::stol(m[1]);
-    }
-  }
-  return out;
-}
 
 std::string version() {
   int major = 0, minor = 0;
