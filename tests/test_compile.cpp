@@ -217,6 +217,25 @@ TEST(Compile, LongLinesInTheLogFailOnlyTheirOwnRow) {
   EXPECT_EQ(line.substr(line.size() - 4), "  ok") << line;
 }
 
+// NVRTC dlopen()s libnvrtc-builtins by name, which the binary's RUNPATH does not serve: where the
+// loader knows nothing of CUDA, every compile failed ("failed to open
+// libnvrtc-builtins.so.13.0"). Here /etc/ld.so.cache is hidden in a private mount namespace and
+// the environment emptied, for the kernlab process alone.
+TEST(Compile, FindsNvrtcBuiltinsWithoutTheLoadersHelp) {
+  const std::string hide = "unshare -m sh -c 'mount --bind /dev/null /etc/ld.so.cache && ";
+  const auto probe = test::run_command(hide + "ldconfig -p | grep -c libnvrtc-builtins; true'");
+  if (probe.code != 0 || probe.output.find("mount") != std::string::npos)
+    GTEST_SKIP() << "cannot hide /etc/ld.so.cache in a private mount namespace (unshare -m and "
+                    "mount need root or CAP_SYS_ADMIN): "
+                 << probe.output;
+  ASSERT_EQ(probe.output, "0\n") << "the hidden loader cache still lists the builtins";
+  const auto r = test::run_command(
+      hide + "cd / && exec env -i " + KERNLAB_BINARY + " --config /dev/null --compile-only " +
+      "--no-cache --kernels-dir " + test::kernels_dir() + " --variant reduce5 --block 128 " +
+      "--dtype int32'");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output.find("libnvrtc-builtins"), std::string::npos) << r.output;
+}
 
 }  // namespace
 }  // namespace kl
