@@ -28,6 +28,7 @@ struct cli_options {
   bool no_cache = false;
   std::string cache_dir;      ///< "" = the default ($XDG_CACHE_HOME/kernlab, ~/.cache/kernlab)
   unsigned compile_jobs = 0;  ///< 0 = one per hardware thread
+  double compile_timeout_s = 300;  ///< a file's compile that takes longer fails its rows
   std::string family;                  ///< "" = every family
   std::vector<std::string> variants;   ///< names, wildcards or "all"
   std::vector<unsigned> blocks;
