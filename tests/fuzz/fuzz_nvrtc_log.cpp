@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     broken_promise("no summary of a log with text");
 
   for (const auto& [name, usage] : kl::nvrtc::parse_ptxas_report(r.log)) {
-    if (name.empty() || name.find('\'') != std::string::npos || name.find('\n') != std::string::npos)
+    if (name.empty() || name.find_first_of("'\n") != std::string::npos)
       broken_promise("entry name '" + name + "'");
     if (usage.registers < 0 || usage.static_shared_bytes < 0 || usage.stack_frame_bytes < 0 ||
         usage.spill_store_bytes < 0 || usage.spill_load_bytes < 0)
