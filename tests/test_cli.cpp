@@ -193,6 +193,26 @@ TEST(Cli, CommandsAndCompileOptions) {
   EXPECT_THROW(parse({"--cache-dir", ""}), usage_error);
 }
 
+TEST(Cli, CompileTimeoutIsAFinitePositiveTime) {
+  EXPECT_EQ(parse({}).compile_timeout_s, 300);
+  EXPECT_EQ(parse({"--compile-timeout", "0.5"}).compile_timeout_s, 0.5);
+  test::temp_dir dir("cli");
+  const std::string cfg = dir.write("k.cfg", "compile-timeout = 60\n");
+  EXPECT_EQ(parse({"--config", cfg.c_str()}).compile_timeout_s, 60);
+  EXPECT_EQ(parse({"--config", cfg.c_str(), "--compile-timeout", "7"}).compile_timeout_s, 7);
+  for (const char* bad : {"0", "-1", "nan", "inf", "1e9", "10s", "", "0x"}) {
+    try {
+      parse({"--compile-timeout", bad});
+      ADD_FAILURE() << "accepted --compile-timeout '" << bad << "'";
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find("--compile-timeout '" + std::string(bad) + "'"),
+                std::string::npos) << e.what();
+    }
+  }
+  const std::string bad_cfg = dir.write("bad.cfg", "compile-timeout = nan\n");
+  EXPECT_THROW(parse({"--config", bad_cfg.c_str()}), usage_error);
+}
+
 TEST(Cli, CacheDirInTheConfigIsRelativeToIt) {
   test::temp_dir dir("cli");
   const std::string cfg = dir.write("config/k.cfg", "cache-dir = ../cache\ncompile-jobs = 2\n");

@@ -1,12 +1,15 @@
 // NVRTC compiles of every shipped kernel file at every block size, dtype and op (no GPU needed),
 // and compile errors that point into the user's file.
 #include "families/family.hpp"
+#include "nvrtc/compile_process.hpp"
 #include "nvrtc/compiler.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
+
+#include <chrono>
 
 namespace kl {
 namespace {
@@ -131,6 +134,214 @@ TEST(Compile, ParsesDiagnostics) {
   EXPECT_EQ(d[0].to_string(), "a/b.cu:12: error: expected a \";\"");
   EXPECT_EQ(d[1].severity, "warning");
   EXPECT_EQ(d[1].line, 3);
+}
+
+// The log parsers ran std::regex, whose libstdc++ matcher recurses once per character: a line of
+// tens of KB (a generated table, a long #warning, a long entry echoed back) overflowed the stack.
+TEST(Compile, ParsesLogLinesOfHundredsOfKilobytes) {
+  const std::string long_text(200000, 'x');
+  const auto d = nvrtc::parse_diagnostics("t.cu(7): error: " + long_text + "\n" + long_text +
+                                          "\n" + "t.cu(8): warning #1-D: " + long_text + "\n");
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].line, 7);
+  EXPECT_EQ(d[0].message.size(), long_text.size());
+  EXPECT_EQ(d[1].severity, "warning");
+
+  const std::string name = "_Z" + std::string(200000, 'a');
+  const auto r = nvrtc::parse_ptxas_report(
+      "ptxas info    : Compiling entry function '" + name + "' for 'sm_90'\n" + long_text +
+      " Used 7 registers\n" + "ptxas info    : Used 30 registers, " + long_text +
+      " 64 bytes smem\n");
+  ASSERT_EQ(r.count(name), 1u);
+  EXPECT_EQ(r.at(name).registers, 30);
+  EXPECT_EQ(r.at(name).static_shared_bytes, 64);
+}
+
+// What the regular expressions meant, kept: the last "(N): " that starts a diagnostic ends the
+// path; numbers too long for their type make no diagnostic (std::stoi threw on them).
+TEST(Compile, ParsesDiagnosticsLikeTheGrammarSays) {
+  const auto d = nvrtc::parse_diagnostics(
+      "dir(2): x/a.cu(12): catastrophic error: cannot open source file \"b.h\"\n"
+      "a.cu(99999999999999999999): error: too long a line number\n"
+      "a.cu(3): note: not a severity\n"
+      "(4): error: no path\n"
+      "a.cu(5): error #20-D: with a number\n"
+      "a.cu(6): error #: ends the number at once\n");
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].file, "dir(2): x/a.cu");
+  EXPECT_EQ(d[0].line, 12);
+  EXPECT_EQ(d[0].severity, "error");
+  EXPECT_EQ(d[0].message, "cannot open source file \"b.h\"");
+  EXPECT_EQ(d[1].to_string(), "a.cu:5: error: with a number");
+
+  const auto r = nvrtc::parse_ptxas_report(
+      "ptxas info    : Compiling entry function '' for 'sm_90'\n"
+      "ptxas info    : Used 30 registers\n"  // no entry yet: ignored
+      "ptxas info    : Compiling entry function '_Z1kv' for 'sm_90'\n"
+      "ptxas         .     99999999999999999999999 bytes stack frame, 4 bytes spill stores, "
+      "12 bytes spill loads\n"
+      "ptxas info    : Used 12 registers, 8 bytes smem\n");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r.at("_Z1kv").registers, 12);
+  EXPECT_EQ(r.at("_Z1kv").stack_frame_bytes, 0);
+  EXPECT_EQ(r.at("_Z1kv").static_shared_bytes, 8);
+}
+
+// The same through the kernlab binary: a compile error on a 32 KB source line, a kernel that
+// compiles with a 40 KB #warning, a 200 KB entry. Each fails or passes its own row; kernlab
+// ended with SIGSEGV (exit 139) on the first two before, and SIGABRT (NVRTC's) on the third.
+TEST(Compile, LongLinesInTheLogFailOnlyTheirOwnRow) {
+  test::temp_dir dir("longlines");
+  const std::string header = "/* kernlab\nfamily: reduce\nentry:  ENTRY<BLOCK, T, OP>\n"
+                             "blocks: 128\ntile:   BLOCK\n*/\n";
+  const std::string body = "template <unsigned BLOCK, typename T, typename OP>\n"
+                           "__global__ void ENTRY(const T* in, T* out, unsigned n) {\n"
+                           "  out[blockIdx.x] = in[threadIdx.x];\n}\n";
+  auto kernel = [&](const std::string& entry, const std::string& extra) {
+    std::string text = header + extra + body;
+    for (auto at = text.find("ENTRY"); at != std::string::npos; at = text.find("ENTRY"))
+      text.replace(at, 5, entry);
+    return text;
+  };
+  std::string table = "__device__ int table[] = {";
+  while (table.size() < 32768) table += "1, ";
+  dir.write("reduce/long_error.cu", kernel("long_error", table + "undefined_name};\n"));
+  dir.write("reduce/long_warning.cu",
+            kernel("long_warning", "#warning " + std::string(40000, 'w') + "\n"));
+  dir.write("reduce/long_entry.cu", kernel("e" + std::string(200000, 'e'), ""));
+  const auto r = test::run_kernlab("--compile-only --kernels-dir " + dir.str() + " --kernels-dir " +
+                                   test::kernels_dir() + " --no-cache --variant 'long_*'");
+  EXPECT_EQ(r.code, 1) << r.output.substr(0, 2000);  // a variant failed; -1: killed by a signal
+  EXPECT_NE(r.output.find("long_error.cu:7: error: identifier \"undefined_name\" is undefined"),
+            std::string::npos) << r.output.substr(0, 2000);
+  // The warning's file compiled: its row of the compile table ends "ok".
+  const auto row = r.output.find("reduce.long_warning ");
+  ASSERT_NE(row, std::string::npos) << r.output.substr(0, 2000);
+  const std::string line = r.output.substr(row, r.output.find('\n', row) - row);
+  EXPECT_EQ(line.substr(line.size() - 4), "  ok") << line;
+  // NVRTC 13.0 itself corrupts its heap on a 200 KB name (abort in ptxas): that file fails
+  // alone, its compile having run in a child process.
+  EXPECT_NE(r.output.find("reduce.long_entry "), std::string::npos) << r.output.substr(0, 2000);
+}
+
+// Compiles in a child process (kernlab --compile-child) ------------------------------------------
+
+nvrtc::compile_request small_request(const std::string& body) {
+  nvrtc::compile_request r;
+  r.source =
+      "template <unsigned BLOCK, typename T>\n__global__ void k(T* out) {\n" + body + "\n}\n";
+  r.path = "k.cu";
+  r.name_expressions = {"k<128, int>", "k<256, float>"};
+  r.include_dirs = {test::cuda_include()};
+  return r;
+}
+
+const std::vector<std::string> child_command = {KERNLAB_BINARY, "--compile-child"};
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+TEST(CompileProcess, ChildGivesWhatTheProcessGives) {
+  const auto request = small_request(
+      "  __shared__ T s[BLOCK];\n  s[threadIdx.x] = out[0];\n"
+      "  __syncthreads();\n  out[threadIdx.x] = s[BLOCK - 1 - threadIdx.x];");
+  const auto here = nvrtc::compile(request);
+  const auto child = nvrtc::compile_in_child(request, child_command, 60);
+  ASSERT_TRUE(here.ok) << here.log;
+  ASSERT_TRUE(child.ok) << child.log;
+  EXPECT_EQ(child.path, "k.cu");
+  EXPECT_EQ(child.cubin, here.cubin);
+  EXPECT_EQ(child.lowered_names, here.lowered_names);
+  ASSERT_EQ(child.resources.size(), 2u);
+  EXPECT_EQ(child.resources.at("k<256, float>").static_shared_bytes, 1024);
+  EXPECT_EQ(child.resources.at("k<128, int>").registers,
+            here.resources.at("k<128, int>").registers);
+  EXPECT_EQ(child.options, here.options);
+  // The whole log, with times that differ from run to run.
+  EXPECT_NE(child.log.find("Used 12 registers, used 1 barriers, 1024 bytes smem"),
+            std::string::npos) << child.log;
+  EXPECT_EQ(child.log.find('\0'), std::string::npos);
+}
+
+TEST(CompileProcess, CompileErrorComesBackAsData) {
+  const auto r = nvrtc::compile_in_child(small_request("  out[0] = missing;"), child_command, 60);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error_summary().find("k.cu:3: error: identifier \"missing\" is undefined"),
+            std::string::npos) << r.log;
+}
+
+TEST(CompileProcess, ChildThatFailsFailsItsFileWithTheReason) {
+  const auto request = small_request("");
+  auto error_of = [&](const std::vector<std::string>& command) -> std::string {
+    try {
+      nvrtc::compile_in_child(request, command, 10);
+    } catch (const nvrtc::nvrtc_error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(error_of({"/bin/sh", "-c", "cat >/dev/null; kill -SEGV $$"})
+                .find("the compile of k.cu ended without a result: its process (/bin/sh) killed by "
+                      "signal 11"),
+            std::string::npos);
+  EXPECT_NE(error_of({"/bin/sh", "-c", "exit 3"}).find("exited with code 3"), std::string::npos);
+  EXPECT_NE(error_of({"/bin/sh", "-c", "cat >/dev/null; echo garbage"})
+                .find("unreadable compile reply"),
+            std::string::npos);
+  EXPECT_NE(error_of({"/nonexistent/kernlab", "--compile-child"})
+                .find("cannot start /nonexistent/kernlab to compile k.cu"),
+            std::string::npos);
+}
+
+TEST(CompileProcess, TimeoutKillsTheChild) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    nvrtc::compile_in_child(small_request(""), {"/bin/sh", "-c", "exec sleep 30"}, 0.3);
+    FAIL() << "no timeout";
+  } catch (const nvrtc::compile_timeout_error& e) {
+    EXPECT_EQ(std::string(e.what()), "compile of k.cu did not finish in 0.3 s");
+  }
+  EXPECT_LT(seconds_since(start), 5);
+}
+
+// A file whose compile takes minutes fails its own row at --compile-timeout; the other file
+// compiles and kernlab ends as after any failed variant.
+TEST(CompileProcess, SlowFileTimesOutAloneAndKernlabGoesOn) {
+  test::temp_dir dir("slow");
+  const std::string slow = dir.write("reduce/slow.cu", test::slow_compiling_kernel("slow"));
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = test::run_kernlab("--compile-only --kernels-dir " + dir.str() + " --kernels-dir " +
+                                   test::kernels_dir() + " --no-cache --variant slow,reduce5 " +
+                                   "--block 128 --dtype int32 --compile-timeout 1.5");
+  EXPECT_LT(seconds_since(start), 20);
+  EXPECT_EQ(r.code, 1) << r.output;  // a variant failed
+  EXPECT_NE(r.output.find("compile of " + slow + " did not finish in 1.5 s (--compile-timeout)"),
+            std::string::npos) << r.output;
+  const auto row = r.output.find("reduce.reduce5 ");
+  ASSERT_NE(row, std::string::npos) << r.output;
+  const std::string line = r.output.substr(row, r.output.find('\n', row) - row);
+  EXPECT_EQ(line.substr(line.size() - 4), "  ok") << line;
+}
+
+// NVRTC dlopen()s libnvrtc-builtins by name, which the binary's RUNPATH does not serve: where the
+// loader knows nothing of CUDA, every compile failed ("failed to open
+// libnvrtc-builtins.so.13.0"). Here /etc/ld.so.cache is hidden in a private mount namespace and
+// the environment emptied, for the kernlab process alone.
+TEST(Compile, FindsNvrtcBuiltinsWithoutTheLoadersHelp) {
+  const std::string hide = "unshare -m sh -c 'mount --bind /dev/null /etc/ld.so.cache && ";
+  const auto probe = test::run_command(hide + "ldconfig -p | grep -c libnvrtc-builtins; true'");
+  if (probe.code != 0 || probe.output.find("mount") != std::string::npos)
+    GTEST_SKIP() << "cannot hide /etc/ld.so.cache in a private mount namespace (unshare -m and "
+                    "mount need root or CAP_SYS_ADMIN): "
+                 << probe.output;
+  ASSERT_EQ(probe.output, "0\n") << "the hidden loader cache still lists the builtins";
+  const auto r = test::run_command(
+      hide + "cd / && exec env -i " + KERNLAB_BINARY + " --config /dev/null --compile-only " +
+      "--no-cache --kernels-dir " + test::kernels_dir() + " --variant reduce5 --block 128 " +
+      "--dtype int32'");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output.find("libnvrtc-builtins"), std::string::npos) << r.output;
 }
 
 }  // namespace

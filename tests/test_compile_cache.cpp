@@ -495,6 +495,7 @@ class CachedRuns : public ::testing::Test {
     r.compile_jobs = jobs;
     r.cache = cached ? cache() : nullptr;
     r.want_keys = want_keys;
+    r.compile_command = compile_command;
     return runner(fams, r).run();
   }
   static std::map<std::string, cache_use> uses(const sweep_result& s) {
@@ -516,6 +517,7 @@ class CachedRuns : public ::testing::Test {
   std::unique_ptr<registry> reg;
   test::temp_dir dir{"cached"};
   std::uint64_t cap = nvrtc::kDefaultCacheMaxBytes;
+  std::vector<std::string> compile_command;  ///< empty: NVRTC in the test process
 };
 
 TEST_F(CachedRuns, HitAfterMissWithTheSameImage) {
@@ -542,6 +544,23 @@ TEST_F(CachedRuns, HitAfterMissWithTheSameImage) {
   EXPECT_EQ(info.counters.runs, 2u);
   EXPECT_EQ(info.counters.hits, 3u);
   EXPECT_EQ(info.counters.misses, 3u);
+}
+
+// Misses compile in a child process, as the kernlab binary has them, and are stored like those
+// compiled in process; a hit starts no process at all (the command below would fail any file).
+TEST_F(CachedRuns, MissesCompileInAChildAndHitsStartNothing) {
+  compile_command = {KERNLAB_BINARY, "--compile-child"};
+  EXPECT_EQ(uses(compile()), all(cache_use::miss));
+  compile_command = {"/bin/false"};
+  EXPECT_EQ(uses(compile()), all(cache_use::hit));
+  edit("reduce/reduce2.cu", "__syncthreads();", "__syncthreads();  // edited");
+  const auto sweep = compile();
+  for (const auto& c : sweep.compiles)
+    if (c.entry->descriptor.name == "reduce2")
+      EXPECT_NE(c.error.find("its process (/bin/false) exited with code 1"), std::string::npos)
+          << c.error;
+    else
+      EXPECT_EQ(c.cache, cache_use::hit);
 }
 
 TEST_F(CachedRuns, EditingOneLineMissesThatFileOnly) {

@@ -171,6 +171,47 @@ TEST(GpuIsolation, OutOfBoundsWritesAreNeverReportedAsHangs) {
   std::cout << "[ oob ] 20 rows in " << seconds << " s, " << s.workers_started << " workers\n";
 }
 
+// Kernel files compiled in child processes (kernlab --compile-child, as the kernlab binary does)
+// load and validate on the GPU like those compiled in process; a file still compiling at the
+// timeout fails its own rows, and the others run.
+TEST(GpuIsolation, ImagesCompiledInChildProcessesRunAndASlowFileTimesOutAlone) {
+  const std::string why = test::no_gpu_reason();
+  if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
+  test::temp_dir dir("isolation_child_compile");
+  write_good_kernels(dir);
+  dir.write("reduce/slow.cu", test::slow_compiling_kernel("slow"));
+  family_registry fams;
+  register_builtin_families(fams);
+  registry reg(fams);
+  reg.add_source_dir(dir.str());
+  run_request r;
+  r.variants = reg.select({"all"});
+  r.blocks = {256};
+  r.dtypes = {"int32", "float32"};
+  r.ops = {"sum"};
+  r.sizes = {1000003};
+  r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
+  r.timing = test::quick_timing();
+  r.worker_command = {KERNLAB_BINARY, "--worker"};
+  r.compile_command = {KERNLAB_BINARY, "--compile-child"};
+  r.compile_timeout_s = 2;
+  const auto sweep = runner(fams, r).run();
+  int passed = 0, slow = 0;
+  for (const auto& row : sweep.results) {
+    if (row.variant.name == "slow") {
+      ++slow;
+      EXPECT_EQ(row.status, outcome::failed) << test::describe(row);
+      EXPECT_NE(row.message.find("/reduce/slow.cu did not finish in 2 s (--compile-timeout)"),
+                std::string::npos) << test::describe(row);
+    } else {
+      passed += row.status == outcome::passed;
+      EXPECT_EQ(row.status, outcome::passed) << test::describe(row);
+    }
+  }
+  EXPECT_EQ(slow, 2);
+  EXPECT_EQ(passed, 6);  // reduce5, reduce6, reduce_single_pass x int32, float32
+}
+
 TEST(GpuIsolation, ResumeSkipsFinishedRowsAndMarksTheOneInFlight) {
   const std::string why = test::no_gpu_reason();
   if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;

@@ -84,6 +84,29 @@ inline command_result run_kernlab(const std::string& args) {
   return run_command(std::string(KERNLAB_BINARY) + " --config /dev/null " + args);
 }
 
+/// A reduce kernel file whose compile takes minutes: a binary tree of 2^14 inlined template
+/// functions (over a minute in NVRTC 13 on a 2-core machine), for the --compile-timeout tests.
+inline std::string slow_compiling_kernel(const std::string& name) {
+  return "/* kernlab\nfamily: reduce\nentry:  " + name + "<BLOCK, T, OP>\nblocks: 128 256\n"
+         "tile:   BLOCK\n*/\n" + R"(
+template <int N> __device__ __forceinline__ unsigned leaf(unsigned x) {
+  return x * (2654435761u + N) ^ (x >> (N % 13));
+}
+template <int L, int H> struct tree {
+  __device__ __forceinline__ static unsigned f(unsigned x) {
+    return tree<L, (L + H) / 2>::f(x) + tree<(L + H) / 2, H>::f(x ^ H);
+  }
+};
+template <int L> struct tree<L, L + 1> {
+  __device__ __forceinline__ static unsigned f(unsigned x) { return leaf<L>(x); }
+};
+template <unsigned BLOCK, typename T, typename OP>
+__global__ void )" + name + R"((const T* in, T* out, unsigned n) {
+  out[blockIdx.x] = in[threadIdx.x] + static_cast<T>(tree<0, 16384>::f(threadIdx.x));
+}
+)";
+}
+
 /// How often `needle` occurs in `text`.
 inline std::size_t count_of(const std::string& text, const std::string& needle) {
   std::size_t n = 0;

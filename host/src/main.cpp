@@ -5,6 +5,7 @@
 #include "families/family.hpp"
 #include "families/qam256_pipeline.hpp"
 #include "nvrtc/compile_cache.hpp"
+#include "nvrtc/compile_process.hpp"
 #include "nvrtc/compiler.hpp"
 #include "registry/names.hpp"
 #include "registry/registry.hpp"
@@ -279,6 +280,8 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
     if (fs::exists(candidate, ec)) req.sanitizer = candidate.string();
   }
   req.compile_jobs = opt.compile_jobs;
+  req.compile_command = {executable_path().string(), "--compile-child"};
+  req.compile_timeout_s = opt.compile_timeout_s;
   req.cache = std::move(cache);
   req.want_keys = opt.watch;  // a round compares the keys of the files it compiled
   req.snr_db = opt.snr_db;
@@ -527,6 +530,10 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  // `kernlab --compile-child`: one file's NVRTC compile for a kernlab that started it, so that
+  // a compile past --compile-timeout can be killed.
+  if (argc == 2 && std::string(argv[1]) == "--compile-child")
+    return kl::nvrtc::compile_child_main();
   try {
     return run(argc, argv);
   } catch (const kl::usage_error& e) {

@@ -77,7 +77,8 @@ po::options_description make_description() {
     ("resources", po::bool_switch(), "show registers, shared memory, spills and occupancy per configuration, without timing (no GPU needed)")
 
     ("watch", po::bool_switch(), "keep running: when a kernel file or header is saved, recompile, revalidate and retime the variants it changes")
-    ("compile-jobs,j", po::value<int>(), "threads compiling kernel files while the GPU times those compiled (default: one per core)");
+    ("compile-jobs,j", po::value<int>(), "threads compiling kernel files while the GPU times those compiled (default: one per core)")
+    ("compile-timeout", po::value<std::string>(), "a file whose compile takes longer than this many seconds fails its rows; the others go on (default 300)");
   po::options_description qam("qam256 and its pipeline");
   qam.add_options()
     ("snr", po::value<std::string>(), "qam256: signal-to-noise ratio of the generated symbols, in dB (default 20)")
@@ -414,6 +415,21 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     const int jobs = vm["compile-jobs"].as<int>();
     if (jobs < 1) throw usage_error("--compile-jobs must be at least 1");
     o.compile_jobs = static_cast<unsigned>(jobs);
+  }
+  if (vm.count("compile-timeout")) {
+    // Read as text, like --snr: Boost takes "nan" and "inf" as doubles.
+    const std::string text = vm["compile-timeout"].as<std::string>();
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (text.empty() || used != text.size() || !std::isfinite(v) || v <= 0 || v > 86400)
+      throw usage_error("--compile-timeout '" + text +
+                        "' is not a time in seconds (a finite number above 0, at most 86400)");
+    o.compile_timeout_s = v;
   }
 
   // The config file's dtype and op are defaults (for reduce): a family without them runs its own.

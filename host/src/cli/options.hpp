@@ -31,6 +31,7 @@ struct cli_options {
   std::optional<std::uint64_t> cache_max_bytes;  ///< --cache-max-size; none = the default cap
   std::optional<std::uint64_t> prune_max_bytes;  ///< --max-size of `cache prune`; none = the cap
   unsigned compile_jobs = 0;  ///< 0 = one per hardware thread
+  double compile_timeout_s = 300;  ///< a file's compile that takes longer fails its rows
   std::string family;                  ///< "" = every family
   std::vector<std::string> variants;   ///< names, wildcards or "all"
   std::vector<unsigned> blocks;

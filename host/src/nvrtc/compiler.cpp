@@ -1,11 +1,12 @@
 #include "nvrtc/compiler.hpp"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <nvrtc.h>
 
 #include <chrono>
+#include <cstring>
 #include <memory>
-#include <regex>
-#include <sstream>
 
 namespace kl::nvrtc {
 namespace {
@@ -21,69 +22,45 @@ struct program_deleter {
 };
 using program_ptr = std::unique_ptr<_nvrtcProgram, program_deleter>;
 
+// The path libnvrtc.so was loaded from, or "".
+std::string loaded_nvrtc_path() {
+  std::string path;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* out) {
+        const char* name = info->dlpi_name;
+        const char* base = name ? std::strrchr(name, '/') : nullptr;
+        if (!base || std::strncmp(base + 1, "libnvrtc.so", 11) != 0) return 0;
+        *static_cast<std::string*>(out) = name;
+        return 1;
+      },
+      &path);
+  return path;
+}
+
+// NVRTC dlopen()s its builtins library (libnvrtc-builtins.so.13.0) by name when it first
+// compiles. The binary's DT_RUNPATH finds libnvrtc.so itself but does not apply to the libraries
+// libnvrtc opens, so where the dynamic loader is not told about the toolkit (no ld.so.conf.d
+// entry, no LD_LIBRARY_PATH) every compile failed with "failed to open
+// libnvrtc-builtins.so.13.0". Loaded first by its path beside libnvrtc, it is found by its soname
+// when libnvrtc asks. Returns "" or what is wrong, in one line.
+std::string load_builtins() {
+  int major = 0, minor = 0;
+  if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return "nvrtcVersion failed";
+  const std::string soname =
+      "libnvrtc-builtins.so." + std::to_string(major) + "." + std::to_string(minor);
+  const std::string nvrtc = loaded_nvrtc_path();
+  const std::string beside = nvrtc.substr(0, nvrtc.rfind('/') + 1) + soname;
+  if (!nvrtc.empty() && dlopen(beside.c_str(), RTLD_NOW | RTLD_GLOBAL)) return "";
+  if (dlopen(soname.c_str(), RTLD_NOW | RTLD_GLOBAL)) return "";  // where the loader looks
+  const char* why = dlerror();
+  return "NVRTC's builtins library " + soname + " is not beside " +
+         (nvrtc.empty() ? std::string("libnvrtc.so") : nvrtc) +
+         " nor where the dynamic loader looks (" + (why ? why : "not found") +
+         "): install the toolkit's NVRTC completely, or add the folder that has it to "
+         "LD_LIBRARY_PATH";
+}
+
 }  // namespace
-
-std::string diagnostic::to_string() const {
-  return file + ":" + std::to_string(line) + ": " + severity + ": " + message;
-}
-
-std::string compile_result::error_summary() const {
-  std::ostringstream out;
-  for (const auto& d : diagnostics)
-    if (d.severity == "error" && d.file == path) out << d.to_string() << "\n";
-  for (const auto& d : diagnostics)
-    if (d.severity == "error" && d.file != path) out << d.to_string() << "\n";
-  if (out.tellp() > 0) return out.str();
-  // No parsable diagnostic (a linker-style or ptxas error): show the start of the log.
-  std::istringstream in(log);
-  std::string line;
-  for (int i = 0; i < 10 && std::getline(in, line); ++i) out << line << "\n";
-  return out.str();
-}
-
-std::vector<diagnostic> parse_diagnostics(const std::string& log) {
-  // NVRTC writes "path(12): error: text" (and "error #20-D: text" with error numbers on).
-  static const std::regex pattern(
-      R"(^(.+)\((\d+)\): (catastrophic error|error|warning)(?: #[0-9A-Za-z-]+)?: (.*)$)");
-  std::vector<diagnostic> out;
-  std::istringstream in(log);
-  std::string line;
-  std::smatch m;
-  while (std::getline(in, line)) {
-    if (!std::regex_match(line, m, pattern)) continue;
-    std::string severity = m[3] == "warning" ? "warning" : "error";
-    out.push_back({m[1], std::stoi(m[2]), severity, m[4]});
-  }
-  return out;
-}
-
-std::map<std::string, resource_usage> parse_ptxas_report(const std::string& log) {
-  static const std::regex entry(R"(Compiling entry function '([^']+)')");
-  static const std::regex frame(
-      R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
-  static const std::regex used(R"(Used (\d+) registers)");
-  static const std::regex smem(R"((\d+) bytes smem)");
-  std::map<std::string, resource_usage> out;
-  std::istringstream in(log);
-  std::string line, current;
-  std::smatch m;
-  while (std::getline(in, line)) {
-    if (std::regex_search(line, m, entry)) {
-      current = m[1];
-      out[current];
-    } else if (!current.empty() && std::regex_search(line, m, frame)) {
-      auto& r = out[current];
-      r.stack_frame_bytes = std::stol(m[1]);
-      r.spill_store_bytes = std::stol(m[2]);
-      r.spill_load_bytes = std::stol(m[3]);
-    } else if (!current.empty() && std::regex_search(line, m, used)) {
-      auto& r = out[current];
-      r.registers = std::stoi(m[1]);
-      if (std::regex_search(line, m, smem)) r.static_shared_bytes = std::stol(m[1]);
-    }
-  }
-  return out;
-}
 
 std::string version() {
   int major = 0, minor = 0;
@@ -101,6 +78,8 @@ std::vector<std::string> options_for(const compile_request& request) {
 }
 
 compile_result compile(const compile_request& request) {
+  static const std::string builtins_problem = load_builtins();  // once, before NVRTC needs them
+  if (!builtins_problem.empty()) throw nvrtc_error(builtins_problem);
   const auto start = std::chrono::steady_clock::now();
   compile_result result;
 
@@ -123,7 +102,7 @@ compile_result compile(const compile_request& request) {
   KL_NVRTC(nvrtcGetProgramLogSize(program.get(), &log_size), request.path);
   std::string log(log_size, '\0');
   if (log_size > 0) KL_NVRTC(nvrtcGetProgramLog(program.get(), log.data()), request.path);
-  if (!log.empty() && log.back() == '\0') log.pop_back();
+  while (!log.empty() && log.back() == '\0') log.pop_back();  // NVRTC counts a NUL, or two
   result.log = std::move(log);
   result.path = request.path;
   result.diagnostics = parse_diagnostics(result.log);

@@ -1,5 +1,7 @@
 #include "runner/compile_stage.hpp"
 
+#include "nvrtc/compile_process.hpp"
+
 #include <algorithm>
 #include <set>
 
@@ -38,6 +40,8 @@ compile_stage::compile_stage(const family_registry& families, const run_request&
                              std::string arch)
     : cache_(request.cache),
       want_keys_(request.want_keys),
+      compile_command_(request.compile_command),
+      compile_timeout_s_(request.compile_timeout_s),
       start_(std::chrono::steady_clock::now()),
       scanner_(request.toolkit_include_dirs) {
   std::vector<std::pair<std::size_t, nvrtc::compile_request>> work;
@@ -105,7 +109,11 @@ void compile_stage::compile_one(slot& s, const nvrtc::compile_request& request) 
       }
     }
     if (rec.cache != cache_use::hit) {
-      rec.result = nvrtc::compile(request);
+      // A miss compiles in a child process when there is one to start (kernlab's own binary),
+      // so that a compile past --compile-timeout can be killed; a hit above started nothing.
+      rec.result = compile_command_.empty()
+                       ? nvrtc::compile(request)
+                       : nvrtc::compile_in_child(request, compile_command_, compile_timeout_s_);
       if (!rec.result.ok) {
         rec.error = "compile error:\n" + rec.result.error_summary();
       } else if (cache_) {
@@ -121,6 +129,8 @@ void compile_stage::compile_one(slot& s, const nvrtc::compile_request& request) 
         }
       }
     }
+  } catch (const nvrtc::compile_timeout_error& ex) {
+    rec.error = std::string(ex.what()) + " (--compile-timeout)";
   } catch (const std::exception& ex) {
     rec.error = ex.what();
   }

@@ -54,6 +54,8 @@ class compile_stage {
 
   std::shared_ptr<const nvrtc::compile_cache> cache_;
   bool want_keys_ = false;
+  std::vector<std::string> compile_command_;  // empty: NVRTC in this process
+  double compile_timeout_s_ = 0;
   std::chrono::steady_clock::time_point start_;
   std::vector<slot> slots_;  // sized once before any task starts: tasks write into their slot
   std::map<const registry_entry*, std::size_t> index_;

@@ -49,6 +49,10 @@ struct run_request {
   std::vector<std::string> sanitize;
   std::string sanitizer = "compute-sanitizer";  ///< the program
   unsigned compile_jobs = 0;  ///< CPU threads compiling kernel files; 0: one per hardware thread
+  /// Each file's NVRTC compile runs in a child started as this ({"/path/kernlab",
+  /// "--compile-child"}), killed after compile_timeout_s. Empty: in this process, untimed.
+  std::vector<std::string> compile_command;
+  double compile_timeout_s = 300;
   /// Compiled images from earlier runs; null compiles every file.
   std::shared_ptr<const nvrtc::compile_cache> cache;
   /// Make each file's cache key (scanning its headers) even without a cache: --watch compares

@@ -1,0 +1,310 @@
+#include "nvrtc/compile_process.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+extern char** environ;
+
+namespace kl::nvrtc {
+namespace {
+
+using json = nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+
+std::string errno_text() { return std::strerror(errno); }
+
+// Owns a POSIX file descriptor.
+class unique_fd {
+ public:
+  explicit unique_fd(int fd = -1) : fd_(fd) {}
+  ~unique_fd() { reset(); }
+  unique_fd(const unique_fd&) = delete;
+  unique_fd& operator=(const unique_fd&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+  void reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
+// A started child: killed (if it still runs) and reaped when it goes out of scope, so no path
+// out of compile_in_child leaves a running NVRTC or a zombie behind.
+class child_process {
+ public:
+  explicit child_process(pid_t pid) : pid_(pid) {}
+  ~child_process() { kill_and_reap(); }
+  child_process(const child_process&) = delete;
+  child_process& operator=(const child_process&) = delete;
+
+  /// The wait status once it exited, waiting for it until `deadline`; false if it did not.
+  bool wait_until(clock_type::time_point deadline, int& status) {
+    for (;;) {
+      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        pid_ = -1;
+        return true;
+      }
+      if (r < 0 && errno != EINTR) throw nvrtc_error("waitpid failed: " + errno_text());
+      if (clock_type::now() >= deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  void kill_and_reap() {
+    if (pid_ <= 0) return;  // never kill(-1): that would signal every process we may signal
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_;
+};
+
+// "exited with code 3" / "killed by signal 11 (Segmentation fault)".
+std::string describe_exit(int status) {
+  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status))
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  return "ended with wait status " + std::to_string(status);
+}
+
+std::string to_bytes(const json& j) {
+  const std::vector<std::uint8_t> cbor = json::to_cbor(j);
+  return std::string(cbor.begin(), cbor.end());
+}
+
+json from_bytes(std::string_view bytes, const char* what) {
+  try {
+    return json::from_cbor(bytes);
+  } catch (const json::exception& e) {
+    throw nvrtc_error(std::string("unreadable ") + what + " (" + std::to_string(bytes.size()) +
+                      " bytes): " + e.what());
+  }
+}
+
+// Writes `bytes` to the child's stdin and reads its stdout until it closes, both at once (the
+// request and the reply can each be larger than a pipe holds). False when `deadline` passed.
+bool exchange(int to_child, int from_child, std::string_view bytes, std::string& reply,
+              clock_type::time_point deadline, const std::string& path) {
+  unique_fd in(to_child);  // closed once written, so the child sees the end of its request
+  std::size_t written = 0;
+  char buffer[65536];
+  for (;;) {
+    using std::chrono::milliseconds;
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - clock_type::now());
+    if (left.count() <= 0) return false;
+    pollfd fds[2] = {{from_child, POLLIN, 0}, {in.get(), POLLOUT, 0}};
+    const int n = ::poll(fds, in.get() >= 0 ? 2 : 1,
+                         static_cast<int>(std::min<long long>(left.count() + 1, INT_MAX)));
+    if (n < 0 && errno != EINTR) throw nvrtc_error("poll failed for " + path + ": " + errno_text());
+    if (n <= 0) continue;
+    if (in.get() >= 0 && fds[1].revents) {
+      const ssize_t w = ::write(in.get(), bytes.data() + written, bytes.size() - written);
+      if (w > 0) written += static_cast<std::size_t>(w);
+      // EPIPE: the child is gone before reading it all; its exit status will say how.
+      if (written == bytes.size() || (w < 0 && errno != EAGAIN && errno != EINTR)) in.reset();
+    }
+    if (fds[0].revents) {
+      const ssize_t r = ::read(from_child, buffer, sizeof buffer);
+      if (r == 0) return true;
+      if (r > 0) reply.append(buffer, static_cast<std::size_t>(r));
+      if (r < 0 && errno != EAGAIN && errno != EINTR)
+        throw nvrtc_error("cannot read the compile of " + path + " from its child: " +
+                          errno_text());
+    }
+  }
+}
+
+}  // namespace
+
+compile_timeout_error::compile_timeout_error(const std::string& path, double seconds)
+    : nvrtc_error([&] {
+        std::ostringstream s;
+        s << "compile of " << path << " did not finish in " << seconds << " s";
+        return s.str();
+      }()),
+      path_(path),
+      seconds_(seconds) {}
+
+std::string encode_request(const compile_request& r) {
+  return to_bytes({{"source", r.source},
+                   {"path", r.path},
+                   {"name_expressions", r.name_expressions},
+                   {"arch", r.arch},
+                   {"include_dirs", r.include_dirs},
+                   {"pre_includes", r.pre_includes},
+                   {"extra_options", r.extra_options}});
+}
+
+compile_request decode_request(std::string_view bytes) {
+  const json j = from_bytes(bytes, "compile request");
+  compile_request r;
+  try {
+    r.source = j.at("source").get<std::string>();
+    r.path = j.at("path").get<std::string>();
+    r.name_expressions = j.at("name_expressions").get<std::vector<std::string>>();
+    r.arch = j.at("arch").get<std::string>();
+    r.include_dirs = j.at("include_dirs").get<std::vector<std::string>>();
+    r.pre_includes = j.at("pre_includes").get<std::vector<std::string>>();
+    r.extra_options = j.at("extra_options").get<std::vector<std::string>>();
+  } catch (const json::exception& e) {
+    throw nvrtc_error(std::string("malformed compile request: ") + e.what());
+  }
+  return r;
+}
+
+std::string encode_reply(const compile_result& r, const std::string& error) {
+  if (!error.empty()) return to_bytes({{"error", error}});
+  json resources = json::object();
+  for (const auto& [expr, u] : r.resources)
+    resources[expr] = {u.registers, u.static_shared_bytes, u.stack_frame_bytes,
+                       u.spill_store_bytes, u.spill_load_bytes};
+  json diagnostics = json::array();
+  for (const auto& d : r.diagnostics)
+    diagnostics.push_back({d.file, d.line, d.severity, d.message});
+  const std::vector<std::uint8_t> cubin(r.cubin.begin(), r.cubin.end());
+  return to_bytes({{"ok", r.ok},
+                   {"path", r.path},
+                   {"cubin", json::binary(cubin)},
+                   {"lowered_names", r.lowered_names},
+                   {"resources", resources},
+                   {"log", r.log},
+                   {"options", r.options},
+                   {"diagnostics", diagnostics},
+                   {"milliseconds", r.milliseconds}});
+}
+
+compile_result decode_reply(std::string_view bytes) {
+  const json j = from_bytes(bytes, "compile reply");
+  if (!j.is_object())
+    throw nvrtc_error("unreadable compile reply (" + std::to_string(bytes.size()) +
+                      " bytes): not a CBOR map");
+  if (j.contains("error") && j["error"].is_string())
+    throw nvrtc_error(j["error"].get<std::string>());
+  compile_result r;
+  try {
+    r.ok = j.at("ok").get<bool>();
+    r.path = j.at("path").get<std::string>();
+    const auto& cubin = j.at("cubin").get_binary();
+    r.cubin.assign(cubin.begin(), cubin.end());
+    r.lowered_names = j.at("lowered_names").get<std::map<std::string, std::string>>();
+    for (const auto& [expr, u] : j.at("resources").items())
+      r.resources[expr] = {u.at(0).get<int>(), u.at(1).get<long>(), u.at(2).get<long>(),
+                           u.at(3).get<long>(), u.at(4).get<long>()};
+    r.log = j.at("log").get<std::string>();
+    r.options = j.at("options").get<std::vector<std::string>>();
+    for (const auto& d : j.at("diagnostics"))
+      r.diagnostics.push_back({d.at(0).get<std::string>(), d.at(1).get<int>(),
+                               d.at(2).get<std::string>(), d.at(3).get<std::string>()});
+    r.milliseconds = j.at("milliseconds").get<double>();
+  } catch (const json::exception& e) {
+    throw nvrtc_error(std::string("malformed compile reply: ") + e.what());
+  }
+  return r;
+}
+
+compile_result compile_in_child(const compile_request& request,
+                                const std::vector<std::string>& command, double timeout_s) {
+  const std::string& path = request.path;
+  if (command.empty()) throw nvrtc_error("no command to compile " + path + " in a child process");
+  const std::string bytes = encode_request(request);
+
+  // Both pipes close on exec: only the copies on the child's fds 0 and 1 survive, so the
+  // children other compile threads start at the same time hold none of this one's ends.
+  int to_child[2], from_child[2];
+  if (::pipe2(to_child, O_CLOEXEC) != 0) throw nvrtc_error("pipe failed: " + errno_text());
+  unique_fd to_read(to_child[0]), to_write(to_child[1]);
+  if (::pipe2(from_child, O_CLOEXEC) != 0) throw nvrtc_error("pipe failed: " + errno_text());
+  unique_fd from_read(from_child[0]), from_write(from_child[1]);
+  ::fcntl(to_write.get(), F_SETFL, O_NONBLOCK);
+
+  std::vector<char*> argv;
+  for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, to_read.get(), 0);
+  posix_spawn_file_actions_adddup2(&actions, from_write.get(), 1);
+  // kernlab ignores SIGPIPE (a dead child must not kill it); the child gets the default back.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+  static const bool sigpipe_ignored = [] { return ::signal(SIGPIPE, SIG_IGN) != SIG_ERR; }();
+  (void)sigpipe_ignored;
+
+  const auto start = clock_type::now();
+  pid_t pid = -1;
+  const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0)
+    throw nvrtc_error("cannot start " + command[0] + " to compile " + path + ": " +
+                      std::strerror(rc));
+  child_process child(pid);
+  to_read.reset();  // the child's ends: only the child holds them now
+  from_write.reset();
+
+  const auto deadline = start + std::chrono::duration_cast<clock_type::duration>(
+                                    std::chrono::duration<double>(timeout_s));
+  std::string reply;
+  int status = 0;
+  if (!exchange(to_write.release(), from_read.get(), bytes, reply, deadline, path) ||
+      !child.wait_until(deadline, status)) {
+    child.kill_and_reap();
+    throw compile_timeout_error(path, timeout_s);
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || reply.empty())
+    throw nvrtc_error("the compile of " + path + " ended without a result: its process (" +
+                      command[0] + ") " + describe_exit(status));
+  return decode_reply(reply);
+}
+
+int compile_child_main() {
+  // The reply owns stdout: anything a library prints goes to stderr instead.
+  const int reply_fd = ::dup(1);
+  ::dup2(2, 1);
+  std::string request(std::istreambuf_iterator<char>(std::cin), {});
+  std::string reply;
+  try {
+    reply = encode_reply(compile(decode_request(request)));
+  } catch (const std::exception& e) {
+    reply = encode_reply({}, e.what());
+  }
+  for (std::size_t done = 0; done < reply.size();) {
+    const ssize_t w = ::write(reply_fd, reply.data() + done, reply.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return 1;
+    done += static_cast<std::size_t>(w);
+  }
+  return 0;
+}
+
+}  // namespace kl::nvrtc
