@@ -1,5 +1,5 @@
 // The qam256 family without a GPU: the CPU reference (the definition in
-// ../shared/specs/qam256.md), the input generator, the comparison, the grid and chunk plans, the
+// docs/qam256.md), the input generator, the comparison, the grid and chunk plans, the
 // header checks, the options, and NVRTC compiles of every qam256 kernel file.
 #include "cli/options.hpp"
 #include "families/qam256.hpp"

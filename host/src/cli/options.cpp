@@ -1,4 +1,5 @@
 #include "cli/options.hpp"
+#include "cuda/occupancy.hpp"
 
 #include "registry/names.hpp"
 
@@ -331,6 +332,12 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.arch = str("arch", "sm_90");
   if (o.arch.rfind("sm_", 0) != 0)
     throw usage_error("--arch must look like sm_90, not '" + o.arch + "'");
+  if (!find_limits(o.arch)) {
+    // An architecture without occupancy data would get another one's limits without a word.
+    std::string known;
+    for (const auto& a : known_architectures()) known += (known.empty() ? "" : ", ") + a;
+    throw usage_error("--arch " + o.arch + " is not an architecture kernlab knows (" + known + ")");
+  }
   o.baseline = str("baseline", "");
   o.cuda_include = str("cuda-include", "");
   o.json_path = str("json", "");

@@ -210,7 +210,7 @@ class qam256_problem final : public problem {
   }
 
   const problem_config& config() const override { return config_; }
-  double bytes() const override { return 16.0 * static_cast<double>(config_.size); }
+  double bytes() const override { return qam256_family().problem_bytes(config_); }
   double flops() const override { return 0.0; }
   std::size_t device_bytes() const override {
     return input_.bytes() + output_.bytes() + poison_.bytes();
@@ -342,6 +342,10 @@ std::string qam256_family::name_expression(const variant_descriptor& v, unsigned
 }
 
 std::uint64_t qam256_family::max_size() const { return max_symbols; }
+
+double qam256_family::problem_bytes(const problem_config& c) const {
+  return 16.0 * static_cast<double>(c.size);  // 8 bytes of I and Q in, 8 soft bits out
+}
 
 std::size_t qam256_family::device_bytes_needed(const problem_config& c) const {
   // Input, output and the poison (8 bytes per symbol each), plus the copy baseline's poison.

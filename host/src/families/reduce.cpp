@@ -200,7 +200,7 @@ class reduce_problem final : public problem {
   }
 
   const problem_config& config() const override { return config_; }
-  double bytes() const override { return static_cast<double>(config_.size) * 4.0; }
+  double bytes() const override { return reduce_family().problem_bytes(config_); }
   double flops() const override { return 0.0; }
   std::size_t device_bytes() const override { return input_.bytes(); }
 
@@ -365,6 +365,10 @@ std::string reduce_family::name_expression(const variant_descriptor& v, unsigned
 }
 
 std::uint64_t reduce_family::max_size() const { return max_elements; }
+
+double reduce_family::problem_bytes(const problem_config& c) const {
+  return static_cast<double>(c.size) * static_cast<double>(dtype_size(c.dtype));  // n reads
+}
 
 std::size_t reduce_family::device_bytes_needed(const problem_config& c) const {
   // The padded input, plus partial buffers (at most half the input for tiles of 2 and more).

@@ -262,10 +262,10 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
   for (const auto& r : sweep.results) {
     json j = to_json(r);
     j["percent_of_peak"] = nullptr;
-    if (r.timing && sweep.device)
+    if (r.timed() && sweep.device)
       j["percent_of_peak"] = r.gbps() * 1e9 / sweep.device->peak_bandwidth() * 100.0;
     // Compute-bound families (matmul) are measured against the FP32 peak as well.
-    if (r.timing && r.flops > 0) {
+    if (r.timed() && r.flops > 0) {
       const double tflops = r.flops / (r.timing->median_ms * 1e-3) / 1e12;
       j["tflops"] = tflops;
       j["percent_of_fp32_peak"] = nullptr;
@@ -287,7 +287,7 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
     for (auto i : idx) {
       records[i]["baseline"] = base ? json(base->variant.qualified_name()) : json(nullptr);
       records[i]["x_baseline"] = nullptr;
-      if (base && sweep.results[i].timing)
+      if (base && sweep.results[i].timed())
         records[i]["x_baseline"] = base->timing->median_ms / sweep.results[i].timing->median_ms;
     }
   }
