@@ -88,7 +88,11 @@ json to_json(const timing_stats& t) {
           {"timed_out", t.timed_out},   {"flush", to_string(t.flush)},
           {"sm_clock_min_mhz", t.sm_clock_min_mhz},
           {"sm_clock_max_mhz", t.sm_clock_max_mhz},
-          {"clock_dropped", t.clock_dropped}};
+          {"clock_dropped", t.clock_dropped},
+          {"stop_rule", to_string(t.rule)},
+          {"ci_low_us", t.ci_low_ms * 1e3},
+          {"ci_high_us", t.ci_high_ms * 1e3},
+          {"ci_half_width", t.ci_half_width()}};
 }
 
 timing_stats timing_stats_from_json(const json& t) {
@@ -104,6 +108,10 @@ timing_stats timing_stats_from_json(const json& t) {
   s.sm_clock_min_mhz = t.at("sm_clock_min_mhz").get<int>();
   s.sm_clock_max_mhz = t.at("sm_clock_max_mhz").get<int>();
   s.clock_dropped = t.at("clock_dropped").get<bool>();
+  // Files written before the confidence interval have none: 0, and the rule they had.
+  s.rule = parse_stop_rule(t.value("stop_rule", "stdrel"));
+  s.ci_low_ms = t.value("ci_low_us", 0.0) / 1e3;
+  s.ci_high_ms = t.value("ci_high_us", 0.0) / 1e3;
   return s;
 }
 
@@ -111,7 +119,8 @@ json to_json(const timing_options& t) {
   return {{"warmup_runs", t.warmup_runs}, {"min_samples", t.min_samples},
           {"max_samples", t.max_samples}, {"min_time_s", t.min_time_s},
           {"max_noise", t.max_noise},     {"timeout_s", t.timeout_s},
-          {"flush", to_string(t.flush)}};
+          {"flush", to_string(t.flush)},   {"stop_rule", to_string(t.rule)},
+          {"max_ci", t.max_ci}};
 }
 
 timing_options timing_options_from_json(const json& j) {
@@ -123,6 +132,8 @@ timing_options timing_options_from_json(const json& j) {
   t.max_noise = j.at("max_noise");
   t.timeout_s = j.at("timeout_s");
   t.flush = parse_flush_mode(j.at("flush"));
+  t.rule = parse_stop_rule(j.value("stop_rule", "stdrel"));
+  t.max_ci = j.value("max_ci", t.max_ci);
   return t;
 }
 

@@ -221,23 +221,24 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     }
 
   text_table t;
-  t.header = {"variant", "block", "status", "median us", "noise", compute ? "TFLOP/s" : "GB/s",
-              "% peak", "regs", "occ", "step", "cumul"};
-  t.right = {false, true, false, true, true, true, true, true, true, true, true};
+  // ci95: the median's 95% confidence interval, its larger half relative to the median.
+  t.header = {"variant", "block", "status", "median us", "ci95", "noise",
+              compute ? "TFLOP/s" : "GB/s", "% peak", "regs", "occ", "step", "cumul"};
+  t.right = {false, true, false, true, true, true, true, true, true, true, true, true};
   if (base) {
     t.header.push_back("x " + base->variant.name);
     t.right.push_back(true);
   }
   std::map<unsigned, double> prev_time;  // block -> the previous passed row's median
   std::vector<std::string> notes;
-  int timed_out = 0, clock_dropped = 0, partly_empty = 0, untimed = 0;
+  int timed_out = 0, timed_out_ci = 0, clock_dropped = 0, partly_empty = 0, untimed = 0;
   const result_record* best = nullptr;
   for (const auto& r : group) {
     std::vector<std::string> row = {r.variant.name, block_text(r.block), to_string(r.status)};
     std::string trailer;
     if (r.status == outcome::passed && !r.timed()) {
       // Validated under compute-sanitizer: no time, no throughput, no speedup, never the best.
-      for (int i = 0; i < 4; ++i) row.push_back("-");
+      for (int i = 0; i < 5; ++i) row.push_back("-");
       row.push_back(r.resources ? std::to_string(r.resources->registers) : "-");
       row.push_back("-");
       row.push_back("-");
@@ -249,7 +250,11 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       // '*': sampling stopped at the timeout; '!': the SM clock dropped while sampling.
       const std::string flags = std::string(r.timing->timed_out ? "*" : "") + (r.timing->clock_dropped ? "!" : "");
       row.push_back(fmt("%.2f", tm * 1e3));
-      row.push_back(fmt("%.1f%%", r.timing->noise * 100) + flags);
+      // The flags go beside the figure the stopping rule watched.
+      const bool by_ci = r.timing->rule == stop_rule::ci;
+      const std::string ci = fmt("%.2f%%", r.timing->ci_half_width() * 100);
+      row.push_back(r.timing->has_ci() ? "+-" + ci + (by_ci ? flags : "") : "-");
+      row.push_back(fmt("%.1f%%", r.timing->noise * 100) + (by_ci ? "" : flags));
       if (compute) {
         row.push_back(fmt("%.2f", tflops_of(r)));
         row.push_back(fp32_peak > 0 ? fmt("%.1f", tflops_of(r) * 1e12 / fp32_peak * 100) : "-");
@@ -269,7 +274,8 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       row.push_back(prev > 0 && r.variant.origin == origin_kind::source ? fmt("%.2fx", prev / tm) : "-");
       row.push_back(ref > 0 ? fmt("%.2fx", ref / tm) : "-");
       if (base) row.push_back(fmt("%.2fx", base->timing->median_ms / tm));
-      timed_out += r.timing->timed_out ? 1 : 0;
+      timed_out += r.timing->timed_out && !by_ci ? 1 : 0;
+      timed_out_ci += r.timing->timed_out && by_ci ? 1 : 0;
       clock_dropped += r.timing->clock_dropped ? 1 : 0;
       if (r.variant.origin == origin_kind::source) prev_time[r.block] = tm;
       if (!best || tm < best->timing->median_ms) best = &r;
@@ -321,6 +327,9 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   if (timed_out > 0)
     os << "* " << timed_out << " row(s) stopped sampling at the timeout before the noise fell under "
        << "the limit (--timeout, --max-noise)\n";
+  if (timed_out_ci > 0)
+    os << "* " << timed_out_ci << " row(s) stopped sampling at the timeout before the median's 95% "
+       << "confidence interval was within the limit (--timeout, --max-ci)\n";
   if (partly_empty > 0)
     os << "occ: resident blocks per SM / theoretical occupancy (" << device.max_threads_per_sm
        << " threads per SM); " << partly_empty << " row(s) leave part of the SM's thread slots empty\n";
