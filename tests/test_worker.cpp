@@ -1,5 +1,6 @@
 // The worker protocol and process handling, with a fake worker that exits, crashes, hangs or
 // writes garbage on purpose; and the journal that --resume reads. No GPU needed.
+#include "cuda/driver.hpp"
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"
 #include "test_util.hpp"
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <sstream>
 
 namespace kl {
@@ -176,6 +178,33 @@ TEST(Sanitizer, SummaryFormats) {
   EXPECT_EQ(race.hazard_warnings, 0);
   EXPECT_EQ(race.errors, 1);
   EXPECT_EQ(race.first, "Error: Race reported between Write access at reduce0<256>+0x2b0");
+}
+
+// Issue: error notes showed kernlab's own source ("... at /build/host/src/cuda/resources.cpp:70"),
+// which means nothing to a user: a CUDA error names the call and the error; kernlab's location
+// only with KERNLAB_DEBUG=1.
+TEST(CudaError, NamesTheCallNotKernlabsSource) {
+  ::unsetenv("KERNLAB_DEBUG");
+  const cuda::cuda_error plain(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc(&ptr_, bytes)",
+                               "/work/host/src/cuda/resources.cpp", 70);
+  const std::string what = plain.what();
+  EXPECT_EQ(what.rfind("cuMemAlloc failed: ", 0), 0u) << what;
+  // The error's name with a driver, its number without one (this machine may have neither).
+  EXPECT_TRUE(what.find("CUDA_ERROR_OUT_OF_MEMORY") != std::string::npos ||
+              what.find("CUDA error 2") != std::string::npos)
+      << what;
+  EXPECT_EQ(what.find("resources.cpp"), std::string::npos) << what;
+  EXPECT_EQ(what.find("&ptr_"), std::string::npos) << what;
+  EXPECT_EQ(plain.code(), CUDA_ERROR_OUT_OF_MEMORY);
+
+  ::setenv("KERNLAB_DEBUG", "1", 1);
+  const std::string debug = cuda::cuda_error(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc(&ptr_, bytes)",
+                                             "/work/host/src/cuda/resources.cpp", 70)
+                                .what();
+  ::unsetenv("KERNLAB_DEBUG");
+  EXPECT_NE(debug.find("cuMemAlloc(&ptr_, bytes) at /work/host/src/cuda/resources.cpp:70"),
+            std::string::npos)
+      << debug;
 }
 
 TEST(Journal, ResumeSeesDoneAndInFlight) {
