@@ -1,7 +1,7 @@
 // Theoretical occupancy from a kernel's resources and its block size, without a GPU: the same
 // arithmetic as CUDA's occupancy calculator (cuda_occupancy.h), from the SM's limits of each
-// architecture. With a GPU the runner asks the driver (cuOccupancyMaxActiveBlocksPerMultiprocessor);
-// this serves --resources anywhere, for any --arch.
+// architecture. With a GPU the runner asks the driver
+// (cuOccupancyMaxActiveBlocksPerMultiprocessor); this serves --resources anywhere, for any --arch.
 #pragma once
 
 #include <cstddef>
@@ -28,7 +28,7 @@ struct sm_limits {
   std::size_t shared_unit = 128;                 ///< shared memory allocation granularity
 };
 
-/// The limits of an architecture ("sm_90", "sm_120a"); std::nullopt for one kernlab has no data for.
+/// The limits of an architecture ("sm_90", "sm_120a"); std::nullopt for one without data.
 std::optional<sm_limits> find_limits(const std::string& arch);
 
 /// The limits of an architecture; throws std::invalid_argument naming the known ones.

@@ -40,7 +40,9 @@ long leading_count(const std::string& s, std::size_t pos) {
   return end == pos ? -1 : std::stol(s.substr(pos, end - pos));
 }
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
 
 std::string plural(long n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
@@ -78,10 +80,12 @@ sanitizer_summary parse_sanitizer_log(std::istream& in) {
         const auto comma = text.find(',', open);
         if (comma != std::string::npos) s.hazard_warnings = leading_count(text, comma + 1);
       }
-    } else if (s.first.empty() &&
-               (text.find("Invalid") != std::string::npos || text.find("Race") != std::string::npos ||
-                text.find("hazard") != std::string::npos || text.find("Error") != std::string::npos)) {
-      s.first = text;
+    } else if (s.first.empty()) {
+      for (const char* word : {"Invalid", "Race", "hazard", "Error"})
+        if (text.find(word) != std::string::npos) {
+          s.first = text;
+          break;
+        }
     }
   }
   return s;
@@ -97,11 +101,13 @@ std::string sanitizer_verdict(const std::string& tool, const std::string& path) 
   if (s.hazards > 0) {
     count = plural(s.hazards, "hazard");
     if (s.hazard_errors >= 0)
-      notes = plural(s.hazard_errors, "error") + ", " + plural(std::max(0L, s.hazard_warnings), "warning");
+      notes = plural(s.hazard_errors, "error") + ", " +
+              plural(std::max(0L, s.hazard_warnings), "warning");
   } else {
     count = plural(s.errors, "error");
   }
-  if (s.not_printed > 0) notes += (notes.empty() ? "" : "; ") + std::to_string(s.not_printed) + " not printed";
+  if (s.not_printed > 0)
+    notes += (notes.empty() ? "" : "; ") + std::to_string(s.not_printed) + " not printed";
   if (!s.first.empty()) notes += (notes.empty() ? "" : "; ") + std::string("first: ") + s.first;
   return tool + ": " + count + (notes.empty() ? "" : " (" + notes + ")") + " [" + path + "]";
 }
