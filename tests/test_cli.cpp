@@ -82,6 +82,9 @@ TEST(Cli, Errors) {
   EXPECT_THROW(parse({"--seed", "minus"}), usage_error);
   EXPECT_THROW(parse({"--input", "fuzzy"}), usage_error);
   EXPECT_THROW(parse({"--arch", "90"}), usage_error);
+  EXPECT_THROW(parse({"--arch", "sm_77"}), usage_error);  // no occupancy data: refused, not sm_90's
+  EXPECT_NO_THROW(parse({"--arch", "sm_75"}));
+  EXPECT_NO_THROW(parse({"--arch", "sm_120"}));
   EXPECT_THROW(parse({"--family", "reduce", "--problem", "matmul"}), usage_error);
   EXPECT_THROW(parse({"--min-samples", "0"}), usage_error);
   EXPECT_THROW(parse({"--config", "/no/such/file.cfg"}), usage_error);

@@ -53,6 +53,56 @@ TEST(Compile, EveryShippedKernelAtEveryConfiguration) {
   }
 }
 
+// Issue: `params` was honoured by matmul only, though the contract promises it for every family.
+// A reduce kernel whose entry and tile use a param compiles at each block size, with the param's
+// value in the name expression.
+TEST(Compile, ReduceParamsAreTemplateArguments) {
+  test::temp_dir dir("reduce_params");
+  dir.write("reduce/per_thread.cu", R"(/* kernlab
+family:  reduce
+entry:   per_thread<BLOCK, ITEMS, T, OP>
+blocks:  128 256
+params:  ITEMS = BLOCK / 32; HALF = ITEMS / 2
+tile:    ITEMS * BLOCK
+*/
+#include <kernlab/reduce.cuh>
+template <unsigned BLOCK, unsigned ITEMS, typename T, typename OP>
+__global__ void per_thread(const T* in, T* out, unsigned int n) {
+  static_assert(ITEMS == BLOCK / 32, "ITEMS is the header's param");
+  __shared__ T partial[BLOCK];
+  OP op;
+  const unsigned base = blockIdx.x * (ITEMS * BLOCK) + threadIdx.x;
+  T acc = in[base];
+  for (unsigned i = 1; i < ITEMS; ++i) acc = op(acc, in[base + i * BLOCK]);
+  partial[threadIdx.x] = acc;
+  __syncthreads();
+  for (unsigned s = BLOCK / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) partial[threadIdx.x] = op(partial[threadIdx.x], partial[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+)");
+  family_registry fams;
+  register_builtin_families(fams);
+  registry reg(fams);
+  reg.add_source_dir(dir.str());
+  const registry_entry* e = reg.find("reduce.per_thread");
+  ASSERT_NE(e, nullptr);
+  ASSERT_EQ(e->error, "");
+  problem_config c{"int32", "sum", 1000, "exact", 1, {}};
+  EXPECT_EQ(fams.find("reduce")->name_expression(e->descriptor, 128, c),
+            "per_thread<128, 4, int, kl::sum<int>>");
+  EXPECT_EQ(launch_variables(e->descriptor, 256, c).at("HALF"), 4);
+  run_request r = compile_request_for(reg, test::kernels_dir());
+  r.variants = reg.select({"per_thread"});
+  r.blocks = {128, 256};
+  const auto sweep = runner(fams, r).run();
+  ASSERT_EQ(sweep.compiles.size(), 1u);
+  EXPECT_EQ(sweep.compiles[0].error, "");
+  EXPECT_EQ(sweep.compiles[0].result.lowered_names.count("per_thread<256, 8, float, kl::max<float>>"), 1u);
+}
+
 const char* broken = R"(/* kernlab
 family: reduce
 entry:  broken<BLOCK, T, OP>

@@ -202,6 +202,44 @@ __global__ void only256(const T* in, T* out, unsigned n) {
   }
 }
 
+// A param in the entry and in the tile (issue: params were matmul's only): each block consumes
+// ITEMS * BLOCK elements, so a launch planned with the literal tile instead would leave most of the
+// input unread and fail validation.
+TEST(GpuReduceParams, TileFromAParamValidates) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("params");
+  dir.write("reduce/per_thread.cu", R"(/* kernlab
+family:  reduce
+entry:   per_thread<BLOCK, ITEMS, T, OP>
+blocks:  128 256 512 1024
+params:  ITEMS = 4096 / BLOCK
+tile:    ITEMS * BLOCK
+*/
+#include <kernlab/reduce.cuh>
+template <unsigned BLOCK, unsigned ITEMS, typename T, typename OP>
+__global__ void per_thread(const T* in, T* out, unsigned int n) {
+  __shared__ T partial[BLOCK];
+  OP op;
+  const unsigned base = blockIdx.x * (ITEMS * BLOCK) + threadIdx.x;
+  T acc = in[base];  // the input is padded with OP's identity to whole tiles
+  for (unsigned i = 1; i < ITEMS; ++i) acc = op(acc, in[base + i * BLOCK]);
+  partial[threadIdx.x] = acc;
+  __syncthreads();
+  for (unsigned s = BLOCK / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) partial[threadIdx.x] = op(partial[threadIdx.x], partial[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = partial[0];
+}
+)");
+  sweep_fixture f;
+  f.reg.add_source_dir(dir.str());
+  auto req = f.request({"all"}, {"int32", "float32"}, {"sum", "max"}, {1, 4097, 1000003}, dir.str());
+  const auto sweep = runner(f.fams, req).run();
+  ASSERT_EQ(sweep.results.size(), 4u * 2 * 2 * 3);
+  for (const auto& r : sweep.results) EXPECT_EQ(r.status, outcome::passed) << describe(r);
+}
+
 // The shipped plugin variants validate like source variants, in the same runner.
 TEST(GpuPlugins, ShippedPluginVariantsValidate) {
   KL_REQUIRE_GPU();

@@ -402,5 +402,43 @@ TEST(MatmulTable, TflopsAndPercentOfTheFp32Peak) {
   EXPECT_NE(out.find("best compiled here: tiled block 256, 10.00 TFLOP/s, 0.20x of cublas"), std::string::npos) << out;
 }
 
+// Issue: the header printed "0 B" and "0 GFLOP" when the group's first row was skipped (tiled
+// at block 128): a skipped row never made a problem, so its bytes and FLOPs are zero. The
+// figures come from the family and the configuration.
+TEST(MatmulTable, HeaderFiguresComeFromTheProblemNotTheFirstRow) {
+  family_registry fams;
+  register_builtin_families(fams);
+  result_record skipped;
+  skipped.variant.family = "matmul";
+  skipped.variant.name = "tiled";
+  skipped.variant.origin = origin_kind::source;
+  skipped.config = config(4096, 4096, 4096);
+  skipped.block = 128;
+  skipped.status = outcome::skipped;
+  skipped.message = "block 128 has no square tile";
+  result_record failed = skipped;  // a second row without figures either
+  failed.variant.name = "naive";
+  failed.status = outcome::failed;
+  failed.message = "launch failed";
+  cuda::device_info d;
+  d.name = "Test H100";
+  d.cc_major = 9;
+  d.sm_count = 132;
+  d.sm_clock_khz = 1980000;
+  d.mem_clock_khz = 2619000;
+  d.bus_width_bits = 5120;
+  d.l2_bytes = 50u << 20;
+  table_options opt;
+  opt.families = &fams;
+  std::ostringstream os;
+  print_group(os, {skipped, failed}, d, opt);
+  const std::string out = os.str();
+  // 3 x 4096^2 float32 = 192 MiB; 2 x 4096^3 = 137.4 GFLOP.
+  EXPECT_NE(out.find("(192.00 MiB, above the 50.00 MiB L2"), std::string::npos) << out;
+  EXPECT_NE(out.find("137.4 GFLOP (2 M N K)"), std::string::npos) << out;
+  EXPECT_EQ(out.find(" 0 B"), std::string::npos) << out;
+  EXPECT_EQ(out.find(" 0 GFLOP"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace kl

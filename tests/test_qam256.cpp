@@ -1,5 +1,5 @@
 // The qam256 family without a GPU: the CPU reference (the definition in
-// ../shared/specs/qam256.md), the input generator, the comparison, the grid and chunk plans, the
+// docs/qam256.md), the input generator, the comparison, the grid and chunk plans, the
 // header checks, the options, and NVRTC compiles of every qam256 kernel file.
 #include "cli/options.hpp"
 #include "families/qam256.hpp"
@@ -307,6 +307,62 @@ TEST(Qam256Runner, DefaultDtypeAndOpFallBackToTheFamilys) {
   EXPECT_EQ(configs_for(*fams.find("reduce"), r).size(), 2u);
   r.ops_explicit = true;  // --op sum named: qam256 has none of it
   EXPECT_TRUE(configs_for(*fams.find("qam256"), r).empty());
+}
+
+// Issue: `params` was honoured by matmul only. A qam256 kernel with a param in its entry and in
+// its tile compiles, and the launch's tile uses the param's value.
+TEST(Qam256Compile, ParamsAreTemplateArgumentsAndTileVariables) {
+  test::temp_dir dir("qam256_params");
+  dir.write("qam256/unrolled.cu", R"(/* kernlab
+family:  qam256
+entry:   unrolled<BLOCK, UNROLL>
+blocks:  128 256
+params:  UNROLL = 512 / BLOCK
+tile:    UNROLL * BLOCK
+bounds:  checked
+*/
+#include <kernlab/qam256.cuh>
+__device__ unsigned char soft(float l) {
+  return static_cast<unsigned char>(fminf(fmaxf(rintf(128.0f - 8.0f * l), 0.0f), 255.0f));
+}
+template <unsigned BLOCK, unsigned UNROLL>
+__global__ void unrolled(const float2* in, unsigned char* out, unsigned long long n) {
+  for (unsigned u = 0; u < UNROLL; ++u) {
+    const unsigned long long i = (blockIdx.x * 1ull * UNROLL + u) * BLOCK + threadIdx.x;
+    if (i >= n) return;
+    const float x = __fmul_rn(in[i].x, kl::qam256::scale), y = __fmul_rn(in[i].y, kl::qam256::scale);
+    const float l2 = 8.0f - fabsf(x), l4 = 4.0f - fabsf(l2), l6 = 2.0f - fabsf(l4);
+    const float l3 = 8.0f - fabsf(y), l5 = 4.0f - fabsf(l3), l7 = 2.0f - fabsf(l5);
+    unsigned char* o = out + 8 * i;
+    o[0] = soft(x); o[1] = soft(y); o[2] = soft(l2); o[3] = soft(l3);
+    o[4] = soft(l4); o[5] = soft(l5); o[6] = soft(l6); o[7] = soft(l7);
+  }
+}
+)");
+  family_registry fams;
+  register_builtin_families(fams);
+  registry reg(fams);
+  reg.add_source_dir(dir.str());
+  const registry_entry* e = reg.find("qam256.unrolled");
+  ASSERT_NE(e, nullptr);
+  ASSERT_EQ(e->error, "");
+  problem_config c{"float32", "demap", 1000, "exact", 1, {}};
+  EXPECT_EQ(fams.find("qam256")->name_expression(e->descriptor, 128, c), "unrolled<128, 4>");
+  EXPECT_EQ(fams.find("qam256")->name_expression(e->descriptor, 256, c), "unrolled<256, 2>");
+  EXPECT_EQ(qam256::tile_of(e->descriptor, 128), 512u);
+  EXPECT_EQ(qam256::tile_of(e->descriptor, 256), 512u);
+  run_request r;
+  r.variants = reg.select({"qam256.unrolled"});
+  r.blocks = {128, 256};
+  r.dtypes = {"float32"};
+  r.ops = {"demap"};
+  r.sizes = {1};
+  r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
+  r.compile_only = true;
+  const auto sweep = runner(fams, r).run();
+  ASSERT_EQ(sweep.compiles.size(), 1u);
+  EXPECT_EQ(sweep.compiles[0].error, "");
+  EXPECT_EQ(sweep.compiles[0].result.lowered_names.count("unrolled<256, 2>"), 1u);
 }
 
 TEST(Qam256Compile, EveryKernelFileAtEveryBlockSize) {

@@ -87,6 +87,36 @@ TEST(Readme, CommandsRun) {
   EXPECT_GE(commands, 6);
 }
 
+// The project's documents stand alone: no link or path leads outside the repository (the
+// qam256 definition once lived in ../shared/specs/, which a clone does not have).
+TEST(Readme, DocsLinkNothingOutsideTheRepository) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> docs = {fs::path(test::source_dir()) / "README.md"};
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(test::source_dir()) / "docs"))
+    if (e.path().extension() == ".md") docs.push_back(e.path());
+  const fs::path root = fs::weakly_canonical(test::source_dir());
+  for (const auto& path : docs) {
+    const std::string md = test::read_file(path.string());
+    EXPECT_EQ(md.find("shared/"), std::string::npos) << path;
+    // Every relative link resolves to a file or folder inside the repository.
+    for (std::size_t at = md.find("]("); at != std::string::npos; at = md.find("](", at + 2)) {
+      const std::size_t end = md.find(')', at);
+      if (end == std::string::npos) break;
+      std::string target = md.substr(at + 2, end - at - 2);
+      if (target.rfind("http", 0) == 0 || target.rfind("#", 0) == 0) continue;
+      target = target.substr(0, target.find('#'));
+      const fs::path resolved = fs::weakly_canonical(path.parent_path() / target);
+      EXPECT_EQ(resolved.string().rfind(root.string(), 0), 0u) << path << " links " << target;
+      EXPECT_TRUE(fs::exists(resolved)) << path << " links " << target;
+    }
+  }
+  // The qam256 definition the README and the contract point to is there.
+  EXPECT_NE(readme().find("](docs/qam256.md)"), std::string::npos);
+  const std::string def = test::read_file(test::source_dir() + "/docs/qam256.md");
+  EXPECT_NE(def.find("13.0384048f"), std::string::npos);
+  EXPECT_NE(def.find("rint(128 - 8 * L)"), std::string::npos);
+}
+
 TEST(Readme, TheTwoCommandsAreThere) {
   const std::string md = readme();
   EXPECT_NE(md.find("scripts/setup.sh && build/kernlab\n"), std::string::npos);

@@ -3,6 +3,7 @@
 #include "cuda/occupancy.hpp"
 #include "report/exports.hpp"
 #include "report/results_json.hpp"
+#include "report/table.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -232,6 +233,40 @@ TEST(Plot, OneBarPerPassedRowAndMarksForFailures) {
   EXPECT_EQ(count("<text"), count("</text>"));
 }
 
+// Issue: a --sanitize run printed "best: ... 0.0 GB/s" though nothing was timed: a row run under
+// compute-sanitizer is validated and run once at the sanitizer's pace. It gets no time, no
+// throughput, no speedup, and no best line.
+TEST(Table, SanitizedRowsAreNotTimed) {
+  auto sanitized = [](const std::string& name, unsigned block) {
+    result_record r = make_record(name, block, 26203.9, 0.0);
+    r.sanitizer = "memcheck: clean, racecheck: clean";
+    return r;
+  };
+  cuda::device_info d;
+  d.mem_clock_khz = 2619000;
+  d.bus_width_bits = 5120;
+  d.l2_bytes = 50u << 20;
+  std::ostringstream os;
+  print_group(os, {sanitized("reduce0", 128), sanitized("reduce1", 128)}, d, table_options{});
+  const std::string out = os.str();
+  EXPECT_EQ(out.find("best:"), std::string::npos) << out;
+  EXPECT_EQ(out.find("GB/s,"), std::string::npos) << out;
+  EXPECT_EQ(out.find("26203.90"), std::string::npos) << out;  // the sanitizer's pace
+  EXPECT_EQ(out.find("0.0 "), std::string::npos) << out;
+  EXPECT_NE(out.find("memcheck: clean, racecheck: clean"), std::string::npos) << out;
+  EXPECT_NE(out.find("2 row(s) validated under compute-sanitizer, not timed"), std::string::npos)
+      << out;
+  // The JSON has no throughput for them either.
+  const auto j = results_of({sanitized("reduce0", 128)});
+  EXPECT_TRUE(j["records"][0]["percent_of_peak"].is_null()) << j.dump(1);
+
+  // A timed row beside them is still the best.
+  std::ostringstream mixed;
+  print_group(mixed, {sanitized("reduce0", 128), make_record("reduce1", 128, 100.0, 0.001)}, d,
+              table_options{});
+  EXPECT_NE(mixed.str().find("best: reduce1 block 128"), std::string::npos) << mixed.str();
+}
+
 TEST(Occupancy, MatchesTheCalculator) {
   const auto l = limits_for("sm_90");
   // 1024 threads at 32 registers: two blocks fill the SM.
@@ -252,6 +287,82 @@ TEST(Occupancy, MatchesTheCalculator) {
   EXPECT_EQ(e.blocks_per_sm, 32);
   EXPECT_DOUBLE_EQ(e.fraction, 0.5);
   EXPECT_EQ(e.limiter, "blocks");
+}
+
+// Issue: --resources --arch sm_75 (or sm_120) printed sm_90's limits without a word. Each
+// architecture's limits, checked against occupancy worked out by hand from the calculator's rules
+// (registers per warp rounded up to 256, whole warps per sub-partition of 16 Ki registers, the
+// driver's 1 KiB per block from sm_80 on, shared memory in 256- or 128-byte units).
+struct occupancy_case {
+  const char* arch;
+  int blocks;
+  double fraction;
+  const char* limiter;
+};
+
+void expect_occupancy(int regs, std::size_t shared, unsigned block,
+                      const std::vector<occupancy_case>& cases) {
+  for (const auto& c : cases) {
+    const auto e = estimate_occupancy(regs, shared, block, limits_for(c.arch));
+    EXPECT_EQ(e.blocks_per_sm, c.blocks) << c.arch << ": " << regs << " regs, " << shared << " B, " << block;
+    EXPECT_NEAR(e.fraction, c.fraction, 1e-9) << c.arch;
+    EXPECT_EQ(e.limiter, c.limiter) << c.arch;
+  }
+}
+
+TEST(Occupancy, EveryArchitectureHasItsOwnLimits) {
+  // 32 registers and 40 KiB of static shared memory at 128 threads: the registers allow 16 blocks
+  // everywhere; shared memory decides. sm_80: 164 KiB / (40 + 1) KiB = 4; sm_90: 228 / 41 = 5;
+  // sm_86, sm_89, sm_120: 100 / 41 = 2; sm_75 (64 KiB, nothing reserved): 1.
+  expect_occupancy(32, 40 * 1024, 128,
+                   {{"sm_75", 1, 128.0 / 1024, "shared memory"},
+                    {"sm_80", 4, 512.0 / 2048, "shared memory"},
+                    {"sm_86", 2, 256.0 / 1536, "shared memory"},
+                    {"sm_89", 2, 256.0 / 1536, "shared memory"},
+                    {"sm_90", 5, 640.0 / 2048, "shared memory"},
+                    {"sm_100", 5, 640.0 / 2048, "shared memory"},
+                    {"sm_120", 2, 256.0 / 1536, "shared memory"}});
+  // One warp per block, 16 registers, no shared memory: the block limit (16, 32 or 24 blocks)
+  // before the thread limit.
+  expect_occupancy(16, 0, 32,
+                   {{"sm_75", 16, 0.5, "blocks"},
+                    {"sm_80", 32, 0.5, "blocks"},
+                    {"sm_86", 16, 512.0 / 1536, "blocks"},
+                    {"sm_89", 24, 0.5, "blocks"},
+                    {"sm_90", 32, 0.5, "blocks"},
+                    {"sm_100", 32, 0.5, "blocks"},
+                    {"sm_120", 24, 0.5, "blocks"}});
+  // 1024 threads at 64 registers: 2048 registers per warp, 8 warps per sub-partition, one block.
+  // That fills sm_75's 1024 threads, two thirds of a 1536-thread SM, half of a 2048-thread one.
+  expect_occupancy(64, 0, 1024,
+                   {{"sm_75", 1, 1.0, "threads"},
+                    {"sm_80", 1, 0.5, "registers"},
+                    {"sm_86", 1, 1024.0 / 1536, "threads"},
+                    {"sm_89", 1, 1024.0 / 1536, "threads"},
+                    {"sm_90", 1, 0.5, "registers"},
+                    {"sm_100", 1, 0.5, "registers"},
+                    {"sm_120", 1, 1024.0 / 1536, "threads"}});
+  // 65 registers: 2304 per warp x 32 warps is more than a block's 64 Ki: it does not fit at all.
+  EXPECT_EQ(estimate_occupancy(65, 0, 1024, limits_for("sm_90")).blocks_per_sm, 0);
+  // More shared memory than one block may have.
+  EXPECT_EQ(estimate_occupancy(16, 100 * 1024, 128, limits_for("sm_86")).blocks_per_sm, 0);
+  EXPECT_EQ(estimate_occupancy(16, 100 * 1024, 128, limits_for("sm_86")).limiter, "shared memory");
+}
+
+TEST(Occupancy, UnknownArchitecturesAreRefused) {
+  EXPECT_FALSE(find_limits("sm_77"));
+  EXPECT_FALSE(find_limits("sm_9"));
+  EXPECT_FALSE(find_limits("gfx90a"));
+  EXPECT_TRUE(find_limits("sm_90a"));   // an architecture-specific target has its base's limits
+  EXPECT_TRUE(find_limits("sm_121"));
+  try {
+    limits_for("sm_77");
+    FAIL() << "sm_77 has no limits";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("sm_77"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("sm_120"), std::string::npos) << e.what();
+  }
+  for (const auto& a : known_architectures()) EXPECT_TRUE(find_limits(a)) << a;
 }
 
 }  // namespace

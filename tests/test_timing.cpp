@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <random>
+
 namespace kl {
 namespace {
 
@@ -59,6 +63,169 @@ TEST(Timing, StoppingRule) {
   EXPECT_TRUE(should_stop(o, t, 1.0, 15.0));  // but the timeout ends it
   t.samples = static_cast<std::size_t>(o.max_samples);
   EXPECT_TRUE(should_stop(o, t, 0.0, 0.0));
+}
+
+// The ranks of the median's 95% confidence interval, against exact binomial sums (Python's
+// math.comb): the largest l with P(B <= l - 1) <= 0.025, B ~ Binomial(n, 1/2), and n + 1 - l.
+TEST(MedianInterval, RanksFromTheBinomial) {
+  using ranks = std::pair<std::size_t, std::size_t>;
+  EXPECT_FALSE(median_ci_ranks(0));
+  EXPECT_FALSE(median_ci_ranks(5));  // P(B = 0) = 1/32 > 0.025: no interval holds 95%
+  EXPECT_EQ(median_ci_ranks(6), ranks(1, 6));
+  EXPECT_EQ(median_ci_ranks(10), ranks(2, 9));
+  EXPECT_EQ(median_ci_ranks(11), ranks(2, 10));
+  EXPECT_EQ(median_ci_ranks(20), ranks(6, 15));
+  EXPECT_EQ(median_ci_ranks(100), ranks(40, 61));
+  EXPECT_EQ(median_ci_ranks(1000), ranks(469, 532));
+  EXPECT_EQ(median_ci_ranks(10000), ranks(4902, 5099));
+  // Far past where 0.5^n underflows, the normal approximation n/2 -+ 1.96 sqrt(n) / 2 agrees.
+  const auto big = median_ci_ranks(1000000);
+  ASSERT_TRUE(big);
+  EXPECT_NEAR(static_cast<double>(big->first), 500000 - 980, 2);
+  EXPECT_EQ(big->second, 1000001 - big->first);
+}
+
+TEST(MedianInterval, SummarizeGivesTheOrderStatistics) {
+  std::vector<double> s;
+  for (int i = 100; i >= 1; --i) s.push_back(i);  // 1 .. 100, in reverse
+  const auto t = summarize(s);
+  EXPECT_DOUBLE_EQ(t.median_ms, 50.5);
+  EXPECT_DOUBLE_EQ(t.ci_low_ms, 40);  // x(40)
+  EXPECT_DOUBLE_EQ(t.ci_high_ms, 61);  // x(61)
+  EXPECT_NEAR(t.ci_half_width(), 10.5 / 50.5, 1e-12);
+  EXPECT_FALSE(summarize({1, 2, 3, 4, 5}).has_ci());
+  EXPECT_EQ(summarize({1, 2, 3, 4, 5}).ci_half_width(), 0);
+}
+
+TEST(MedianInterval, StopRuleNames) {
+  EXPECT_EQ(parse_stop_rule("ci"), stop_rule::ci);
+  EXPECT_EQ(parse_stop_rule("stdrel"), stop_rule::stdrel);
+  EXPECT_THROW(parse_stop_rule("median"), std::invalid_argument);
+  EXPECT_STREQ(to_string(stop_rule::ci), "ci");
+  EXPECT_EQ(timing_options{}.rule, stop_rule::stdrel);  // nvbench's rule unless asked
+}
+
+// A microsecond kernel's samples: mostly 10 us with 1% jitter, and a long tail (one sample in 20
+// is 2x to 5x slower: a preempted launch, a clock change). The standard deviation stays near 30%
+// for ever; the median is precise after a few hundred samples.
+std::vector<double> long_tailed(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> jitter(0.0, 0.01);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<double> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    double ms = 0.010 * (1.0 + jitter(rng));
+    if (u(rng) < 0.05) ms *= 2.0 + 3.0 * u(rng);
+    out.push_back(ms);
+  }
+  return out;
+}
+
+// Feeds a stream sample by sample, 20 us of wall time each (n / 50000 s: exact at the timeouts
+// below); returns the samples taken.
+std::size_t samples_until_stop(sample_stream& s, const std::vector<double>& stream) {
+  std::size_t n = 0;
+  for (double ms : stream) {
+    ++n;
+    if (s.add(ms, static_cast<double>(n) / 50000.0)) return n;
+  }
+  return n;
+}
+
+TEST(StoppingRule, CiStopsWhereStdrelRunsToTheTimeout) {
+  timing_options o;
+  o.min_samples = 10;
+  o.min_time_s = 0.001;  // 100 samples of 10 us
+  o.timeout_s = 1.0;     // 50000 samples of 20 us wall
+  o.max_noise = 0.005;
+  o.max_ci = 0.005;
+  const auto stream = long_tailed(60000, 1);
+
+  o.rule = stop_rule::stdrel;
+  sample_stream by_noise(o);
+  EXPECT_EQ(samples_until_stop(by_noise, stream), 50000u);  // the timeout
+  const timing_stats noisy = by_noise.finish();
+  EXPECT_TRUE(noisy.timed_out);
+  EXPECT_GT(noisy.noise, 0.1);
+
+  o.rule = stop_rule::ci;
+  sample_stream by_ci(o);
+  const std::size_t n = samples_until_stop(by_ci, stream);
+  double sampled_ms = 0;
+  for (std::size_t i = 0; i < n; ++i) sampled_ms += stream[i];
+  EXPECT_GE(sampled_ms, 1.0);  // not before the minimum time
+  EXPECT_LT(n, 2000u);         // long before the timeout
+  const timing_stats t = by_ci.finish();
+  EXPECT_FALSE(t.timed_out);
+  EXPECT_EQ(t.rule, stop_rule::ci);
+  EXPECT_LE(t.ci_half_width(), 0.005);
+  EXPECT_NEAR(t.median_ms, 0.010, 0.0001);
+  EXPECT_LE(t.ci_low_ms, t.median_ms);
+  EXPECT_GE(t.ci_high_ms, t.median_ms);
+}
+
+TEST(StoppingRule, CiWaitsForTheMinimumAndTimesOutOnABimodalStream) {
+  timing_options o;
+  o.rule = stop_rule::ci;
+  o.min_samples = 50;
+  o.min_time_s = 0;
+  o.timeout_s = 0.2;  // 10000 samples of 20 us
+  o.max_ci = 0.005;
+  // Constant samples: the interval is empty at once, but not before min_samples.
+  sample_stream constant(o);
+  EXPECT_EQ(samples_until_stop(constant, std::vector<double>(1000, 0.01)), 50u);
+  EXPECT_FALSE(constant.finish().timed_out);
+  // Two equal modes 20% apart: the median jumps between them and its interval never narrows.
+  std::vector<double> bimodal;
+  for (int i = 0; i < 20000; ++i) bimodal.push_back(i % 2 ? 0.010 : 0.012);
+  sample_stream split(o);
+  EXPECT_EQ(samples_until_stop(split, bimodal), 10000u);
+  const timing_stats t = split.finish();
+  EXPECT_TRUE(t.timed_out);
+  EXPECT_GT(t.ci_half_width(), 0.05);
+}
+
+TEST(StoppingRule, TheIntervalIsComputedRarely) {
+  // 100k samples that never meet the rule: the interval is recomputed every n/16 samples, about
+  // 16 ln(100k / 10) ~ 150 times, not 100k times.
+  timing_options o;
+  o.rule = stop_rule::ci;
+  o.min_time_s = 0;
+  o.max_ci = 1e-9;
+  o.timeout_s = 1e9;
+  o.max_samples = 100000;
+  sample_stream s(o);
+  std::vector<double> stream;
+  // Spread evenly over 10 .. 11 us (the golden ratio's multiples, modulo 1): no two alike, so
+  // the interval never closes to nothing.
+  for (int i = 0; i < 100000; ++i) {
+    const double x = 0.6180339887498949 * i;
+    stream.push_back(0.010 + 0.001 * (x - std::floor(x)));
+  }
+  EXPECT_EQ(samples_until_stop(s, stream), 100000u);
+  EXPECT_LT(s.interval_checks(), 250u);
+  EXPECT_GT(s.interval_checks(), 100u);
+  EXPECT_TRUE(s.finish().timed_out);
+}
+
+TEST(StoppingRule, CiRuleNeedsTheInterval) {
+  timing_options o;
+  o.rule = stop_rule::ci;
+  o.min_samples = 10;
+  o.min_time_s = 0.5;
+  o.max_ci = 0.005;
+  timing_stats t;
+  t.samples = 100;
+  t.median_ms = 1.0;
+  EXPECT_FALSE(should_stop(o, t, 1.0, 1.0));  // no interval yet
+  t.ci_low_ms = 0.997;
+  t.ci_high_ms = 1.004;
+  EXPECT_TRUE(should_stop(o, t, 1.0, 1.0));   // +-0.4%
+  EXPECT_FALSE(should_stop(o, t, 0.4, 1.0));  // too little sampled time
+  t.ci_high_ms = 1.006;
+  EXPECT_FALSE(should_stop(o, t, 1.0, 1.0));  // +0.6%
+  t.noise = 0.0001;
+  EXPECT_FALSE(should_stop(o, t, 1.0, 1.0));  // the noise does not count under ci
 }
 
 }  // namespace

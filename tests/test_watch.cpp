@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -104,6 +105,55 @@ TEST_F(Watcher, ReportsRemovals) {
   directory_watcher w({dir.str()});
   fs::remove(target);
   EXPECT_EQ(w.wait(5s, 50ms), std::vector<std::string>{target});
+}
+
+// Issue: --watch went deaf when the kernels folder was replaced: its watches followed the old
+// folder. Editors and `git checkout` replace folders in both ways below.
+TEST_F(Watcher, ARootMovedAwayAndCopiedBackIsWatchedAgain) {
+  const fs::path root = dir.path() / "kernels";
+  fs::create_directories(root / "reduce");
+  const std::string file = dir.write("kernels/reduce/k.cu", "// one");
+  directory_watcher w({root.string()});
+  fs::rename(root, dir.path() / "kernels.old");
+  fs::copy(dir.path() / "kernels.old", root, fs::copy_options::recursive);
+  const auto replaced = w.wait(5s, 100ms);
+  EXPECT_NE(std::find(replaced.begin(), replaced.end(), file), replaced.end());
+  const auto notices = w.take_notices();
+  ASSERT_FALSE(notices.empty());
+  EXPECT_EQ(notices.back(), "kernels folder " + root.string() + " was replaced; watching it again");
+
+  // A save in the new folder is seen; one in the old folder, under its new name, is not news.
+  dir.write("kernels.old/reduce/k.cu", "// old copy edited");
+  EXPECT_TRUE(w.wait(300ms, 50ms).empty());
+  std::thread writer([&] {
+    std::this_thread::sleep_for(50ms);
+    dir.write("kernels/reduce/k.cu", "// two");
+  });
+  const auto saved = w.wait(5s, 50ms);
+  writer.join();
+  EXPECT_EQ(saved, std::vector<std::string>{file});
+}
+
+TEST_F(Watcher, ARootDeletedAndRecreatedIsWatchedAgain) {
+  const fs::path root = dir.path() / "kernels";
+  fs::create_directories(root / "reduce");
+  const std::string file = dir.write("kernels/reduce/k.cu", "// one");
+  directory_watcher w({root.string() + "/"});  // as a user may type it
+  fs::remove_all(root);
+  (void)w.wait(2s, 100ms);  // the removals
+  EXPECT_NE(w.take_notices().at(0).find("was moved away or deleted"), std::string::npos);
+  fs::create_directories(root / "reduce");
+  dir.write("kernels/reduce/k.cu", "// back");
+  (void)w.wait(5s, 100ms);
+  EXPECT_FALSE(w.take_notices().empty());
+  std::thread writer([&] {
+    std::this_thread::sleep_for(50ms);
+    dir.write("kernels/reduce/k.cu", "// saved after");
+  });
+  const auto saved = w.wait(5s, 50ms);
+  writer.join();
+  ASSERT_EQ(saved.size(), 1u);
+  EXPECT_EQ(fs::path(saved[0]).lexically_normal(), fs::path(file).lexically_normal());
 }
 
 TEST(WatcherErrors, AMissingFolderIsAnError) {
@@ -273,6 +323,37 @@ TEST(WatchBinary, RecompilesAFileWhenItIsWrittenAndKeepsWatchingAfterAnError) {
   output = test::read_file(log);
   EXPECT_NE(output.find(file + ":"), std::string::npos) << output;
   EXPECT_NE(output.find("ok -> FAILED"), std::string::npos) << output;
+  EXPECT_TRUE(kernlab.running());
+}
+
+TEST(WatchBinary, AReplacedKernelsFolderIsWatchedAgain) {
+  test::temp_dir dir("watch_replaced");
+  const fs::path kernels = dir.path() / "kernels";
+  fs::create_directories(kernels);
+  fs::copy(test::kernels_dir() + "/include", kernels / "include", fs::copy_options::recursive);
+  const std::string file = dir.write("kernels/reduce/reduce2.cu",
+                                     test::read_file(test::kernels_dir() + "/reduce/reduce2.cu"));
+  const std::string log = dir.str() + "/log.txt";
+  child_process kernlab({KERNLAB_BINARY, "--config", "/dev/null", "--watch", "--compile-only",
+                         "--no-plugins", "--kernels-dir", kernels.string(), "--cache-dir",
+                         dir.str() + "/cache", "--block", "128", "--dtype", "int32"},
+                        log);
+  ASSERT_TRUE(wait_for(log, "for saved files")) << test::read_file(log);
+
+  // What `git checkout` of another branch and back can do: the folder goes, a copy comes.
+  fs::rename(kernels, dir.path() / "kernels.away");
+  fs::copy(dir.path() / "kernels.away", kernels, fs::copy_options::recursive);
+  ASSERT_TRUE(wait_for(log, "was replaced; watching it again")) << test::read_file(log);
+  EXPECT_NE(test::read_file(log).find("kernels folder " + kernels.string() + " was replaced"),
+            std::string::npos);
+  const std::size_t rounds = test::count_of(test::read_file(log), "for saved files");
+
+  // A later save still makes a round, with the file recompiled.
+  std::string text = test::read_file(file);
+  text.replace(text.find("__syncthreads();"), 16, "__syncthreads();  // edited after");
+  std::ofstream(file, std::ios::binary) << text;
+  ASSERT_TRUE(wait_for(log, "for saved files", rounds + 1)) << test::read_file(log);
+  EXPECT_NE(test::read_file(log).find("saved: " + file), std::string::npos) << test::read_file(log);
   EXPECT_TRUE(kernlab.running());
 }
 

@@ -1,5 +1,6 @@
 // The worker protocol and process handling, with a fake worker that exits, crashes, hangs or
 // writes garbage on purpose; and the journal that --resume reads. No GPU needed.
+#include "cuda/driver.hpp"
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"
 #include "test_util.hpp"
@@ -11,6 +12,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <sstream>
 
 namespace kl {
 namespace {
@@ -114,12 +117,94 @@ TEST(Sanitizer, VerdictsFromTheLog) {
                              "=========     at bad_oob<256, int, kl::sum<int>>(const int *, int *, unsigned int)+0x1f0\n"
                              "========= ERROR SUMMARY: 1 error\n");
   const std::string v = sanitizer_verdict("memcheck", bad);
-  EXPECT_EQ(v.rfind("memcheck: ERROR SUMMARY: 1 error (first: Invalid __global__ write of size 4 bytes)", 0), 0u) << v;
+  EXPECT_EQ(v.rfind("memcheck: 1 error (first: Invalid __global__ write of size 4 bytes)", 0), 0u) << v;
   EXPECT_NE(v.find(bad), std::string::npos);
   const auto hazard = dir.write("h.log", "========= Error: Race reported between Write access at x\n"
                                          "========= RACECHECK SUMMARY: 96 hazards displayed (96 errors, 0 warnings)\n");
   EXPECT_NE(sanitizer_verdict("racecheck", hazard).find("96 hazards"), std::string::npos);
   EXPECT_EQ(sanitizer_verdict("memcheck", dir.str() + "/none.log").rfind("memcheck: no summary", 0), 0u);
+}
+
+// Issue: an out-of-bounds kernel's verdict read "memcheck: ERROR SUMMARY: 378 errors were not
+// printed. Use --print-limit...": the print-limit note repeats the summary's prefix and came
+// last. The logs below have compute-sanitizer's own summary formats.
+TEST(Sanitizer, PrintLimitNoteIsNotTheCount) {
+  std::istringstream log(
+      "========= COMPUTE-SANITIZER\n"
+      "========= Invalid __global__ write of size 4 bytes\n"
+      "=========     at bad_oob<256, int, kl::sum<int>>(const int *, int *, unsigned int)+0x1f0\n"
+      "=========     by thread (255,0,0) in block (390,0,0)\n"
+      "=========     Address 0x7f1c4a061a00 is out of bounds\n"
+      "=========\n"
+      "========= ERROR SUMMARY: 478 errors\n"
+      "========= ERROR SUMMARY: 378 errors were not printed. Use --print-limit option to adjust "
+      "the number of printed errors\n");
+  const sanitizer_summary s = parse_sanitizer_log(log);
+  EXPECT_EQ(s.errors, 478);
+  EXPECT_EQ(s.not_printed, 378);
+  EXPECT_EQ(s.first, "Invalid __global__ write of size 4 bytes");
+
+  test::temp_dir dir("sanitizer_limit");
+  const auto path = dir.write("m.log", log.str());
+  const std::string v = sanitizer_verdict("memcheck", path);
+  EXPECT_EQ(v, "memcheck: 478 errors (378 not printed; first: Invalid __global__ write of size 4 "
+               "bytes) [" + path + "]");
+}
+
+TEST(Sanitizer, SummaryFormats) {
+  auto parse = [](const std::string& text) {
+    std::istringstream in(text);
+    return parse_sanitizer_log(in);
+  };
+  EXPECT_EQ(parse("========= ERROR SUMMARY: 1 error\n").errors, 1);
+  EXPECT_EQ(parse("========= ERROR SUMMARY: 0 errors\n").errors, 0);
+  EXPECT_EQ(parse("========= ERROR SUMMARY: 2 errors   \n").errors, 2);     // trailing blanks
+  EXPECT_EQ(parse("========= ERROR SUMMARY: 7 errors\r\n").errors, 7);      // CRLF
+  EXPECT_EQ(parse("========= ERROR SUMMARY: 3 errors (and more)\n").errors, -1);  // not the format
+  // The note alone is not a total.
+  const auto note = parse("========= ERROR SUMMARY: 159 errors were not printed. Use --print-limit\n");
+  EXPECT_EQ(note.errors, -1);
+  EXPECT_EQ(note.not_printed, 159);
+  // A program's own output that looks like a summary does not count: no sanitizer prefix.
+  EXPECT_EQ(parse("ERROR SUMMARY: 5 errors\n").errors, -1);
+  // racecheck's summary, then its error summary.
+  const auto race = parse(
+      "========= Error: Race reported between Write access at reduce0<256>+0x2b0\n"
+      "=========     and Read access at reduce0<256>+0x2f0 [4080 hazards]\n"
+      "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n"
+      "========= ERROR SUMMARY: 1 error\n");
+  EXPECT_EQ(race.hazards, 1);
+  EXPECT_EQ(race.hazard_errors, 1);
+  EXPECT_EQ(race.hazard_warnings, 0);
+  EXPECT_EQ(race.errors, 1);
+  EXPECT_EQ(race.first, "Error: Race reported between Write access at reduce0<256>+0x2b0");
+}
+
+// Issue: error notes showed kernlab's own source ("... at /build/host/src/cuda/resources.cpp:70"),
+// which means nothing to a user: a CUDA error names the call and the error; kernlab's location
+// only with KERNLAB_DEBUG=1.
+TEST(CudaError, NamesTheCallNotKernlabsSource) {
+  ::unsetenv("KERNLAB_DEBUG");
+  const cuda::cuda_error plain(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc(&ptr_, bytes)",
+                               "/work/host/src/cuda/resources.cpp", 70);
+  const std::string what = plain.what();
+  EXPECT_EQ(what.rfind("cuMemAlloc failed: ", 0), 0u) << what;
+  // The error's name with a driver, its number without one (this machine may have neither).
+  EXPECT_TRUE(what.find("CUDA_ERROR_OUT_OF_MEMORY") != std::string::npos ||
+              what.find("CUDA error 2") != std::string::npos)
+      << what;
+  EXPECT_EQ(what.find("resources.cpp"), std::string::npos) << what;
+  EXPECT_EQ(what.find("&ptr_"), std::string::npos) << what;
+  EXPECT_EQ(plain.code(), CUDA_ERROR_OUT_OF_MEMORY);
+
+  ::setenv("KERNLAB_DEBUG", "1", 1);
+  const std::string debug = cuda::cuda_error(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc(&ptr_, bytes)",
+                                             "/work/host/src/cuda/resources.cpp", 70)
+                                .what();
+  ::unsetenv("KERNLAB_DEBUG");
+  EXPECT_NE(debug.find("cuMemAlloc(&ptr_, bytes) at /work/host/src/cuda/resources.cpp:70"),
+            std::string::npos)
+      << debug;
 }
 
 TEST(Journal, ResumeSeesDoneAndInFlight) {

@@ -1,4 +1,5 @@
 #include "cli/options.hpp"
+#include "cuda/occupancy.hpp"
 
 #include "registry/names.hpp"
 
@@ -51,7 +52,14 @@ po::options_description make_description() {
     ("warmup", po::value<int>(), "untimed runs before sampling (default 2)")
     ("min-samples", po::value<int>(), "fewest samples (default 10)")
     ("min-time", po::value<double>(), "least sampled kernel time in seconds (default 0.5)")
-    ("max-noise", po::value<double>(), "stop once the relative std. deviation is under this, in % (default 0.5)")
+    ("max-noise", po::value<double>(),
+     "stdrel rule: stop once the relative std. deviation is under this, in % (default 0.5)")
+    ("stop-rule", po::value<std::string>(),
+     "when sampling stops: stdrel (the noise is under --max-noise; default) or ci (the median's "
+     "95% confidence interval is within +-(--max-ci))")
+    ("max-ci", po::value<double>(),
+     "ci rule: stop once the median's 95% confidence interval is within +- this, in % "
+     "(default 0.5)")
     ("timeout", po::value<double>(), "stop sampling after this many seconds (default 15)")
     ("hot", po::bool_switch(), "do not flush L2 between samples (same as --flush none)")
     ("flush", po::value<std::string>(), "how L2 is made cold before each sample: read (default; reads a clean buffer twice the L2), write (writes one, as nvbench does), none");
@@ -357,6 +365,12 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.arch = str("arch", "sm_90");
   if (o.arch.rfind("sm_", 0) != 0)
     throw usage_error("--arch must look like sm_90, not '" + o.arch + "'");
+  if (!find_limits(o.arch)) {
+    // An architecture without occupancy data would get another one's limits without a word.
+    std::string known;
+    for (const auto& a : known_architectures()) known += (known.empty() ? "" : ", ") + a;
+    throw usage_error("--arch " + o.arch + " is not an architecture kernlab knows (" + known + ")");
+  }
   o.baseline = str("baseline", "");
   o.cuda_include = str("cuda-include", "");
   o.json_path = str("json", "");
@@ -506,6 +520,14 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   if (vm.count("min-time")) t.min_time_s = vm["min-time"].as<double>();
   if (vm.count("max-noise")) t.max_noise = vm["max-noise"].as<double>() / 100.0;
   if (vm.count("timeout")) t.timeout_s = vm["timeout"].as<double>();
+  if (vm.count("max-ci")) t.max_ci = vm["max-ci"].as<double>() / 100.0;
+  if (vm.count("stop-rule")) {
+    try {
+      t.rule = parse_stop_rule(vm["stop-rule"].as<std::string>());
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(std::string("--stop-rule: ") + e.what());
+    }
+  }
   try {
     t.flush = parse_flush_mode(str("flush", "read"));
   } catch (const std::invalid_argument& e) {
@@ -519,6 +541,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   // Written so that NaN fails too: Boost reads "nan" as a double, and a NaN timeout never
   // expires (found by tests/fuzz), leaving a row to its millionth sample.
   if (t.warmup_runs < 0 || t.min_samples < 1 || !(t.min_time_s >= 0) || !(t.max_noise >= 0) ||
+      !(t.max_ci > 0) ||
       !(t.timeout_s > 0))
     throw usage_error("timing options must be positive (--min-samples at least 1)");
   return o;

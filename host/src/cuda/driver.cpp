@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <sstream>
 
 namespace kl::cuda {
@@ -74,9 +75,23 @@ std::string describe(CUresult code) {
   return out.str();
 }
 
+namespace {
+
+// "cuLaunchKernel failed: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered".
+// The user needs the CUDA call and its error; the row it belongs to names the variant. Where in
+// kernlab the call was made, with its arguments, is for kernlab's developers: KERNLAB_DEBUG=1
+// adds it.
+std::string error_text(CUresult code, const std::string& call, const char* file, int line) {
+  std::string text = call.substr(0, call.find('(')) + " failed: " + describe(code);
+  const char* debug = std::getenv("KERNLAB_DEBUG");
+  if (debug && *debug && std::string(debug) != "0")
+    text += " [kernlab: " + call + " at " + file + ":" + std::to_string(line) + "]";
+  return text;
+}
+
+}  // namespace
+
 cuda_error::cuda_error(CUresult code, const std::string& call, const char* file, int line)
-    : std::runtime_error(describe(code) + " in " + call + " at " + file + ":" +
-                         std::to_string(line)),
-      code_(code) {}
+    : std::runtime_error(error_text(code, call, file, line)), code_(code) {}
 
 }  // namespace kl::cuda

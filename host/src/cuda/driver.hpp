@@ -80,7 +80,9 @@ class no_device_error : public std::runtime_error {
   std::string why_;
 };
 
-/// A failed driver call: the call's text, where it was made, and the error's name and meaning.
+/// A failed driver call: "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY: out of memory", the
+/// function and the error's name and meaning. The call's full text and kernlab's source location
+/// are added only with KERNLAB_DEBUG=1: they mean nothing to a user.
 class cuda_error : public std::runtime_error {
  public:
   cuda_error(CUresult code, const std::string& call, const char* file, int line);

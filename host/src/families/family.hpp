@@ -134,6 +134,11 @@ class family {
   virtual std::vector<std::uint64_t> default_shape() const { return {}; }
   /// The roofline the family's tables and records report against.
   virtual roofline_kind roofline() const { return roofline_kind::bandwidth; }
+  /// The bytes the algorithm must move for a configuration (each input read once, each output
+  /// written once): a property of the problem, known without a device or a row.
+  virtual double problem_bytes(const problem_config& c) const = 0;
+  /// The arithmetic the algorithm must do (matmul: 2 M N K); 0 where it is not reported.
+  virtual double problem_flops(const problem_config&) const { return 0.0; }
   /// Checks what the family needs of a header (keys, values); throws metadata_error.
   virtual void check(const parsed_header& header) const = 0;
   /// The name expression for one instantiation, e.g. "reduce5<256, int, kl::sum<int>>".

@@ -208,12 +208,8 @@ class matmul_problem final : public problem {
   }
 
   const problem_config& config() const override { return config_; }
-  double bytes() const override {
-    return 4.0 * static_cast<double>(dims_.m * dims_.k + dims_.k * dims_.n + dims_.m * dims_.n);
-  }
-  double flops() const override {
-    return 2.0 * static_cast<double>(dims_.m) * static_cast<double>(dims_.n) * static_cast<double>(dims_.k);
-  }
+  double bytes() const override { return matmul_family().problem_bytes(config_); }
+  double flops() const override { return matmul_family().problem_flops(config_); }
   std::size_t device_bytes() const override { return a_.bytes() + b_.bytes(); }
 
   std::unique_ptr<operation> bind(const variant_descriptor& v, const source_kernel& k) override;
@@ -321,6 +317,18 @@ std::string matmul_family::name_expression(const variant_descriptor& v, unsigned
 }
 
 std::uint64_t matmul_family::max_size() const { return 46340; }  // 46341^2 >= 2^31
+
+double matmul_family::problem_bytes(const problem_config& c) const {
+  const matmul::dims d = matmul::shape_of(c);  // A and B read once, C written once
+  return 4.0 * (static_cast<double>(d.m) * static_cast<double>(d.k) +
+                static_cast<double>(d.k) * static_cast<double>(d.n) +
+                static_cast<double>(d.m) * static_cast<double>(d.n));
+}
+
+double matmul_family::problem_flops(const problem_config& c) const {
+  const matmul::dims d = matmul::shape_of(c);
+  return 2.0 * static_cast<double>(d.m) * static_cast<double>(d.n) * static_cast<double>(d.k);
+}
 
 std::size_t matmul_family::device_bytes_needed(const problem_config& c) const {
   const dims d = shape_of(c);

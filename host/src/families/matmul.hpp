@@ -1,5 +1,5 @@
-// The `matmul` family (../shared/specs/matmul.md): C = A * B, float32, row-major, A is M x K,
-// B is K x N, C is M x N, for any M, N, K >= 1.
+// The `matmul` family (docs/kernel_contract.md, "The matmul family"): C = A * B, float32,
+// row-major, A is M x K, B is K x N, C is M x N, for any M, N, K >= 1.
 #pragma once
 
 #include "cuda/resources.hpp"
@@ -20,6 +20,8 @@ class matmul_family final : public family {
   roofline_kind roofline() const override { return roofline_kind::fp32_compute; }
   std::vector<std::uint64_t> default_shape() const override { return {4096, 4096, 4096}; }
   void check(const parsed_header& header) const override;
+  double problem_bytes(const problem_config& c) const override;
+  double problem_flops(const problem_config& c) const override;
   std::string name_expression(const variant_descriptor& v, unsigned block,
                               const problem_config& c) const override;
   /// The largest W of `--size W` (W x W x W): every matrix must have fewer than 2^31 elements.

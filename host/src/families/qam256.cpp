@@ -175,8 +175,19 @@ std::uint64_t grid_for(std::uint64_t n, std::uint64_t tile, grid_kind grid,
   return g;
 }
 
+namespace {
+
+std::map<std::string, std::int64_t> variables(const variant_descriptor& v, unsigned block) {
+  // TSIZE is a symbol's 8 bytes; the header's params follow in order, each seeing those before.
+  std::map<std::string, std::int64_t> vars = {{"BLOCK", block}, {"TSIZE", 8}};
+  for (const auto& [name, text] : v.params) vars[name] = evaluate(text, vars);
+  return vars;
+}
+
+}  // namespace
+
 std::uint64_t tile_of(const variant_descriptor& v, unsigned block) {
-  return static_cast<std::uint64_t>(evaluate(v.tile, {{"BLOCK", block}, {"TSIZE", 8}}));
+  return static_cast<std::uint64_t>(evaluate(v.tile, variables(v, block)));
 }
 
 }  // namespace qam256
@@ -210,7 +221,7 @@ class qam256_problem final : public problem {
   }
 
   const problem_config& config() const override { return config_; }
-  double bytes() const override { return 16.0 * static_cast<double>(config_.size); }
+  double bytes() const override { return qam256_family().problem_bytes(config_); }
   double flops() const override { return 0.0; }
   std::size_t device_bytes() const override {
     return input_.bytes() + output_.bytes() + poison_.bytes();
@@ -338,10 +349,18 @@ void qam256_family::check(const parsed_header& h) const {
 
 std::string qam256_family::name_expression(const variant_descriptor& v, unsigned block,
                                            const problem_config&) const {
-  return substitute_words(v.entry, {{"BLOCK", std::to_string(block)}});
+  std::map<std::string, std::string> words = {{"BLOCK", std::to_string(block)}};
+  // The header's params are template arguments too (docs/kernel_contract.md).
+  const auto vars = qam256::variables(v, block);
+  for (const auto& [name, text] : v.params) words[name] = std::to_string(vars.at(name));
+  return substitute_words(v.entry, words);
 }
 
 std::uint64_t qam256_family::max_size() const { return max_symbols; }
+
+double qam256_family::problem_bytes(const problem_config& c) const {
+  return 16.0 * static_cast<double>(c.size);  // 8 bytes of I and Q in, 8 soft bits out
+}
 
 std::size_t qam256_family::device_bytes_needed(const problem_config& c) const {
   // Input, output and the poison (8 bytes per symbol each), plus the copy baseline's poison.

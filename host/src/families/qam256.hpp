@@ -1,4 +1,4 @@
-// The `qam256` family (../shared/specs/qam256.md): 256-QAM soft demapping. N received symbols
+// The `qam256` family (docs/qam256.md): 256-QAM soft demapping. N received symbols
 // (interleaved float32 I/Q, 8 bytes each) in, 8 soft-bit bytes per symbol out, bit-exact.
 #pragma once
 
@@ -17,6 +17,7 @@ class qam256_family final : public family {
   std::vector<std::string> dtypes() const override { return {"float32"}; }
   std::vector<std::string> ops() const override { return {"demap"}; }
   void check(const parsed_header& header) const override;
+  double problem_bytes(const problem_config& c) const override;
   std::vector<std::string> pre_includes() const override { return {"kernlab/qam256.cuh"}; }
   std::string name_expression(const variant_descriptor& v, unsigned block,
                               const problem_config& c) const override;

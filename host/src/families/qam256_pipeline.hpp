@@ -1,4 +1,4 @@
-// The qam256 end-to-end pipeline (../shared/specs/qam256.md, "End-to-end pipeline"): pinned
+// The qam256 end-to-end pipeline (docs/qam256.md): pinned
 // host input -> H2D -> kernel -> D2H -> pinned host output, the data in chunks over S streams,
 // issued breadth first (all H2D, then all kernels, then all D2H) or depth first (each chunk's
 // three stages in turn). It runs as a family job (family::run_job) where rows run: in the worker

@@ -200,7 +200,7 @@ class reduce_problem final : public problem {
   }
 
   const problem_config& config() const override { return config_; }
-  double bytes() const override { return static_cast<double>(config_.size) * 4.0; }
+  double bytes() const override { return reduce_family().problem_bytes(config_); }
   double flops() const override { return 0.0; }
   std::size_t device_bytes() const override { return input_.bytes(); }
 
@@ -246,8 +246,9 @@ class source_reduce final : public operation {
  public:
   source_reduce(reduce_problem& p, const variant_descriptor& v, const source_kernel& k)
       : problem_(p), kernel_(k) {
-    const auto tile = static_cast<std::uint64_t>(
-        evaluate(v.tile, {{"BLOCK", k.block}, {"TSIZE", 4}}));
+    // BLOCK, TSIZE and the header's params.
+    const auto vars = launch_variables(v, k.block, p.config());
+    const auto tile = static_cast<std::uint64_t>(evaluate(v.tile, vars));
     passes_ = plan_passes(p.config().size, tile, v.grid, v.bounds,
                           static_cast<std::uint64_t>(std::max(1, k.resident_blocks)), v.output);
     const cuda::device_buffer* in = &p.input();
@@ -270,8 +271,9 @@ class source_reduce final : public operation {
     // kernel that does not, since its later runs then go wrong.
     if (!v.workspace.empty()) {
       for (const auto& pass : passes_) {
-        const auto bytes = static_cast<std::size_t>(evaluate(
-            v.workspace, {{"BLOCK", k.block}, {"TSIZE", 4}, {"GRID", static_cast<std::int64_t>(pass.grid)}}));
+        auto with_grid = vars;
+        with_grid["GRID"] = static_cast<std::int64_t>(pass.grid);
+        const auto bytes = static_cast<std::size_t>(evaluate(v.workspace, with_grid));
         workspaces_.emplace_back(bytes);
         KL_CU(cuMemsetD8Async(workspaces_.back().get(), 0, workspaces_.back().bytes(), nullptr));
       }
@@ -359,12 +361,19 @@ void reduce_family::check(const parsed_header& h) const {
 std::string reduce_family::name_expression(const variant_descriptor& v, unsigned block,
                                            const problem_config& c) const {
   const std::string t = cuda_type(c.dtype);
-  return substitute_words(v.entry, {{"BLOCK", std::to_string(block)},
-                                    {"T", t},
-                                    {"OP", "kl::" + c.op + "<" + t + ">"}});
+  std::map<std::string, std::string> words = {
+      {"BLOCK", std::to_string(block)}, {"T", t}, {"OP", "kl::" + c.op + "<" + t + ">"}};
+  // The header's params are template arguments too (docs/kernel_contract.md).
+  const auto vars = launch_variables(v, block, c);
+  for (const auto& [name, text] : v.params) words[name] = std::to_string(vars.at(name));
+  return substitute_words(v.entry, words);
 }
 
 std::uint64_t reduce_family::max_size() const { return max_elements; }
+
+double reduce_family::problem_bytes(const problem_config& c) const {
+  return static_cast<double>(c.size) * static_cast<double>(dtype_size(c.dtype));  // n reads
+}
 
 std::size_t reduce_family::device_bytes_needed(const problem_config& c) const {
   // The padded input, plus partial buffers (at most half the input for tiles of 2 and more).

@@ -1,4 +1,4 @@
-// The `reduce` family (../shared/specs/reduce.md): one array in, one value out.
+// The `reduce` family (docs/kernel_contract.md): one array in, one value out.
 #pragma once
 
 #include "families/family.hpp"
@@ -14,6 +14,7 @@ class reduce_family final : public family {
   std::vector<std::string> dtypes() const override { return {"int32", "float32"}; }
   std::vector<std::string> ops() const override { return {"sum", "min", "max"}; }
   void check(const parsed_header& header) const override;
+  double problem_bytes(const problem_config& c) const override;
   std::vector<std::string> pre_includes() const override { return {"kernlab/reduce.cuh"}; }
   std::string name_expression(const variant_descriptor& v, unsigned block,
                               const problem_config& c) const override;

@@ -6,8 +6,47 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 namespace kl {
+
+const char* to_string(stop_rule r) { return r == stop_rule::ci ? "ci" : "stdrel"; }
+
+stop_rule parse_stop_rule(const std::string& s) {
+  if (s == "ci") return stop_rule::ci;
+  if (s == "stdrel") return stop_rule::stdrel;
+  throw std::invalid_argument("'" + s + "' is not a stopping rule (ci or stdrel)");
+}
+
+double timing_stats::ci_half_width() const {
+  if (!has_ci() || median_ms <= 0) return 0;
+  return std::max(median_ms - ci_low_ms, ci_high_ms - median_ms) / median_ms;
+}
+
+std::optional<std::pair<std::size_t, std::size_t>> median_ci_ranks(std::size_t n,
+                                                                  double confidence) {
+  if (n == 0) return std::nullopt;
+  const double tail = (1.0 - confidence) / 2.0;
+  const double nd = static_cast<double>(n);
+  // Sum the binomial probabilities from 10 standard deviations below n/2 (the mass below is
+  // under 1e-23), in logarithms: 0.5^n underflows from n = 1075 on.
+  const double sd = std::sqrt(nd) / 2.0;
+  const std::size_t k0 = nd / 2.0 > 10.0 * sd ? static_cast<std::size_t>(nd / 2.0 - 10.0 * sd) : 0;
+  const double k0d = static_cast<double>(k0);
+  double log_pmf = std::lgamma(nd + 1.0) - std::lgamma(k0d + 1.0) -
+                   std::lgamma(nd - k0d + 1.0) - nd * std::log(2.0);
+  double below = 0;  // P(B <= k - 1)
+  std::size_t k = k0;
+  for (; k <= n; ++k) {
+    const double through_k = below + std::exp(log_pmf);  // P(B <= k)
+    if (through_k > tail) break;
+    below = through_k;
+    log_pmf += std::log((nd - static_cast<double>(k)) / (static_cast<double>(k) + 1.0));
+  }
+  // P(B <= k - 1) <= tail < P(B <= k): l = k is the largest rank that keeps the coverage.
+  if (k == 0) return std::nullopt;
+  return std::make_pair(k, n + 1 - k);
+}
 
 timing_stats summarize(std::vector<double> s) {
   timing_stats t;
@@ -24,6 +63,10 @@ timing_stats summarize(std::vector<double> s) {
     for (double x : s) var += (x - t.mean_ms) * (x - t.mean_ms);
     t.noise = std::sqrt(var / static_cast<double>(n - 1)) / t.mean_ms;
   }
+  if (const auto ranks = median_ci_ranks(n)) {
+    t.ci_low_ms = s[ranks->first - 1];
+    t.ci_high_ms = s[ranks->second - 1];
+  }
   return t;
 }
 
@@ -31,8 +74,64 @@ bool should_stop(const timing_options& opt, const timing_stats& t, double sample
                  double elapsed_s) {
   if (t.samples >= static_cast<std::size_t>(opt.max_samples)) return true;
   if (elapsed_s >= opt.timeout_s && t.samples >= 1) return true;
-  return t.samples >= static_cast<std::size_t>(opt.min_samples) && sampled_s >= opt.min_time_s &&
-         t.noise <= opt.max_noise;
+  if (t.samples < static_cast<std::size_t>(opt.min_samples) || sampled_s < opt.min_time_s)
+    return false;
+  if (opt.rule == stop_rule::ci) return t.has_ci() && t.ci_half_width() <= opt.max_ci;
+  return t.noise <= opt.max_noise;
+}
+
+bool sample_stream::add(double ms, double elapsed_s) {
+  samples_.push_back(ms);
+  const std::size_t n = samples_.size();
+  sampled_s_ += ms / 1e3;
+  // Welford's running mean and variance: the noise after every sample at constant cost.
+  const double delta = ms - mean_;
+  mean_ += delta / static_cast<double>(n);
+  m2_ += delta * (ms - mean_);
+  running_.samples = n;
+  running_.noise = n > 1 && mean_ > 0 ? std::sqrt(m2_ / static_cast<double>(n - 1)) / mean_ : 0.0;
+
+  const bool minimum_reached =
+      n >= static_cast<std::size_t>(opt_.min_samples) && sampled_s_ >= opt_.min_time_s;
+  if (opt_.rule == stop_rule::ci && minimum_reached && n >= next_check_) {
+    // The interval from order statistics: three selections in a copy, O(n) each.
+    if (const auto ranks = median_ci_ranks(n)) {
+      scratch_ = samples_;
+      auto nth = [&](std::size_t i) {
+        std::nth_element(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(i),
+                         scratch_.end());
+        return scratch_[i];
+      };
+      const double upper_middle = nth(n / 2);
+      // For an even n, the lower middle is the largest of the half that nth_element left below.
+      const auto lower_half_end = scratch_.begin() + static_cast<std::ptrdiff_t>(n / 2);
+      const double median =
+          n % 2 ? upper_middle
+                : 0.5 * (*std::max_element(scratch_.begin(), lower_half_end) + upper_middle);
+      running_.median_ms = median;
+      running_.ci_low_ms = nth(ranks->first - 1);
+      running_.ci_high_ms = nth(ranks->second - 1);
+      ++checks_;
+    }
+    next_check_ = n + std::max<std::size_t>(1, n / 16);
+  }
+  timing_options no_timeout = opt_;
+  no_timeout.timeout_s = 1e300;
+  no_timeout.max_samples = 0x7fffffff;
+  rule_met_ = should_stop(no_timeout, running_, sampled_s_, elapsed_s);
+  return rule_met_ || should_stop(opt_, running_, sampled_s_, elapsed_s);
+}
+
+timing_stats sample_stream::finish() const {
+  timing_stats t = summarize(samples_);
+  t.rule = opt_.rule;
+  // Stopped without the rule met: by the timeout (or max_samples). The final statistics may
+  // meet it where the last check did not; that counts as met.
+  timing_options no_limits = opt_;
+  no_limits.timeout_s = 1e300;
+  no_limits.max_samples = 0x7fffffff;
+  t.timed_out = !rule_met_ && !should_stop(no_limits, t, sampled_s_, 0);
+  return t;
 }
 
 timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
@@ -52,12 +151,7 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
     KL_CU(cuStreamSynchronize(stream));
   }
 
-  std::vector<double> samples;
-  double sampled_s = 0;
-  // Welford's running mean and variance: the stopping rule needs the noise after every sample,
-  // and sorting all samples each time would cost quadratic time for microsecond kernels.
-  double mean = 0, m2 = 0;
-  timing_stats running;
+  sample_stream samples(opt);
   const auto began = std::chrono::steady_clock::now();
   read_clock();
   for (;;) {
@@ -67,31 +161,16 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
     stop.record(stream);
     stop.synchronize();
     const double ms = stop.elapsed_since(start);
-    samples.push_back(ms);
-    sampled_s += ms / 1e3;
-    const double delta = ms - mean;
-    mean += delta / static_cast<double>(samples.size());
-    m2 += delta * (ms - mean);
-    running.samples = samples.size();
-    running.noise = samples.size() > 1 && mean > 0
-                        ? std::sqrt(m2 / static_cast<double>(samples.size() - 1)) / mean
-                        : 0.0;
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     if (elapsed >= next_clock_read) {
       read_clock();
       next_clock_read = elapsed + 0.05;
     }
-    if (should_stop(opt, running, sampled_s, elapsed)) {
-      timing_options no_timeout = opt;
-      no_timeout.timeout_s = 1e300;
-      running.timed_out = !should_stop(no_timeout, running, sampled_s, elapsed);
-      break;
-    }
+    if (samples.add(ms, elapsed)) break;
   }
   read_clock();
-  timing_stats stats = summarize(std::move(samples));
-  stats.timed_out = running.timed_out;
+  timing_stats stats = samples.finish();
   stats.sm_clock_min_mhz = clock.min_mhz;
   stats.sm_clock_max_mhz = clock.max_mhz;
   stats.clock_dropped = clock.dropped();

@@ -2,8 +2,12 @@
 //
 // Samples are CUDA events around the whole operation. Before each cold sample the L2 cache is
 // flushed (l2_flush.hpp), so inputs smaller than L2 are not measured from cache. Sampling
-// stops once there are enough samples, enough time has passed and the noise (relative standard
-// deviation) is low enough, or at the timeout.
+// stops once there are enough samples and enough sampled time and the stopping rule is met, or at
+// the timeout. Two rules: `stdrel`, nvbench's, waits for the relative standard deviation to fall
+// under --max-noise; `ci` waits for the 95% confidence interval of the median to lie within
+// +-(--max-ci) of the median. Microsecond kernels have long-tailed samples whose standard deviation
+// rarely falls under 0.5% although their median is long since precise: `ci` asks about the
+// number that is reported.
 #pragma once
 
 #include "measure/clock_monitor.hpp"
@@ -13,38 +17,93 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace kl {
+
+/// When sampling may stop (besides the minimum samples and time, and the timeout).
+enum class stop_rule {
+  stdrel,  ///< the relative standard deviation is under max_noise (nvbench's rule)
+  ci       ///< the median's 95% confidence interval is within +-max_ci of the median
+};
+const char* to_string(stop_rule r);  ///< "stdrel", "ci"
+/// Throws std::invalid_argument for anything but "stdrel" and "ci".
+stop_rule parse_stop_rule(const std::string& s);
 
 /// The defaults are nvbench's (config/kernlab.cfg shortens them for the quick default job).
 struct timing_options {
   int warmup_runs = 2;         ///< untimed launches first (module load, caches, clocks)
   int min_samples = 10;
   int max_samples = 1000000;
-  double min_time_s = 0.5;     ///< total sampled kernel time before the noise rule may stop
-  double max_noise = 0.005;    ///< relative standard deviation that is good enough
+  double min_time_s = 0.5;     ///< total sampled kernel time before the rule may stop sampling
+  double max_noise = 0.005;    ///< stdrel: relative standard deviation that is good enough
   double timeout_s = 15.0;     ///< wall time after which sampling stops regardless
   flush_mode flush = flush_mode::read;  ///< how L2 is made cold before each sample
+  stop_rule rule = stop_rule::stdrel;
+  double max_ci = 0.005;  ///< ci: the interval's larger half, relative to the median, that is good enough
 };
 
 struct timing_stats {
   std::size_t samples = 0;
   double median_ms = 0, min_ms = 0, max_ms = 0, mean_ms = 0;
   double noise = 0;            ///< standard deviation / mean
-  bool timed_out = false;      ///< stopped by the timeout before the noise rule was met
+  /// The distribution-free 95% confidence interval of the median (median_ci_ranks); both 0
+  /// when there are too few samples for one (fewer than 6).
+  double ci_low_ms = 0, ci_high_ms = 0;
+  bool timed_out = false;      ///< stopped by the timeout before the stopping rule was met
+  stop_rule rule = stop_rule::stdrel;  ///< the rule sampling stopped by
   flush_mode flush = flush_mode::read;
   // The SM clock while sampling, when NVML can read it (0 when it cannot).
   int sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;
   bool clock_dropped = false;  ///< the clock fell more than 5 % during the samples
+
+  bool has_ci() const { return ci_high_ms > 0; }
+  /// The interval's larger half relative to the median ("+-0.3%" is 0.003); 0 without one.
+  double ci_half_width() const;
 };
 
-/// Statistics of a set of samples (milliseconds).
+/// Statistics of a set of samples (milliseconds), with the median's confidence interval.
 timing_stats summarize(std::vector<double> samples_ms);
 
+/// The 1-based ranks (lower, upper) of the order statistics that bound a distribution-free
+/// confidence interval of the median of n samples: the largest l with P(B <= l - 1) <=
+/// (1 - confidence) / 2 for B ~ Binomial(n, 1/2), and u = n + 1 - l, so that the interval
+/// [x(l), x(u)] holds the true median with at least `confidence`. std::nullopt when n is too
+/// small (fewer than 6 samples at 95%).
+std::optional<std::pair<std::size_t, std::size_t>> median_ci_ranks(std::size_t n,
+                                                                  double confidence = 0.95);
+
 /// The stopping rule: true when sampling may stop. `elapsed_s` is wall time since sampling began.
+/// With stop_rule::ci, `so_far` must carry the confidence interval.
 bool should_stop(const timing_options& opt, const timing_stats& so_far, double sampled_s,
                  double elapsed_s);
+
+/// The samples of one row as they arrive, and the stopping rule applied to them. measure() adds
+/// them one at a time; the tests add synthetic streams. The standard deviation is kept running
+/// (Welford); the median's interval needs order statistics, found with nth_element (linear time)
+/// and only every n/16 samples once the minimum samples and time are reached, so that 100k samples
+/// cost a few linear passes, not a sort per sample.
+class sample_stream {
+ public:
+  explicit sample_stream(const timing_options& opt) : opt_(opt) {}
+  /// Adds one sample; true when sampling may stop. `elapsed_s`: wall time since sampling began.
+  bool add(double ms, double elapsed_s);
+  /// The statistics of every sample, with timed_out set when the rule was not met.
+  timing_stats finish() const;
+  std::size_t interval_checks() const { return checks_; }  ///< how often the interval was computed
+
+ private:
+  timing_options opt_;
+  std::vector<double> samples_;
+  std::vector<double> scratch_;  // reordered by nth_element; samples_ keep their order
+  double sampled_s_ = 0, mean_ = 0, m2_ = 0;
+  timing_stats running_;
+  std::size_t next_check_ = 0, checks_ = 0;
+  bool rule_met_ = false;
+};
 
 /// Measures `op` (which enqueues the whole operation on the stream it gets), flushing L2 with
 /// `flusher` before each sample.

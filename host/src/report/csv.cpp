@@ -35,12 +35,17 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
   os << "family,variant,origin,block,dtype,op,size,input,seed,outcome,median_us,min_us,max_us,"
         "mean_us,noise,samples,timed_out,flush,gbps,percent_of_peak,baseline,x_baseline,"
         "registers,occupancy,compile_ms,load_ms,validate_ms,expected,got,message,snr_db,"
-        "blocks_per_sm,shape,tflops,percent_of_fp32_peak\n";
+        "blocks_per_sm,shape,tflops,percent_of_fp32_peak,ci_low_us,ci_high_us,ci_half_width,"
+        "stop_rule\n";
   for (const auto& r : results.at("records")) {
     const auto& v = r.at("variant");
     const auto& c = r.at("config");
     const auto& t = r.at("timing");
     auto timing = [&](const char* key) { return t.is_null() ? std::string() : number(t.at(key)); };
+    // Keys that files from before the confidence interval lack.
+    auto timing_if = [&](const char* key) {
+      return t.is_null() || !t.contains(key) ? std::string() : number(t.at(key));
+    };
     os << field(v.at("family").get<std::string>()) << ',' << field(v.at("name").get<std::string>())
        << ',' << field(v.at("origin").get<std::string>()) << ',' << r.at("block").get<unsigned>()
        << ',' << field(c.at("dtype").get<std::string>()) << ',' << field(c.at("op").get<std::string>())
@@ -62,7 +67,9 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
        << (r.at("occupancy").is_null() ? "" : number(r.at("occupancy").at("blocks_per_sm"))) << ','
        << shape_text(c.value("shape", nlohmann::json::array())) << ','
        << number(r.value("tflops", nlohmann::json())) << ','
-       << number(r.value("percent_of_fp32_peak", nlohmann::json())) << '\n';
+       << number(r.value("percent_of_fp32_peak", nlohmann::json())) << ',' << timing_if("ci_low_us")
+       << ',' << timing_if("ci_high_us") << ',' << timing_if("ci_half_width") << ','
+       << (t.is_null() ? "" : t.value("stop_rule", "")) << '\n';
   }
 }
 

@@ -88,7 +88,11 @@ json to_json(const timing_stats& t) {
           {"timed_out", t.timed_out},   {"flush", to_string(t.flush)},
           {"sm_clock_min_mhz", t.sm_clock_min_mhz},
           {"sm_clock_max_mhz", t.sm_clock_max_mhz},
-          {"clock_dropped", t.clock_dropped}};
+          {"clock_dropped", t.clock_dropped},
+          {"stop_rule", to_string(t.rule)},
+          {"ci_low_us", t.ci_low_ms * 1e3},
+          {"ci_high_us", t.ci_high_ms * 1e3},
+          {"ci_half_width", t.ci_half_width()}};
 }
 
 timing_stats timing_stats_from_json(const json& t) {
@@ -104,6 +108,10 @@ timing_stats timing_stats_from_json(const json& t) {
   s.sm_clock_min_mhz = t.at("sm_clock_min_mhz").get<int>();
   s.sm_clock_max_mhz = t.at("sm_clock_max_mhz").get<int>();
   s.clock_dropped = t.at("clock_dropped").get<bool>();
+  // Files written before the confidence interval have none: 0, and the rule they had.
+  s.rule = parse_stop_rule(t.value("stop_rule", "stdrel"));
+  s.ci_low_ms = t.value("ci_low_us", 0.0) / 1e3;
+  s.ci_high_ms = t.value("ci_high_us", 0.0) / 1e3;
   return s;
 }
 
@@ -111,7 +119,8 @@ json to_json(const timing_options& t) {
   return {{"warmup_runs", t.warmup_runs}, {"min_samples", t.min_samples},
           {"max_samples", t.max_samples}, {"min_time_s", t.min_time_s},
           {"max_noise", t.max_noise},     {"timeout_s", t.timeout_s},
-          {"flush", to_string(t.flush)}};
+          {"flush", to_string(t.flush)},   {"stop_rule", to_string(t.rule)},
+          {"max_ci", t.max_ci}};
 }
 
 timing_options timing_options_from_json(const json& j) {
@@ -123,6 +132,8 @@ timing_options timing_options_from_json(const json& j) {
   t.max_noise = j.at("max_noise");
   t.timeout_s = j.at("timeout_s");
   t.flush = parse_flush_mode(j.at("flush"));
+  t.rule = parse_stop_rule(j.value("stop_rule", "stdrel"));
+  t.max_ci = j.value("max_ci", t.max_ci);
   return t;
 }
 
@@ -262,10 +273,10 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
   for (const auto& r : sweep.results) {
     json j = to_json(r);
     j["percent_of_peak"] = nullptr;
-    if (r.timing && sweep.device)
+    if (r.timed() && sweep.device)
       j["percent_of_peak"] = r.gbps() * 1e9 / sweep.device->peak_bandwidth() * 100.0;
     // Compute-bound families (matmul) are measured against the FP32 peak as well.
-    if (r.timing && r.flops > 0) {
+    if (r.timed() && r.flops > 0) {
       const double tflops = r.flops / (r.timing->median_ms * 1e-3) / 1e12;
       j["tflops"] = tflops;
       j["percent_of_fp32_peak"] = nullptr;
@@ -287,7 +298,7 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
     for (auto i : idx) {
       records[i]["baseline"] = base ? json(base->variant.qualified_name()) : json(nullptr);
       records[i]["x_baseline"] = nullptr;
-      if (base && sweep.results[i].timing)
+      if (base && sweep.results[i].timed())
         records[i]["x_baseline"] = base->timing->median_ms / sweep.results[i].timing->median_ms;
     }
   }

@@ -72,7 +72,7 @@ std::string human_bytes(double b) {
 const result_record* find_baseline(const std::vector<result_record>& group,
                                    const std::string& name) {
   for (const auto& r : group) {
-    if (r.status != outcome::passed) continue;
+    if (!r.timed()) continue;
     const bool match = name.empty() ? r.variant.is_baseline
                                     : (r.variant.name == name || r.variant.qualified_name() == name);
     if (match) return &r;
@@ -148,6 +148,27 @@ bool fp32_roofline(const std::vector<result_record>& group, const table_options&
   return f && f->roofline() == roofline_kind::fp32_compute;
 }
 
+// The bytes and FLOPs of a group's problem. They come from the family and the configuration,
+// never from a row: a skipped or failed row (the first of a group, often) never made a problem
+// and carries zeros. Without the families, the first row that has them.
+struct problem_figures {
+  double bytes = 0, flops = 0;
+};
+
+problem_figures figures_of(const std::vector<result_record>& group, const table_options& opt) {
+  const result_record& first = group.front();
+  if (const family* f = opt.families ? opt.families->find(first.variant.family) : nullptr) {
+    try {
+      return {f->problem_bytes(first.config), f->problem_flops(first.config)};
+    } catch (const std::exception&) {
+      // A configuration the family refuses has rows that say why; fall back to the rows.
+    }
+  }
+  for (const auto& r : group)
+    if (r.bytes > 0) return {r.bytes, r.flops};
+  return {};
+}
+
 double tflops_of(const result_record& r) {
   return r.timing && r.timing->median_ms > 0 ? r.flops / (r.timing->median_ms * 1e-3) / 1e12 : 0;
 }
@@ -159,7 +180,8 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   if (group.empty()) return;
   const bool compute = fp32_roofline(group, opt);
   const auto& c = group.front().config;
-  const double bytes = group.front().bytes > 0 ? group.front().bytes : static_cast<double>(c.size) * 4;
+  const problem_figures figures = figures_of(group, opt);
+  const double bytes = figures.bytes;
   const double peak = device.peak_bandwidth();
   os << "\n" << (opt.markdown ? "### " : "== ") << group.front().variant.family << "  "
      << c.describe() << "  (" << human_bytes(bytes) << ", "
@@ -177,7 +199,7 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   const result_record* base = find_baseline(group, opt.baseline);
   const double fp32_peak = device.peak_fp32_flops();
   if (compute) {
-    os << fmt("%.4g", group.front().flops / 1e9) << " GFLOP (2 M N K); % peak is of the FP32 peak, "
+    os << fmt("%.4g", figures.flops / 1e9) << " GFLOP (2 M N K); % peak is of the FP32 peak, "
        << fmt("%.1f", fp32_peak / 1e12) << " TFLOP/s (" << device.sm_count << " SMs x "
        << device.fp32_lanes_per_sm() << " FP32 lanes x 2 x " << device.sm_clock_khz / 1000 << " MHz)\n";
     if (base) os << "baseline " << base->variant.name << ": " << base->variant.summary << "\n";
@@ -193,32 +215,46 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   std::map<unsigned, double> ref_time;  // block -> reference variant's median
   double ref_best = 0;
   for (const auto& r : group)
-    if (r.variant.name == ref_name && r.status == outcome::passed) {
+    if (r.variant.name == ref_name && r.timed()) {
       ref_time[r.block] = r.timing->median_ms;
       ref_best = ref_best == 0 ? r.timing->median_ms : std::min(ref_best, r.timing->median_ms);
     }
 
   text_table t;
-  t.header = {"variant", "block", "status", "median us", "noise", compute ? "TFLOP/s" : "GB/s",
-              "% peak", "regs", "occ", "step", "cumul"};
-  t.right = {false, true, false, true, true, true, true, true, true, true, true};
+  // ci95: the median's 95% confidence interval, its larger half relative to the median.
+  t.header = {"variant", "block", "status", "median us", "ci95", "noise",
+              compute ? "TFLOP/s" : "GB/s", "% peak", "regs", "occ", "step", "cumul"};
+  t.right = {false, true, false, true, true, true, true, true, true, true, true, true};
   if (base) {
     t.header.push_back("x " + base->variant.name);
     t.right.push_back(true);
   }
   std::map<unsigned, double> prev_time;  // block -> the previous passed row's median
   std::vector<std::string> notes;
-  int timed_out = 0, clock_dropped = 0, partly_empty = 0;
+  int timed_out = 0, timed_out_ci = 0, clock_dropped = 0, partly_empty = 0, untimed = 0;
   const result_record* best = nullptr;
   for (const auto& r : group) {
     std::vector<std::string> row = {r.variant.name, block_text(r.block), to_string(r.status)};
     std::string trailer;
-    if (r.status == outcome::passed) {
+    if (r.status == outcome::passed && !r.timed()) {
+      // Validated under compute-sanitizer: no time, no throughput, no speedup, never the best.
+      for (int i = 0; i < 5; ++i) row.push_back("-");
+      row.push_back(r.resources ? std::to_string(r.resources->registers) : "-");
+      row.push_back("-");
+      row.push_back("-");
+      row.push_back("-");
+      if (base) row.push_back("-");
+      ++untimed;
+    } else if (r.status == outcome::passed) {
       const double tm = r.timing->median_ms;
       // '*': sampling stopped at the timeout; '!': the SM clock dropped while sampling.
       const std::string flags = std::string(r.timing->timed_out ? "*" : "") + (r.timing->clock_dropped ? "!" : "");
       row.push_back(fmt("%.2f", tm * 1e3));
-      row.push_back(fmt("%.1f%%", r.timing->noise * 100) + flags);
+      // The flags go beside the figure the stopping rule watched.
+      const bool by_ci = r.timing->rule == stop_rule::ci;
+      const std::string ci = fmt("%.2f%%", r.timing->ci_half_width() * 100);
+      row.push_back(r.timing->has_ci() ? "+-" + ci + (by_ci ? flags : "") : "-");
+      row.push_back(fmt("%.1f%%", r.timing->noise * 100) + (by_ci ? "" : flags));
       if (compute) {
         row.push_back(fmt("%.2f", tflops_of(r)));
         row.push_back(fp32_peak > 0 ? fmt("%.1f", tflops_of(r) * 1e12 / fp32_peak * 100) : "-");
@@ -238,7 +274,8 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       row.push_back(prev > 0 && r.variant.origin == origin_kind::source ? fmt("%.2fx", prev / tm) : "-");
       row.push_back(ref > 0 ? fmt("%.2fx", ref / tm) : "-");
       if (base) row.push_back(fmt("%.2fx", base->timing->median_ms / tm));
-      timed_out += r.timing->timed_out ? 1 : 0;
+      timed_out += r.timing->timed_out && !by_ci ? 1 : 0;
+      timed_out_ci += r.timing->timed_out && by_ci ? 1 : 0;
       clock_dropped += r.timing->clock_dropped ? 1 : 0;
       if (r.variant.origin == origin_kind::source) prev_time[r.block] = tm;
       if (!best || tm < best->timing->median_ms) best = &r;
@@ -266,7 +303,7 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     // The best runtime-compiled variant, when the library itself is the fastest row.
     const result_record* best_source = nullptr;
     for (const auto& r : group)
-      if (r.status == outcome::passed && r.variant.origin == origin_kind::source &&
+      if (r.timed() && r.variant.origin == origin_kind::source &&
           (!best_source || r.timing->median_ms < best_source->timing->median_ms))
         best_source = &r;
     if (best_source && best_source != best) {
@@ -284,9 +321,15 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
                  << "x of " << base->variant.name;
     os << "\n";
   }
+  if (untimed > 0)
+    os << untimed << " row(s) validated under compute-sanitizer, not timed (a sanitized run is "
+       << "orders of magnitude slower)\n";
   if (timed_out > 0)
     os << "* " << timed_out << " row(s) stopped sampling at the timeout before the noise fell under "
        << "the limit (--timeout, --max-noise)\n";
+  if (timed_out_ci > 0)
+    os << "* " << timed_out_ci << " row(s) stopped sampling at the timeout before the median's 95% "
+       << "confidence interval was within the limit (--timeout, --max-ci)\n";
   if (partly_empty > 0)
     os << "occ: resident blocks per SM / theoretical occupancy (" << device.max_threads_per_sm
        << " threads per SM); " << partly_empty << " row(s) leave part of the SM's thread slots empty\n";
@@ -323,10 +366,17 @@ void print_compile_table(std::ostream& os, const std::vector<compile_record>& co
 
 void print_resources(std::ostream& os, const std::vector<compile_record>& compiles,
                      const std::string& arch, bool markdown) {
-  const sm_limits limits = limits_for(arch);
-  os << "resources for " << arch << " (from ptxas; occupancy is theoretical: " << limits.max_threads
-     << " threads, " << limits.registers << " registers, " << limits.shared_bytes / 1024
-     << " KiB of shared memory per SM)\n";
+  // A device newer than kernlab's table gets its resources without an occupancy, never another
+  // architecture's.
+  const std::optional<sm_limits> limits = find_limits(arch);
+  if (limits)
+    os << "resources for " << arch << " (from ptxas; occupancy is theoretical: "
+       << limits->max_threads << " threads, " << limits->max_blocks << " blocks, "
+       << limits->registers << " registers, " << limits->shared_bytes / 1024
+       << " KiB of shared memory per SM)\n";
+  else
+    os << "resources for " << arch << " (from ptxas; no occupancy: kernlab has no SM limits for "
+       << arch << ")\n";
   text_table t;
   t.header = {"variant", "block", "dtype", "op", "regs", "smem B", "stack B", "spill B",
               "blocks/SM", "occupancy", "limited by"};
@@ -341,14 +391,17 @@ void print_resources(std::ostream& os, const std::vector<compile_record>& compil
       auto it = c.result.resources.find(inst.name_expression);
       if (it == c.result.resources.end()) continue;
       const auto& r = it->second;
-      const auto occ = estimate_occupancy(r.registers, static_cast<std::size_t>(r.static_shared_bytes),
-                                          inst.block, limits);
+      const auto occ = limits ? estimate_occupancy(r.registers,
+                                                   static_cast<std::size_t>(r.static_shared_bytes),
+                                                   inst.block, *limits)
+                              : occupancy_estimate{};
       t.rows.push_back({c.entry->descriptor.name, std::to_string(inst.block), inst.dtype, inst.op,
                         std::to_string(r.registers), std::to_string(r.static_shared_bytes),
                         std::to_string(r.stack_frame_bytes),
                         std::to_string(r.spill_store_bytes + r.spill_load_bytes),
-                        std::to_string(occ.blocks_per_sm), fmt("%.0f%%", occ.fraction * 100),
-                        occ.fraction < 1.0 ? occ.limiter : ""});
+                        limits ? std::to_string(occ.blocks_per_sm) : "-",
+                        limits ? fmt("%.0f%%", occ.fraction * 100) : "-",
+                        limits && occ.fraction < 1.0 ? occ.limiter : ""});
       t.trailers.emplace_back();
     }
   }
@@ -423,8 +476,8 @@ void print_row_changes(std::ostream& os, const std::vector<row_change>& rows) {
   std::vector<std::string> notes;
   for (const auto& r : rows) {
     const result_record* was = r.before ? &*r.before : nullptr;
-    const bool was_timed = was && was->status == outcome::passed;
-    const bool now_timed = r.now.status == outcome::passed;
+    const bool was_timed = was && was->timed();
+    const bool now_timed = r.now.timed();
     std::string status = to_string(r.now.status);
     if (!was) status += " (new)";
     else if (was->status != r.now.status) status = std::string(to_string(was->status)) + " -> " + status;

@@ -46,7 +46,10 @@ struct result_record {
   std::string sanitizer;  ///< compute-sanitizer's verdicts ("memcheck: clean, racecheck: ..."), if run
   bool sanitizer_findings = false;  ///< any tool reported an error or a hazard
 
-  double gbps() const { return timing && timing->median_ms > 0 ? bytes / (timing->median_ms * 1e6) : 0; }
+  /// A passed row whose median means something: rows run under compute-sanitizer are validated
+  /// and run once, at the sanitizer's pace, so they are not timed.
+  bool timed() const { return status == outcome::passed && timing && sanitizer.empty(); }
+  double gbps() const { return timed() && timing->median_ms > 0 ? bytes / (timing->median_ms * 1e6) : 0; }
 };
 
 }  // namespace kl

@@ -164,8 +164,19 @@ std::unique_ptr<row_executor> make_executor(const family_registry& families, con
                                             const std::vector<std::string>& prefix = {},
                                             const std::string& log = "");
 
-/// compute-sanitizer's verdict from one worker's log: "memcheck: clean", or the summary line
-/// with the first finding and the log's path.
+/// What compute-sanitizer's log says at its end. Every count is -1 when its line is missing.
+struct sanitizer_summary {
+  long errors = -1;       ///< "ERROR SUMMARY: 478 errors": the total, printed or not
+  long not_printed = -1;  ///< "ERROR SUMMARY: 378 errors were not printed. Use --print-limit ..."
+  long hazards = -1;      ///< racecheck: "RACECHECK SUMMARY: 96 hazards displayed (...)"
+  long hazard_errors = -1, hazard_warnings = -1;  ///< the "(96 errors, 0 warnings)" of that line
+  std::string first;      ///< the first finding ("Invalid __global__ write of size 4 bytes")
+};
+/// Parses a log; lines without the "========= " prefix (the program's own output) are ignored.
+sanitizer_summary parse_sanitizer_log(std::istream& log);
+
+/// compute-sanitizer's verdict from one worker's log: "memcheck: clean", or the error count with
+/// the first finding and the log's path ("memcheck: 478 errors (378 not printed; first: ...)").
 std::string sanitizer_verdict(const std::string& tool, const std::string& log_path);
 
 /// The blocks a variant gets rows for: the requested ones, or 0 for "does not apply".

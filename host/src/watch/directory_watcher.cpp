@@ -21,6 +21,21 @@ constexpr std::uint32_t kMask =
 
 std::string errno_text() { return std::strerror(errno); }
 
+// A root as a clean absolute path: "kernels_src/" and "./kernels_src" are the same folder, whose
+// parent and name are what the parent's events carry.
+fs::path normal_root(const std::string& root) {
+  fs::path p = fs::absolute(root).lexically_normal();
+  if (!p.has_filename()) p = p.parent_path();
+  return p;
+}
+
+bool is_under(std::string path, std::string root) {
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                          path[root.size()] == '/');
+}
+
 }  // namespace
 
 bool is_scratch_file(const std::string& name) {
@@ -37,6 +52,15 @@ directory_watcher::directory_watcher(const std::vector<std::string>& roots) : ro
   if (fd_ < 0) throw watch_error("inotify_init1: " + errno_text());
   try {
     for (const auto& r : roots) add_tree(r);
+    // The parents, for the roots' own fate. A parent that cannot be watched (no permission)
+    // only costs that: the root is still watched while it stays in place.
+    for (const auto& r : roots) {
+      const std::string parent = normal_root(r).parent_path().string();
+      const int wd = ::inotify_add_watch(fd_, parent.c_str(),
+                                         IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
+                                             IN_ONLYDIR | IN_MASK_ADD);
+      if (wd >= 0) parents_[wd] = parent;
+    }
   } catch (...) {
     ::close(fd_);
     throw;
@@ -45,8 +69,56 @@ directory_watcher::directory_watcher(const std::vector<std::string>& roots) : ro
 
 directory_watcher::~directory_watcher() { ::close(fd_); }
 
+std::vector<std::string> directory_watcher::take_notices() {
+  std::vector<std::string> out;
+  out.swap(notices_);
+  return out;
+}
+
+void directory_watcher::drop_tree(const std::string& root) {
+  for (auto it = dirs_.begin(); it != dirs_.end();) {
+    if (is_under(it->second, root)) {
+      // A moved folder keeps its watch, now reporting from its new place under the old name:
+      // remove it (unless it is also a root's parent, which stays).
+      if (!parents_.count(it->first)) ::inotify_rm_watch(fd_, it->first);
+      it = dirs_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void directory_watcher::root_event(const std::string& parent, const std::string& name,
+                                   std::uint32_t mask,
+                                   std::map<std::string, file_events>& changed) {
+  for (const auto& root : roots_) {
+    const fs::path p = normal_root(root);
+    if (p.parent_path().string() != parent || p.filename().string() != name) continue;
+    if (mask & (IN_MOVED_FROM | IN_DELETE)) {
+      drop_tree(root);
+      notices_.push_back("kernels folder " + root +
+                         " was moved away or deleted; watching for it to come back");
+    } else if (mask & (IN_CREATE | IN_MOVED_TO)) {
+      drop_tree(root);  // a folder renamed over the old one: the old watches are stale
+      try {
+        add_tree(root);
+      } catch (const watch_error& e) {
+        notices_.push_back(std::string(e.what()) + " (the folder came back but cannot be watched)");
+        continue;
+      }
+      notices_.push_back("kernels folder " + root + " was replaced; watching it again");
+      // Whatever is in it now may differ from what was there: every file counts as changed.
+      std::error_code ec;
+      changed[root].kept = true;
+      for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::end(it);
+           it.increment(ec))
+        if (it->is_regular_file(ec)) changed[it->path().string()].kept = true;
+    }
+  }
+}
+
 void directory_watcher::add_tree(const std::string& dir) {
-  const int wd = ::inotify_add_watch(fd_, dir.c_str(), kMask);
+  const int wd = ::inotify_add_watch(fd_, dir.c_str(), kMask | IN_MASK_ADD);
   if (wd < 0) {
     if (errno == ENOSPC)
       throw watch_error("cannot watch " + dir + ": the inotify watch limit is reached "
@@ -82,7 +154,15 @@ bool directory_watcher::drain(std::map<std::string, file_events>& changed) {
       }
       if (ev->mask & IN_IGNORED) {  // the folder went away
         dirs_.erase(ev->wd);
+        parents_.erase(ev->wd);
         continue;
+      }
+      if ((ev->mask & IN_ISDIR) && ev->len > 0) {
+        if (const auto parent = parents_.find(ev->wd); parent != parents_.end()) {
+          const std::size_t before = notices_.size();
+          root_event(parent->second, ev->name, ev->mask, changed);
+          if (notices_.size() != before) any = true;
+        }
       }
       const auto dir = dirs_.find(ev->wd);
       if (dir == dirs_.end() || ev->len == 0) continue;

@@ -147,7 +147,11 @@ void watch_session::run(directory_watcher& watcher, const std::vector<std::strin
   for (;;) {
     out << "\nwatching " << some_names(dirs) << " for saved files (Ctrl-C stops)\n" << std::flush;
     std::vector<std::string> saved;
-    while (saved.empty()) saved = watcher.wait(std::chrono::milliseconds(-1));
+    while (saved.empty()) {
+      saved = watcher.wait(std::chrono::milliseconds(-1));
+      for (const auto& n : watcher.take_notices()) err << "kernlab: " << n << "\n";
+      err << std::flush;
+    }
     try {
       round(saved, out, err);
     } catch (const std::exception& e) {

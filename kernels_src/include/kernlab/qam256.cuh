@@ -1,4 +1,4 @@
-// Device-side constants for the `qam256` family (../shared/specs/qam256.md), included before
+// Device-side constants for the `qam256` family (docs/qam256.md), included before
 // every kernels_src/qam256/*.cu file. The demapping itself is left to each variant: how it is
 // written (branches, arithmetic, stores) is what the variants compare.
 #pragma once
