@@ -132,8 +132,8 @@ TEST(CacheCli, UsageErrors) {
            {"cache info --max-size 1G", "--max-size is for 'kernlab cache prune'"},
            {"--compile-only --max-size 1G", "--max-size is for 'kernlab cache prune'"},
            {"cache info --cache-max-size lots", "--cache-max-size: 'lots' is not a size"},
-           {"--compile-jobs 0", "--compile-jobs must be at least 1"},
-           {"--compile-jobs=-2", "--compile-jobs must be at least 1"}}) {
+           {"--compile-jobs 0", "--compile-jobs 0: must be a thread count in [1, 1024]"},
+           {"--compile-jobs=-2", "--compile-jobs -2: must be"}}) {
     const auto r = test::run_kernlab(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
     EXPECT_NE(r.output.find(needle), std::string::npos) << args << "\n" << r.output;

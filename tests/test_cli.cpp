@@ -1,5 +1,6 @@
 // Command-line parsing, the config file, and their errors.
 #include "cli/options.hpp"
+#include "core/errors.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -87,7 +88,99 @@ TEST(Cli, Errors) {
   EXPECT_NO_THROW(parse({"--arch", "sm_120"}));
   EXPECT_THROW(parse({"--family", "reduce", "--problem", "matmul"}), usage_error);
   EXPECT_THROW(parse({"--min-samples", "0"}), usage_error);
-  EXPECT_THROW(parse({"--config", "/no/such/file.cfg"}), usage_error);
+  EXPECT_THROW(parse({"--config", "/no/such/file.cfg"}), io_error);
+}
+
+// Every number option is checked the same way: finite, in its range, whole where it counts.
+// `--kernel-timeout 1e300` used to be accepted and then overflow, killing every row as a hang.
+TEST(Cli, NumberOptionsAreFiniteAndInRange) {
+  const std::vector<std::pair<const char*, std::vector<const char*>>> bad = {
+      {"--kernel-timeout", {"nan", "inf", "-inf", "1e300", "2147484", "0", "-1"}},
+      {"--timeout", {"nan", "-inf", "0", "-3", "1e300"}},
+      {"--min-time", {"nan", "inf", "-1", "1e300"}},
+      {"--max-noise", {"nan", "inf", "-1", "101"}},
+      {"--warmup", {"-1", "1000000000", "99999999999999999999", "2.5"}},
+      {"--min-samples", {"0", "-5", "99999999999999999999"}},
+      {"--compile-jobs", {"0", "-1", "100000"}},
+      {"--seed", {"-1", "18446744073709551616", "1e3", ""}},
+  };
+  for (const auto& [option, values] : bad)
+    for (const char* value : values) {
+      try {
+        parse({option, value});
+        ADD_FAILURE() << option << " " << value << " was accepted";
+      } catch (const usage_error& e) {
+        EXPECT_NE(std::string(e.what()).find(option + 2), std::string::npos) << e.what();
+      }
+    }
+  EXPECT_DOUBLE_EQ(parse({"--kernel-timeout", "86400"}).kernel_timeout_s, 86400);
+  EXPECT_DOUBLE_EQ(parse({"--kernel-timeout", "0.25"}).kernel_timeout_s, 0.25);
+  EXPECT_EQ(parse({"--seed", "18446744073709551615"}).seed, 18446744073709551615ull);
+  const std::vector<const char*> pipeline = {"--pipeline", "--pipeline-runs", "0"};
+  EXPECT_THROW(parse(pipeline), usage_error);
+}
+
+// The command line wins over the config file for every option and its aliases, and a config
+// file's family never narrows a selection the command line made itself.
+TEST(Cli, TheCommandLineOverridesTheConfigFileAndItsAliases) {
+  test::temp_dir dir("cli");
+  default_paths d;
+  d.config = dir.write("k.cfg", "family = reduce\nflush = read\nseed = 5\n");
+  EXPECT_EQ(parse({}, d).family, "reduce");  // the default job keeps the file's family
+  EXPECT_EQ(parse({"--problem", "matmul"}, d).family, "matmul");
+  EXPECT_EQ(parse({"--family", "qam256"}, d).family, "qam256");
+  EXPECT_EQ(parse({"--hot"}, d).timing.flush, flush_mode::none);
+  EXPECT_EQ(parse({"--variant", "all"}, d).family, "");  // `all` means every family's variants
+  EXPECT_EQ(parse({"--variant", "tiled", "--compile-only"}, d).family, "");
+  EXPECT_EQ(parse({"--variant", "tiled", "--family", "matmul"}, d).family, "matmul");
+  // Both aliases on the command line itself still have to agree.
+  EXPECT_THROW(parse({"--family", "reduce", "--problem", "matmul"}, d), usage_error);
+  EXPECT_EQ(parse({"--family", "matmul", "--problem", "matmul"}, d).family, "matmul");
+}
+
+// A config file must be a small regular file: a folder was ignored without a word, and
+// `--config /dev/zero` read 16.8 GB. Each is an io_error (exit 4) naming the file.
+TEST(Cli, TheConfigFileIsASmallRegularFile) {
+  test::temp_dir dir("cli");
+  const std::string big = dir.write("big.cfg", "# " + std::string(2u << 20, 'x') + "\n");
+  for (const std::string& path : {std::string("/dev/zero"), dir.str(), big, dir.str() + "/none.cfg"}) {
+    try {
+      parse({"--config", path.c_str()});
+      ADD_FAILURE() << path << " was read as a config file";
+    } catch (const io_error& e) {
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+  }
+}
+
+// An option that does not apply to the command is an error naming the option and the mode; it
+// used to be ignored without a word (--list --json, --markdown --compile-only, -o on a sweep).
+TEST(Cli, AnOptionThatDoesNotApplyIsAnError) {
+  const std::vector<std::vector<const char*>> bad = {
+      {"--list", "--json", "x.json"}, {"--compile-only", "--markdown"}, {"-o", "x.svg"},
+      {"--resources", "--min-time", "1"}, {"compare", "a.json", "b.json", "--size", "4"},
+      {"cache", "info", "--variant", "reduce5"}, {"--streams", "2"}, {"--list", "--watch"},
+      {"plot", "r.json", "--markdown"}, {"--compile-only", "--baseline", "cub"}};
+  for (const auto& args : bad) {
+    std::string line;
+    for (const char* a : args) line += std::string(a) + " ";
+    try {
+      parse(args);
+      ADD_FAILURE() << line << "was accepted";
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find("does not apply to"), std::string::npos) << e.what();
+    }
+  }
+  // What applies is accepted, and the config file's settings never count as named.
+  EXPECT_NO_THROW(parse({"--compile-only", "--json", "x.json", "--csv", "x.csv"}));
+  EXPECT_NO_THROW(parse({"--resources", "--markdown", "--arch", "sm_80"}));
+  EXPECT_NO_THROW(parse({"--list", "--family", "matmul"}));
+  EXPECT_NO_THROW(parse({"plot", "r.json", "-o", "x.svg"}));
+  EXPECT_NO_THROW(parse({"--pipeline", "--streams", "2", "--variant", "qam256.vec2_stream"}));
+  default_paths d;
+  d.config = test::source_dir() + "/config/kernlab.cfg";
+  EXPECT_NO_THROW(parse({"--list"}, d));
+  EXPECT_NO_THROW(parse({"compare", "a.json", "b.json"}, d));
 }
 
 // Found by tests/fuzz: "nan" is a double to Boost, and passed every "must be positive" check
@@ -148,18 +241,19 @@ TEST(Cli, ErrorsQuotingBoostPlaceholdersEnd) {
       EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
     }
   };
-  const std::string value = dir.write("value.cfg", "seed = %value%\n");
-  expect_error_with({"--config", value.c_str()}, "the argument ('%value%') for option 'seed' is invalid");
+  const std::string value = dir.write("value.cfg", "min-samples = %value%\n");
+  expect_error_with({"--config", value.c_str()}, "the argument ('%value%') for option 'min-samples' is invalid");
   const std::string option = dir.write("option.cfg", "x%original_token% = 1\n");
   expect_error_with({"--config", option.c_str()}, "'x%original_token%'");
   const std::string bool_value = dir.write("bool.cfg", "hot = %value%\n");
   expect_error_with({"--config", bool_value.c_str()}, "('%value%')");
-  expect_error_with({"--seed", "%value%"}, "('%value%') for option '--seed'");
+  expect_error_with({"--warmup", "%value%"}, "('%value%') for option '--warmup'");
+  expect_error_with({"--seed", "%value%"}, "--seed '%value%' is not a seed");
   expect_error_with({"--x%canonical_option%"}, "unrecognised option '--x%canonical_option%'");
   expect_error_with({"--min=%prefix%"}, "'--min=%prefix%' is ambiguous and matches '--min-samples'");
   expect_error_with({"-%"}, "'-%'");
   // Other errors keep Boost's own text, and a '%' where it is valid is just a character.
-  expect_error_with({"--seed", "minus"}, "the argument ('minus') for option '--seed' is invalid");
+  expect_error_with({"--warmup", "minus"}, "the argument ('minus') for option '--warmup' is invalid");
   EXPECT_EQ(parse({"--json", "%value%.json"}).json_path, "%value%.json");
 }
 
@@ -177,7 +271,7 @@ TEST(Cli, CommandsAndCompileOptions) {
   auto o = parse({"cache", "info", "--cache-dir", "/tmp/c"});
   EXPECT_EQ(o.command, (std::vector<std::string>{"cache", "info"}));
   EXPECT_EQ(o.cache_dir, "/tmp/c");
-  EXPECT_EQ(parse({"--variant", "reduce5", "cache", "clear"}).command.at(1), "clear");
+  EXPECT_EQ(parse({"--cache-dir", "/tmp/c", "cache", "clear"}).command.at(1), "clear");
 
   o = parse({"--watch", "--no-cache", "-j", "3"});
   EXPECT_TRUE(o.command.empty());

@@ -285,7 +285,7 @@ TEST(Qam256Cli, SnrAndPipelineOptions) {
   expect_usage_error({"--pipeline", "--issue-order", "sideways"}, "--issue-order");
   expect_usage_error({"--pipeline", "--chunks", "0"}, "--chunks");
   expect_usage_error({"--pipeline", "--pipeline-runs", "0"}, "--pipeline-runs");
-  expect_usage_error({"--streams", "2"}, "--pipeline only");
+  expect_usage_error({"--streams", "2"}, "does not apply to a sweep (only to --pipeline)");
   // The defaults are not "asked for": a family without int32 or sum runs its own.
   EXPECT_FALSE(parse({}).dtypes_explicit);
   EXPECT_TRUE(parse({"--op", "demap"}).ops_explicit);

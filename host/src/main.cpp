@@ -405,7 +405,15 @@ int run(int argc, char** argv) {
 
   std::unique_ptr<kl::registry> reg = load_registry(opt, families);
   if (opt.list) {
-    kl::print_list(std::cout, *reg);
+    if (opt.family.empty() && opt.variants == std::vector<std::string>{"all"}) {
+      kl::print_list(std::cout, *reg);
+    } else {
+      try {
+        kl::print_list(std::cout, *reg, reg->select(opt.variants, opt.family));
+      } catch (const kl::selection_error& e) {
+        throw kl::usage_error(std::string("--variant: ") + e.what());
+      }
+    }
     return 0;
   }
   for (const auto& w : reg->warnings()) std::cerr << "kernlab: warning: " << w << "\n";

@@ -1,16 +1,20 @@
 #include "cli/options.hpp"
 #include "cuda/occupancy.hpp"
 
+#include "core/errors.hpp"
 #include "registry/names.hpp"
 
 #include <boost/program_options.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
-
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -24,15 +28,15 @@ po::options_description make_description() {
   po::options_description select("Selecting what runs");
   select.add_options()
     ("variant,v", po::value<std::vector<std::string>>()->composing(),
-     "variants: a name, a comma list, a wildcard (reduce*, reduce.reduce5) or 'all'")
-    ("family", po::value<std::string>(), "only this family (reduce)")
+     "variants: a name, a comma list, a wildcard (reduce*, reduce.reduce5) or 'all' (every family's)")
+    ("family", po::value<std::string>(), "only this family (kernlab --list shows them; default: every family)")
     ("problem", po::value<std::string>(), "same as --family")
     ("block,b", po::value<std::string>(), "block sizes: a comma list or 'all' (128,256,512,1024)")
     ("size,n", po::value<std::string>(), "problem sizes: a comma list of 268435456, 2^28, 2^20+3, 16M (matmul: W means W x W x W)")
     ("shape", po::value<std::string>(), "matmul shapes: a comma list of MxNxK, e.g. 4096x4096x4096,4095x4097x1023 (default 4096x4096x4096)")
-    ("dtype", po::value<std::string>(), "element types: int32, float32 (comma list)")
-    ("op", po::value<std::string>(), "reduce operations: sum, min, max (comma list)")
-    ("seed", po::value<std::uint64_t>(), "seed of the input generator (printed with the results)")
+    ("dtype", po::value<std::string>(), "element types, for the families that have them: int32, float32 (comma list)")
+    ("op", po::value<std::string>(), "operations, for the families that have them: sum, min, max (comma list)")
+    ("seed", po::value<std::string>(), "seed of the input generator (printed with the results)")
     ("input", po::value<std::string>(), "input values: exact (default) or random")
     ("baseline", po::value<std::string>(), "variant for the 'x of baseline' column (default: the family's library)");
   po::options_description where("Where things are");
@@ -148,6 +152,135 @@ std::string message(po::error& e) {
     if (next == 'e' || next == 'p') ++i;
   }
   return out;
+}
+
+
+// Settings that the command line can name in more than one way, or that exclude each other: a
+// value for any option of a group on the command line replaces the config file's values for the
+// whole group (the file's `family = reduce` must not contradict `--problem matmul`, nor its
+// `flush = read` a `--hot`).
+const std::vector<std::vector<std::string>>& option_groups() {
+  static const std::vector<std::vector<std::string>> groups = {{"family", "problem"},
+                                                               {"hot", "flush"}};
+  return groups;
+}
+
+// The config file's options that the command line overrides: those it names, every option of a
+// group it names one of, and the file's family when the command line picks variants itself
+// (`--variant all` means every family's, `--variant tiled` finds matmul's).
+bool overridden(const std::string& key, const std::set<std::string>& given) {
+  if (given.count(key)) return true;
+  for (const auto& group : option_groups())
+    if (std::find(group.begin(), group.end(), key) != group.end())
+      for (const auto& other : group)
+        if (given.count(other)) return true;
+  return (key == "family" || key == "problem") && given.count("variant") > 0;
+}
+
+// The config file's text. It must be a regular file of at most 1 MiB: a folder used to be
+// ignored without a word and `--config /dev/zero` read until memory ran out.
+std::string read_config(const std::string& path) {
+  constexpr std::uintmax_t limit = 1u << 20;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw io_error("--config " + path + ": no such file");
+  if (fs::canonical(path, ec) == "/dev/null") return "";  // `--config /dev/null`: no settings
+  if (!fs::is_regular_file(st))
+    throw io_error("--config " + path + ": not a regular file (" +
+                   (fs::is_directory(st) ? "a folder" : "a device, pipe or socket") + ")");
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (ec || size > limit)
+    throw io_error("--config " + path + ": larger than 1 MiB, not a config file");
+  std::ifstream in(path, std::ios::binary);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  if (!in || !in.read(text.data(), static_cast<std::streamsize>(size)))
+    throw io_error("--config " + path + ": cannot be read");
+  return text;
+}
+
+// A number option's value, checked once for every option: finite and within [lo, hi] (or (lo, hi]
+// when lo itself is not allowed). Boost reads "nan", "inf" and "1e300" as doubles; each passed a
+// plain `> 0` test and then overflowed a conversion (--kernel-timeout 1e300 killed every row as a
+// hang after 0.1 s).
+template <typename T>
+T bounded(const po::variables_map& vm, const char* key, T fallback, T lo, T hi, const char* unit,
+          bool lo_allowed = true, bool infinity_allowed = false) {
+  if (!vm.count(key)) return fallback;
+  const T v = vm[key].as<T>();
+  if (infinity_allowed && std::isinf(static_cast<double>(v)) && v > 0) return v;
+  const bool ok = std::isfinite(static_cast<double>(v)) && (lo_allowed ? v >= lo : v > lo) && v <= hi;
+  if (!ok) {
+    std::ostringstream os;
+    os << "--" << key << " " << v << ": must be " << unit << " in " << (lo_allowed ? "[" : "(")
+       << lo << ", " << hi << "]";
+    throw usage_error(os.str());
+  }
+  return v;
+}
+
+// What a command does, and so which options apply to it.
+enum class mode { sweep, list, compile_only, resources, pipeline, compare, plot, cache };
+
+const char* mode_name(mode m) {
+  switch (m) {
+    case mode::sweep: return "a sweep";
+    case mode::list: return "--list";
+    case mode::compile_only: return "--compile-only";
+    case mode::resources: return "--resources";
+    case mode::pipeline: return "--pipeline";
+    case mode::compare: return "kernlab compare";
+    case mode::plot: return "kernlab plot";
+    case mode::cache: return "kernlab cache";
+  }
+  return "?";
+}
+
+// Which modes each option applies to; an option not listed here applies everywhere (help,
+// version, config, the folders). One table, so that an option is never silently ignored: naming it
+// on the command line for a mode it does not apply to is a usage error.
+const std::map<std::string, std::vector<mode>>& option_modes() {
+  using m = mode;
+  static const std::vector<m> selecting = {m::sweep, m::list, m::compile_only, m::resources, m::pipeline};
+  static const std::vector<m> compiling = {m::sweep, m::compile_only, m::resources, m::pipeline};
+  static const std::vector<m> running = {m::sweep, m::pipeline};
+  // The problem's options are checked against the selected families by a compile too, so a
+  // sweep's command line stays valid with --compile-only or --resources added.
+  static const std::vector<m>& problem = compiling;
+  static const std::map<std::string, std::vector<m>> table = {
+      {"variant", selecting}, {"family", selecting}, {"problem", selecting},
+      {"block", compiling}, {"dtype", compiling}, {"op", compiling},
+      {"size", problem}, {"shape", problem}, {"seed", problem}, {"input", problem},
+      {"snr", problem}, {"baseline", {m::sweep}},
+      {"arch", compiling}, {"cuda-include", compiling}, {"compile-jobs", compiling},
+      {"cache-dir", {m::sweep, m::compile_only, m::resources, m::pipeline, m::cache}},
+      {"no-cache", compiling},
+      {"warmup", {m::sweep}}, {"min-samples", {m::sweep}}, {"min-time", {m::sweep}},
+      {"max-noise", {m::sweep}}, {"timeout", {m::sweep}}, {"hot", {m::sweep}}, {"flush", {m::sweep}},
+      {"stop-rule", {m::sweep}}, {"max-ci", {m::sweep}}, {"compile-timeout", compiling},
+      {"cache-max-size", {m::sweep, m::compile_only, m::resources, m::pipeline, m::cache}},
+      {"max-size", {m::cache}},
+      {"kernel-timeout", running}, {"in-process", running},
+      {"journal", {m::sweep}}, {"resume", {m::sweep}}, {"sanitize", {m::sweep}},
+      {"json", {m::sweep, m::compile_only, m::resources, m::pipeline}},
+      {"csv", {m::sweep, m::compile_only, m::resources}},
+      {"markdown", {m::sweep, m::resources, m::pipeline}},
+      {"output", {m::plot}},
+      {"watch", {m::sweep, m::compile_only}},
+      {"streams", {m::pipeline}}, {"issue-order", {m::pipeline}}, {"chunks", {m::pipeline}},
+      {"pipeline-runs", {m::pipeline}}};
+  return table;
+}
+
+void check_options_apply(mode md, const std::set<std::string>& given) {
+  for (const auto& key : given) {
+    const auto it = option_modes().find(key);
+    if (it == option_modes().end()) continue;
+    if (std::find(it->second.begin(), it->second.end(), md) != it->second.end()) continue;
+    std::string where;
+    for (std::size_t i = 0; i < it->second.size(); ++i)
+      where += std::string(i == 0 ? "" : i + 1 == it->second.size() ? " or " : ", ") + mode_name(it->second[i]);
+    throw usage_error("--" + key + " does not apply to " + mode_name(md) + " (only to " + where + ")");
+  }
 }
 
 }  // namespace
@@ -280,7 +413,9 @@ std::string help_text() {
         "  kernlab --watch --variant my_idea,reduce5\n"
         "  kernlab cache info\n\n"
         "exit codes: 0 every run passed, 1 a variant failed or was wrong, 2 usage error,\n"
-        "            3 no CUDA driver/device for a run that needs one\n"
+        "            3 no CUDA driver/device for a run that needs one, 4 a file or tool failed\n"
+        "options on the command line win over the config file (--config); an option that does not\n"
+        "apply to what the command does is an error\n"
      << make_description();
   return os.str();
 }
@@ -294,39 +429,40 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   po::positional_options_description positional;
   positional.add("command", -1);
   po::variables_map vm;
+  std::set<std::string> given;  // the options named on the command line itself
   try {
-    po::store(po::command_line_parser(argc, argv).options(with_positional).positional(positional).run(), vm);
+    const po::parsed_options parsed =
+        po::command_line_parser(argc, argv).options(with_positional).positional(positional).run();
+    for (const auto& opt : parsed.options)
+      if (opt.string_key != "command") given.insert(opt.string_key);
+    po::store(parsed, vm);
   } catch (po::error& e) {
     throw usage_error(message(e));
   }
 
   // What the command line itself says, before the config file's defaults join in.
-  const bool family_given = vm.count("family") || vm.count("problem");
   const bool dtype_given = vm.count("dtype") > 0, op_given = vm.count("op") > 0;
-  bool qualified_variant = false;  // "qam256.vec2_gridstride" names its family itself
-  if (vm.count("variant"))
-    for (const auto& v : split_all(vm["variant"].as<std::vector<std::string>>()))
-      if (v.find('.') != std::string::npos) qualified_variant = true;
 
   cli_options o;
   o.sizes_on_command_line = vm.count("size") > 0;  // before the config file adds its own
   std::string config = defaults.config;
-  bool config_explicit = vm.count("config") > 0;
+  const bool config_explicit = vm.count("config") > 0;
   if (config_explicit) config = vm["config"].as<std::string>();
-  if (!config.empty()) {
-    std::ifstream in(config);
-    if (!in) {
-      if (config_explicit) throw usage_error("--config: cannot read '" + config + "'");
-    } else {
-      try {
-        auto parsed = po::parse_config_file(in, desc);
-        resolve_config_paths(parsed, fs::absolute(config).parent_path());
-        po::store(parsed, vm);  // values already on the command line are kept
-      } catch (po::error& e) {
-        throw usage_error(config + ": " + message(e));
-      }
-      o.config_path = config;
+  std::error_code ec;
+  if (!config.empty() && (config_explicit || fs::exists(config, ec))) {
+    std::istringstream in(read_config(config));
+    try {
+      auto parsed = po::parse_config_file(in, desc);
+      resolve_config_paths(parsed, fs::absolute(config).parent_path());
+      auto& opts = parsed.options;
+      opts.erase(std::remove_if(opts.begin(), opts.end(),
+                                [&](const po::option& opt) { return overridden(opt.string_key, given); }),
+                 opts.end());
+      po::store(parsed, vm);
+    } catch (po::error& e) {
+      throw usage_error(config + ": " + message(e));
     }
+    o.config_path = config;
   }
   po::notify(vm);
 
@@ -355,7 +491,18 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     for (const auto& s : split_list(vm["shape"].as<std::string>())) o.shapes.push_back(parse_shape(s));
     if (o.shapes.empty()) throw usage_error("--shape needs at least one shape");
   }
-  o.seed = vm.count("seed") ? vm["seed"].as<std::uint64_t>() : 12345;
+  o.seed = 12345;
+  if (vm.count("seed")) {
+    // Digits only: Boost would read "-1" as 2^64 - 1 for an unsigned option.
+    const std::string text = vm["seed"].as<std::string>();
+    const bool digits = !text.empty() && text.size() <= 20 &&
+                        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    errno = 0;
+    const unsigned long long v = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+    if (!digits || errno == ERANGE)
+      throw usage_error("--seed '" + text + "' is not a seed (a whole number in 0..2^64-1)");
+    o.seed = v;
+  }
   o.input_mode = str("input", "exact");
   if (o.input_mode != "exact" && o.input_mode != "random")
     throw usage_error("--input must be 'exact' or 'random', not '" + o.input_mode + "'");
@@ -379,8 +526,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.resources = vm["resources"].as<bool>();
   o.output_path = str("output", "");
   o.in_process = vm["in-process"].as<bool>();
-  if (vm.count("kernel-timeout")) o.kernel_timeout_s = vm["kernel-timeout"].as<double>();
-  if (o.kernel_timeout_s <= 0) throw usage_error("--kernel-timeout must be positive");
+  o.kernel_timeout_s = bounded(vm, "kernel-timeout", o.kernel_timeout_s, 0.0, 86400.0, "seconds", false);
   o.journal_path = str("journal", "");
   o.resume = vm["resume"].as<bool>();
   if (vm.count("sanitize")) {
@@ -425,11 +571,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
                         "--cache-max-size (cache-max-size in the config file)");
     o.prune_max_bytes = byte_size("max-size");
   }
-  if (vm.count("compile-jobs")) {
-    const int jobs = vm["compile-jobs"].as<int>();
-    if (jobs < 1) throw usage_error("--compile-jobs must be at least 1");
-    o.compile_jobs = static_cast<unsigned>(jobs);
-  }
+  o.compile_jobs = static_cast<unsigned>(bounded(vm, "compile-jobs", 0, 1, 1024, "a thread count"));
   if (vm.count("compile-timeout")) {
     // Read as text, like --snr: Boost takes "nan" and "inf" as doubles.
     const std::string text = vm["compile-timeout"].as<std::string>();
@@ -449,8 +591,6 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   // The config file's dtype and op are defaults (for reduce): a family without them runs its own.
   o.dtypes_explicit = dtype_given;
   o.ops_explicit = op_given;
-  // Likewise its family: a qualified variant name on the command line picks the family itself.
-  if (!family_given && qualified_variant) o.family.clear();
   if (vm.count("snr")) {
     // Read as text: Boost would take "nan" and "inf" as doubles, and an SNR of either makes no
     // inputs (the noise's deviation is NaN, or zero by accident of the formula).
@@ -505,22 +645,16 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
       o.chunks = static_cast<unsigned>(v);
     }
   }
-  if (vm.count("pipeline-runs")) {
-    o.pipeline_runs = vm["pipeline-runs"].as<int>();
-    if (o.pipeline_runs < 1 || o.pipeline_runs > 1000)
-      throw usage_error("--pipeline-runs must be in 1..1000");
-  }
-  if (!o.pipeline)
-    for (const char* key : {"streams", "issue-order", "chunks", "pipeline-runs"})
-      if (vm.count(key)) throw usage_error(std::string("--") + key + " applies to --pipeline only");
+  o.pipeline_runs = bounded(vm, "pipeline-runs", o.pipeline_runs, 1, 1000, "a run count");
 
   auto& t = o.timing;
-  if (vm.count("warmup")) t.warmup_runs = vm["warmup"].as<int>();
-  if (vm.count("min-samples")) t.min_samples = vm["min-samples"].as<int>();
-  if (vm.count("min-time")) t.min_time_s = vm["min-time"].as<double>();
-  if (vm.count("max-noise")) t.max_noise = vm["max-noise"].as<double>() / 100.0;
-  if (vm.count("timeout")) t.timeout_s = vm["timeout"].as<double>();
-  if (vm.count("max-ci")) t.max_ci = vm["max-ci"].as<double>() / 100.0;
+  t.warmup_runs = bounded(vm, "warmup", t.warmup_runs, 0, 100000, "a run count");
+  t.min_samples = bounded(vm, "min-samples", t.min_samples, 1, 100000000, "a sample count");
+  t.min_time_s = bounded(vm, "min-time", t.min_time_s, 0.0, 86400.0, "seconds");
+  if (vm.count("max-noise")) t.max_noise = bounded(vm, "max-noise", 0.0, 0.0, 100.0, "a percentage") / 100.0;
+  // `--timeout inf` stays "no time-out": sampling then ends on the other rules alone.
+  t.timeout_s = bounded(vm, "timeout", t.timeout_s, 0.0, 86400.0, "seconds (or inf)", false, true);
+  if (vm.count("max-ci")) t.max_ci = bounded(vm, "max-ci", 0.0, 0.0, 100.0, "a percentage", false) / 100.0;
   if (vm.count("stop-rule")) {
     try {
       t.rule = parse_stop_rule(vm["stop-rule"].as<std::string>());
@@ -538,12 +672,18 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
       throw usage_error("--hot and --flush " + vm["flush"].as<std::string>() + " contradict each other");
     t.flush = flush_mode::none;
   }
-  // Written so that NaN fails too: Boost reads "nan" as a double, and a NaN timeout never
-  // expires (found by tests/fuzz), leaving a row to its millionth sample.
-  if (t.warmup_runs < 0 || t.min_samples < 1 || !(t.min_time_s >= 0) || !(t.max_noise >= 0) ||
-      !(t.max_ci > 0) ||
-      !(t.timeout_s > 0))
-    throw usage_error("timing options must be positive (--min-samples at least 1)");
+
+  // Which command this is, and whether every option named on the command line applies to it.
+  const mode md = !o.command.empty()
+                      ? (o.command[0] == "compare" ? mode::compare
+                         : o.command[0] == "plot"  ? mode::plot
+                                                   : mode::cache)
+                  : o.list        ? mode::list
+                  : o.pipeline    ? mode::pipeline
+                  : o.resources   ? mode::resources
+                  : o.compile_only ? mode::compile_only
+                                   : mode::sweep;
+  check_options_apply(md, given);
   return o;
 }
 

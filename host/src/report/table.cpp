@@ -536,17 +536,23 @@ void print_prune_result(std::ostream& os, const nvrtc::prune_result& r, std::uin
 }
 
 void print_list(std::ostream& os, const registry& reg) {
-  const std::size_t nw = name_width(reg.entries(), [](const registry_entry& e) {
-    return e.descriptor.qualified_name();
+  std::vector<const registry_entry*> all;
+  for (const auto& e : reg.entries()) all.push_back(&e);
+  print_list(os, reg, all);
+}
+
+void print_list(std::ostream& os, const registry& reg, const std::vector<const registry_entry*>& entries) {
+  const std::size_t nw = name_width(entries, [](const registry_entry* e) {
+    return e->descriptor.qualified_name();
   });
   os << col("variant", nw) << col("blocks", 20) << "origin\n";
-  for (const auto& e : reg.entries()) {
-    const auto& d = e.descriptor;
+  for (const auto* e : entries) {
+    const auto& d = e->descriptor;
     std::string blocks;
     for (auto b : d.blocks) blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
     os << col(d.qualified_name(), nw) << col(blocks.empty() ? "n/a" : blocks, 20)
        << d.origin_text() << (d.is_baseline ? "  (baseline)" : "") << "\n";
-    if (!e.error.empty()) os << "    ERROR " << e.error << "\n";
+    if (!e->error.empty()) os << "    ERROR " << e->error << "\n";
     else if (!d.summary.empty()) os << "    " << d.summary << "\n";
   }
   for (const auto& w : reg.warnings()) os << "warning: " << w << "\n";

@@ -82,6 +82,8 @@ void print_prune_result(std::ostream& os, const nvrtc::prune_result& r, std::uin
 
 /// Every registered variant with its origin, and every registration warning.
 void print_list(std::ostream& os, const registry& reg);
+/// The same for a selection of `reg`'s variants (--list --variant ... / --family ...).
+void print_list(std::ostream& os, const registry& reg, const std::vector<const registry_entry*>& entries);
 
 /// The baseline row of a group: `name` if given, else the family's library (is_baseline) row.
 /// Only a passed row can be a baseline.
