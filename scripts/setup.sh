@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake libboost-dev libboost-program-options-dev libboost-filesystem-dev
+packages=(build-essential cmake libboost-dev libboost-program-options-dev
           nlohmann-json3-dev libgtest-dev libxxhash-dev)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
