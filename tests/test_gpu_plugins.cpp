@@ -48,11 +48,11 @@ TEST(GpuPlugins, TheWorkerReleasesAVersionTwoPluginBeforeItExits) {
                         " --config /dev/null --no-cache --variant with_release "
                         "--size 2^20 --dtype int32 --kernels-dir " +
                         test::kernels_dir() + " --plugin-dir " + KERNLAB_TEST_PLUGIN_DIR);
-  EXPECT_EQ(r.code, 1) << r.output; // its run always fails, by design
+  EXPECT_EQ(r.code, 1) << r.output;  // its run always fails, by design
   EXPECT_NE(r.output.find("release_marker: run is not meant to be timed"), std::string::npos)
       << r.output;
   EXPECT_EQ(test::read_file(marker), "released\nreleased\n") << r.output;
 }
 
-} // namespace
-} // namespace kl
+}  // namespace
+}  // namespace kl

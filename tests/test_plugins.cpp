@@ -60,17 +60,24 @@ TEST_F(Plugins, BadPluginsWarnOnceEachAndTheRestLoads) {
   reg.add_plugin_dir(KERNLAB_TEST_PLUGIN_DIR);
   const std::string dir = KERNLAB_TEST_PLUGIN_DIR;
   // dlerror()'s reason, not errno's ("Bad file descriptor").
-  EXPECT_NE(warning_about("not_a_plugin.so").find("cannot be loaded as a shared object (invalid ELF header)"),
+  EXPECT_NE(warning_about("not_a_plugin.so")
+                .find("cannot be loaded as a shared object (invalid ELF header)"),
             std::string::npos)
       << warning_about("not_a_plugin.so");
-  EXPECT_NE(warning_about("kernlab_no_entry.so").find("no 'kernlab_plugin' entry point"), std::string::npos);
-  EXPECT_NE(warning_about("kernlab_bad_abi.so").find("built for plugin ABI version 3, this kernlab loads versions 1 to 2"),
-            std::string::npos) << warning_about("kernlab_bad_abi.so");
-  EXPECT_NE(warning_about("kernlab_unknown_family.so").find("unknown family 'no_such_family'"), std::string::npos);
+  EXPECT_NE(warning_about("kernlab_no_entry.so").find("no 'kernlab_plugin' entry point"),
+            std::string::npos);
+  EXPECT_NE(warning_about("kernlab_bad_abi.so")
+                .find("built for plugin ABI version 3, this kernlab loads versions 1 to 2"),
+            std::string::npos)
+      << warning_about("kernlab_bad_abi.so");
+  EXPECT_NE(warning_about("kernlab_unknown_family.so").find("unknown family 'no_such_family'"),
+            std::string::npos);
   EXPECT_EQ(reg.warnings().size(), 4u);
-  for (const auto& w : reg.warnings()) EXPECT_EQ(w.rfind("plugin " + dir, 0), 0u) << w;
+  for (const auto& w : reg.warnings())
+    EXPECT_EQ(w.rfind("plugin " + dir, 0), 0u) << w;
   // The working test plugins are registered; run-time failures are the GPU tests' business.
-  for (const char* n : {"always_fails", "planted_wrong", "throws_inside", "from_abi_v1", "with_release"})
+  for (const char* n :
+       {"always_fails", "planted_wrong", "throws_inside", "from_abi_v1", "with_release"})
     EXPECT_NE(entry(n), nullptr) << n;
 }
 
@@ -108,14 +115,18 @@ TEST_F(Plugins, HostilePluginsAreRefusedByTheProbeAndTheRestLoads) {
       {"kernlab_hostile_throws.so", {"killed by signal 6", "while loading it"}},
       {"kernlab_hostile_exit0.so", {"exited with code 0 while loading it", "before reporting"}},
       {"kernlab_hostile_hang.so", {"still loading it (its constructors run here) after 2 s"}},
-      {"kernlab_hostile_huge_count.so", {"bad table: variant 0's dtype list counts 100000 entries"}},
+      {"kernlab_hostile_huge_count.so",
+       {"bad table: variant 0's dtype list counts 100000 entries"}},
       {"kernlab_hostile_wild_table.so", {"killed by signal 11", "while reading its table"}},
       {"kernlab_truncated.so", {}}};
   for (const auto& [file, parts] : expected) {
     const std::string w = warning_about(file);
     ASSERT_FALSE(w.empty()) << file;
-    EXPECT_EQ(w.rfind("plugin " + std::string(KERNLAB_HOSTILE_PLUGIN_DIR) + "/" + file + ": ", 0), 0u) << w;
-    for (const auto& part : parts) EXPECT_NE(w.find(part), std::string::npos) << w;
+    EXPECT_EQ(w.rfind("plugin " + std::string(KERNLAB_HOSTILE_PLUGIN_DIR) + "/" + file + ": ", 0),
+              0u)
+        << w;
+    for (const auto& part : parts)
+      EXPECT_NE(w.find(part), std::string::npos) << w;
   }
   // The truncated copy fails in dlopen, with the loader's reason or a fault: either is named.
   const std::string truncated = warning_about("kernlab_truncated.so");
@@ -123,8 +134,10 @@ TEST_F(Plugins, HostilePluginsAreRefusedByTheProbeAndTheRestLoads) {
               truncated.find("killed by signal") != std::string::npos)
       << truncated;
   EXPECT_EQ(reg.warnings().size(), expected.size());
-  for (const auto& e : reg.entries()) EXPECT_EQ(e.descriptor.name.rfind("hostile", 0), std::string::npos);
-  for (const char* n : {"cub", "reduce5_nvcc", "reduce6_nvcc", "atomic_sum"}) EXPECT_NE(entry(n), nullptr) << n;
+  for (const auto& e : reg.entries())
+    EXPECT_EQ(e.descriptor.name.rfind("hostile", 0), std::string::npos);
+  for (const char* n : {"cub", "reduce5_nvcc", "reduce6_nvcc", "atomic_sum"})
+    EXPECT_NE(entry(n), nullptr) << n;
   EXPECT_LT(seconds, 30) << "only the hanging plugin may cost its time limit";
 }
 
@@ -141,7 +154,8 @@ TEST_F(Plugins, AFifoNamedLikeAPluginIsNeverOpened) {
 TEST(PluginProbe, VerdictsAreKeptPerFileContent) {
   test::temp_dir dir("probe_cache");
   const std::string plugin = dir.str() + "/kernlab_mine.so";
-  std::filesystem::copy_file(std::string(KERNLAB_TEST_PLUGIN_DIR) + "/kernlab_release_marker.so", plugin);
+  std::filesystem::copy_file(std::string(KERNLAB_TEST_PLUGIN_DIR) + "/kernlab_release_marker.so",
+                             plugin);
   probe_options o = child_probe();
   o.cache_dir = dir.path() / "cache";
   const plugin_verdict first = probe_plugin(plugin, o);
@@ -204,8 +218,8 @@ TEST(PluginPath, SplitsOnColonsOnly) {
 TEST(PluginDirs, PluginDirAddsToTheBuildsFolder) {
   default_paths d;
   d.plugin_dirs = {"/build/plugins"};
-  std::vector<const char*> args = {"kernlab", "--config", "/dev/null", "--plugin-dir", "/mine",
-                                   "--plugin-dir", "/build/plugins"};
+  std::vector<const char*> args = {"kernlab", "--config",     "/dev/null",     "--plugin-dir",
+                                   "/mine",   "--plugin-dir", "/build/plugins"};
   const cli_options o = parse_command_line(static_cast<int>(args.size()), args.data(), d);
   EXPECT_EQ(o.plugin_dirs, (std::vector<std::string>{"/build/plugins", "/mine"}));
   args.push_back("--no-plugins");
@@ -219,28 +233,36 @@ TEST(PluginCommands, ListAndCompileOnlyGoOnPastHostilePlugins) {
                              " --kernels-dir " + test::kernels_dir() + " --plugin-dir " +
                              KERNLAB_HOSTILE_PLUGIN_DIR;
   const std::vector<std::string> hostile = {
-      "kernlab_hostile_abort.so",      "kernlab_hostile_throws.so",     "kernlab_hostile_exit0.so",
-      "kernlab_hostile_hang.so",       "kernlab_hostile_huge_count.so", "kernlab_hostile_wild_table.so",
+      "kernlab_hostile_abort.so", "kernlab_hostile_throws.so",     "kernlab_hostile_exit0.so",
+      "kernlab_hostile_hang.so",  "kernlab_hostile_huge_count.so", "kernlab_hostile_wild_table.so",
       "kernlab_truncated.so"};
   auto check = [&](const test::command_result& r, const char* what) {
     for (const auto& f : hostile)
-      EXPECT_EQ(test::count_of(r.output, "warning: plugin " + std::string(KERNLAB_HOSTILE_PLUGIN_DIR) + "/" + f + ": "), 1u)
-          << what << ": " << f << "\n" << r.output;
+      EXPECT_EQ(test::count_of(r.output, "warning: plugin " +
+                                             std::string(KERNLAB_HOSTILE_PLUGIN_DIR) + "/" + f +
+                                             ": "),
+                1u)
+          << what << ": " << f << "\n"
+          << r.output;
   };
   const auto list = test::run_kernlab("--list" + common);
   EXPECT_EQ(list.code, 0) << list.output;
   check(list, "--list");
-  for (const char* n : {"reduce5", "cub", "reduce5_nvcc", "reduce6_nvcc", "atomic_sum", "cublas", "copy"})
+  for (const char* n :
+       {"reduce5", "cub", "reduce5_nvcc", "reduce6_nvcc", "atomic_sum", "cublas", "copy"})
     EXPECT_NE(list.output.find(n), std::string::npos) << n;
   // Warm: every verdict comes from the cache, the hanging plugin costs nothing this time.
   std::size_t verdicts = 0;
-  for ([[maybe_unused]] const auto& f : std::filesystem::directory_iterator(cache.path() / "plugins")) ++verdicts;
+  for ([[maybe_unused]] const auto& f :
+       std::filesystem::directory_iterator(cache.path() / "plugins"))
+    ++verdicts;
   EXPECT_GE(verdicts, hostile.size() + 5);  // + cub, nvcc_reduce, example, copy, cublas
   const auto t0 = std::chrono::steady_clock::now();
   const auto warm = test::run_kernlab("--list" + common);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 4);
   EXPECT_EQ(warm.output, list.output);
-  const auto compile = test::run_kernlab("--compile-only --variant reduce5,cub --block 256" + common);
+  const auto compile =
+      test::run_kernlab("--compile-only --variant reduce5,cub --block 256" + common);
   EXPECT_EQ(compile.code, 0) << compile.output;
   check(compile, "--compile-only");
   // A run: without a GPU its normal end is exit code 3, with the same warnings first.
@@ -250,9 +272,10 @@ TEST(PluginCommands, ListAndCompileOnlyGoOnPastHostilePlugins) {
 }
 
 TEST(PluginCommands, PluginDirKeepsTheBaselines) {
-  const auto r = test::run_kernlab("--compile-only --no-cache --variant reduce5,cub,always_fails --block 256 "
-                                   "--kernels-dir " + test::kernels_dir() + " --plugin-dir " +
-                                   KERNLAB_TEST_PLUGIN_DIR);
+  const auto r =
+      test::run_kernlab("--compile-only --no-cache --variant reduce5,cub,always_fails --block 256 "
+                        "--kernels-dir " +
+                        test::kernels_dir() + " --plugin-dir " + KERNLAB_TEST_PLUGIN_DIR);
   EXPECT_EQ(r.code, 0) << r.output;  // it was a usage error: cub had vanished
 }
 
@@ -270,8 +293,10 @@ TEST(PluginCommands, PluginPathIsSplitOnColonsAndWarnsAboutMissingFolders) {
                                    test::kernels_dir());
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("with_release"), std::string::npos) << r.output;
-  EXPECT_EQ(r.output.find("from_abi_v1"), std::string::npos) << "./Plugins was loaded:\n" << r.output;
-  EXPECT_NE(r.output.find("/no/such/folder: plugin folder does not exist"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("from_abi_v1"), std::string::npos) << "./Plugins was loaded:\n"
+                                                             << r.output;
+  EXPECT_NE(r.output.find("/no/such/folder: plugin folder does not exist"), std::string::npos)
+      << r.output;
   const auto missing = test::run_kernlab("--list --no-cache --kernels-dir " + test::kernels_dir() +
                                          " --plugin-dir /no/such/dir");
   EXPECT_NE(missing.output.find("/no/such/dir: plugin folder does not exist"), std::string::npos);

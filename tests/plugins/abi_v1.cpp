@@ -25,7 +25,7 @@ const kl_variant_desc kVariants[] = {{"reduce", "from_abi_v1", "a version-1 tabl
                                       kDtypes, 1, kOps, 1, 0, nullptr, nullptr, run}};
 const kl_plugin_v1 kPlugin = {1, "abi_v1", kVariants, 1};
 
-} // namespace
+}  // namespace
 
 KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) {
   return reinterpret_cast<const kl_plugin*>(&kPlugin);

@@ -29,7 +29,7 @@ const kl_variant_desc kVariants[] = {{"reduce", "with_release", "a version-2 tab
                                       nullptr, 0, kDtypes, 1, kOps, 1, 0, nullptr, nullptr, run}};
 const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "release_marker", kVariants, 1, release};
 
-} // namespace
+}  // namespace
 
 KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) {
   return &kPlugin;

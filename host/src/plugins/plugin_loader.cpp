@@ -24,7 +24,7 @@ namespace {
 // What a sane table stays under. A count beyond these is a table that lies about its arrays
 // (reading that far would walk through unrelated memory), so the plugin is refused.
 constexpr std::uint32_t max_variants = 1024;
-constexpr std::uint32_t max_list = 64; // block sizes, dtypes or ops of one variant
+constexpr std::uint32_t max_list = 64;  // block sizes, dtypes or ops of one variant
 constexpr std::size_t max_string = 256;
 
 bool abi_supported(std::uint32_t v) {
@@ -41,7 +41,7 @@ std::string abi_mismatch(std::uint32_t v) {
 // dlerror() has the loader's own message ("file too short", "undefined symbol: x").
 std::string open_library(boost::dll::shared_library& library, const std::string& path) {
   boost::dll::fs::error_code ec;
-  ::dlerror(); // clear any earlier message
+  ::dlerror();  // clear any earlier message
   // RTLD_LOCAL keeps each plugin's symbols (its own CUDA runtime copy, say) to itself.
   library.load(path, ec, boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now);
   if (!ec)
@@ -149,7 +149,7 @@ plugin_verdict probe_in_child(const std::string& path, const probe_options& opt)
   }
 }
 
-} // namespace
+}  // namespace
 
 loaded_plugin::~loaded_plugin() {
   if (table != nullptr && table->abi_version >= 2 && table->release != nullptr)
@@ -306,12 +306,12 @@ plugin_verdict read_plugin(const std::string& path, const std::function<void(con
   }
   p->table = table;
   phase("releasing and unloading it");
-  p.reset(); // release (version 2), then the library's destructors
+  p.reset();  // release (version 2), then the library's destructors
   v.ok = true;
   return v;
 }
 
-} // namespace
+}  // namespace
 
 plugin_verdict read_plugin_in_this_process(const std::string& path) {
   return read_plugin(path, [](const char*) {});
@@ -321,7 +321,7 @@ plugin_verdict probe_plugin(const std::string& path, const probe_options& opt) {
   plugin_verdict v;
   std::error_code ec;
   const fs::file_type type = fs::status(path, ec).type();
-  if (type != fs::file_type::regular) { // a FIFO would block the read below, and dlopen
+  if (type != fs::file_type::regular) {  // a FIFO would block the read below, and dlopen
     v.reason = "not a regular file (" + kind_of(type) + ")";
     return v;
   }
@@ -351,12 +351,12 @@ plugin_verdict probe_plugin(const std::string& path, const probe_options& opt) {
   } else {
     try {
       v = probe_in_child(path, opt);
-    } catch (const std::exception& e) { // the probe could not be started: not the plugin's fault
+    } catch (const std::exception& e) {  // the probe could not be started: not the plugin's fault
       v.reason = std::string("could not be probed: ") + e.what();
       return v;
     }
   }
-  if (!cached.empty()) { // a cache that cannot be written only costs the next run a probe
+  if (!cached.empty()) {  // a cache that cannot be written only costs the next run a probe
     fs::create_directories(cached.parent_path(), ec);
     const fs::path tmp = cached.string() + ".tmp" + std::to_string(::getpid());
     {
@@ -380,7 +380,7 @@ int probe_main(const std::string& path) {
     });
     send(worker::message_type::result, to_json(v));
     return 0;
-  } catch (const std::exception& e) { // the pipe is gone, or an exception left the plugin
+  } catch (const std::exception& e) {  // the pipe is gone, or an exception left the plugin
     try {
       plugin_verdict v;
       v.reason = std::string("the probe failed: ") + e.what();
@@ -391,4 +391,4 @@ int probe_main(const std::string& path) {
   }
 }
 
-} // namespace kl
+}  // namespace kl

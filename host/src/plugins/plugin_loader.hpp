@@ -93,4 +93,4 @@ plugin_verdict probe_plugin(const std::string& path, const probe_options& opt);
 /// that a crash or a hang can be reported with the phase. Returns the process's exit code.
 int probe_main(const std::string& path);
 
-} // namespace kl
+}  // namespace kl

@@ -49,7 +49,7 @@ int run(const kl_launch_args*, char* error, size_t capacity) {
 const char* const kDtypes[] = {"int32"};
 const char* const kOps[] = {"sum"};
 const kl_variant_desc kVariants[] = {
-    {"reduce", "hostile_" KL_STRINGIFY(KL_HOSTILE), "must never be listed", // family, name, summary
+    {"reduce", "hostile_" KL_STRINGIFY(KL_HOSTILE), "must never be listed",  // family, name, summary
      nullptr, 0, kDtypes, is("huge_count") ? 100000u : 1u, kOps, 1,         // what it offers
      0, nullptr, nullptr, run}};
 const kl_variant_desc* const kWild = reinterpret_cast<const kl_variant_desc*>(std::uintptr_t{16});
@@ -57,7 +57,7 @@ const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "hostile",
                            is("wild_table") ? kWild : kVariants, is("wild_table") ? 2u : 1u,
                            nullptr};
 
-} // namespace
+}  // namespace
 
 KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) {
   return &kPlugin;
