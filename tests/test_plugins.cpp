@@ -180,6 +180,21 @@ TEST(PluginProbe, VerdictsAreKeptPerFileContent) {
   EXPECT_FALSE(probe_plugin(std::string(KERNLAB_TEST_PLUGIN_DIR) + "/kernlab_abi_v1.so", o).ok);
 }
 
+// A time-out may be the machine's fault: a longer limit gets a fresh probe, an equal one does not.
+TEST(PluginProbe, ATimeOutIsKeptOnlyForLimitsNoLonger) {
+  test::temp_dir dir("probe_timeout");
+  const std::string hang = std::string(KERNLAB_HOSTILE_PLUGIN_DIR) + "/kernlab_hostile_hang.so";
+  probe_options o = child_probe(1);
+  o.cache_dir = dir.path();
+  const plugin_verdict first = probe_plugin(hang, o);
+  ASSERT_FALSE(first.ok);
+  EXPECT_EQ(first.timed_out_after_s, 1);
+  o.command = {"/bin/false"};  // from here on, a probe that runs says so ("exited with code 1")
+  EXPECT_EQ(probe_plugin(hang, o).reason, first.reason);
+  o.timeout_s = 2;
+  EXPECT_NE(probe_plugin(hang, o).reason.find("exited with code 1"), std::string::npos);
+}
+
 TEST(PluginAbi, VersionOneTablesStillLoad) {
   const std::string path = std::string(KERNLAB_TEST_PLUGIN_DIR) + "/kernlab_abi_v1.so";
   const plugin_verdict v = probe_plugin(path, child_probe());

@@ -131,6 +131,7 @@ plugin_verdict probe_in_child(const std::string& path, const probe_options& opt)
       s << "still " << phase << " after " << opt.timeout_s
         << " s (--kernel-timeout); the probe was killed";
       v.reason = s.str();
+      v.timed_out_after_s = opt.timeout_s;
       return v;
     }
     if (m->type == worker::message_type::heartbeat) {
@@ -213,6 +214,7 @@ nlohmann::json to_json(const plugin_verdict& v) {
                         {"has_run", p.has_run}});
   return {{"ok", v.ok},
           {"reason", v.reason},
+          {"timed_out_after_s", v.timed_out_after_s},
           {"abi_version", v.abi_version},
           {"name", v.name},
           {"variants", variants}};
@@ -222,6 +224,7 @@ plugin_verdict plugin_verdict_from_json(const nlohmann::json& j) {
   plugin_verdict v;
   v.ok = j.at("ok").get<bool>();
   v.reason = j.at("reason").get<std::string>();
+  v.timed_out_after_s = j.at("timed_out_after_s").get<double>();
   v.abi_version = j.at("abi_version").get<std::uint32_t>();
   v.name = j.at("name").get<std::string>();
   for (const auto& p : j.at("variants")) {
@@ -340,7 +343,9 @@ plugin_verdict probe_plugin(const std::string& path, const probe_options& opt) {
     std::ifstream in(cached);
     if (in) {
       try {
-        return plugin_verdict_from_json(nlohmann::json::parse(in));
+        plugin_verdict known = plugin_verdict_from_json(nlohmann::json::parse(in));
+        // A time-out is no verdict for a probe that may wait longer: it probes again.
+        if (known.timed_out_after_s == 0 || opt.timeout_s <= known.timed_out_after_s) return known;
       } catch (const std::exception&) {
         // A damaged entry is probed again and rewritten.
       }

@@ -59,7 +59,10 @@ struct probed_variant {
 /// What probing a plugin file found: its table, or why it cannot be used.
 struct plugin_verdict {
   bool ok = false;
-  std::string reason; ///< when !ok: why, without the path ("not a regular file (a FIFO)")
+  std::string reason;  ///< when !ok: why, without the path ("not a regular file (a FIFO)")
+  /// When the probe was killed at its time limit: that limit. A cached verdict of this kind is
+  /// trusted only by a probe whose limit is no longer (a larger --kernel-timeout probes again).
+  double timed_out_after_s = 0;
   std::uint32_t abi_version = 0;
   std::string name;
   std::vector<probed_variant> variants;
@@ -77,7 +80,7 @@ struct probe_options {
   /// The probe process's command, to which the file's path is appended (kernlab's own binary
   /// and "--probe-plugin"). Empty: the plugin is read in this process (trusted files only).
   std::vector<std::string> command;
-  double timeout_s = 10; ///< a probe still running after this is killed; the plugin refused
+  double timeout_s = 10;  ///< a probe still running after this is killed; the plugin refused
   /// Where verdicts are kept (one small JSON file each, keyed by a hash of the file's bytes and
   /// the ABI version). Empty: no cache, every file is probed.
   std::filesystem::path cache_dir;
