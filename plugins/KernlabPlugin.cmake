@@ -1,14 +1,20 @@
 # kernlab_add_plugin(): one precompiled kernlab plugin, a MODULE library loaded with Boost.DLL.
+# Used inside kernlab's tree and, installed (lib/cmake/kernlab), by `find_package(kernlab)` in a
+# plugin author's own project.
 #
 #   kernlab_add_plugin(<name> SOURCES <file>...
-#                      [OUTPUT_DIR <dir>]     # default: ${KERNLAB_PLUGIN_OUTPUT_DIR}
+#                      [OUTPUT_DIR <dir>]     # default: ${KERNLAB_PLUGIN_OUTPUT_DIR}; outside
+#                                             # kernlab's tree, the project's build folder
 #                      [EXPORTS <symbol>...]  # default: kernlab_plugin
 #                      [NO_INSTALL])          # default: installed to ${KERNLAB_PLUGIN_INSTALL_DIR}
+#                                             # (outside kernlab's tree: lib/kernlab/plugins)
 #
 # Creates target kernlab_plugin_<name> (alias kernlab::plugin_<name>) with the file
 # kernlab_<name>.so. Every plugin:
 #   - links the CUDA runtime statically and never libcuda: it must load on a machine with no
 #     driver, and it must not depend on the CUDA runtime that kernlab itself was built with;
+#   - compiles against kernlab::plugin_api (the one header kernlab/plugin_api.h) and needs nothing
+#     else: KERNLAB_PLUGIN_EXPORT marks the entry point;
 #   - exports nothing but its entry point: sources build with hidden visibility, and a linker
 #     version script also hides anything a static library or a libstdc++ template instance
 #     would otherwise export (today hidden visibility alone already gives exactly one symbol);
@@ -29,8 +35,8 @@ function(kernlab_add_plugin name)
   if(NOT arg_OUTPUT_DIR)
     set(arg_OUTPUT_DIR "${KERNLAB_PLUGIN_OUTPUT_DIR}")
   endif()
-  if(NOT arg_OUTPUT_DIR)  # outside kernlab's own tree
-    set(arg_OUTPUT_DIR "${CMAKE_BINARY_DIR}/plugins")
+  if(NOT arg_OUTPUT_DIR)  # outside kernlab's own tree: `kernlab --plugin-dir <build folder>`
+    set(arg_OUTPUT_DIR "${CMAKE_BINARY_DIR}")
   endif()
   set(install_dir "${KERNLAB_PLUGIN_INSTALL_DIR}")
   if(NOT install_dir)
@@ -44,18 +50,16 @@ function(kernlab_add_plugin name)
   add_library(${target} MODULE ${arg_SOURCES})
   add_library(kernlab::plugin_${name} ALIAS ${target})
 
-  target_include_directories(${target} PRIVATE
-    "${PROJECT_SOURCE_DIR}/host/include"               # kernlab/plugin_api.h
-    "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/common")       # kernlab_plugin_support.h
+  target_link_libraries(${target} PRIVATE kernlab::plugin_api)  # kernlab/plugin_api.h
+  if(IS_DIRECTORY "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/common")  # kernlab's own plugins' helpers
+    target_include_directories(${target} PRIVATE "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/common")
+  endif()
   target_compile_features(${target} PRIVATE cxx_std_17)
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
   if(CUDA IN_LIST languages)
     target_compile_features(${target} PRIVATE cuda_std_17)
   endif()
   target_link_libraries(${target} PRIVATE CUDA::cudart_static)
-  if(TARGET Boost::headers)  # <boost/config.hpp> for BOOST_SYMBOL_EXPORT
-    target_link_libraries(${target} PRIVATE Boost::headers)
-  endif()
   if(COMMAND kernlab_warnings)
     kernlab_warnings(${target})
   endif()

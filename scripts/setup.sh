@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # clang-14 and libclang-rt-14-dev (libFuzzer, ASan, UBSan): ctest's short fuzz runs (tests/fuzz).
-packages=(build-essential cmake libboost-dev libboost-program-options-dev libboost-filesystem-dev
+packages=(build-essential cmake libboost-dev libboost-program-options-dev
           nlohmann-json3-dev libgtest-dev libxxhash-dev clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -151,12 +151,16 @@ std::unique_ptr<kl::registry> load_registry(const kl::cli_options& opt,
   auto reg = std::make_unique<kl::registry>(families);
   for (const auto& dir : opt.kernels_dirs) reg->add_source_dir(dir);
   if (!opt.no_plugins) {
+    // Plugins are probed in a child process (`kernlab --probe-plugin FILE`), never loaded here;
+    // the verdicts are kept beside the compile cache (none with --no-cache).
+    kl::probe_options probe;
+    probe.command = {executable_path().string(), "--probe-plugin"};
+    probe.timeout_s = opt.kernel_timeout_s;
+    if (!opt.no_cache) probe.cache_dir = cache_dir(opt);
+    reg->set_probe_options(probe);
     for (const auto& dir : opt.plugin_dirs) reg->add_plugin_dir(dir);
-    if (const char* env = std::getenv("KERNLAB_PLUGIN_PATH")) {
-      std::string dirs = env;
-      std::replace(dirs.begin(), dirs.end(), ':', ',');
-      for (const auto& dir : kl::split_list(dirs)) reg->add_plugin_dir(dir);
-    }
+    for (const auto& dir : kl::plugin_path_dirs(std::getenv("KERNLAB_PLUGIN_PATH")))
+      reg->add_plugin_dir(dir);
   }
   return reg;
 }
@@ -528,6 +532,8 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   // `kernlab --worker`: the child process that runs kernels for a kernlab that started it.
+  // `kernlab --probe-plugin FILE`: the child process that loads a plugin before kernlab trusts it.
+  if (argc == 3 && std::string(argv[1]) == "--probe-plugin") return kl::probe_main(argv[2]);
   if (argc == 2 && std::string(argv[1]) == "--worker") {
     try {
       kl::family_registry families;

@@ -9,7 +9,6 @@
 
 #include "kernlab_plugin_cuda.h"
 
-#include <boost/config.hpp>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -58,8 +57,8 @@ const kl_variant_desc kVariants[] = {{
     /*run=*/copy_run,
 }};
 
-const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "copy", kVariants, 1};
+const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "copy", kVariants, 1, nullptr};
 
 }  // namespace
 
-extern "C" BOOST_SYMBOL_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }
+KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }

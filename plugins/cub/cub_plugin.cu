@@ -8,7 +8,6 @@
 
 #include "kernlab_plugin_cuda.h"
 
-#include <boost/config.hpp>
 #include <cub/device/device_reduce.cuh>
 
 #include <cstdint>
@@ -136,8 +135,8 @@ const kl_variant_desc kVariants[] = {{
     /*run=*/cub_run,
 }};
 
-const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "cub", kVariants, 1};
+const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "cub", kVariants, 1, nullptr};
 
 }  // namespace
 
-extern "C" BOOST_SYMBOL_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }
+KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }

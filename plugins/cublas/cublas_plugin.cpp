@@ -9,10 +9,10 @@
 // Row-major C = A * B is column-major C^T = B^T * A^T, so the call passes B first with the
 // dimensions swapped and no transposes: nothing is copied.
 //
-// The handle is made in prepare(), outside the timed region, and kept for the process: the ABI
-// has no release hook, and one handle serves every configuration (cuBLAS binds it to the
-// current context, which is kernlab's primary context throughout). Its owner destroys it when
-// kernlab unloads the plugin.
+// The handle is made in prepare(), outside the timed region, and kept until kernlab calls
+// release() (ABI version 2) before it unloads the plugin: one handle serves every configuration
+// (cuBLAS binds it to the current context, which is kernlab's primary context throughout), and
+// release() destroys it while that context is still alive, not in a static destructor after it.
 //
 // cuBLAS itself is loaded (dlopen) by the first prepare(), not linked: loading its libraries
 // takes 65 ms with a warm page cache and 0.4 s with a cold one, and kernlab loads every plugin
@@ -21,7 +21,6 @@
 
 #include "kernlab_plugin_cuda.h"
 
-#include <boost/config.hpp>
 #include <cublas_v2.h>
 #include <dlfcn.h>
 
@@ -247,8 +246,11 @@ const kl_variant_desc kVariants[] = {{
     /*run=*/cublas_run,
 }};
 
-const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "cublas", kVariants, 1};
+// Destroys the handle, if prepare() made one; a later prepare() would make a new one.
+void cublas_release(void) { the_handle().reset(); }
+
+const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "cublas", kVariants, 1, cublas_release};
 
 }  // namespace
 
-extern "C" BOOST_SYMBOL_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }
+KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }

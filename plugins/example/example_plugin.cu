@@ -1,8 +1,8 @@
 // A complete kernlab plugin: one reduce variant, "atomic_sum" (int32, sum, 256 threads).
-// Build it as a MODULE library linked to CUDA::cudart_static (see plugins/KernlabPlugin.cmake).
+// Build it with kernlab_add_plugin() (find_package(kernlab); see plugins/example/CMakeLists.txt):
+// it needs only the CUDA runtime and <kernlab/plugin_api.h>.
 #include <kernlab/plugin_api.h>
 
-#include <boost/config.hpp>  // BOOST_SYMBOL_EXPORT
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -50,9 +50,11 @@ const kl_variant_desc kVariants[] = {{
     "reduce", "atomic_sum", "grid-stride loop, one atomicAdd per thread",  // family, name, summary
     kBlockSizes, 1, kDtypes, 1, kOps, 1,                                   // what it offers
     /*is_baseline=*/0, /*workspace_size=*/nullptr, /*prepare=*/nullptr, run}};
-const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "example", kVariants, 1};
+const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "example", kVariants, 1,
+                           /*release=*/nullptr};  // nothing to free before unload
 
 }  // namespace
 
-// The one exported symbol: kernlab looks it up by this name and checks abi_version first.
-extern "C" BOOST_SYMBOL_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }
+// The one exported symbol (C linkage, default visibility): kernlab looks it up by this name and
+// checks abi_version first.
+KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }

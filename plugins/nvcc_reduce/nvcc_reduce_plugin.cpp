@@ -5,8 +5,6 @@
 
 #include "nvcc_reduce_variants.h"
 
-#include <boost/config.hpp>
-
 namespace {
 
 using namespace kernlab::nvcc_reduce;
@@ -49,8 +47,8 @@ const kl_variant_desc kVariants[] = {
 };
 
 const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "nvcc_reduce", kVariants,
-                           sizeof kVariants / sizeof kVariants[0]};
+                           sizeof kVariants / sizeof kVariants[0], /*release=*/nullptr};
 
 }  // namespace
 
-extern "C" BOOST_SYMBOL_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }
+KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }

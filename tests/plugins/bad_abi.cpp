@@ -2,8 +2,6 @@
 // before reading anything else in the table (which is otherwise well-formed).
 #include <kernlab/plugin_api.h>
 
-#include <boost/config.hpp>
-
 #include <cstdio>
 
 namespace {
@@ -17,8 +15,8 @@ const char* const kDtypes[] = {"int32"};
 const char* const kOps[] = {"sum"};
 const kl_variant_desc kVariants[] = {{"reduce", "from_the_future", "abi_version is one ahead",
                                       nullptr, 0, kDtypes, 1, kOps, 1, 0, nullptr, nullptr, run}};
-const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION + 1, "bad_abi", kVariants, 1};
+const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION + 1, "bad_abi", kVariants, 1, nullptr};
 
 }  // namespace
 
-extern "C" BOOST_SYMBOL_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }
+KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }

@@ -2,12 +2,10 @@
 // `kernlab_plugin_v0`, so the test also shows that the entry point is looked up by exact name.
 #include <kernlab/plugin_api.h>
 
-#include <boost/config.hpp>
-
 namespace {
 
-const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "no_entry", nullptr, 0};
+const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "no_entry", nullptr, 0, nullptr};
 
 }  // namespace
 
-extern "C" BOOST_SYMBOL_EXPORT const kl_plugin* kernlab_plugin_v0(void) { return &kPlugin; }
+KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin_v0(void) { return &kPlugin; }

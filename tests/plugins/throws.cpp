@@ -2,8 +2,6 @@
 // have turns it into KL_STATUS_ERROR with the exception's text; nothing crosses the C boundary.
 #include <kernlab/plugin_api.h>
 
-#include <boost/config.hpp>
-
 #include <cstdio>
 #include <exception>
 #include <stdexcept>
@@ -28,8 +26,8 @@ const char* const kDtypes[] = {"int32"};
 const char* const kOps[] = {"sum"};
 const kl_variant_desc kVariants[] = {{"reduce", "throws_inside", "run throws, catches, reports",
                                       nullptr, 0, kDtypes, 1, kOps, 1, 0, nullptr, nullptr, run}};
-const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "throws", kVariants, 1};
+const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "throws", kVariants, 1, nullptr};
 
 }  // namespace
 
-extern "C" BOOST_SYMBOL_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }
+KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }

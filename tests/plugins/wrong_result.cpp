@@ -3,7 +3,6 @@
 // must report it as a wrong result with expected and got values.
 #include <kernlab/plugin_api.h>
 
-#include <boost/config.hpp>
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -27,8 +26,8 @@ const char* const kDtypes[] = {"int32"};
 const char* const kOps[] = {"sum"};
 const kl_variant_desc kVariants[] = {{"reduce", "planted_wrong", "writes 0x01010101, always wrong",
                                       nullptr, 0, kDtypes, 1, kOps, 1, 0, nullptr, nullptr, run}};
-const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "wrong_result", kVariants, 1};
+const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "wrong_result", kVariants, 1, nullptr};
 
 }  // namespace
 
-extern "C" BOOST_SYMBOL_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }
+KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }

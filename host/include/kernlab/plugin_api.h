@@ -7,8 +7,14 @@
  * different CUDA runtimes. No C++ exception may leave a plugin: wrap every entry in try/catch and
  * return KL_STATUS_ERROR with a message instead.
  *
- * Versioning: kernlab reads `abi_version` first and refuses a plugin whose version differs from
- * KERNLAB_PLUGIN_ABI_VERSION before it reads anything else in the table.
+ * Versioning: kernlab reads `abi_version` first and refuses a plugin whose version it does not
+ * load (KERNLAB_PLUGIN_ABI_MIN_VERSION to KERNLAB_PLUGIN_ABI_VERSION) before it reads anything
+ * else in the table. Version 2 added `release` at the end of kl_plugin; a version-1 table ends
+ * before it, and kernlab never reads the field there.
+ *
+ * Exporting: define the entry point with KERNLAB_PLUGIN_EXPORT (below), which gives it C linkage
+ * and default visibility, so a plugin built with hidden visibility needs nothing else:
+ *     KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }
  *
  * What kernlab promises a plugin:
  *   - it calls a variant's functions only with a family, dtype, op and block size that the
@@ -16,7 +22,13 @@
  *   - workspace_size, prepare and run are called with the device's context current, so each may
  *     query the device (CUB's size query and the occupancy calculator need it);
  *   - device pointers and the workspace are at least 256-byte aligned (cuMemAlloc's alignment);
- *   - the table and its strings are read only while the library is loaded.
+ *   - the table and its strings are read only while the library is loaded;
+ *   - before a plugin is probed, kernlab loads it in a short-lived child process and reads the
+ *     whole table there, so the entry point and the library's constructors may run more than
+ *     once, in more than one process: they must not have side effects;
+ *   - version 2: `release`, when set, is called once before the library is unloaded (in every
+ *     process that loaded it, at the latest when that process ends normally), after the last
+ *     call to any other function.
  * What kernlab does with the answers: KL_STATUS_UNSUPPORTED from any function skips that
  * configuration, with the message as the reason (for limits the table cannot express, such as a
  * largest n); KL_STATUS_ERROR fails it, with the message. Either way the sweep goes on.
@@ -36,7 +48,21 @@ extern "C" {
 #endif
 
 /** Bump on every change to the structures below. */
-#define KERNLAB_PLUGIN_ABI_VERSION 1
+#define KERNLAB_PLUGIN_ABI_VERSION 2
+/** The oldest version this kernlab still loads (version 1: kl_plugin without `release`). */
+#define KERNLAB_PLUGIN_ABI_MIN_VERSION 1
+
+/** Marks the entry point: C linkage (in C++) and default visibility. */
+#if defined(__GNUC__) || defined(__clang__)
+#define KERNLAB_PLUGIN_VISIBLE __attribute__((visibility("default")))
+#else
+#define KERNLAB_PLUGIN_VISIBLE
+#endif
+#ifdef __cplusplus
+#define KERNLAB_PLUGIN_EXPORT extern "C" KERNLAB_PLUGIN_VISIBLE
+#else
+#define KERNLAB_PLUGIN_EXPORT KERNLAB_PLUGIN_VISIBLE
+#endif
 
 /** reduce: the padded input length is a multiple of this many elements (see kl_launch_args). */
 #define KL_REDUCE_INPUT_PADDING 16384u
@@ -119,12 +145,20 @@ typedef struct kl_variant_desc {
   kl_run_fn run;                   /**< required */
 } kl_variant_desc;
 
+/**
+ * Frees what the plugin holds (library handles, device memory it allocated itself). Called once,
+ * before the library is unloaded, with the device's context current if the process has one. May
+ * be NULL. Version 2 and later.
+ */
+typedef void (*kl_release_fn)(void);
+
 /** What `kernlab_plugin()` returns. `abi_version` must stay the first member forever. */
 typedef struct kl_plugin {
   uint32_t abi_version;          /**< KERNLAB_PLUGIN_ABI_VERSION the plugin was built against */
   const char* name;              /**< the plugin's name, e.g. "cub" */
   const kl_variant_desc* variants;
   uint32_t num_variants;
+  kl_release_fn release;         /**< version 2: may be NULL; absent from a version-1 table */
 } kl_plugin;
 
 /** The exported entry point's type. */

@@ -42,7 +42,7 @@ po::options_description make_description() {
   po::options_description where("Where things are");
   where.add_options()
     ("kernels-dir", po::value<std::vector<std::string>>()->composing(), "folder of <family>/*.cu kernel files (repeatable)")
-    ("plugin-dir", po::value<std::vector<std::string>>()->composing(), "folder of plugin .so files (repeatable; KERNLAB_PLUGIN_PATH adds more)")
+    ("plugin-dir", po::value<std::vector<std::string>>()->composing(), "adds a folder of plugin .so files to the build's (repeatable; KERNLAB_PLUGIN_PATH adds more)")
     ("no-plugins", po::bool_switch(), "load no plugins")
     ("config", po::value<std::string>(), "config file (default: config/kernlab.cfg)")
     ("arch", po::value<std::string>(), "compile target when there is no GPU (default sm_90)")
@@ -69,7 +69,7 @@ po::options_description make_description() {
     ("flush", po::value<std::string>(), "how L2 is made cold before each sample: read (default; reads a clean buffer twice the L2), write (writes one, as nvbench does), none");
   po::options_description safety("Isolation and recovery");
   safety.add_options()
-    ("kernel-timeout", po::value<double>(), "a launch still running after this many seconds is a hang: its worker is stopped (default 10)")
+    ("kernel-timeout", po::value<double>(), "a launch still running after this many seconds is a hang: its worker is stopped; also the time limit of a plugin's probe (default 10)")
     ("in-process", po::bool_switch(), "run kernels in kernlab itself, not in a worker process (a crash then ends the sweep's GPU work)")
     ("journal", po::value<std::string>(), "the journal file (default: ~/.cache/kernlab/journal.log)")
     ("resume", po::bool_switch(), "skip the rows the journal says finished; mark the one that was running as suspect")
@@ -507,8 +507,12 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   if (o.input_mode != "exact" && o.input_mode != "random")
     throw usage_error("--input must be 'exact' or 'random', not '" + o.input_mode + "'");
   if (vm.count("kernels-dir")) o.kernels_dirs = vm["kernels-dir"].as<std::vector<std::string>>();
-  if (vm.count("plugin-dir")) o.plugin_dirs = vm["plugin-dir"].as<std::vector<std::string>>();
-  if (o.plugin_dirs.empty()) o.plugin_dirs = defaults.plugin_dirs;
+  // The build's (or the install's) plugin folder always counts: --plugin-dir adds folders.
+  o.plugin_dirs = defaults.plugin_dirs;
+  for (const auto& d : vm.count("plugin-dir") ? vm["plugin-dir"].as<std::vector<std::string>>()
+                                              : std::vector<std::string>{})
+    if (std::find(o.plugin_dirs.begin(), o.plugin_dirs.end(), d) == o.plugin_dirs.end())
+      o.plugin_dirs.push_back(d);
   o.arch = str("arch", "sm_90");
   if (o.arch.rfind("sm_", 0) != 0)
     throw usage_error("--arch must look like sm_90, not '" + o.arch + "'");

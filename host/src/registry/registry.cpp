@@ -171,33 +171,29 @@ void registry::add_source_dir(const std::string& dir) {
 }
 
 void registry::add_plugin_dir(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    warnings_.push_back(dir + ": plugin folder does not exist");
+    return;
+  }
   for (const auto& path : list_plugin_files(dir)) add_plugin_file(path);
 }
 
 void registry::add_plugin_file(const std::string& path) {
-  std::shared_ptr<loaded_plugin> plugin;
-  try {
-    plugin = load_plugin(path);
-  } catch (const std::exception& e) {
-    warnings_.push_back(std::string("plugin ") + e.what());
+  const plugin_verdict plugin = probe_plugin(path, probe_);
+  if (!plugin.ok) {
+    warnings_.push_back("plugin " + path + ": " + plugin.reason + "; ignored");
     return;
   }
   // Descriptors are checked one by one: one malformed variant does not hide its neighbours.
-  auto strings = [](const char* const* list, uint32_t n) {
-    std::vector<std::string> out;
-    for (uint32_t i = 0; list && i < n; ++i)
-      if (list[i]) out.emplace_back(list[i]);
-    return out;
-  };
-  for (uint32_t i = 0; i < plugin->table->num_variants; ++i) {
-    const kl_variant_desc& v = plugin->table->variants[i];
+  for (std::size_t i = 0; i < plugin.variants.size(); ++i) {
+    const probed_variant& v = plugin.variants[i];
     const std::string where = "plugin " + path + ": variant " + std::to_string(i);
-    if (!v.family || !v.name || !v.run) {
+    if (v.family.empty() || v.name.empty() || !v.has_run) {
       warnings_.push_back(where + " lacks a family, a name or a run function; ignored");
       continue;
     }
-    const family* fam = families_.find(v.family);
-    if (!fam) {
+    if (!families_.find(v.family)) {
       warnings_.push_back(where + " ('" + v.name + "') has unknown family '" + v.family +
                           "'; ignored");
       continue;
@@ -208,13 +204,11 @@ void registry::add_plugin_file(const std::string& path) {
     d.name = v.name;
     d.origin = origin_kind::plugin;
     d.origin_path = path;
-    d.summary = v.summary ? v.summary : "";
-    d.is_baseline = v.is_baseline != 0;
-    for (uint32_t b = 0; v.block_sizes && b < v.num_block_sizes; ++b) d.blocks.push_back(v.block_sizes[b]);
-    d.dtypes = strings(v.dtypes, v.num_dtypes);
-    d.ops = strings(v.ops, v.num_ops);
-    e.plugin = plugin;
-    e.plugin_variant = &v;
+    d.summary = v.summary;
+    d.is_baseline = v.is_baseline;
+    d.blocks = v.blocks;
+    d.dtypes = v.dtypes;
+    d.ops = v.ops;
     add(std::move(e));
   }
 }

@@ -18,8 +18,6 @@ struct registry_entry {
   std::string source;  ///< a source variant's text
   /// Why this variant cannot be used (a bad header, "file:line: ..."); empty when it can.
   std::string error;
-  std::shared_ptr<loaded_plugin> plugin;
-  const kl_variant_desc* plugin_variant = nullptr;
 };
 
 /// A selection that names nothing: the message says what was asked and what is near it.
@@ -34,9 +32,14 @@ class registry {
 
   /// Discovers <dir>/<family>/*.cu. Files with a bad header become entries with an error.
   void add_source_dir(const std::string& dir);
-  /// Loads every *.so in `dir`. A bad plugin becomes one warning; nothing else is affected.
+  /// How plugin files are probed (plugin_loader.hpp). By default they are read in this process,
+  /// which only trusted callers (tests of shipped plugins) may rely on: kernlab sets a probe
+  /// process.
+  void set_probe_options(probe_options o) { probe_ = std::move(o); }
+  /// Registers every *.so in `dir` from its probed table. A bad plugin becomes one warning naming
+  /// the file and the reason; nothing else is affected. A missing folder is a warning too.
   void add_plugin_dir(const std::string& dir);
-  /// Loads one plugin file (same rules as add_plugin_dir).
+  /// Registers one plugin file (same rules as add_plugin_dir).
   void add_plugin_file(const std::string& path);
 
   const std::vector<registry_entry>& entries() const { return entries_; }
@@ -56,6 +59,7 @@ class registry {
   void add(registry_entry e);
 
   const family_registry& families_;
+  probe_options probe_;
   std::vector<registry_entry> entries_;
   std::vector<std::string> warnings_;
 };
