@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Fuzzes the metadata header parser and the config parsing with libFuzzer (tests/fuzz), one
-# target after the other. A clang build of its own, beside the normal g++ one:
+# Fuzzes the metadata header parser, the config parsing and the results readers (compare, plot)
+# with libFuzzer (tests/fuzz), one target after the other. A clang build of its own, beside the
+# normal g++ one:
 #   scripts/fuzz.sh                 -> each target for 180 s
 #   scripts/fuzz.sh 600             -> each for 600 s
-#   scripts/fuzz.sh 60 metadata     -> only fuzz_metadata (targets: metadata, config)
+#   scripts/fuzz.sh 60 metadata     -> only fuzz_metadata (targets: metadata, config, results)
 # Environment: JOBS (build parallelism, default 2), FUZZ_ARGS (more libFuzzer flags; for runs
 # much longer than 10 minutes, FUZZ_ARGS=-rss_limit_mb=4096: ASan's RSS passes 1 GB by then).
 # Writes build-fuzz/: the targets, corpus/<target>/ (inputs found, kept between runs; the seeds
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-180}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(metadata config)
+[ ${#targets[@]} -gt 0 ] || targets=(metadata config results)
 
 # clang-14 with its runtime libraries (libFuzzer and the sanitizers are in libclang-rt-14-dev).
 missing=()
