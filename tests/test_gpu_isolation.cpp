@@ -176,5 +176,21 @@ TEST(GpuIsolation, ResumeSkipsFinishedRowsAndMarksTheOneInFlight) {
   EXPECT_EQ(again.results[0].status, outcome::passed) << again.results[0].message;
 }
 
+TEST(GpuIsolation, AJournalThatCannotBeWrittenCostsAWarningNotTheSweep) {
+  const std::string why = test::no_gpu_reason();
+  if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
+  test::temp_dir dir("journal_full");
+  write_good_kernels(dir);
+  // Every append to /dev/full fails, as on a full disk: the rows still run and are reported.
+  const auto s = sweep(dir, 10.0, "/dev/full");
+  ASSERT_EQ(s.results.size(), 6u);
+  for (const auto& r : s.results) EXPECT_EQ(r.status, outcome::passed) << r.message;
+  std::vector<std::string> about_journal;
+  for (const auto& w : s.warnings)
+    if (w.find("journal /dev/full") != std::string::npos) about_journal.push_back(w);
+  ASSERT_EQ(about_journal.size(), 1u) << "one warning, not one per row";
+  EXPECT_NE(about_journal[0].find("--resume cannot resume"), std::string::npos) << about_journal[0];
+}
+
 }  // namespace
 }  // namespace kl
