@@ -115,13 +115,15 @@ TEST(Binary, OutputsCompareAndPlot) {
   r = run_kernlab("compare " + json + " " + json);
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("matched"), std::string::npos) << r.output;
+  // A compile-only result has nothing to draw: the image says so rather than being blank.
   r = run_kernlab("plot " + json + " -o " + svg);
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(test::read_file(svg).rfind("<svg", 0), 0u);
-  // Files that are not results are refused with the file's name.
+  EXPECT_NE(test::read_file(svg).find("no measured records"), std::string::npos);
+  // Files that are not results are refused with the file's name (exit code 4: a file problem).
   const std::string bogus = dir.write("bogus.json", "{\"hello\": 1}");
   r = run_kernlab("compare " + bogus + " " + json);
-  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.code, 4);
   EXPECT_NE(r.output.find(bogus + ": not a kernlab results file"), std::string::npos) << r.output;
   r = run_kernlab("plot");
   EXPECT_EQ(r.code, 2);

@@ -218,17 +218,21 @@ TEST(GpuIsolation, ResumeSkipsFinishedRowsAndMarksTheOneInFlight) {
   test::temp_dir dir("resume");
   write_good_kernels(dir);
   const std::string path = dir.str() + "/journal.log";
-  {
-    // A journal as a run that went down while reduce6 (int32) ran would have left it.
-    journal j(path, true);
-    j.started("reduce.reduce5|256|int32|sum|1000003|exact|0");
-    j.finished("reduce.reduce5|256|int32|sum|1000003|exact|0", "passed");
-    j.started("reduce.reduce6|256|int32|sum|1000003|exact|0");
-  }
   family_registry fams;
   register_builtin_families(fams);
   registry reg(fams);
   reg.add_source_dir(dir.str());
+  const problem_config config{"int32", "sum", 1000003, "exact", 0, {}};
+  auto key_of = [&](const char* name) {
+    return journal_key(*reg.select({name}).at(0), 256, config);
+  };
+  {
+    // A journal as a run that went down while reduce6 (int32) ran would have left it.
+    journal j(path, true);
+    j.started(key_of("reduce5"));
+    j.finished(key_of("reduce5"), "passed");
+    j.started(key_of("reduce6"));
+  }
   run_request r;
   r.variants = reg.select({"all"});
   r.blocks = {256};
@@ -248,7 +252,32 @@ TEST(GpuIsolation, ResumeSkipsFinishedRowsAndMarksTheOneInFlight) {
   EXPECT_EQ(s.results[1].status, outcome::suspect);
   EXPECT_EQ(s.results[2].status, outcome::passed) << s.results[2].message;
   // The resumed run carried on in the same journal: reduce_single_pass is now done there.
-  EXPECT_EQ(journal::read(path).done.count("reduce.reduce_single_pass|256|int32|sum|1000003|exact|0"), 1u);
+  EXPECT_EQ(journal::read(path).done.count(key_of("reduce_single_pass")), 1u);
+  // reduce5 edited since: --resume runs it again instead of skipping it.
+  ASSERT_TRUE(test::replace_in_file(dir.str() + "/reduce/reduce5.cu", "__global__",
+                                    "/* edited */ __global__"));
+  registry edited(fams);
+  edited.add_source_dir(dir.str());
+  r.variants = edited.select({"reduce5"});
+  const auto again = runner(fams, r).run();
+  ASSERT_EQ(again.results.size(), 1u);
+  EXPECT_EQ(again.results[0].status, outcome::passed) << again.results[0].message;
+}
+
+TEST(GpuIsolation, AJournalThatCannotBeWrittenCostsAWarningNotTheSweep) {
+  const std::string why = test::no_gpu_reason();
+  if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
+  test::temp_dir dir("journal_full");
+  write_good_kernels(dir);
+  // Every append to /dev/full fails, as on a full disk: the rows still run and are reported.
+  const auto s = sweep(dir, 10.0, "/dev/full");
+  ASSERT_EQ(s.results.size(), 6u);
+  for (const auto& r : s.results) EXPECT_EQ(r.status, outcome::passed) << r.message;
+  std::vector<std::string> about_journal;
+  for (const auto& w : s.warnings)
+    if (w.find("journal /dev/full") != std::string::npos) about_journal.push_back(w);
+  ASSERT_EQ(about_journal.size(), 1u) << "one warning, not one per row";
+  EXPECT_NE(about_journal[0].find("--resume cannot resume"), std::string::npos) << about_journal[0];
 }
 
 }  // namespace

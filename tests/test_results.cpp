@@ -1,15 +1,22 @@
 // Results files and what is made from them: the JSON round trip, CSV, compare's noise rule, the
 // SVG plot, and the occupancy arithmetic behind --resources. No GPU needed.
+#include "core/errors.hpp"
 #include "cuda/occupancy.hpp"
 #include "report/exports.hpp"
+#include "report/output_file.hpp"
 #include "report/results_json.hpp"
 #include "report/table.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
+#include <csignal>
+#include <filesystem>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 namespace kl {
 namespace {
@@ -128,6 +135,24 @@ TEST(ResultsJson, RejectsOtherFiles) {
   EXPECT_THROW(records_from_results(j), std::runtime_error);
   test::temp_dir dir("json");
   EXPECT_THROW(read_results_file(dir.write("bad.json", "{not json")), std::runtime_error);
+}
+
+TEST(ResultsJson, RefusesNumbersOutOfRangeNamingTheKey) {
+  // json's own conversion of 1e300 or -1 to an unsigned block is undefined behaviour.
+  for (const nlohmann::json& bad : {nlohmann::json(1e300), nlohmann::json(-1),
+                                   nlohmann::json(4294967296ULL), nlohmann::json(2.5)}) {
+    auto j = results_of({make_record("reduce5", 256, 120.5, 0.003)});
+    j["records"][0]["block"] = bad;
+    try {
+      records_from_results(j);
+      ADD_FAILURE() << "block " << bad.dump() << " was accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("\"block\""), std::string::npos) << e.what();
+    }
+  }
+  auto j = results_of({make_record("reduce5", 256, 120.5, 0.003)});
+  j["records"][0]["config"]["shape"] = {1024, -1024, 1024};
+  EXPECT_THROW(records_from_results(j), std::runtime_error);
 }
 
 TEST(ResultsJson, ContentHashIsStable) {
@@ -363,6 +388,240 @@ TEST(Occupancy, UnknownArchitecturesAreRefused) {
     EXPECT_NE(std::string(e.what()).find("sm_120"), std::string::npos) << e.what();
   }
   for (const auto& a : known_architectures()) EXPECT_TRUE(find_limits(a)) << a;
+}
+
+// A matmul record: a shape instead of a size, TFLOP/s beside GB/s.
+result_record make_matmul(const std::string& name, std::uint64_t w, double median_us) {
+  result_record r = make_record(name, 256, median_us, 0.001);
+  r.variant.family = "matmul";
+  r.config = {"float32", "mm", 0, "exact", 12345, {w, w, w}};
+  r.bytes = 3.0 * 4 * static_cast<double>(w * w);
+  r.flops = 2.0 * static_cast<double>(w * w * w);
+  return r;
+}
+
+// Outputs are written whole or not at all: one helper for --json, --csv and plot -o.
+TEST(OutputFile, AFullDeviceIsAnErrorNamingTheFile) {
+  try {
+    write_output_file("/dev/full", "some text\n");
+    FAIL() << "writing to /dev/full did not throw";
+  } catch (const io_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/full"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("No space left"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OutputFile, AFailedWriteLeavesThePreviousFileAndNoTemporary) {
+  test::temp_dir dir("output_limit");
+  const std::string path = dir.write("run.json", "the previous run\n");
+  // A file size limit makes the write fail half-way, as a full disk would (root included).
+  struct rlimit old {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = old;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  bool threw = false;
+  try {
+    write_output_file(path, std::string(100000, 'x'));
+  } catch (const io_error& e) {
+    threw = true;
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_TRUE(threw);
+  EXPECT_EQ(test::read_file(path), "the previous run\n");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1)
+      << "a temporary file was left";
+  // A folder that does not exist: an error naming the file, nothing created.
+  EXPECT_THROW(write_output_file(dir.str() + "/no/such/run.json", "x"), io_error);
+}
+
+TEST(OutputFile, ReplacesAFileWholeAndWritesStreamsDirectly) {
+  test::temp_dir dir("output_ok");
+  const std::string path = dir.write("run.csv", "an older and much longer text than the new one\n");
+  write_output_file(path, "new\n");
+  EXPECT_EQ(test::read_file(path), "new\n");
+  // Through a link: the file it names is replaced, the link stays.
+  const std::string link = dir.str() + "/link.csv";
+  std::filesystem::create_symlink(path, link);
+  write_output_file(link, "through the link\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(test::read_file(path), "through the link\n");
+  // A device and a FIFO cannot be renamed over: they are written directly.
+  EXPECT_NO_THROW(write_output_file("/dev/null", "discarded\n"));
+  const std::string fifo = dir.str() + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = test::read_file(fifo); });
+  write_output_file(fifo, "through the fifo\n");
+  reader.join();
+  EXPECT_EQ(got, "through the fifo\n");
+  EXPECT_THROW(write_output_file(dir.str(), "x"), io_error); // a folder
+}
+
+TEST(OutputFile, TheCommandExitsWithFourAndKeepsNothingHalfWritten) {
+  test::temp_dir dir("output_cli");
+  const std::string json = dir.str() + "/run.json";
+  auto r = test::run_kernlab("--compile-only --no-plugins --kernels-dir " + test::kernels_dir() +
+                             " --variant reduce5 --block 256 --json " + json + " --csv /dev/full");
+  EXPECT_EQ(r.code, 4) << r.output;
+  EXPECT_NE(r.output.find("/dev/full"), std::string::npos) << r.output;
+  r = test::run_kernlab("--compile-only --no-plugins --kernels-dir " + test::kernels_dir() +
+                        " --variant reduce5 --block 256 --json /dev/full");
+  EXPECT_EQ(r.code, 4) << r.output;
+  // /dev/stdout is written to the command's own output.
+  r = test::run_kernlab("--compile-only --no-plugins --kernels-dir " + test::kernels_dir() +
+                        " --variant reduce5 --block 256 --json /dev/stdout");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("\"format\": \"kernlab-results\""), std::string::npos) << r.output;
+}
+
+TEST(OutputFile, PlotToAFullDiskFailsAndSaysNothingWasWritten) {
+  test::temp_dir dir("plot_full");
+  std::ostringstream text;
+  text << results_of({make_record("reduce5", 256, 120.5, 0.003)}).dump();
+  const std::string json = dir.write("run.json", text.str());
+  const auto r = test::run_kernlab("plot " + json + " -o /dev/full");
+  EXPECT_EQ(r.code, 4) << r.output;
+  EXPECT_EQ(r.output.find("wrote"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("/dev/full"), std::string::npos) << r.output;
+}
+
+TEST(OutputFile, ARunWithoutADeviceKeepsAnEarlierJson) {
+  test::temp_dir dir("output_nodevice");
+  const std::string json = dir.write("run.json", "the measurements of an earlier run\n");
+  // No device visible, whatever the machine has.
+  const auto r =
+      test::run_command("CUDA_VISIBLE_DEVICES= " + std::string(KERNLAB_BINARY) +
+                        " --config /dev/null --no-plugins --kernels-dir " + test::kernels_dir() +
+                        " --variant reduce5 --block 256 --json " + json);
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find(json + " not written: no device"), std::string::npos) << r.output;
+  EXPECT_EQ(test::read_file(json), "the measurements of an earlier run\n");
+}
+
+TEST(Compare, MatchesRowsByTheWholeConfiguration) {
+  // matmul 4096^3 and 1024^3 are different rows: never compared with each other.
+  const auto before =
+      results_of({make_matmul("naive", 4096, 100000), make_matmul("naive", 1024, 1500)});
+  const auto after = results_of({make_matmul("naive", 1024, 1520)});
+  std::ostringstream os;
+  const auto s = compare_results(before, after, os);
+  EXPECT_EQ(s.matched, 1);
+  EXPECT_EQ(s.only_old, 1);
+  EXPECT_EQ(s.within_noise, 0);
+  EXPECT_NE(os.str().find("1024x1024x1024"), std::string::npos) << os.str();
+  EXPECT_NE(os.str().find("+1.33%"), std::string::npos) << os.str();
+  EXPECT_EQ(os.str().find("-98."), std::string::npos) << os.str();
+  // qam256's SNR is part of the configuration as well.
+  auto low = make_record("demap", 256, 10, 0.001), high = low;
+  low.config.op = high.config.op = "demap";
+  low.config.snr_db = 10;
+  high.config.snr_db = 30;
+  EXPECT_EQ(compare_results(results_of({low}), results_of({high}), os).matched, 0);
+  EXPECT_NE(record_key(to_json(low)), record_key(to_json(high)));
+}
+
+TEST(Compare, AZeroMedianIsNotAPercentageAndLongNamesKeepTheirLines) {
+  const std::string long_name(300, 'v');
+  const auto before =
+      results_of({make_record("a", 128, 0, 0.01), make_record(long_name, 128, 10, 0.01),
+                  make_record(long_name + "2", 128, 10, 0.01)});
+  const auto after =
+      results_of({make_record("a", 128, 5, 0.01), make_record(long_name, 128, 10, 0.01),
+                  make_record(long_name + "2", 128, 10, 0.01)});
+  std::ostringstream os;
+  const auto s = compare_results(before, after, os);
+  EXPECT_EQ(s.matched, 3);
+  EXPECT_EQ(os.str().find("inf"), std::string::npos) << os.str();
+  EXPECT_NE(os.str().find("n/a"), std::string::npos) << os.str();
+  // A header, one line per row, the summary: nothing merged or cut.
+  EXPECT_EQ(test::count_of(os.str(), "\n"), 5u) << os.str();
+  EXPECT_EQ(test::count_of(os.str(), long_name), 2u);
+  EXPECT_EQ(test::count_of(os.str(), long_name + " block 128"), 1u);
+}
+
+// Well-formed enough for an XML parser: no raw markup characters or control bytes in text.
+void expect_plain_xml_text(const std::string& svg) {
+  for (char c : svg)
+    EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t')
+        << "control byte in the SVG";
+  EXPECT_EQ(test::count_of(svg, "<text"), test::count_of(svg, "</text>"));
+  EXPECT_EQ(test::count_of(svg, "<title>"), test::count_of(svg, "</title>"));
+}
+
+TEST(Plot, EscapesEveryTextAndClampsHugeValues) {
+  auto odd = make_record("a<b>&\"c'\x01\xff", 128, 120, 0.003);
+  auto huge = make_record("huge", 256, 1e-300, 0.003); // a gbps near 1e300
+  std::ostringstream os;
+  auto results = results_of({odd, huge});
+  results["reproducibility"]["device"]["name"] = "GPU <&> \x02";
+  write_svg(results, os);
+  const std::string svg = os.str();
+  expect_plain_xml_text(svg);
+  EXPECT_NE(svg.find("a&lt;b&gt;&amp;&quot;c&apos;??"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("GPU &lt;&amp;&gt; ?"), std::string::npos);
+  EXPECT_EQ(svg.find("<b>"), std::string::npos);
+  // Every bar stays in the plot: no negative or overflowing height.
+  const std::regex height(
+      "class=\"bar\" x=\"-?\\d+\" y=\"(-?\\d+)\" width=\"\\d+\" height=\"(-?\\d+)\"");
+  int bars = 0;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), height); it != std::sregex_iterator();
+       ++it) {
+    ++bars;
+    EXPECT_GE(std::stoi((*it)[2]), 0);
+    EXPECT_LE(std::stoi((*it)[2]), 240);
+    EXPECT_GE(std::stoi((*it)[1]), 0);
+  }
+  EXPECT_EQ(bars, 2);
+}
+
+TEST(Plot, MatmulInTflopsWithAPanelPerShape) {
+  std::ostringstream os;
+  auto results = results_of({make_matmul("naive", 1024, 1500), make_matmul("naive", 4096, 100000),
+                             make_record("reduce5", 256, 120, 0.003)});
+  results["reproducibility"]["device"]["peak_fp32_tflops"] = 60.0;
+  write_svg(results, os);
+  const std::string svg = os.str();
+  EXPECT_NE(svg.find(">matmul float32 1024x1024x1024</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">matmul float32 4096x4096x4096</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">reduce int32 sum n=16777216</text>"), std::string::npos);
+  EXPECT_EQ(svg.find("n=0"), std::string::npos);
+  EXPECT_EQ(test::count_of(svg, ">TFLOP/s (% of peak)</text>"), 2u);
+  EXPECT_EQ(test::count_of(svg, ">GB/s (% of peak)</text>"), 1u);
+  // 2 * 1024^3 flops in 1.5 ms: 1.43 TFLOP/s.
+  EXPECT_NE(svg.find("naive block 256: 1.4 TFLOP/s"), std::string::npos) << svg;
+  // No title is cut: the image is wide enough for a long one.
+  const std::string long_family(200, 'f');
+  auto wide = make_record("x", 256, 10, 0.001);
+  wide.variant.family = long_family;
+  std::ostringstream os2;
+  write_svg(results_of({wide}), os2);
+  std::smatch m;
+  const std::string svg2 = os2.str();
+  ASSERT_TRUE(std::regex_search(svg2, m, std::regex("<svg [^>]*width=\"(\\d+)\"")));
+  EXPECT_GT(std::stoi(m[1]), 112 + 200 * 7);
+}
+
+TEST(Plot, APipelineResultIsAClearErrorNotABlankImage) {
+  auto results = results_of({});
+  results["pipeline"] = nlohmann::json::array({nlohmann::json::object()});
+  std::ostringstream os;
+  try {
+    write_svg(results, os);
+    FAIL() << "a pipeline result was drawn";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no sweep records (a --pipeline result)"),
+              std::string::npos);
+  }
+  test::temp_dir dir("plot_pipeline");
+  const std::string json = dir.write("pipeline.json", results.dump());
+  const auto r = test::run_kernlab("plot " + json + " -o " + dir.str() + "/p.svg");
+  EXPECT_EQ(r.code, 4) << r.output;
+  EXPECT_NE(r.output.find(json + ": no sweep records"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.str() + "/p.svg"));
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // The worker protocol and process handling, with a fake worker that exits, crashes, hangs or
 // writes garbage on purpose; and the journal that --resume reads. No GPU needed.
 #include "cuda/driver.hpp"
+#include "core/errors.hpp"
+#include "registry/registry.hpp"
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"
 #include "test_util.hpp"
@@ -14,6 +16,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <sstream>
+#include <filesystem>
 
 namespace kl {
 namespace {
@@ -236,6 +239,73 @@ TEST(Journal, ResumeSeesDoneAndInFlight) {
   { journal fresh(path, true); }
   EXPECT_TRUE(journal::read(path).done.empty());
   EXPECT_TRUE(journal::read(dir.str() + "/absent.log").done.empty());
+}
+
+TEST(Journal, AFailedAppendIsOneWarningNotTheEndOfTheRun) {
+  journal j("/dev/full", false); // opens like any file; every append fails: a full disk
+  EXPECT_NO_THROW(j.started("a"));
+  const std::string why = j.failure();
+  EXPECT_NE(why.find("journal /dev/full: No space left"), std::string::npos) << why;
+  EXPECT_NE(why.find("--resume cannot resume"), std::string::npos) << why;
+  EXPECT_NO_THROW(j.finished("a", "passed")); // closed: nothing more happens
+  EXPECT_EQ(j.failure(), why);
+}
+
+TEST(Journal, NeverFollowsALinkNorEmptiesAnotherUsersFile) {
+  test::temp_dir dir("journal_safe");
+  const std::string victim = dir.write("victim.txt", "someone's data\n");
+  const std::string link = dir.str() + "/journal.log";
+  std::filesystem::create_symlink(victim, link);
+  EXPECT_THROW(journal(link, true), io_error);
+  EXPECT_EQ(test::read_file(victim), "someone's data\n");
+  // A file of another user (only root can make one here) is neither emptied nor written.
+  const std::string other = dir.write("other.log", "start\tx\n");
+  if (::getuid() != 0 || ::chown(other.c_str(), 65534, 65534) != 0)
+    GTEST_SKIP() << "cannot give a file to another user here (not root)";
+  EXPECT_THROW(journal(other, true), io_error);
+  EXPECT_EQ(test::read_file(other), "start\tx\n");
+}
+
+TEST(Journal, NoHomeMeansNoDefaultJournalInASharedFolder) {
+  const char* home = std::getenv("HOME");
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved_home = home ? home : "", saved_xdg = xdg ? xdg : "";
+  ::unsetenv("HOME");
+  ::unsetenv("XDG_CACHE_HOME");
+  EXPECT_EQ(default_journal_path(), "");
+  ::setenv("HOME", "/home/someone", 1);
+  EXPECT_EQ(default_journal_path(), "/home/someone/.cache/kernlab/journal.log");
+  if (home)
+    ::setenv("HOME", saved_home.c_str(), 1);
+  else
+    ::unsetenv("HOME");
+  if (xdg)
+    ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+}
+
+TEST(Journal, TheKeyChangesWithTheSourceAndTheWholeConfiguration) {
+  registry_entry a;
+  a.descriptor.family = "matmul";
+  a.descriptor.name = "naive";
+  a.source = "__global__ void naive() {}";
+  registry_entry edited = a;
+  edited.source += "\n// faster now";
+  const problem_config big{"float32", "mm", 0, "exact", 1, {4096, 4096, 4096}};
+  problem_config small = big;
+  small.shape = {1024, 1024, 1024};
+  EXPECT_EQ(journal_key(a, 256, big), journal_key(a, 256, big));
+  EXPECT_NE(journal_key(a, 256, big), journal_key(edited, 256, big));
+  EXPECT_NE(journal_key(a, 256, big), journal_key(a, 256, small));
+  EXPECT_NE(journal_key(a, 256, big), journal_key(a, 128, big));
+  // A plugin: the bytes of its library file.
+  test::temp_dir dir("journal_plugin");
+  registry_entry plugin;
+  plugin.descriptor.family = "reduce";
+  plugin.descriptor.name = "p";
+  plugin.descriptor.origin_path = dir.write("p.so", "version 1");
+  const std::string before = journal_key(plugin, 0, big);
+  dir.write("p.so", "version 2");
+  EXPECT_NE(journal_key(plugin, 0, big), before);
 }
 
 }  // namespace

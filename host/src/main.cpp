@@ -10,6 +10,7 @@
 #include "registry/names.hpp"
 #include "registry/registry.hpp"
 #include "report/exports.hpp"
+#include "report/output_file.hpp"
 #include "report/results_json.hpp"
 #include "report/table.hpp"
 #include "runner/journal.hpp"
@@ -26,6 +27,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -72,6 +74,14 @@ std::vector<std::string> include_dirs(const kl::cli_options& o) {
   return dirs;
 }
 
+// An output file (--json, --csv, plot -o): made in memory, then written whole or not at all; a
+// failure throws io_error naming the file (exit code 4) and leaves a previous file as it was.
+template <typename Write> void write_file(const std::string& path, Write write) {
+  std::ostringstream text;
+  write(text);
+  kl::write_output_file(path, text.str());
+}
+
 // `kernlab compare` and `kernlab plot`: they read results files and need no GPU or kernels.
 int run_command(const kl::cli_options& opt) {
   auto load = [](const std::string& path) {
@@ -79,7 +89,7 @@ int run_command(const kl::cli_options& opt) {
     try {
       kl::records_from_results(j);  // checks the format and every record
     } catch (const std::exception& e) {
-      throw std::runtime_error(path + ": " + e.what());
+      throw kl::io_error(path + ": " + e.what());
     }
     return j;
   };
@@ -89,19 +99,15 @@ int run_command(const kl::cli_options& opt) {
   }
   const nlohmann::json results = load(opt.command[1]);
   const std::string out = opt.output_path.empty() ? "sweep.svg" : opt.output_path;
-  std::ofstream file(out);
-  if (!file) throw std::runtime_error(out + ": cannot be written");
-  kl::write_svg(results, file);
+  std::ostringstream svg;
+  try {
+    kl::write_svg(results, svg);
+  } catch (const std::exception& e) {
+    throw kl::io_error(opt.command[1] + ": " + e.what());
+  }
+  kl::write_output_file(out, svg.str());
   std::cout << "wrote " << out << " (" << results.at("records").size() << " records)\n";
   return 0;
-}
-
-template <typename Write>
-void write_file(const std::string& path, Write write) {
-  std::ofstream file(path);
-  if (!file) throw std::runtime_error(path + ": cannot be written");
-  write(file);
-  if (!file) throw std::runtime_error(path + ": writing failed");
 }
 
 // The compile cache the options ask for: --cache-dir, else the default; none with --no-cache.
@@ -428,6 +434,9 @@ int run(int argc, char** argv) {
   if (opt.watch) watcher = std::make_unique<kl::directory_watcher>(opt.kernels_dirs);
   const kl::run_request req = make_request(opt, *reg, families, cache);
   if (opt.pipeline) return pipeline_mode(opt, families, req, argc, argv);
+  if (req.journal_path.empty() && !req.compile_only)
+    std::cerr << "kernlab: warning: neither XDG_CACHE_HOME nor HOME is set, so this run keeps no "
+                 "journal and cannot be resumed; give --journal FILE to have one\n";
 
   kl::runner runner(families, req);
   kl::table_options table;
@@ -487,7 +496,11 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (!opt.compile_only && !sweep.device) {
-    write_outputs();
+    // Nothing was measured: an existing --json or --csv (an earlier run's measurements) is kept.
+    for (const auto& path : {opt.json_path, opt.csv_path})
+      if (!path.empty())
+        std::cerr << "kernlab: " << path << " not written: no device, nothing was measured "
+                  << "(--compile-only records the compile results)\n";
     kl::print_compile_table(std::cout, sweep.compiles, sweep.arch);
     kl::print_compile_summary(std::cout, sweep.compile_stats);
     throw kl::cuda::no_device_error(sweep.no_device_reason);

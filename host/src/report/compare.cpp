@@ -1,5 +1,7 @@
 #include "report/exports.hpp"
 
+#include "report/results_json.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,30 +12,44 @@ namespace {
 
 using nlohmann::json;
 
-// Records match when they measured the same thing.
-std::string key_of(const json& r) {
-  const auto& c = r.at("config");
-  return r.at("variant").at("qualified_name").get<std::string>() + " block " +
-         std::to_string(r.at("block").get<unsigned>()) + " " + c.at("dtype").get<std::string>() +
-         " " + c.at("op").get<std::string>() + " n=" + std::to_string(c.at("size").get<std::uint64_t>()) +
-         (c.at("input") == "exact" ? "" : " " + c.at("input").get<std::string>());
+// `text` padded with spaces to `width` columns, on the left (numbers) or on the right (names).
+std::string pad(const std::string& text, std::size_t width, bool right_align = true) {
+  if (text.size() >= width)
+    return text;
+  const std::string fill(width - text.size(), ' ');
+  return right_align ? fill + text : text + fill;
+}
+
+// printf's formatting of one number: the result is never cut, however large the number.
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  const int n = std::snprintf(buf, sizeof buf, format, v);
+  if (n < static_cast<int>(sizeof buf))
+    return buf;
+  std::string out(static_cast<std::size_t>(n) + 1, '\0');
+  std::snprintf(out.data(), out.size(), format, v);
+  out.resize(static_cast<std::size_t>(n));
+  return out;
 }
 
 }  // namespace
 
 compare_summary compare_results(const json& before, const json& after, std::ostream& os) {
+  // Records match when they measured the same thing: configuration_key() (variant, block,
+  // dtype, op, size, shape, input and SNR).
   std::map<std::string, const json*> old_by_key;
-  for (const auto& r : before.at("records")) old_by_key[key_of(r)] = &r;
+  for (const auto& r : before.at("records"))
+    old_by_key[record_key(r)] = &r;
   std::size_t width = 40;
-  for (const auto& r : after.at("records")) width = std::max(width, key_of(r).size() + 2);
+  for (const auto& r : after.at("records"))
+    width = std::max(width, record_key(r).size() + 2);
 
   compare_summary s;
-  char head[256];
-  std::snprintf(head, sizeof head, "%-*s %12s %12s %9s %8s %8s\n", static_cast<int>(width),
-                "configuration", "before us", "after us", "change", "noise", "noise");
-  os << head;
+  os << pad("configuration", width, false) << ' ' << pad("before us", 12) << ' '
+     << pad("after us", 12) << ' ' << pad("change", 9) << ' ' << pad("noise", 8) << ' '
+     << pad("noise", 8) << "\n";
   for (const auto& r : after.at("records")) {
-    const std::string key = key_of(r);
+    const std::string key = record_key(r);
     auto it = old_by_key.find(key);
     if (it == old_by_key.end()) {
       ++s.only_new;
@@ -44,26 +60,26 @@ compare_summary compare_results(const json& before, const json& after, std::ostr
     old_by_key.erase(it);
     ++s.matched;
     const std::string oo = o.at("outcome"), no = r.at("outcome");
-    char line[512];
     if (oo != "passed" || no != "passed") {
       if (oo != no) ++s.outcome_changed;
-      std::snprintf(line, sizeof line, "%-*s %12s %12s %9s  %s\n", static_cast<int>(width), key.c_str(),
-                    oo.c_str(), no.c_str(), oo == no ? "" : "outcome", oo == no ? "" : "!");
-      os << line;
+      os << pad(key, width, false) << ' ' << pad(oo, 12) << ' ' << pad(no, 12) << ' '
+         << pad(oo == no ? "" : "outcome", 9) << "  " << (oo == no ? "" : "!") << "\n";
       continue;
     }
     const double a = o.at("timing").at("median_us"), b = r.at("timing").at("median_us");
     const double na = o.at("timing").at("noise"), nb = r.at("timing").at("noise");
-    const double change = (b - a) / a;
+    // A change is a ratio to the old median: without a positive, finite one there is none.
+    const bool comparable = a > 0 && std::isfinite(a) && std::isfinite(b);
+    const double change = comparable ? (b - a) / a : 0;
     // Significant only when the change exceeds the spread of both runs' samples.
-    const bool significant = std::fabs(change) > std::max(na, nb);
+    const bool significant = comparable && std::fabs(change) > std::max(na, nb);
     if (!significant) ++s.within_noise;
     else if (change < 0) ++s.faster;
     else ++s.slower;
-    std::snprintf(line, sizeof line, "%-*s %12.2f %12.2f %+8.2f%% %7.2f%% %7.2f%%  %s\n",
-                  static_cast<int>(width), key.c_str(), a, b, change * 100, na * 100, nb * 100,
-                  significant ? (change < 0 ? "! faster" : "! slower") : "");
-    os << line;
+    os << pad(key, width, false) << ' ' << pad(fmt("%.2f", a), 12) << ' ' << pad(fmt("%.2f", b), 12)
+       << ' ' << pad(comparable ? fmt("%+.2f%%", change * 100) : "n/a", 9) << ' '
+       << pad(fmt("%.2f%%", na * 100), 8) << ' ' << pad(fmt("%.2f%%", nb * 100), 8) << "  "
+       << (significant ? (change < 0 ? "! faster" : "! slower") : "") << "\n";
   }
   for (const auto& [key, r] : old_by_key) {
     ++s.only_old;

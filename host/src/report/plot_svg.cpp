@@ -1,8 +1,13 @@
 #include "report/exports.hpp"
 
+#include "families/family.hpp"
+
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace kl {
@@ -10,22 +15,61 @@ namespace {
 
 using nlohmann::json;
 
+// Text for an SVG (XML 1.0) document: markup characters escaped, and what XML cannot hold at all
+// (control characters, bytes that are not UTF-8) replaced by '?', so that any name read from a
+// file gives a valid document.
 std::string esc(const std::string& s) {
   std::string out;
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+    case '&':
+      out += "&amp;";
+      continue;
+    case '<':
+      out += "&lt;";
+      continue;
+    case '>':
+      out += "&gt;";
+      continue;
+    case '"':
+      out += "&quot;";
+      continue;
+    case '\'':
+      out += "&apos;";
+      continue;
+    default:
+      break;
     }
+    if (c < 0x80) {
+      out += c < 0x20 && c != '\t' && c != '\n' ? '?' : static_cast<char>(c);
+      continue;
+    }
+    // A UTF-8 sequence is copied whole when it is well formed (no overlong forms, surrogates,
+    // or code points above U+10FFFF); anything else is one '?' per byte.
+    const std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    bool ok = len > 0 && c <= 0xF4 && i + len <= s.size();
+    for (std::size_t k = 1; ok && k < len; ++k)
+      ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+    if (ok && len >= 3) {
+      const auto c1 = static_cast<unsigned char>(s[i + 1]);
+      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0) && !(c == 0xF0 && c1 < 0x90) &&
+           !(c == 0xF4 && c1 >= 0x90);
+      // U+FFFE and U+FFFF are not XML characters either.
+      ok = ok && !(c == 0xEF && c1 == 0xBF && static_cast<unsigned char>(s[i + 2]) >= 0xBE);
+    }
+    if (!ok) {
+      out += '?';
+      continue;
+    }
+    out.append(s, i, len);
+    i += len - 1;
   }
   return out;
 }
 
 std::string num(double v, const char* f = "%.1f") {
-  char buf[64];
+  char buf[400]; // enough for any double in %f
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
 }
@@ -42,70 +86,131 @@ std::string colour_for(unsigned block) {
   }
 }
 
+// A finite, non-negative number at `key` of `j`, if there is one.
+std::optional<double> number_at(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number())
+    return std::nullopt;
+  const double v = it->get<double>();
+  if (!std::isfinite(v) || v < 0)
+    return std::nullopt;
+  return v;
+}
+
+// What a panel's bars measure: memory throughput (GB/s against the DRAM bandwidth), or, for a
+// compute-bound family whose records count flops (matmul), TFLOP/s against the FP32 peak.
+struct unit {
+  const char* field; // the record's value
+  const char* name;  // the axis's unit
+  double peak;       // the device's, 0 when unknown
+};
+
 struct panel {
   std::string title;
+  unit u;
   std::vector<std::string> variants;                       // in record order
   std::map<std::string, std::vector<const json*>> rows;    // variant -> its records
-  double baseline_gbps = 0;
+  double baseline = 0;
   std::string baseline_name;
 };
 
+// The panel a record belongs to: its family and configuration ("matmul float32 1024x1024x1024",
+// "reduce int32 sum n=16777216", qam256's SNR, the input mode when it is not "exact").
+std::string panel_title(const json& r) {
+  const auto& c = r.at("config");
+  problem_config config;
+  config.dtype = c.at("dtype").get<std::string>();
+  config.op = c.at("op").get<std::string>();
+  config.size = c.at("size").get<std::uint64_t>();
+  config.input_mode = c.at("input").get<std::string>();
+  config.snr_db = c.value("snr_db", 20.0);
+  config.shape = c.value("shape", std::vector<std::uint64_t>{});
+  return r.at("variant").at("family").get<std::string>() + " " + config.describe();
+}
+
+// The width of `text` in pixels at `font_px`, generously (sans-serif averages about 0.6 em).
+int text_width(const std::string& text, double font_px) {
+  return static_cast<int>(static_cast<double>(text.size()) * font_px * 0.62) + 8;
+}
+
 constexpr int bar_w = 11, cluster_gap = 14, left = 112, right = 24, plot_h = 240, top = 46,
-              label_h = 170, panel_gap = 20;
+              panel_gap = 20;
 
 }  // namespace
 
 void write_svg(const json& results, std::ostream& os) {
   const auto& repro = results.at("reproducibility");
-  const double peak = repro.at("device").is_null() ? 0.0
-                                                   : repro.at("device").at("peak_bandwidth_gbs").get<double>();
-  const std::string device = repro.at("device").is_null() ? "no device"
-                                                          : repro.at("device").at("name").get<std::string>();
+  const json& dev = repro.at("device");
+  const std::string device = dev.is_null() ? "no device" : dev.at("name").get<std::string>();
+  const unit bandwidth{"gbps", "GB/s",
+                       dev.is_null() ? 0 : number_at(dev, "peak_bandwidth_gbs").value_or(0)};
+  const unit compute{"tflops", "TFLOP/s",
+                     dev.is_null() ? 0 : number_at(dev, "peak_fp32_tflops").value_or(0)};
   // Group the records into panels, keeping the order they came in.
   std::vector<panel> panels;
   std::map<std::string, std::size_t> index;
   std::vector<unsigned> blocks_seen;
+  std::size_t longest_name = 0;
   for (const auto& r : results.at("records")) {
     if (r.at("outcome") == "skipped") continue;  // it has nothing to show, not even a failure
-    const auto& c = r.at("config");
-    const std::string title = r.at("variant").at("family").get<std::string>() + " " +
-                              c.at("dtype").get<std::string>() + " " + c.at("op").get<std::string>() +
-                              " n=" + std::to_string(c.at("size").get<std::uint64_t>());
+    const std::string title = panel_title(r);
     if (!index.count(title)) {
       index[title] = panels.size();
-      panels.push_back({title, {}, {}, 0, ""});
+      const bool flops =
+          r.contains("flops") && r.at("flops").is_number() && r.at("flops").get<double>() > 0;
+      panels.push_back({title, flops ? compute : bandwidth, {}, {}, 0, ""});
     }
     panel& p = panels[index[title]];
     const std::string name = r.at("variant").at("name");
+    longest_name = std::max(longest_name, name.size());
     if (!p.rows.count(name)) p.variants.push_back(name);
     p.rows[name].push_back(&r);
     const unsigned b = r.at("block");
     if (std::find(blocks_seen.begin(), blocks_seen.end(), b) == blocks_seen.end()) blocks_seen.push_back(b);
-    if (!r.value("baseline", json()).is_null() && r.at("variant").at("qualified_name") == r.at("baseline") &&
-        !r.value("gbps", json()).is_null()) {
-      p.baseline_gbps = r.at("gbps");
+    const auto value = number_at(r, p.u.field);
+    if (value && r.contains("baseline") && r.at("baseline").is_string() &&
+        r.at("variant").at("qualified_name") == r.at("baseline")) {
+      p.baseline = *value;
       p.baseline_name = name;
     }
   }
+  if (panels.empty() && results.contains("pipeline"))
+    throw std::runtime_error("no sweep records (a --pipeline result); plot draws sweeps");
+  if (panels.empty()) { // a --compile-only or --resources result: say so, in place of a blank image
+    const std::string note =
+        "no measured records in this file (a --compile-only or --resources run?)";
+    os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\""
+       << left + text_width(note, 14) + right
+       << "\" height=\"60\" font-family=\"sans-serif\" font-size=\"14\">\n"
+       << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"" << left
+       << "\" y=\"34\">" << esc(note) << "</text>\n</svg>\n";
+    return;
+  }
   std::sort(blocks_seen.begin(), blocks_seen.end());
 
-  // Every panel is as wide as the widest, so that they line up.
-  std::size_t widest = 1;
+  // Every panel is as wide as the widest, so that they line up; no title is cut.
+  const std::string heading = "kernlab: throughput per variant and block size, " + device;
+  int width = std::max(left + text_width(heading, 14) + right,
+                       left + 90 * static_cast<int>(blocks_seen.size()) + 260);
   for (const auto& p : panels) {
     std::size_t w = 0;
     for (const auto& v : p.variants) w += p.rows.at(v).size() * bar_w + cluster_gap;
-    widest = std::max(widest, w);
+    width = std::max(width, left + static_cast<int>(w) + right);
+    width = std::max(width, left + text_width(p.title, 13) + right);
   }
-  const int width = left + static_cast<int>(widest) + right;
+  // The variant names are written at 50 degrees under the axis: room for the longest.
+  const int label_h = std::max(
+      170,
+      static_cast<int>(static_cast<double>(text_width(std::string(longest_name, 'x'), 11)) * 0.77) +
+          24);
   const int panel_h = top + plot_h + label_h;
   const int height = 40 + static_cast<int>(panels.size()) * (panel_h + panel_gap) + 10;
 
   os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
      << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-     << "<text x=\"" << left << "\" y=\"20\" font-size=\"14\" font-weight=\"bold\">kernlab: GB/s per "
-        "variant and block size, "
-     << esc(device) << "</text>\n";
+     << "<text x=\"" << left << "\" y=\"20\" font-size=\"14\" font-weight=\"bold\">" << esc(heading)
+     << "</text>\n";
   // Legend.
   int lx = left;
   for (unsigned b : blocks_seen) {
@@ -124,29 +229,40 @@ void write_svg(const json& results, std::ostream& os) {
 
   for (std::size_t pi = 0; pi < panels.size(); ++pi) {
     const panel& p = panels[pi];
+    const double peak = p.u.peak;
     const int y0 = 40 + static_cast<int>(pi) * (panel_h + panel_gap);
     const int axis_y = y0 + top + plot_h;
-    double ymax = std::max(peak, p.baseline_gbps);
+    double ymax = std::max(peak, p.baseline);
     for (const auto& v : p.variants)
       for (const json* r : p.rows.at(v))
-        if (!r->value("gbps", json()).is_null()) ymax = std::max(ymax, r->at("gbps").get<double>());
-    ymax = ymax <= 0 ? 1 : ymax * 1.08;
-    auto y_of = [&](double gbps) { return axis_y - static_cast<int>(gbps / ymax * plot_h); };
+        if (r->at("outcome") == "passed")
+          ymax = std::max(ymax, number_at(*r, p.u.field).value_or(0));
+    if (ymax <= 0)
+      ymax = 1;
+    if (std::isfinite(ymax * 1.08))
+      ymax *= 1.08;
+    // In pixels, clamped to the plot: no value from a file can overflow the conversion.
+    auto y_of = [&](double value) {
+      const double f = std::clamp(value / ymax, 0.0, 1.0);
+      return axis_y - static_cast<int>(f * plot_h);
+    };
 
     os << "<g>\n<text x=\"" << left << "\" y=\"" << y0 + top - 14 << "\" font-size=\"13\" font-weight=\"bold\">"
        << esc(p.title) << "</text>\n";
     // Grid lines at quarters of the peak (or of the axis, without a device).
     const double step = peak > 0 ? peak / 4 : ymax / 4;
+    const char* tick_format = ymax < 20 ? "%.2f" : "%.0f";
     for (int k = 0; k <= 4; ++k) {
       const double g = step * k;
       if (g > ymax) break;
-      os << "<line x1=\"" << left << "\" y1=\"" << y_of(g) << "\" x2=\"" << width - right << "\" y2=\""
-         << y_of(g) << "\" stroke=\"#dddddd\"/><text x=\"" << left - 6 << "\" y=\"" << y_of(g) + 4
-         << "\" text-anchor=\"end\">" << num(g, "%.0f") << (peak > 0 ? " (" + std::to_string(25 * k) + "%)" : "")
-         << "</text>\n";
+      os << "<line x1=\"" << left << "\" y1=\"" << y_of(g) << "\" x2=\"" << width - right
+         << "\" y2=\"" << y_of(g) << "\" stroke=\"#dddddd\"/><text x=\"" << left - 6 << "\" y=\""
+         << y_of(g) + 4 << "\" text-anchor=\"end\">" << num(g, tick_format)
+         << (peak > 0 ? " (" + std::to_string(25 * k) + "%)" : "") << "</text>\n";
     }
     os << "<text x=\"16\" y=\"" << y0 + top + plot_h / 2 << "\" transform=\"rotate(-90 16 "
-       << y0 + top + plot_h / 2 << ")\" text-anchor=\"middle\">GB/s (% of peak)</text>\n";
+       << y0 + top + plot_h / 2 << ")\" text-anchor=\"middle\">" << p.u.name
+       << " (% of peak)</text>\n";
     int x = left + cluster_gap / 2;
     for (const auto& v : p.variants) {
       const auto& rows = p.rows.at(v);
@@ -155,12 +271,13 @@ void write_svg(const json& results, std::ostream& os) {
         const std::string outcome = r->at("outcome");
         const unsigned b = r->at("block");
         const std::string label = v + (b ? " block " + std::to_string(b) : std::string());
-        if (outcome == "passed") {
-          const double g = r->at("gbps");
-          os << "<rect class=\"bar\" x=\"" << x << "\" y=\"" << y_of(g) << "\" width=\"" << bar_w - 1 << "\" height=\""
-             << axis_y - y_of(g) << "\" fill=\"" << colour_for(b) << "\"><title>" << esc(label) << ": "
-             << num(g) << " GB/s</title></rect>\n";
-        } else if (outcome == "wrong_result" || outcome == "failed") {
+        const auto value = number_at(*r, p.u.field);
+        if (outcome == "passed" && value) {
+          os << "<rect class=\"bar\" x=\"" << x << "\" y=\"" << y_of(*value) << "\" width=\""
+             << bar_w - 1 << "\" height=\"" << axis_y - y_of(*value) << "\" fill=\""
+             << colour_for(b) << "\"><title>" << esc(label) << ": " << num(*value, "%.1f") << " "
+             << p.u.name << "</title></rect>\n";
+        } else if (outcome != "passed") {
           os << "<text x=\"" << x + bar_w / 2 << "\" y=\"" << axis_y - 3
              << "\" text-anchor=\"middle\" fill=\"#D55E00\" font-weight=\"bold\"><title>" << esc(label) << ": "
              << esc(outcome) << "</title>x</text>\n";
@@ -177,12 +294,14 @@ void write_svg(const json& results, std::ostream& os) {
     if (peak > 0)
       os << "<line x1=\"" << left << "\" y1=\"" << y_of(peak) << "\" x2=\"" << width - right << "\" y2=\""
          << y_of(peak) << "\" stroke=\"#D55E00\" stroke-dasharray=\"5,3\" stroke-width=\"2\"/>\n";
-    if (p.baseline_gbps > 0)
-      os << "<line x1=\"" << left << "\" y1=\"" << y_of(p.baseline_gbps) << "\" x2=\"" << width - right
-         << "\" y2=\"" << y_of(p.baseline_gbps) << "\" stroke=\"#000000\" stroke-dasharray=\"2,2\" "
+    if (p.baseline > 0)
+      os << "<line x1=\"" << left << "\" y1=\"" << y_of(p.baseline) << "\" x2=\"" << width - right
+         << "\" y2=\"" << y_of(p.baseline)
+         << "\" stroke=\"#000000\" stroke-dasharray=\"2,2\" "
             "stroke-width=\"2\"/><text x=\""
-         << width - right - 4 << "\" y=\"" << y_of(p.baseline_gbps) - 4 << "\" text-anchor=\"end\">"
-         << esc(p.baseline_name) << " " << num(p.baseline_gbps, "%.0f") << " GB/s</text>\n";
+         << width - right - 4 << "\" y=\"" << y_of(p.baseline) - 4 << "\" text-anchor=\"end\">"
+         << esc(p.baseline_name) << " " << num(p.baseline, p.baseline < 20 ? "%.2f" : "%.0f") << " "
+         << p.u.name << "</text>\n";
     os << "</g>\n";
   }
   os << "</svg>\n";

@@ -1,5 +1,6 @@
 #include "report/results_json.hpp"
 
+#include "core/errors.hpp"
 #include "nvrtc/hash.hpp"
 #include "report/table.hpp"
 
@@ -28,39 +29,6 @@ json descriptor_json(const variant_descriptor& d) {
           {"is_baseline", d.is_baseline},
           {"params", d.params},         {"block_dims", d.block_dims},
           {"grid_dims", d.grid_dims}};
-}
-
-variant_descriptor descriptor_from_json(const json& j) {
-  variant_descriptor d;
-  d.family = j.at("family").get<std::string>();
-  d.name = j.at("name").get<std::string>();
-  d.origin = j.at("origin") == "plugin" ? origin_kind::plugin : origin_kind::source;
-  d.origin_path = j.at("origin_path").get<std::string>();
-  d.entry = j.at("entry").get<std::string>();
-  d.blocks = j.at("blocks").get<std::vector<unsigned>>();
-  d.tile = j.at("tile").get<std::string>();
-  d.grid = j.at("grid") == "resident" ? grid_kind::resident : grid_kind::tiles;
-  d.bounds = j.at("bounds") == "checked" ? bounds_kind::checked : bounds_kind::padded;
-  d.output = j.at("output") == "single" ? output_kind::single : output_kind::per_block;
-  d.shared_bytes = j.at("shared_bytes").get<std::string>();
-  d.workspace = j.at("workspace").get<std::string>();
-  d.dtypes = j.at("dtypes").get<std::vector<std::string>>();
-  d.ops = j.at("ops").get<std::vector<std::string>>();
-  d.summary = j.at("summary").get<std::string>();
-  d.order = j.at("order").get<int>();
-  d.is_baseline = j.at("is_baseline").get<bool>();
-  // Absent from files written before the 2-D launch geometry existed.
-  d.params = j.value("params", std::vector<std::pair<std::string, std::string>>{});
-  d.block_dims = j.value("block_dims", std::vector<std::string>{});
-  d.grid_dims = j.value("grid_dims", std::vector<std::string>{});
-  return d;
-}
-
-outcome outcome_from_string(const std::string& s) {
-  for (outcome o : {outcome::passed, outcome::wrong_result, outcome::failed, outcome::skipped,
-                    outcome::crashed, outcome::timeout, outcome::suspect})
-    if (s == outcome_name(o)) return o;
-  throw std::runtime_error("unknown outcome '" + s + "'");
 }
 
 }  // namespace
@@ -95,46 +63,12 @@ json to_json(const timing_stats& t) {
           {"ci_half_width", t.ci_half_width()}};
 }
 
-timing_stats timing_stats_from_json(const json& t) {
-  timing_stats s;
-  s.samples = t.at("samples").get<std::size_t>();
-  s.median_ms = t.at("median_us").get<double>() / 1e3;
-  s.min_ms = t.at("min_us").get<double>() / 1e3;
-  s.max_ms = t.at("max_us").get<double>() / 1e3;
-  s.mean_ms = t.at("mean_us").get<double>() / 1e3;
-  s.noise = t.at("noise").get<double>();
-  s.timed_out = t.at("timed_out").get<bool>();
-  s.flush = parse_flush_mode(t.at("flush").get<std::string>());
-  s.sm_clock_min_mhz = t.at("sm_clock_min_mhz").get<int>();
-  s.sm_clock_max_mhz = t.at("sm_clock_max_mhz").get<int>();
-  s.clock_dropped = t.at("clock_dropped").get<bool>();
-  // Files written before the confidence interval have none: 0, and the rule they had.
-  s.rule = parse_stop_rule(t.value("stop_rule", "stdrel"));
-  s.ci_low_ms = t.value("ci_low_us", 0.0) / 1e3;
-  s.ci_high_ms = t.value("ci_high_us", 0.0) / 1e3;
-  return s;
-}
-
 json to_json(const timing_options& t) {
   return {{"warmup_runs", t.warmup_runs}, {"min_samples", t.min_samples},
           {"max_samples", t.max_samples}, {"min_time_s", t.min_time_s},
           {"max_noise", t.max_noise},     {"timeout_s", t.timeout_s},
           {"flush", to_string(t.flush)},   {"stop_rule", to_string(t.rule)},
           {"max_ci", t.max_ci}};
-}
-
-timing_options timing_options_from_json(const json& j) {
-  timing_options t;
-  t.warmup_runs = j.at("warmup_runs");
-  t.min_samples = j.at("min_samples");
-  t.max_samples = j.at("max_samples");
-  t.min_time_s = j.at("min_time_s");
-  t.max_noise = j.at("max_noise");
-  t.timeout_s = j.at("timeout_s");
-  t.flush = parse_flush_mode(j.at("flush"));
-  t.rule = parse_stop_rule(j.value("stop_rule", "stdrel"));
-  t.max_ci = j.value("max_ci", t.max_ci);
-  return t;
 }
 
 json to_json(const result_record& r) {
@@ -176,48 +110,6 @@ json to_json(const result_record& r) {
     j["occupancy"] = {{"blocks_per_sm", r.occupancy->blocks_per_sm},
                       {"fraction", r.occupancy->fraction}};
   return j;
-}
-
-result_record record_from_json(const json& j) {
-  result_record r;
-  r.variant = descriptor_from_json(j.at("variant"));
-  const auto& c = j.at("config");
-  r.config.dtype = c.at("dtype").get<std::string>();
-  r.config.op = c.at("op").get<std::string>();
-  r.config.size = c.at("size").get<std::uint64_t>();
-  r.config.input_mode = c.at("input").get<std::string>();
-  r.config.seed = c.at("seed").get<std::uint64_t>();
-  r.config.snr_db = c.value("snr_db", 20.0);  // absent in files written before qam256
-  // Files written before families had shapes have no "shape": a 1-D configuration.
-  r.config.shape = c.value("shape", std::vector<std::uint64_t>{});
-  r.block = j.at("block").get<unsigned>();
-  r.status = outcome_from_string(j.at("outcome").get<std::string>());
-  r.message = j.at("message").get<std::string>();
-  r.check.expected = j.at("expected").get<std::string>();
-  r.check.got = j.at("got").get<std::string>();
-  r.check.ok = r.status == outcome::passed;
-  r.bytes = j.at("bytes").get<double>();
-  r.flops = j.at("flops").get<double>();
-  r.compile_ms = j.at("compile_ms").get<double>();
-  r.load_ms = j.at("load_ms").get<double>();
-  r.validate_ms = j.at("validate_ms").get<double>();
-  r.sanitizer = j.value("sanitizer", "");
-  r.sanitizer_findings = j.value("sanitizer_findings", false);
-  if (!j.at("timing").is_null()) r.timing = timing_stats_from_json(j.at("timing"));
-  if (!j.at("resources").is_null()) {
-    const auto& x = j.at("resources");
-    nvrtc::resource_usage u;
-    u.registers = x.at("registers").get<int>();
-    u.static_shared_bytes = x.at("static_shared_bytes").get<long>();
-    u.stack_frame_bytes = x.at("stack_frame_bytes").get<long>();
-    u.spill_store_bytes = x.at("spill_store_bytes").get<long>();
-    u.spill_load_bytes = x.at("spill_load_bytes").get<long>();
-    r.resources = u;
-  }
-  if (!j.at("occupancy").is_null())
-    r.occupancy = occupancy_info{j.at("occupancy").at("blocks_per_sm").get<int>(),
-                                 j.at("occupancy").at("fraction").get<double>()};
-  return r;
 }
 
 json results_to_json(const sweep_result& sweep, const run_context& ctx) {
@@ -304,28 +196,6 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
   }
   out["records"] = records;
   return out;
-}
-
-std::vector<result_record> records_from_results(const json& j) {
-  if (!j.is_object() || j.value("format", "") != "kernlab-results")
-    throw std::runtime_error("not a kernlab results file (no \"format\": \"kernlab-results\")");
-  const int version = j.value("version", 0);
-  if (version != results_format_version)
-    throw std::runtime_error("results format version " + std::to_string(version) +
-                             "; this kernlab reads version " + std::to_string(results_format_version));
-  std::vector<result_record> out;
-  for (const auto& r : j.at("records")) out.push_back(record_from_json(r));
-  return out;
-}
-
-json read_results_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot be read");
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    throw std::runtime_error(path + ": not valid JSON (" + e.what() + ")");
-  }
 }
 
 }  // namespace kl

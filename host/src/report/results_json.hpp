@@ -33,6 +33,10 @@ nlohmann::json to_json(const timing_options& t);
 timing_options timing_options_from_json(const nlohmann::json& j);
 result_record record_from_json(const nlohmann::json& j);
 
+/// configuration_key() of a record of a results file (its "variant", "block" and "config");
+/// throws nlohmann::json's exceptions for a record without them.
+std::string record_key(const nlohmann::json& record);
+
 /// The whole file: context, device, launch floor, kernel sources (hash and options), records.
 nlohmann::json results_to_json(const sweep_result& sweep, const run_context& ctx);
 

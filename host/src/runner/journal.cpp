@@ -1,6 +1,9 @@
 #include "runner/journal.hpp"
 
+#include "core/errors.hpp"
+
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,15 +20,33 @@ std::string default_journal_path() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
     return std::string(xdg) + "/kernlab/journal.log";
   const char* home = std::getenv("HOME");
-  return std::string(home && *home ? home : "/tmp") + "/.cache/kernlab/journal.log";
+  if (!home || !*home)
+    return ""; // never a shared folder such as /tmp: see journal()
+  return std::string(home) + "/.cache/kernlab/journal.log";
 }
 
 journal::journal(const std::string& path, bool fresh) : path_(path) {
   std::error_code ec;
   const auto dir = std::filesystem::path(path).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0644);
-  if (fd_ < 0) throw std::runtime_error("journal " + path + ": " + std::strerror(errno));
+  // O_NOFOLLOW: a link planted where the journal goes does not redirect its writes. The file is
+  // emptied only once it is known to be ours (never O_TRUNC on open).
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd_ < 0)
+    throw io_error("journal " + path + ": " + std::strerror(errno));
+  struct stat st {};
+  std::string wrong;
+  if (::fstat(fd_, &st) != 0)
+    wrong = std::strerror(errno);
+  else if (S_ISREG(st.st_mode) && st.st_uid != ::geteuid())
+    wrong = "belongs to another user; not written";
+  else if (fresh && S_ISREG(st.st_mode) && ::ftruncate(fd_, 0) != 0)
+    wrong = std::strerror(errno);
+  if (!wrong.empty()) {
+    ::close(fd_);
+    fd_ = -1;
+    throw io_error("journal " + path + ": " + wrong);
+  }
 }
 
 journal::~journal() {
@@ -33,12 +54,21 @@ journal::~journal() {
 }
 
 void journal::append(const std::string& line, bool sync) {
+  if (fd_ < 0)
+    return; // failed before: the run goes on without the journal
   const std::string text = line + "\n";
   // One write per line with O_APPEND: a line is never interleaved or half-written by us.
-  if (::write(fd_, text.data(), text.size()) != static_cast<ssize_t>(text.size()))
-    throw std::runtime_error("journal " + path_ + ": " + std::strerror(errno));
   // The "start" line must be on disk before the kernel runs: that is the point of the journal.
-  if (sync) ::fdatasync(fd_);
+  errno = 0;
+  const bool ok = ::write(fd_, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                  (!sync || ::fdatasync(fd_) == 0);
+  if (ok)
+    return;
+  const int err = errno;
+  failure_ = "journal " + path_ + ": " + (err ? std::strerror(err) : "short write") +
+             "; the run goes on without the journal, so --resume cannot resume the rest of it";
+  ::close(fd_);
+  fd_ = -1;
 }
 
 void journal::started(const std::string& key) { append("start\t" + key, true); }

@@ -1,7 +1,12 @@
 // The run's journal. Before each row, kernlab appends "start <key>" (and waits for it to reach
 // the disk); after it, "done <key> <outcome>". If the machine or the driver goes down mid-sweep,
 // `--resume` reads the journal, skips the rows that finished, and marks the row that was running
-// as suspect instead of running it again blindly.
+// as suspect instead of running it again blindly. The key is the row's configuration_key() with
+// the seed and the hash of the variant's source (or plugin file), so a kernel edited since is
+// run again.
+//
+// The journal is a help, never a reason to lose a run: a failed append (a full disk) closes it
+// and leaves a warning (failure()); the sweep goes on without it.
 #pragma once
 
 #include <map>
@@ -12,19 +17,24 @@ namespace kl {
 
 class journal {
  public:
-  /// Opens `path` for appending (creating its folder); `fresh` empties it first.
-  journal(const std::string& path, bool fresh);
-  ~journal();
-  journal(const journal&) = delete;
-  journal& operator=(const journal&) = delete;
+   /// Opens `path` for appending (creating its folder); `fresh` empties it first. A symbolic link
+   /// is not followed, and a file that belongs to another user is never emptied or written:
+   /// throws io_error naming the file.
+   journal(const std::string& path, bool fresh);
+   ~journal();
+   journal(const journal&) = delete;
+   journal& operator=(const journal&) = delete;
 
-  void started(const std::string& key);
-  void finished(const std::string& key, const std::string& outcome);
-  const std::string& path() const { return path_; }
+   void started(const std::string& key);
+   void finished(const std::string& key, const std::string& outcome);
+   const std::string& path() const { return path_; }
+   /// "" while every append worked; after the first that failed, what happened and what it means
+   /// (later appends do nothing).
+   const std::string& failure() const { return failure_; }
 
-  struct state {
-    std::map<std::string, std::string> done;  ///< key -> outcome
-    std::set<std::string> in_flight;          ///< started, never finished
+   struct state {
+     std::map<std::string, std::string> done; ///< key -> outcome
+     std::set<std::string> in_flight;         ///< started, never finished
   };
   /// What a journal file says; an absent file says nothing.
   static state read(const std::string& path);
@@ -33,9 +43,11 @@ class journal {
   void append(const std::string& line, bool sync);
   std::string path_;
   int fd_ = -1;
+  std::string failure_;
 };
 
-/// The default journal: $XDG_CACHE_HOME/kernlab/journal.log, or ~/.cache/kernlab/journal.log.
+/// The default journal: $XDG_CACHE_HOME/kernlab/journal.log, or ~/.cache/kernlab/journal.log;
+/// "" when neither XDG_CACHE_HOME nor HOME is set (then there is no journal unless --journal).
 std::string default_journal_path();
 
 }  // namespace kl

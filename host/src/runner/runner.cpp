@@ -1,6 +1,8 @@
 #include "runner/runner.hpp"
 
+#include "core/errors.hpp"
 #include "cuda/resources.hpp"
+#include "nvrtc/hash.hpp"
 #include "runner/compile_stage.hpp"
 #include "runner/journal.hpp"
 #include "worker/executor.hpp"
@@ -29,6 +31,16 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 }  // namespace
+
+std::string journal_key(const registry_entry& e, unsigned block, const problem_config& c) {
+  std::string code = e.source;
+  if (code.empty()) { // a plugin: the library file's bytes
+    std::ifstream in(e.descriptor.origin_path, std::ios::binary);
+    code.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  return configuration_key(e.descriptor.qualified_name(), block, c) + "|seed " +
+         std::to_string(c.seed) + "|source " + std::to_string(nvrtc::checksum64(code));
+}
 
 namespace {
 
@@ -235,8 +247,20 @@ sweep_result runner::run(const group_callback& on_group) {
   journal::state resumed;
   if (!request_.journal_path.empty()) {
     if (request_.resume) resumed = journal::read(request_.journal_path);
-    log = std::make_unique<journal>(request_.journal_path, !request_.resume);
+    try {
+      log = std::make_unique<journal>(request_.journal_path, !request_.resume);
+    } catch (const io_error& e) {
+      out.warnings.push_back(std::string(e.what()) +
+                             "; the run goes on without a journal, so it cannot be resumed");
+    }
   }
+  // A journal that stops working (a full disk) is dropped with one warning; the rows go on.
+  auto journal_check = [&] {
+    if (!log || log->failure().empty())
+      return;
+    out.warnings.push_back(log->failure());
+    log.reset();
+  };
 
   std::size_t rows_total = 0, rows_done = 0;
   for (const registry_entry* e : request_.variants)
@@ -282,10 +306,7 @@ sweep_result runner::run(const group_callback& on_group) {
             r.status = o;
             r.message = why;
           };
-          const std::string key = v.qualified_name() + "|" + std::to_string(block) + "|" + config.dtype +
-                                  "|" + config.op + "|" + std::to_string(config.size) + "|" +
-                                  config.input_mode + "|" + std::to_string(config.seed) + config.snr_text() +
-                                  (config.shape.empty() ? "" : "|" + config.shape_text());
+          const std::string key = journal_key(*e, block, config);
           // Decisions that need no GPU are made here; everything else runs in the executor.
           if (!e->error.empty()) {
             settle(outcome::failed, e->error);
@@ -316,12 +337,14 @@ sweep_result runner::run(const group_callback& on_group) {
             }
             job.timing = request_.timing;
             if (log) log->started(key);
+            journal_check();
             if (sanitizers.empty()) {
               r = executor->run(job);
             } else {
               for (auto& [tool, x] : sanitizers) r = x->run(job);
             }
             if (log) log->finished(key, outcome_name(r.status));
+            journal_check();
           }
           group.push_back(std::move(r));
         }

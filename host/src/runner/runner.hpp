@@ -179,6 +179,11 @@ sanitizer_summary parse_sanitizer_log(std::istream& log);
 /// the first finding and the log's path ("memcheck: 478 errors (378 not printed; first: ...)").
 std::string sanitizer_verdict(const std::string& tool, const std::string& log_path);
 
+/// A row's key in the journal: its configuration_key(), the seed, and the hash of the code behind
+/// the variant (its source text, or its plugin file), so that --resume runs an edited kernel's
+/// rows again instead of skipping them.
+std::string journal_key(const registry_entry& e, unsigned block, const problem_config& c);
+
 /// The blocks a variant gets rows for: the requested ones, or 0 for "does not apply".
 std::vector<unsigned> blocks_for(const variant_descriptor& v, const run_request& r);
 

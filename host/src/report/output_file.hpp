@@ -1,0 +1,17 @@
+// Writing an output file (--json, --csv, plot -o) so that it is either complete or not there:
+// the text goes to a temporary file in the same folder, is flushed to the disk, and is renamed
+// over the destination. A write that fails (a full disk, a read-only folder, a file size limit)
+// throws kl::io_error naming the file and leaves any previous file untouched.
+#pragma once
+
+#include <string>
+
+namespace kl {
+
+/// Writes `text` to `path` as a whole. "-" and /dev/stdout (and /dev/stderr) write to the
+/// process's own stream; a path that exists and is not a regular file (a FIFO, a device such as
+/// /dev/null) cannot be renamed over, so it is written directly, every write checked.
+/// Throws io_error("PATH: why") on any failure.
+void write_output_file(const std::string& path, const std::string& text);
+
+} // namespace kl
