@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Everything kernlab needs on a Debian/Ubuntu machine, then the build. Safe to run again: it
+# Everything kernlab needs on Debian 12+ or Ubuntu 24.04+, then the build. Safe to run again: it
 # installs only what is missing and rebuilds only what changed.
 #   scripts/setup.sh            -> build/ (kernlab, plugins, tests)
 # Needs the CUDA toolkit (12 or newer; nvcc, NVRTC, CCCL) in /usr/local/cuda or on PATH. A GPU
@@ -19,6 +19,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+
+# The build needs CMake 3.24 or newer; Ubuntu 22.04's packaged 3.22 is not enough.
+scripts/check_cmake.sh 3.24
 
 if ! command -v nvcc >/dev/null 2>&1; then
   if [ -x /usr/local/cuda/bin/nvcc ]; then

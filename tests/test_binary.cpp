@@ -1,9 +1,9 @@
 // The kernlab executable as a user runs it: exit codes, messages, and a broken kernel that does
-// not stop the others. Runs without a GPU (with one, the no-device case is skipped).
-#include "cuda/driver.hpp"
+// not stop the others. Runs without a GPU (kernlab_tests hides the GPU where there is one).
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdio>
@@ -30,15 +30,6 @@ run_result run_kernlab(const std::string& args) {
   return r;
 }
 
-bool have_gpu() {
-  try {
-    cuda::driver::get();
-    return true;
-  } catch (const cuda::no_device_error&) {
-    return false;
-  }
-}
-
 TEST(Binary, HelpAndVersion) {
   auto r = run_kernlab("--help");
   EXPECT_EQ(r.code, 0);
@@ -46,6 +37,34 @@ TEST(Binary, HelpAndVersion) {
   r = run_kernlab("--version");
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.output.find("plugin ABI"), std::string::npos);
+}
+
+// The commit is recorded at build time: a binary built from this checkout names its HEAD (with
+// "-dirty" when tracked files were edited), in --version and in --json's reproducibility block.
+TEST(Binary, VersionAndJsonNameTheCommitBuiltFrom) {
+  const auto git = test::run_command("git -C " + test::source_dir() + " rev-parse --short HEAD");
+  if (git.code != 0) GTEST_SKIP() << "the source tree is not a git checkout: " << git.output;
+  const std::string head = git.output.substr(0, git.output.find_first_of(" \n"));
+  ASSERT_FALSE(head.empty());
+
+  auto r = run_kernlab("--version");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto at = r.output.find("(commit ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const auto start = at + std::string("(commit ").size();
+  std::string commit = r.output.substr(start, r.output.find(',', start) - start);
+  const std::string dirty = "-dirty";
+  const bool is_dirty = commit.size() > dirty.size() &&
+                        commit.compare(commit.size() - dirty.size(), dirty.size(), dirty) == 0;
+  EXPECT_EQ(is_dirty ? commit.substr(0, commit.size() - dirty.size()) : commit, head)
+      << "rebuild kernlab after committing: " << r.output;
+
+  test::temp_dir dir("commit");
+  const std::string json = dir.str() + "/run.json";
+  r = run_kernlab("--compile-only --no-plugins --variant reduce5 --block 256 --json " + json);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto results = nlohmann::json::parse(test::read_file(json));
+  EXPECT_EQ(results.at("reproducibility").at("kernlab_commit").get<std::string>(), commit);
 }
 
 TEST(Binary, ListShowsEveryShippedVariantWithItsOrigin) {
@@ -136,8 +155,8 @@ TEST(Binary, MarkdownAndResources) {
   EXPECT_NE(r.output.find("| reduce5 | 1024 | int32 | sum |"), std::string::npos) << r.output;
 }
 
+// kernlab_tests hides every GPU (test_cpu_environment.cpp), so this runs on any machine.
 TEST(Binary, NoDeviceIsSaidClearly) {
-  if (have_gpu()) GTEST_SKIP() << "this machine has a GPU; the no-device message cannot appear";
   const auto r = run_kernlab("--variant reduce5 --block 512");
   EXPECT_EQ(r.code, 3) << r.output;
   EXPECT_NE(r.output.find("no CUDA driver/device"), std::string::npos) << r.output;

@@ -87,6 +87,9 @@ TEST(GpuReduceOps, RandomFloatInputsWithinTolerance) {
                        {1000003, 1u << 24});
   req.input_mode = "random";
   const auto sweep = runner(f.fams, req).run();
+  ASSERT_TRUE(sweep.device) << sweep.no_device_reason;
+  // 3 variants x 4 blocks x 2 sizes: an empty sweep must not pass for lack of rows.
+  ASSERT_EQ(sweep.results.size(), 3u * 4 * 2);
   for (const auto& r : sweep.results) EXPECT_EQ(r.status, outcome::passed) << describe(r);
 }
 

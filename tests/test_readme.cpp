@@ -1,48 +1,20 @@
 // The README's examples are true: its plugin is the file the project builds, its commands run,
-// and its example variant compiles (and, with a GPU, validates).
-#include "cuda/driver.hpp"
+// and its example variant compiles. Their GPU runs are in test_gpu_readme.cpp.
 #include "families/family.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
+#include "readme_commands.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <filesystem>
-#include <sstream>
-#include <sys/wait.h>
 
 namespace kl {
 namespace {
 
-// The fenced code blocks of a markdown file with the given info string ("sh", "cpp").
-std::vector<std::string> code_blocks(const std::string& md, const std::string& lang) {
-  std::vector<std::string> out;
-  std::istringstream in(md);
-  std::string line, block;
-  bool inside = false;
-  while (std::getline(in, line)) {
-    if (!inside && line == "```" + lang) {
-      inside = true;
-      block.clear();
-    } else if (inside && line == "```") {
-      inside = false;
-      out.push_back(block);
-    } else if (inside) {
-      block += line + "\n";
-    }
-  }
-  return out;
-}
-
-std::string readme() { return test::read_file(test::source_dir() + "/README.md"); }
-
-std::string example_variant() {
-  for (const auto& b : code_blocks(readme(), "cpp"))
-    if (b.rfind("/* kernlab", 0) == 0) return b;
-  return "";
-}
+using test::code_blocks;
+using test::readme;
 
 TEST(Readme, PluginExampleIsTheBuiltFile) {
   const std::string file = test::read_file(test::source_dir() + "/plugins/example/example_plugin.cu");
@@ -53,36 +25,24 @@ TEST(Readme, PluginExampleIsTheBuiltFile) {
 }
 
 // Replays the README's shell blocks as a user would, in a scratch copy of kernels_src (so the
-// `cp` of the "Adding a variant" section works): every kernlab command must succeed.
+// `cp` of the "Adding a variant" section works): every kernlab command must succeed. This binary
+// sees no GPU, so runs stop after compiling and --compile-only makes that the success case;
+// GpuReadme.CommandsRunAndPrintTheirTables runs them for real.
 TEST(Readme, CommandsRun) {
   test::temp_dir dir("readme_cmds");
   std::filesystem::copy(test::kernels_dir(), dir.path() / "kernels_src",
                         std::filesystem::copy_options::recursive);
   const std::string config = dir.write("empty.cfg", "");
   int commands = 0;
-  for (const auto& block : code_blocks(readme(), "sh")) {
-    std::istringstream in(block);
-    std::string line;
-    while (std::getline(in, line)) {
-      const auto hash = line.find(" #");
-      const std::string cmdline = line.substr(0, hash);
-      std::string cmd;
-      if (cmdline.rfind("cp ", 0) == 0) {
-        cmd = "cd " + dir.str() + " && " + cmdline;
-      } else if (cmdline.rfind("build/kernlab", 0) == 0) {
-        std::string args = cmdline.substr(std::string("build/kernlab").size());
-        // Without a GPU the runs stop after compiling; --compile-only makes that the success case.
-        if (args.find("--list") == std::string::npos && args.find("--compile-only") == std::string::npos)
-          args += " --compile-only";
-        cmd = "cd " + dir.str() + " && " + KERNLAB_BINARY + " --config " + config +
-              " --kernels-dir kernels_src --plugin-dir " + KERNLAB_PLUGIN_DIR + args;
-        ++commands;
-      } else {
-        continue;
-      }
-      const int status = std::system((cmd + " >/dev/null 2>&1").c_str());
-      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << line << "\n" << cmd;
+  for (auto c : test::readme_commands()) {
+    if (c.is_kernlab) {
+      const bool compiles_only = c.text.find("--list") != std::string::npos ||
+                                 c.text.find("--compile-only") != std::string::npos;
+      if (!compiles_only) c.text += " --compile-only";
+      ++commands;
     }
+    const auto r = test::run_command(test::readme_shell_command(c, dir.str(), config));
+    EXPECT_EQ(r.code, 0) << c.line << "\n" << r.output;
   }
   EXPECT_GE(commands, 6);
 }
@@ -126,8 +86,8 @@ TEST(Readme, TheTwoCommandsAreThere) {
   EXPECT_NE(ci.find("scripts/setup.sh && ctest --test-dir build --output-on-failure"), std::string::npos);
 }
 
-TEST(Readme, ExampleVariantCompilesAndValidates) {
-  const std::string src = example_variant();
+TEST(Readme, ExampleVariantCompiles) {
+  const std::string src = test::readme_example_variant();
   ASSERT_FALSE(src.empty());
   test::temp_dir dir("readme");
   dir.write("reduce/my_idea.cu", src);
@@ -144,24 +104,11 @@ TEST(Readme, ExampleVariantCompilesAndValidates) {
   r.ops = {"sum", "min", "max"};
   r.sizes = {1, 1000003};
   r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
-  r.timing.min_samples = 1;
-  r.timing.min_time_s = 0;
-  r.timing.timeout_s = 1;
-  r.worker_command = {KERNLAB_BINARY, "--worker"};
-  bool have_gpu = true;
-  try {
-    cuda::driver::get();
-  } catch (const cuda::no_device_error&) {
-    have_gpu = false;
-    r.compile_only = true;
-  }
+  r.compile_only = true;  // validated on a GPU by GpuReadme.ExampleVariantValidates
   const auto sweep = runner(fams, r).run();
   ASSERT_EQ(sweep.compiles.size(), 1u);
   EXPECT_EQ(sweep.compiles[0].error, "");
   EXPECT_EQ(sweep.compiles[0].result.lowered_names.size(), 24u);
-  if (!have_gpu) GTEST_SKIP() << "compiled; validating it needs a GPU";
-  EXPECT_EQ(sweep.results.size(), 4u * 2 * 3 * 2);
-  for (const auto& res : sweep.results) EXPECT_EQ(res.status, outcome::passed) << res.message;
 }
 
 }  // namespace

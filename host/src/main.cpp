@@ -18,6 +18,7 @@
 #include "worker/executor.hpp"
 #include "watch/directory_watcher.hpp"
 #include "watch/watch_session.hpp"
+#include "kernlab_commit.hpp"  // generated at build time: KERNLAB_COMMIT
 
 #include <unistd.h>
 
@@ -306,6 +307,7 @@ kl::run_context context_of(const kl::cli_options& opt, const kl::run_request& re
   ctx.command.assign(argv, argv + argc);
   ctx.date = kl::utc_now_iso8601();
   ctx.kernlab_version = KERNLAB_VERSION;
+  ctx.kernlab_commit = KERNLAB_COMMIT;
   ctx.nvrtc_version = kl::nvrtc::version();
   ctx.seed = req.seed;
   ctx.timing = req.timing;
@@ -397,8 +399,8 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (opt.version) {
-    std::cout << "kernlab " << KERNLAB_VERSION << " (NVRTC " << kl::nvrtc::version()
-              << ", plugin ABI " << KERNLAB_PLUGIN_ABI_VERSION << ")\n";
+    std::cout << "kernlab " << KERNLAB_VERSION << " (commit " << KERNLAB_COMMIT << ", NVRTC "
+              << kl::nvrtc::version() << ", plugin ABI " << KERNLAB_PLUGIN_ABI_VERSION << ")\n";
     return 0;
   }
   if (!opt.command.empty()) return opt.command[0] == "cache" ? cache_command(opt) : run_command(opt);

@@ -117,6 +117,7 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
   out["format"] = "kernlab-results";
   out["version"] = results_format_version;
   json repro = {{"kernlab_version", ctx.kernlab_version},
+                {"kernlab_commit", ctx.kernlab_commit},
                 {"nvrtc_version", ctx.nvrtc_version},
                 {"command", ctx.command},
                 {"date", ctx.date},
