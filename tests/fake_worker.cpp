@@ -1,7 +1,7 @@
 // A stand-in for `kernlab --worker` that misbehaves on request, for the worker-protocol tests:
 // each job's "action" says what to do.
-#include "worker/protocol.hpp"
-#include "worker/worker_process.hpp"
+#include "process/protocol.hpp"
+#include "process/worker_process.hpp"
 
 #include <csignal>
 #include <unistd.h>

@@ -6,8 +6,8 @@
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"
 #include "test_util.hpp"
-#include "worker/protocol.hpp"
-#include "worker/worker_process.hpp"
+#include "process/protocol.hpp"
+#include "process/worker_process.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,14 +10,6 @@
 
 namespace kl {
 
-const char* to_string(stop_rule r) { return r == stop_rule::ci ? "ci" : "stdrel"; }
-
-stop_rule parse_stop_rule(const std::string& s) {
-  if (s == "ci") return stop_rule::ci;
-  if (s == "stdrel") return stop_rule::stdrel;
-  throw std::invalid_argument("'" + s + "' is not a stopping rule (ci or stdrel)");
-}
-
 double timing_stats::ci_half_width() const {
   if (!has_ci() || median_ms <= 0) return 0;
   return std::max(median_ms - ci_low_ms, ci_high_ms - median_ms) / median_ms;

@@ -1,7 +1,7 @@
 #include "plugins/plugin_loader.hpp"
 
 #include "nvrtc/hash.hpp"
-#include "worker/worker_process.hpp"
+#include "process/worker_process.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>

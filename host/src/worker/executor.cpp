@@ -1,8 +1,8 @@
 #include "worker/executor.hpp"
 
 #include "report/results_json.hpp"
-#include "worker/protocol.hpp"
-#include "worker/worker_process.hpp"
+#include "process/protocol.hpp"
+#include "process/worker_process.hpp"
 
 #include <atomic>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "worker/worker_process.hpp"
+#include "process/worker_process.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

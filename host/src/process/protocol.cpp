@@ -1,4 +1,4 @@
-#include "worker/protocol.hpp"
+#include "process/protocol.hpp"
 
 #include <poll.h>
 #include <unistd.h>

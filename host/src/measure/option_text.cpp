@@ -1,6 +1,7 @@
-// The flush mode as text. Kept apart from l2_flush.cpp (NVRTC, the driver) so that the option
-// parser links without them: tests/fuzz builds it alone.
+// The flush mode and the stopping rule as text. Kept apart from l2_flush.cpp and timing.cpp
+// (NVRTC, the driver) so that the option parser links without them: tests/fuzz builds it alone.
 #include "measure/l2_flush.hpp"
+#include "measure/timing.hpp"
 
 #include <stdexcept>
 
@@ -20,6 +21,14 @@ const char* to_string(flush_mode m) {
     case flush_mode::write: return "write";
   }
   return "?";
+}
+
+const char* to_string(stop_rule r) { return r == stop_rule::ci ? "ci" : "stdrel"; }
+
+stop_rule parse_stop_rule(const std::string& s) {
+  if (s == "ci") return stop_rule::ci;
+  if (s == "stdrel") return stop_rule::stdrel;
+  throw std::invalid_argument("'" + s + "' is not a stopping rule (ci or stdrel)");
 }
 
 }  // namespace kl
