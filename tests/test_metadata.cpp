@@ -135,7 +135,7 @@ INSTANTIATE_TEST_SUITE_P(
         bad_case{"shape_in_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: K\n*/", 5, "unknown variable 'K'"},
         bad_case{"shape_in_qam_tile", "/* kernlab\nfamily: qam256\nentry: k\nblocks: 128\nbounds: checked\ntile: BLOCK * M\n*/", 6, "unknown variable 'M'"},
         bad_case{"shape_in_workspace", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nworkspace: N * 4\n*/", 5, "unknown variable 'N'"},
-        bad_case{"param_in_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nparams: U = 2\ntile: U * BLOCK\n*/", 6, "unknown variable 'U'"},
+        bad_case{"unknown_param_in_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nparams: U = 2\ntile: V * BLOCK\n*/", 6, "unknown variable 'V'"},
         bad_case{"no_dtypes", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ndtypes: ,\n*/", 5, "dtypes lists no element type"},
         bad_case{"no_ops", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nops:  , ,\n*/", 5, "ops lists no operation"},
         bad_case{"long_bad_entry", "/* kernlab\nfamily: reduce\nentry: 3" + std::string(100000, 'k') + "\nblocks: 1\n*/", 3, "template-id"}),

@@ -312,11 +312,12 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
         try {
           // Each expression gets the variables the launch gives it (docs/kernel_contract.md):
           // shared_bytes the params and the shape (matmul's M, N, K; the registry refuses the
-          // shape for a 1-D family), tile and workspace BLOCK and TSIZE only, workspace GRID
-          // too. So `tile: K` is an unknown variable, not matmul's K (found by tests/fuzz).
+          // shape for a 1-D family), tile and workspace BLOCK, TSIZE and the params, workspace
+          // GRID too. So `tile: K` is an unknown variable, not matmul's K (found by tests/fuzz).
           const std::string k(key);
-          std::map<std::string, std::int64_t> vars = {{"BLOCK", b}, {"TSIZE", 4}};
-          if (k == "shared_bytes") vars = variables(b, 4097);
+          std::map<std::string, std::int64_t> vars = variables(b, 4097);
+          if (k != "shared_bytes")
+            for (const char* dim_name : {"M", "N", "K"}) vars.erase(dim_name);
           if (k == "workspace") vars["GRID"] = grid;
           v = evaluate(*text, vars);
         } catch (const expression_error& e) {
