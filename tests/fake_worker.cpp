@@ -3,8 +3,8 @@
 #include "process/protocol.hpp"
 #include "process/worker_process.hpp"
 
-#include <csignal>
 #include <unistd.h>
+#include <csignal>
 
 using namespace kl::worker;
 
@@ -22,7 +22,8 @@ int main() {
     if (action == "echo") {
       write_message(child_out_fd, {message_type::result, m->payload});
     } else if (action == "heartbeats") {  // progress, then the result
-      for (int i = 0; i < 3; ++i) write_message(child_out_fd, {message_type::heartbeat, {{"gpu_wait_ms", 1.0 * i}}});
+      for (int i = 0; i < 3; ++i)
+        write_message(child_out_fd, {message_type::heartbeat, {{"gpu_wait_ms", 1.0 * i}}});
       write_message(child_out_fd, {message_type::result, m->payload});
     } else if (action == "exit") {
       _exit(7);

@@ -83,8 +83,8 @@ struct gpu_sweep {
 }  // namespace kl::test
 
 /// Skips the test, with the reason, where there is no GPU.
-#define KL_REQUIRE_GPU()                                              \
-  do {                                                                \
-    const std::string why = ::kl::test::no_gpu_reason();              \
-    if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;         \
+#define KL_REQUIRE_GPU()                                      \
+  do {                                                        \
+    const std::string why = ::kl::test::no_gpu_reason();      \
+    if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why; \
   } while (0)

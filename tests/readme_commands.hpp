@@ -31,24 +31,21 @@ inline std::vector<std::string> code_blocks(const std::string& md, const std::st
   return out;
 }
 
-inline std::string readme() {
-  return read_file(source_dir() + "/README.md");
-}
+inline std::string readme() { return read_file(source_dir() + "/README.md"); }
 
 /// The README's complete example variant (the "Adding a variant" section), "" if it is missing.
 inline std::string readme_example_variant() {
   for (const auto& b : code_blocks(readme(), "cpp"))
-    if (b.rfind("/* kernlab", 0) == 0)
-      return b;
+    if (b.rfind("/* kernlab", 0) == 0) return b;
   return "";
 }
 
 /// One line of a shell block that the README tests replay: a `cp` (run as is) or a
 /// `build/kernlab` command (args: what follows `build/kernlab`, comment and trailing blanks cut).
 struct readme_command {
-  std::string line; ///< the README's line, for messages
+  std::string line;  ///< the README's line, for messages
   bool is_kernlab = false;
-  std::string text; ///< the `cp` command, or kernlab's arguments (starting with a blank)
+  std::string text;  ///< the `cp` command, or kernlab's arguments (starting with a blank)
 };
 
 inline std::vector<readme_command> readme_commands() {
@@ -73,10 +70,9 @@ inline std::vector<readme_command> readme_commands() {
 /// with an empty config, as the README's reader would from the source tree.
 inline std::string readme_shell_command(const readme_command& c, const std::string& dir,
                                         const std::string& config) {
-  if (!c.is_kernlab)
-    return "cd " + dir + " && " + c.text;
+  if (!c.is_kernlab) return "cd " + dir + " && " + c.text;
   return "cd " + dir + " && " + KERNLAB_BINARY + " --config " + config +
          " --kernels-dir kernels_src --plugin-dir " + KERNLAB_PLUGIN_DIR + c.text;
 }
 
-} // namespace kl::test
+}  // namespace kl::test

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
-#include <sys/wait.h>
 
 namespace kl {
 namespace {
@@ -70,7 +70,8 @@ TEST(Binary, VersionAndJsonNameTheCommitBuiltFrom) {
 TEST(Binary, ListShowsEveryShippedVariantWithItsOrigin) {
   const auto r = run_kernlab("--list");
   EXPECT_EQ(r.code, 0) << r.output;
-  for (const char* v : {"reduce.reduce0", "reduce.reduce5", "reduce.reduce6", "reduce.reduce_complete_unroll"})
+  for (const char* v :
+       {"reduce.reduce0", "reduce.reduce5", "reduce.reduce6", "reduce.reduce_complete_unroll"})
     EXPECT_NE(r.output.find(v), std::string::npos) << v;
   EXPECT_NE(r.output.find("source "), std::string::npos);
 }
@@ -111,9 +112,11 @@ TEST(Binary, BrokenKernelFailsAloneWithFileAndLine) {
                                     "__global__ void my_idea(const T* in, T* out, unsigned n) {\n"
                                     "  out[0] = in[0] oops;\n}\n");
   dir.write("reduce/reduce2.cu", test::read_file(test::kernels_dir() + "/reduce/reduce2.cu"));
-  dir.write("reduce/badheader.cu", "/* kernlab\nfamily: reduce\nentry: x\nblocks: 256\nsize: 3\n*/\n");
-  const auto r = run_kernlab("--compile-only --no-plugins --kernels-dir " + dir.str() +
-                             " --kernels-dir " + test::kernels_dir() + " --variant my_idea,reduce2,badheader");
+  dir.write("reduce/badheader.cu",
+            "/* kernlab\nfamily: reduce\nentry: x\nblocks: 256\nsize: 3\n*/\n");
+  const auto r =
+      run_kernlab("--compile-only --no-plugins --kernels-dir " + dir.str() + " --kernels-dir " +
+                  test::kernels_dir() + " --variant my_idea,reduce2,badheader");
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_NE(r.output.find(bad + ":9: error"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("badheader.cu:5: unknown key 'size'"), std::string::npos) << r.output;
@@ -124,8 +127,10 @@ TEST(Binary, BrokenKernelFailsAloneWithFileAndLine) {
 
 TEST(Binary, OutputsCompareAndPlot) {
   test::temp_dir dir("outputs");
-  const std::string json = dir.str() + "/run.json", csv = dir.str() + "/run.csv", svg = dir.str() + "/run.svg";
-  auto r = run_kernlab("--compile-only --no-plugins --variant reduce5,reduce6 --json " + json + " --csv " + csv);
+  const std::string json = dir.str() + "/run.json", csv = dir.str() + "/run.csv",
+                    svg = dir.str() + "/run.svg";
+  auto r = run_kernlab("--compile-only --no-plugins --variant reduce5,reduce6 --json " + json +
+                       " --csv " + csv);
   EXPECT_EQ(r.code, 0) << r.output;
   const std::string text = test::read_file(json);
   EXPECT_NE(text.find("\"format\": \"kernlab-results\""), std::string::npos);
@@ -151,7 +156,8 @@ TEST(Binary, OutputsCompareAndPlot) {
 TEST(Binary, MarkdownAndResources) {
   auto r = run_kernlab("--resources --markdown --no-plugins --variant reduce5 --dtype int32");
   EXPECT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("| variant | block | dtype | op | regs |"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("| variant | block | dtype | op | regs |"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("| reduce5 | 1024 | int32 | sum |"), std::string::npos) << r.output;
 }
 

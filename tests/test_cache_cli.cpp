@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 namespace kl {
 namespace {
 
-std::string compile_args(const std::string& cache_dir, const std::string& kernels = test::kernels_dir()) {
+std::string compile_args(const std::string& cache_dir,
+                         const std::string& kernels = test::kernels_dir()) {
   return "--compile-only --no-plugins --kernels-dir " + kernels + " --cache-dir " + cache_dir +
          " --variant reduce2,reduce5 --block 128,256 --dtype int32";
 }
@@ -28,11 +29,13 @@ TEST(CacheCli, MissThenHitWithTheSummary) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find(" cache "), std::string::npos) << r.output;  // the column
   EXPECT_EQ(test::count_of(r.output, " miss "), 2u) << r.output;
-  EXPECT_NE(r.output.find("compile: 2 files on 2 threads, 0 hits, 2 misses"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("compile: 2 files on 2 threads, 0 hits, 2 misses"), std::string::npos)
+      << r.output;
   r = test::run_kernlab(compile_args(dir.str()) + " --compile-jobs 1");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(test::count_of(r.output, " hit "), 2u) << r.output;
-  EXPECT_NE(r.output.find("compile: 2 files on 1 thread, 2 hits, 0 misses"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("compile: 2 files on 1 thread, 2 hits, 0 misses"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("(cache " + dir.str() + ")"), std::string::npos) << r.output;
 }
 
@@ -46,9 +49,10 @@ TEST(CacheCli, NoCacheWritesNothing) {
 
 TEST(CacheCli, DefaultFolderIsUnderXdgCacheHome) {
   test::temp_dir dir("cache_cli");
-  const auto r = test::run_command("XDG_CACHE_HOME=" + dir.str() + " " + KERNLAB_BINARY +
-                                   " --config /dev/null --compile-only --no-plugins --kernels-dir " +
-                                   test::kernels_dir() + " --variant reduce2 --block 128 --dtype int32");
+  const auto r =
+      test::run_command("XDG_CACHE_HOME=" + dir.str() + " " + KERNLAB_BINARY +
+                        " --config /dev/null --compile-only --no-plugins --kernels-dir " +
+                        test::kernels_dir() + " --variant reduce2 --block 128 --dtype int32");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(fs::is_directory(dir.path() / "kernlab" / "entries")) << r.output;
 }
@@ -64,7 +68,8 @@ TEST(CacheCli, InfoAndClear) {
   r = test::run_kernlab("cache info --cache-dir " + dir.str());
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("entries:    2 "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("2 run(s), 2 hit(s), 2 miss(es) (50% hits)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("2 run(s), 2 hit(s), 2 miss(es) (50% hits)"), std::string::npos)
+      << r.output;
 
   r = test::run_kernlab("cache clear --cache-dir " + dir.str());
   EXPECT_EQ(r.code, 0) << r.output;
@@ -153,7 +158,8 @@ TEST(CacheCli, TwoProcessesRacingOnOneKey) {
       const pid_t pid = fork();
       ASSERT_GE(pid, 0);
       if (pid == 0) {
-        const std::string cmd = std::string(KERNLAB_BINARY) + " --config /dev/null " + args + " >" + log + " 2>&1";
+        const std::string cmd =
+            std::string(KERNLAB_BINARY) + " --config /dev/null " + args + " >" + log + " 2>&1";
         execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
         _exit(127);
       }
@@ -162,7 +168,8 @@ TEST(CacheCli, TwoProcessesRacingOnOneKey) {
     for (std::size_t i = 0; i < pids.size(); ++i) {
       int status = 0;
       waitpid(pids[i], &status, 0);
-      const std::string log = test::read_file(dir.str() + "/log" + std::to_string(round) + "_" + std::to_string(i));
+      const std::string log =
+          test::read_file(dir.str() + "/log" + std::to_string(round) + "_" + std::to_string(i));
       EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << log;
       EXPECT_EQ(log.find("warning"), std::string::npos) << log;
     }

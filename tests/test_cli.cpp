@@ -58,8 +58,8 @@ TEST(Cli, TheReadmeCommand) {
 
 TEST(Cli, ListsAndAliases) {
   const auto o = parse({"--variant", "reduce5,reduce6", "-v", "reduce*", "--problem", "reduce",
-                        "--size", "1,2^20+3", "--dtype", "float32", "--op", "sum,max",
-                        "--seed", "99", "--hot", "--max-noise", "1"});
+                        "--size", "1,2^20+3", "--dtype", "float32", "--op", "sum,max", "--seed",
+                        "99", "--hot", "--max-noise", "1"});
   EXPECT_EQ(o.variants, (std::vector<std::string>{"reduce5", "reduce6", "reduce*"}));
   EXPECT_EQ(o.family, "reduce");
   EXPECT_EQ(o.sizes, (std::vector<std::uint64_t>{1, (1u << 20) + 3}));
@@ -143,7 +143,8 @@ TEST(Cli, TheCommandLineOverridesTheConfigFileAndItsAliases) {
 TEST(Cli, TheConfigFileIsASmallRegularFile) {
   test::temp_dir dir("cli");
   const std::string big = dir.write("big.cfg", "# " + std::string(2u << 20, 'x') + "\n");
-  for (const std::string& path : {std::string("/dev/zero"), dir.str(), big, dir.str() + "/none.cfg"}) {
+  for (const std::string& path :
+       {std::string("/dev/zero"), dir.str(), big, dir.str() + "/none.cfg"}) {
     try {
       parse({"--config", path.c_str()});
       ADD_FAILURE() << path << " was read as a config file";
@@ -156,11 +157,16 @@ TEST(Cli, TheConfigFileIsASmallRegularFile) {
 // An option that does not apply to the command is an error naming the option and the mode; it
 // used to be ignored without a word (--list --json, --markdown --compile-only, -o on a sweep).
 TEST(Cli, AnOptionThatDoesNotApplyIsAnError) {
-  const std::vector<std::vector<const char*>> bad = {
-      {"--list", "--json", "x.json"}, {"--compile-only", "--markdown"}, {"-o", "x.svg"},
-      {"--resources", "--min-time", "1"}, {"compare", "a.json", "b.json", "--size", "4"},
-      {"cache", "info", "--variant", "reduce5"}, {"--streams", "2"}, {"--list", "--watch"},
-      {"plot", "r.json", "--markdown"}, {"--compile-only", "--baseline", "cub"}};
+  const std::vector<std::vector<const char*>> bad = {{"--list", "--json", "x.json"},
+                                                     {"--compile-only", "--markdown"},
+                                                     {"-o", "x.svg"},
+                                                     {"--resources", "--min-time", "1"},
+                                                     {"compare", "a.json", "b.json", "--size", "4"},
+                                                     {"cache", "info", "--variant", "reduce5"},
+                                                     {"--streams", "2"},
+                                                     {"--list", "--watch"},
+                                                     {"plot", "r.json", "--markdown"},
+                                                     {"--compile-only", "--baseline", "cub"}};
   for (const auto& args : bad) {
     std::string line;
     for (const char* a : args) line += std::string(a) + " ";
@@ -242,7 +248,8 @@ TEST(Cli, ErrorsQuotingBoostPlaceholdersEnd) {
     }
   };
   const std::string value = dir.write("value.cfg", "min-samples = %value%\n");
-  expect_error_with({"--config", value.c_str()}, "the argument ('%value%') for option 'min-samples' is invalid");
+  expect_error_with({"--config", value.c_str()},
+                    "the argument ('%value%') for option 'min-samples' is invalid");
   const std::string option = dir.write("option.cfg", "x%original_token% = 1\n");
   expect_error_with({"--config", option.c_str()}, "'x%original_token%'");
   const std::string bool_value = dir.write("bool.cfg", "hot = %value%\n");
@@ -250,10 +257,12 @@ TEST(Cli, ErrorsQuotingBoostPlaceholdersEnd) {
   expect_error_with({"--warmup", "%value%"}, "('%value%') for option '--warmup'");
   expect_error_with({"--seed", "%value%"}, "--seed '%value%' is not a seed");
   expect_error_with({"--x%canonical_option%"}, "unrecognised option '--x%canonical_option%'");
-  expect_error_with({"--min=%prefix%"}, "'--min=%prefix%' is ambiguous and matches '--min-samples'");
+  expect_error_with({"--min=%prefix%"},
+                    "'--min=%prefix%' is ambiguous and matches '--min-samples'");
   expect_error_with({"-%"}, "'-%'");
   // Other errors keep Boost's own text, and a '%' where it is valid is just a character.
-  expect_error_with({"--warmup", "minus"}, "the argument ('minus') for option '--warmup' is invalid");
+  expect_error_with({"--warmup", "minus"},
+                    "the argument ('minus') for option '--warmup' is invalid");
   EXPECT_EQ(parse({"--json", "%value%.json"}).json_path, "%value%.json");
 }
 
@@ -303,7 +312,8 @@ TEST(Cli, CompileTimeoutIsAFinitePositiveTime) {
       ADD_FAILURE() << "accepted --compile-timeout '" << bad << "'";
     } catch (const usage_error& e) {
       EXPECT_NE(std::string(e.what()).find("--compile-timeout '" + std::string(bad) + "'"),
-                std::string::npos) << e.what();
+                std::string::npos)
+          << e.what();
     }
   }
   const std::string bad_cfg = dir.write("bad.cfg", "compile-timeout = nan\n");

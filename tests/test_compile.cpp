@@ -100,7 +100,9 @@ __global__ void per_thread(const T* in, T* out, unsigned int n) {
   const auto sweep = runner(fams, r).run();
   ASSERT_EQ(sweep.compiles.size(), 1u);
   EXPECT_EQ(sweep.compiles[0].error, "");
-  EXPECT_EQ(sweep.compiles[0].result.lowered_names.count("per_thread<256, 8, float, kl::max<float>>"), 1u);
+  EXPECT_EQ(
+      sweep.compiles[0].result.lowered_names.count("per_thread<256, 8, float, kl::max<float>>"),
+      1u);
 }
 
 const char* broken = R"(/* kernlab
@@ -127,10 +129,12 @@ TEST(Compile, ErrorPointsAtTheUsersLine) {
   auto req = compile_request_for(reg, test::kernels_dir());
   const auto sweep = runner(fams, req).run();
   ASSERT_EQ(sweep.compiles.size(), 2u);
-  const auto& bad = sweep.compiles[0].entry->descriptor.name == "broken" ? sweep.compiles[0] : sweep.compiles[1];
+  const auto& bad =
+      sweep.compiles[0].entry->descriptor.name == "broken" ? sweep.compiles[0] : sweep.compiles[1];
   const auto& good = &bad == &sweep.compiles[0] ? sweep.compiles[1] : sweep.compiles[0];
   EXPECT_NE(bad.error.find(path + ":10: error: identifier \"undefined_name\" is undefined"),
-            std::string::npos) << bad.error;
+            std::string::npos)
+      << bad.error;
   EXPECT_NE(bad.result.log.find("undefined_name"), std::string::npos);  // the whole log is kept
   EXPECT_FALSE(bad.result.options.empty());
   EXPECT_EQ(good.error, "");  // the other file still compiled
@@ -156,8 +160,11 @@ __global__ void picky(const T* in, T* out, unsigned n) {
   r.include_dirs = {test::cuda_include()};
   const auto res = nvrtc::compile(r);
   EXPECT_FALSE(res.ok);
-  EXPECT_NE(res.error_summary().find("picky.cu:9: error: static assertion failed with \"picky cannot take 256 threads\""),
-            std::string::npos) << res.log;
+  EXPECT_NE(
+      res.error_summary().find(
+          "picky.cu:9: error: static assertion failed with \"picky cannot take 256 threads\""),
+      std::string::npos)
+      << res.log;
 }
 
 TEST(Compile, ParsesPtxasReport) {
@@ -190,18 +197,18 @@ TEST(Compile, ParsesDiagnostics) {
 // tens of KB (a generated table, a long #warning, a long entry echoed back) overflowed the stack.
 TEST(Compile, ParsesLogLinesOfHundredsOfKilobytes) {
   const std::string long_text(200000, 'x');
-  const auto d = nvrtc::parse_diagnostics("t.cu(7): error: " + long_text + "\n" + long_text +
-                                          "\n" + "t.cu(8): warning #1-D: " + long_text + "\n");
+  const auto d = nvrtc::parse_diagnostics("t.cu(7): error: " + long_text + "\n" + long_text + "\n" +
+                                          "t.cu(8): warning #1-D: " + long_text + "\n");
   ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].line, 7);
   EXPECT_EQ(d[0].message.size(), long_text.size());
   EXPECT_EQ(d[1].severity, "warning");
 
   const std::string name = "_Z" + std::string(200000, 'a');
-  const auto r = nvrtc::parse_ptxas_report(
-      "ptxas info    : Compiling entry function '" + name + "' for 'sm_90'\n" + long_text +
-      " Used 7 registers\n" + "ptxas info    : Used 30 registers, " + long_text +
-      " 64 bytes smem\n");
+  const auto r = nvrtc::parse_ptxas_report("ptxas info    : Compiling entry function '" + name +
+                                           "' for 'sm_90'\n" + long_text + " Used 7 registers\n" +
+                                           "ptxas info    : Used 30 registers, " + long_text +
+                                           " 64 bytes smem\n");
   ASSERT_EQ(r.count(name), 1u);
   EXPECT_EQ(r.at(name).registers, 30);
   EXPECT_EQ(r.at(name).static_shared_bytes, 64);
@@ -242,11 +249,13 @@ TEST(Compile, ParsesDiagnosticsLikeTheGrammarSays) {
 // ended with SIGSEGV (exit 139) on the first two before, and SIGABRT (NVRTC's) on the third.
 TEST(Compile, LongLinesInTheLogFailOnlyTheirOwnRow) {
   test::temp_dir dir("longlines");
-  const std::string header = "/* kernlab\nfamily: reduce\nentry:  ENTRY<BLOCK, T, OP>\n"
-                             "blocks: 128\ntile:   BLOCK\n*/\n";
-  const std::string body = "template <unsigned BLOCK, typename T, typename OP>\n"
-                           "__global__ void ENTRY(const T* in, T* out, unsigned n) {\n"
-                           "  out[blockIdx.x] = in[threadIdx.x];\n}\n";
+  const std::string header =
+      "/* kernlab\nfamily: reduce\nentry:  ENTRY<BLOCK, T, OP>\n"
+      "blocks: 128\ntile:   BLOCK\n*/\n";
+  const std::string body =
+      "template <unsigned BLOCK, typename T, typename OP>\n"
+      "__global__ void ENTRY(const T* in, T* out, unsigned n) {\n"
+      "  out[blockIdx.x] = in[threadIdx.x];\n}\n";
   auto kernel = [&](const std::string& entry, const std::string& extra) {
     std::string text = header + extra + body;
     for (auto at = text.find("ENTRY"); at != std::string::npos; at = text.find("ENTRY"))
@@ -263,7 +272,8 @@ TEST(Compile, LongLinesInTheLogFailOnlyTheirOwnRow) {
                                    test::kernels_dir() + " --no-cache --variant 'long_*'");
   EXPECT_EQ(r.code, 1) << r.output.substr(0, 2000);  // a variant failed; -1: killed by a signal
   EXPECT_NE(r.output.find("long_error.cu:7: error: identifier \"undefined_name\" is undefined"),
-            std::string::npos) << r.output.substr(0, 2000);
+            std::string::npos)
+      << r.output.substr(0, 2000);
   // The warning's file compiled: its row of the compile table ends "ok".
   const auto row = r.output.find("reduce.long_warning ");
   ASSERT_NE(row, std::string::npos) << r.output.substr(0, 2000);
@@ -310,7 +320,8 @@ TEST(CompileProcess, ChildGivesWhatTheProcessGives) {
   EXPECT_EQ(child.options, here.options);
   // The whole log, with times that differ from run to run.
   EXPECT_NE(child.log.find("Used 12 registers, used 1 barriers, 1024 bytes smem"),
-            std::string::npos) << child.log;
+            std::string::npos)
+      << child.log;
   EXPECT_EQ(child.log.find('\0'), std::string::npos);
 }
 
@@ -318,7 +329,8 @@ TEST(CompileProcess, CompileErrorComesBackAsData) {
   const auto r = nvrtc::compile_in_child(small_request("  out[0] = missing;"), child_command, 60);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error_summary().find("k.cu:3: error: identifier \"missing\" is undefined"),
-            std::string::npos) << r.log;
+            std::string::npos)
+      << r.log;
 }
 
 TEST(CompileProcess, ChildThatFailsFailsItsFileWithTheReason) {
@@ -336,9 +348,9 @@ TEST(CompileProcess, ChildThatFailsFailsItsFileWithTheReason) {
                       "signal 11"),
             std::string::npos);
   EXPECT_NE(error_of({"/bin/sh", "-c", "exit 3"}).find("exited with code 3"), std::string::npos);
-  EXPECT_NE(error_of({"/bin/sh", "-c", "cat >/dev/null; echo garbage"})
-                .find("unreadable compile reply"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of({"/bin/sh", "-c", "cat >/dev/null; echo garbage"}).find("unreadable compile reply"),
+      std::string::npos);
   EXPECT_NE(error_of({"/nonexistent/kernlab", "--compile-child"})
                 .find("cannot start /nonexistent/kernlab to compile k.cu"),
             std::string::npos);
@@ -367,7 +379,8 @@ TEST(CompileProcess, SlowFileTimesOutAloneAndKernlabGoesOn) {
   EXPECT_LT(seconds_since(start), 20);
   EXPECT_EQ(r.code, 1) << r.output;  // a variant failed
   EXPECT_NE(r.output.find("compile of " + slow + " did not finish in 1.5 s (--compile-timeout)"),
-            std::string::npos) << r.output;
+            std::string::npos)
+      << r.output;
   const auto row = r.output.find("reduce.reduce5 ");
   ASSERT_NE(row, std::string::npos) << r.output;
   const std::string line = r.output.substr(row, r.output.find('\n', row) - row);
@@ -386,10 +399,10 @@ TEST(Compile, FindsNvrtcBuiltinsWithoutTheLoadersHelp) {
                     "mount need root or CAP_SYS_ADMIN): "
                  << probe.output;
   ASSERT_EQ(probe.output, "0\n") << "the hidden loader cache still lists the builtins";
-  const auto r = test::run_command(
-      hide + "cd / && exec env -i " + KERNLAB_BINARY + " --config /dev/null --compile-only " +
-      "--no-cache --kernels-dir " + test::kernels_dir() + " --variant reduce5 --block 128 " +
-      "--dtype int32'");
+  const auto r =
+      test::run_command(hide + "cd / && exec env -i " + KERNLAB_BINARY +
+                        " --config /dev/null --compile-only " + "--no-cache --kernels-dir " +
+                        test::kernels_dir() + " --variant reduce5 --block 128 " + "--dtype int32'");
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(r.output.find("libnvrtc-builtins"), std::string::npos) << r.output;
 }

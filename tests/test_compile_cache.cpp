@@ -39,7 +39,8 @@ TEST(CacheKey, FieldsAreLengthPrefixed) {
 class Key : public ::testing::Test {
  protected:
   Key() {
-    dir.write("include/kernlab/helper.cuh", "#pragma once\n#include \"detail.cuh\"\n#define HELP 1\n");
+    dir.write("include/kernlab/helper.cuh",
+              "#pragma once\n#include \"detail.cuh\"\n#define HELP 1\n");
     dir.write("include/kernlab/detail.cuh", "#define DETAIL 1\n");
     dir.write("include/kernlab/pre.cuh", "#define PRE 1\n");
     dir.write("include/unused.cuh", "#define UNUSED 1\n");
@@ -51,7 +52,8 @@ class Key : public ::testing::Test {
     req.pre_includes = {"kernlab/pre.cuh"};
   }
   nvrtc::digest128 key() {
-    nvrtc::include_scanner scanner({test::cuda_include()});  // a new one sees the files as they are now
+    nvrtc::include_scanner scanner(
+        {test::cuda_include()});  // a new one sees the files as they are now
     return nvrtc::make_key(req, scanner);
   }
   test::temp_dir dir{"key"};
@@ -96,7 +98,8 @@ TEST_F(Key, OptionsArchAndInstantiationsChangeIt) {
   };
   EXPECT_TRUE(changed([](nvrtc::compile_request& r) { r.arch = "sm_80"; }));
   EXPECT_TRUE(changed([](nvrtc::compile_request& r) { r.extra_options.push_back("-DX=1"); }));
-  EXPECT_TRUE(changed([](nvrtc::compile_request& r) { r.include_dirs.insert(r.include_dirs.begin(), "/tmp"); }));
+  EXPECT_TRUE(changed(
+      [](nvrtc::compile_request& r) { r.include_dirs.insert(r.include_dirs.begin(), "/tmp"); }));
   EXPECT_TRUE(changed([](nvrtc::compile_request& r) { r.name_expressions.push_back("k2"); }));
   EXPECT_TRUE(changed([](nvrtc::compile_request& r) { r.path += ".copy"; }));
   EXPECT_FALSE(changed([](nvrtc::compile_request&) {}));
@@ -128,7 +131,8 @@ TEST_F(Key, ToolkitHeadersAreLocatedNotRead) {
     if (d.spelled == "kernlab/helper.cuh") {
       helper = true;
       EXPECT_FALSE(d.toolkit);
-      EXPECT_EQ(d.content, nvrtc::hash128(test::read_file(dir.str() + "/include/kernlab/helper.cuh")));
+      EXPECT_EQ(d.content,
+                nvrtc::hash128(test::read_file(dir.str() + "/include/kernlab/helper.cuh")));
     }
   }
   EXPECT_TRUE(fp16 && missing && helper);
@@ -172,7 +176,8 @@ TEST_F(Key, ADeepIncludeChainIsAnErrorNamingTheFile) {
   } catch (const nvrtc::scan_error& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("nested more than " + std::to_string(nvrtc::kMaxIncludeDepth) + " levels"),
-              std::string::npos) << what;
+              std::string::npos)
+        << what;
     EXPECT_NE(what.find("/include/chain/h"), std::string::npos) << what;
     EXPECT_NE(what.find(path), std::string::npos) << what;  // where the chain starts
   }
@@ -231,7 +236,10 @@ nvrtc::compile_result sample_result() {
   nvrtc::compile_result r;
   r.ok = true;
   r.path = "kernels/reduce/k.cu";
-  r.cubin = std::string("\x7f" "ELF\0\1\2 binary \xff bytes", 22);
+  r.cubin = std::string(
+      "\x7f"
+      "ELF\0\1\2 binary \xff bytes",
+      22);
   r.lowered_names = {{"k<128>", "_Z1kILj128EEvv"}, {"k<256>", "_Z1kILj256EEvv"}};
   r.resources["k<128>"] = {12, 512, 8, 4, 4};
   r.log = "ptxas info : Used 12 registers\n";
@@ -537,7 +545,8 @@ TEST_F(CachedRuns, HitAfterMissWithTheSameImage) {
     EXPECT_EQ(a.lowered_names, b.lowered_names);
     EXPECT_EQ(a.log, b.log);
     ASSERT_EQ(a.resources.size(), b.resources.size());
-    for (const auto& [expr, res] : a.resources) EXPECT_EQ(b.resources.at(expr).registers, res.registers);
+    for (const auto& [expr, res] : a.resources)
+      EXPECT_EQ(b.resources.at(expr).registers, res.registers);
   }
   const auto info = nvrtc::compile_cache(dir.path() / "cache").info();
   EXPECT_EQ(info.entries, 3u);
@@ -578,7 +587,8 @@ TEST_F(CachedRuns, EditingAnIncludedHeaderMissesItsIncluders) {
   EXPECT_EQ(uses(compile()), all(cache_use::miss));
   // A header only reduce5 includes: only reduce5 misses when it changes.
   dir.write("kernels/include/kernlab/only5.cuh", "#define ONLY5 1\n");
-  edit("reduce/reduce5.cu", "#include <kernlab/reduce.cuh>", "#include <kernlab/reduce.cuh>\n#include <kernlab/only5.cuh>");
+  edit("reduce/reduce5.cu", "#include <kernlab/reduce.cuh>",
+       "#include <kernlab/reduce.cuh>\n#include <kernlab/only5.cuh>");
   compile();
   dir.write("kernels/include/kernlab/only5.cuh", "#define ONLY5 2\n");
   auto expected = all(cache_use::hit);
@@ -592,10 +602,10 @@ TEST_F(CachedRuns, AnOptionOrABlockListChangeMisses) {
   // the device's own is: GpuCompile.TheDevicesArchitectureReplacesTheFallback).
   const auto other_arch = compile({128, 256}, "sm_80");
   ASSERT_EQ(other_arch.arch, "sm_80") << other_arch.no_device_reason;
-  EXPECT_EQ(uses(other_arch), all(cache_use::miss));  // the architecture
-  EXPECT_EQ(uses(compile({128, 256, 512}, "sm_90")), all(cache_use::miss));      // a block list
-  EXPECT_EQ(uses(compile({128, 256}, "sm_90")), all(cache_use::hit));            // the first again
-  EXPECT_EQ(uses(compile({128, 256}, "sm_90", 1)), all(cache_use::hit));         // jobs: not in the key
+  EXPECT_EQ(uses(other_arch), all(cache_use::miss));                         // the architecture
+  EXPECT_EQ(uses(compile({128, 256, 512}, "sm_90")), all(cache_use::miss));  // a block list
+  EXPECT_EQ(uses(compile({128, 256}, "sm_90")), all(cache_use::hit));        // the first again
+  EXPECT_EQ(uses(compile({128, 256}, "sm_90", 1)), all(cache_use::hit));     // jobs: not in the key
 }
 
 TEST_F(CachedRuns, ADamagedEntryIsReportedOnceAndRebuilt) {
@@ -686,10 +696,11 @@ TEST_F(CachedRuns, ARunThatStoresKeepsTheCap) {
 }
 
 TEST_F(CachedRuns, CompileErrorsAreNeverStored) {
-  dir.write("kernels/reduce/broken.cu",
-            "/* kernlab\nfamily: reduce\nentry: broken<BLOCK, T, OP>\nblocks: 128\ntile: BLOCK\n*/\n"
-            "template <unsigned BLOCK, typename T, typename OP>\n"
-            "__global__ void broken(const T* in, T* out, unsigned n) { out[0] = nope; }\n");
+  dir.write(
+      "kernels/reduce/broken.cu",
+      "/* kernlab\nfamily: reduce\nentry: broken<BLOCK, T, OP>\nblocks: 128\ntile: BLOCK\n*/\n"
+      "template <unsigned BLOCK, typename T, typename OP>\n"
+      "__global__ void broken(const T* in, T* out, unsigned n) { out[0] = nope; }\n");
   for (int round = 0; round < 2; ++round) {
     const auto s = compile();
     for (const auto& c : s.compiles) {

@@ -26,4 +26,4 @@ TEST(CpuEnvironment, TheDriverSeesNoDevice) {
   EXPECT_THROW(kl::cuda::driver::get(), kl::cuda::no_device_error);
 }
 
-} // namespace
+}  // namespace

@@ -3,10 +3,10 @@
 // give exactly the results they give in a sweep without the bad ones.
 #include "cuda/driver.hpp"
 #include "families/family.hpp"
+#include "gpu_test_util.hpp"
 #include "registry/registry.hpp"
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"
-#include "gpu_test_util.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -21,9 +21,11 @@ std::string planted(const std::string& name, int order, const std::string& body,
                     const std::string& blocks = "256") {
   return "/* kernlab\nfamily: reduce\nentry:  " + name + "<BLOCK, T, OP>\nblocks: " + blocks +
          "\ntile:   BLOCK\n"
-         "bounds: checked\norder:  " + std::to_string(order) + "\n*/\n"
-         "template <unsigned BLOCK, typename T, typename OP>\n__global__ void " + name +
-         "(const T* in, T* out, unsigned n) {\n" + body + "\n}\n";
+         "bounds: checked\norder:  " +
+         std::to_string(order) +
+         "\n*/\n"
+         "template <unsigned BLOCK, typename T, typename OP>\n__global__ void " +
+         name + "(const T* in, T* out, unsigned n) {\n" + body + "\n}\n";
 }
 
 // A correct block reduction, shared by the planted kernels that get as far as an answer.
@@ -59,7 +61,8 @@ void write_good_kernels(const test::temp_dir& dir) {
               test::read_file(test::kernels_dir() + "/reduce/" + n + ".cu"));
 }
 
-sweep_result sweep(const test::temp_dir& dir, double kernel_timeout_s, const std::string& journal = "") {
+sweep_result sweep(const test::temp_dir& dir, double kernel_timeout_s,
+                   const std::string& journal = "") {
   family_registry fams;
   register_builtin_families(fams);
   registry reg(fams);
@@ -90,7 +93,8 @@ TEST(GpuIsolation, BadKernelsCostOneRowEach) {
 
   const auto t0 = std::chrono::steady_clock::now();
   const auto with_bad = sweep(mixed, 3.0);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const auto reference = sweep(clean, 3.0);
 
   std::map<std::string, const result_record*> got;
@@ -102,7 +106,8 @@ TEST(GpuIsolation, BadKernelsCostOneRowEach) {
     EXPECT_NE(got["bad_oob" + d]->message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos)
         << got["bad_oob" + d]->message;
     EXPECT_EQ(got["bad_trap" + d]->status, outcome::crashed) << got["bad_trap" + d]->message;
-    EXPECT_NE(got["bad_trap" + d]->message.find("CUDA_ERROR_"), std::string::npos) << got["bad_trap" + d]->message;
+    EXPECT_NE(got["bad_trap" + d]->message.find("CUDA_ERROR_"), std::string::npos)
+        << got["bad_trap" + d]->message;
     EXPECT_EQ(got["bad_spin" + d]->status, outcome::timeout) << got["bad_spin" + d]->message;
     EXPECT_NE(got["bad_spin" + d]->message.find("did not finish within 3 s"), std::string::npos)
         << got["bad_spin" + d]->message;
@@ -134,14 +139,18 @@ TEST(GpuIsolation, OutOfBoundsWritesAreNeverReportedAsHangs) {
   const std::string why = test::no_gpu_reason();
   if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
   test::temp_dir dir("isolation_oob");
-  const std::pair<const char*, const char*> distances[] = {
-      {"oob_past_n", "n"}, {"oob_4mib", "(1ll << 20)"}, {"oob_1gib", "(1ll << 28)"},
-      {"oob_64gib", "(1ll << 34)"}, {"oob_before", "-(1ll << 20)"}};
+  const std::pair<const char*, const char*> distances[] = {{"oob_past_n", "n"},
+                                                           {"oob_4mib", "(1ll << 20)"},
+                                                           {"oob_1gib", "(1ll << 28)"},
+                                                           {"oob_64gib", "(1ll << 34)"},
+                                                           {"oob_before", "-(1ll << 20)"}};
   int order = 1;
   for (const auto& [name, offset] : distances)
-    dir.write(std::string("reduce/") + name + ".cu",
-              planted(name, order++, reduce_body + "\n  if (threadIdx.x == 0) out[blockIdx.x + " +
-                                         offset + "] = s[0];", "128 256 512 1024"));
+    dir.write(
+        std::string("reduce/") + name + ".cu",
+        planted(name, order++,
+                reduce_body + "\n  if (threadIdx.x == 0) out[blockIdx.x + " + offset + "] = s[0];",
+                "128 256 512 1024"));
   family_registry fams;
   register_builtin_families(fams);
   registry reg(fams);
@@ -160,13 +169,14 @@ TEST(GpuIsolation, OutOfBoundsWritesAreNeverReportedAsHangs) {
   r.kernel_timeout_s = 10;
   const auto t0 = std::chrono::steady_clock::now();
   const auto s = runner(fams, r).run();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(s.results.size(), 20u);
   for (const auto& row : s.results) {
     std::cout << "[ oob ] " << row.variant.name << " block " << row.block << ": "
               << to_string(row.status) << " " << row.message << "\n";
-    EXPECT_NE(row.status, outcome::timeout) << row.variant.name << " block " << row.block << ": "
-                                            << row.message;
+    EXPECT_NE(row.status, outcome::timeout)
+        << row.variant.name << " block " << row.block << ": " << row.message;
   }
   std::cout << "[ oob ] 20 rows in " << seconds << " s, " << s.workers_started << " workers\n";
 }
@@ -202,7 +212,8 @@ TEST(GpuIsolation, ImagesCompiledInChildProcessesRunAndASlowFileTimesOutAlone) {
       ++slow;
       EXPECT_EQ(row.status, outcome::failed) << test::describe(row);
       EXPECT_NE(row.message.find("/reduce/slow.cu did not finish in 2 s (--compile-timeout)"),
-                std::string::npos) << test::describe(row);
+                std::string::npos)
+          << test::describe(row);
     } else {
       passed += row.status == outcome::passed;
       EXPECT_EQ(row.status, outcome::passed) << test::describe(row);
@@ -248,7 +259,8 @@ TEST(GpuIsolation, ResumeSkipsFinishedRowsAndMarksTheOneInFlight) {
   const auto s = runner(fams, r).run();
   ASSERT_EQ(s.results.size(), 3u);
   EXPECT_EQ(s.results[0].status, outcome::skipped);
-  EXPECT_NE(s.results[0].message.find("finished (passed) in the run being resumed"), std::string::npos);
+  EXPECT_NE(s.results[0].message.find("finished (passed) in the run being resumed"),
+            std::string::npos);
   EXPECT_EQ(s.results[1].status, outcome::suspect);
   EXPECT_EQ(s.results[2].status, outcome::passed) << s.results[2].message;
   // The resumed run carried on in the same journal: reduce_single_pass is now done there.

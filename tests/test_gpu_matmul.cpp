@@ -5,9 +5,9 @@
 #include "cuda/driver.hpp"
 #include "cuda/resources.hpp"
 #include "families/matmul.hpp"
+#include "gpu_test_util.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
-#include "gpu_test_util.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -49,7 +49,8 @@ TEST_P(GpuMatmul, ValidatesAtEveryBlockAndAwkwardShape) {
   for (const auto& r : sweep.results) {
     if (r.variant.supports_block(r.block)) {
       EXPECT_EQ(r.status, outcome::passed) << describe(r);
-      EXPECT_NE(r.check.expected.find("exact"), std::string::npos) << describe(r);  // compared exactly
+      EXPECT_NE(r.check.expected.find("exact"), std::string::npos)
+          << describe(r);  // compared exactly
       ++passed;
     } else {
       // A block the variant cannot take is skipped with the reason, never failed.
@@ -60,7 +61,8 @@ TEST_P(GpuMatmul, ValidatesAtEveryBlockAndAwkwardShape) {
   EXPECT_GE(passed, 2 * static_cast<int>(shapes.size()));
 }
 
-INSTANTIATE_TEST_SUITE_P(Shipped, GpuMatmul, ::testing::ValuesIn(test::shipped_source_variants("matmul")),
+INSTANTIATE_TEST_SUITE_P(Shipped, GpuMatmul,
+                         ::testing::ValuesIn(test::shipped_source_variants("matmul")),
                          [](const auto& info) { return info.param; });
 
 TEST(GpuMatmulPlugin, CublasValidatesOnEveryShape) {
@@ -110,7 +112,8 @@ TEST(GpuMatmulReference, EqualsTheCpuReference) {
   cuda::primary_context ctx(dev);
   const auto device = cuda::query_device(0);
   for (const std::string mode : {"exact", "random"})
-    for (const auto& s : std::vector<std::vector<std::uint64_t>>{{1, 1, 1}, {17, 19, 23}, {130, 70, 300}, {64, 1, 64}, {257, 255, 1000}}) {
+    for (const auto& s : std::vector<std::vector<std::uint64_t>>{
+             {1, 1, 1}, {17, 19, 23}, {130, 70, 300}, {64, 1, 64}, {257, 255, 1000}}) {
       problem_config c{"float32", "", 0, mode, 7, {}};
       c.shape = s;
       SCOPED_TRACE(c.describe());
@@ -131,7 +134,8 @@ TEST(GpuMatmulRandom, RandomInputsPassTheTolerance) {
   sweep_fixture f;
   f.reg.add_source_dir(test::kernels_dir());
   f.reg.add_plugin_dir(KERNLAB_PLUGIN_DIR);
-  auto req = f.request({"tiled", "regblock2d", "warptile", "cublas"}, {{1000, 1000, 1000}, {4095, 4097, 1023}});
+  auto req = f.request({"tiled", "regblock2d", "warptile", "cublas"},
+                       {{1000, 1000, 1000}, {4095, 4097, 1023}});
   req.blocks = {256};
   req.input_mode = "random";
   const auto sweep = runner(f.fams, req).run();

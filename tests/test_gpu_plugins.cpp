@@ -12,8 +12,7 @@ namespace {
 
 TEST(GpuPlugins, ARunGoesOnPastHostilePlugins) {
   const std::string why = test::no_gpu_reason();
-  if (!why.empty())
-    GTEST_SKIP() << "needs a GPU: " << why;
+  if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
   test::temp_dir cache("gpu_hostile");
   const auto r = test::run_kernlab(
       "--variant reduce5,cub,reduce5_nvcc --block 256 --size 2^20 --dtype int32 --min-time 0 "
@@ -25,8 +24,8 @@ TEST(GpuPlugins, ARunGoesOnPastHostilePlugins) {
        {"kernlab_hostile_abort.so", "kernlab_hostile_throws.so", "kernlab_hostile_exit0.so",
         "kernlab_hostile_hang.so", "kernlab_hostile_huge_count.so", "kernlab_hostile_wild_table.so",
         "kernlab_truncated.so"})
-    EXPECT_EQ(test::count_of(r.output, std::string("warning: plugin ") +
-                                           KERNLAB_HOSTILE_PLUGIN_DIR + "/" + f),
+    EXPECT_EQ(test::count_of(
+                  r.output, std::string("warning: plugin ") + KERNLAB_HOSTILE_PLUGIN_DIR + "/" + f),
               1u)
         << f << "\n"
         << r.output;
@@ -38,8 +37,7 @@ TEST(GpuPlugins, ARunGoesOnPastHostilePlugins) {
 
 TEST(GpuPlugins, TheWorkerReleasesAVersionTwoPluginBeforeItExits) {
   const std::string why = test::no_gpu_reason();
-  if (!why.empty())
-    GTEST_SKIP() << "needs a GPU: " << why;
+  if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
   test::temp_dir dir("gpu_release");
   const std::string marker = dir.str() + "/marker";
   // --no-cache: the probe loads (and releases) it once, then the worker that runs its row.

@@ -8,11 +8,11 @@
 #include "families/family.hpp"
 #include "families/qam256.hpp"
 #include "families/qam256_pipeline.hpp"
+#include "gpu_test_util.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
-#include "worker/executor.hpp"
-#include "gpu_test_util.hpp"
 #include "test_util.hpp"
+#include "worker/executor.hpp"
 
 #include <gtest/gtest.h>
 
@@ -59,7 +59,8 @@ TEST_P(GpuQam256, ExactAtEveryBlockAndAwkwardSize) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shipped, GpuQam256, ::testing::ValuesIn(test::shipped_source_variants("qam256")),
+INSTANTIATE_TEST_SUITE_P(Shipped, GpuQam256,
+                         ::testing::ValuesIn(test::shipped_source_variants("qam256")),
                          [](const auto& info) { return info.param; });
 
 // A lower SNR puts many symbols near and past the decision boundaries, where the soft bits are
@@ -86,7 +87,8 @@ TEST(GpuQam256Copy, TheCopyBaselineValidatesAsACopy) {
     EXPECT_EQ(r.status, outcome::passed) << describe(r);
     EXPECT_TRUE(r.variant.is_baseline);
     // Checked as a copy: the expected value names the input's bytes, not soft bits.
-    EXPECT_EQ(r.check.expected, std::to_string(8 * r.config.size) + " input bytes") << r.check.expected;
+    EXPECT_EQ(r.check.expected, std::to_string(8 * r.config.size) + " input bytes")
+        << r.check.expected;
     EXPECT_EQ(r.bytes, 16.0 * static_cast<double>(r.config.size));
   }
 }
@@ -114,8 +116,9 @@ __global__ void NAME(const float2* in, unsigned char* out, unsigned long long n)
 }
 )";
   auto file = [&](const std::string& name, const std::string& round, const std::string& limit) {
-    return "/* kernlab\nfamily: qam256\nentry: " + name + "<BLOCK>\nblocks: 256\ntile: BLOCK\nbounds: checked\n*/\n" +
-           "#define ROUND " + round + "\n#define LIMIT " + limit + "\n#define NAME " + name + "\n" + body;
+    return "/* kernlab\nfamily: qam256\nentry: " + name +
+           "<BLOCK>\nblocks: 256\ntile: BLOCK\nbounds: checked\n*/\n" + "#define ROUND " + round +
+           "\n#define LIMIT " + limit + "\n#define NAME " + name + "\n" + body;
   };
   dir.write("qam256/skips_last.cu", file("skips_last", "rintf", "n - 1"));
   dir.write("qam256/rounds_away.cu", file("rounds_away", "roundf", "n"));
@@ -162,12 +165,14 @@ TEST(GpuQam256NonFinite, NoFaultAndFiniteValuesExact) {
   CUdevice dev = 0;
   KL_CU(cuDeviceGet(&dev, 0));
   cuda::primary_context ctx(dev);
-  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  const std::vector<float> specials = {nan, 0.5f, -inf, inf, 0.0f, -0.0f, 1e-45f, -1e-40f,
-                                       3e38f, -3e38f, nan, -nan, 100.0f, inf, 7.0f, -7.0f};
+  const float inf = std::numeric_limits<float>::infinity(),
+              nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> specials = {nan,   0.5f,   -inf, inf,  0.0f,   -0.0f, 1e-45f, -1e-40f,
+                                       3e38f, -3e38f, nan,  -nan, 100.0f, inf,   7.0f,   -7.0f};
   std::vector<float> iq;
   for (int rep = 0; rep < 65; ++rep)  // 520 symbols: several warps, an even count
-    for (std::size_t i = 0; i < specials.size(); ++i) iq.push_back(specials[(i + rep) % specials.size()]);
+    for (std::size_t i = 0; i < specials.size(); ++i)
+      iq.push_back(specials[(i + rep) % specials.size()]);
   iq.push_back(nan);  // and one more symbol: an odd n, the vector variants' tail
   iq.push_back(inf);
   const std::uint64_t n = iq.size() / 2;
@@ -184,7 +189,8 @@ TEST(GpuQam256NonFinite, NoFaultAndFiniteValuesExact) {
     CUdeviceptr pin = in.get(), pout = out.get();
     unsigned long long count = n;
     void* args[] = {&pin, &pout, &count};
-    KL_CU(cuLaunchKernel(fn, static_cast<unsigned>(grid), 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
+    KL_CU(cuLaunchKernel(fn, static_cast<unsigned>(grid), 1, 1, 256, 1, 1, 0, nullptr, args,
+                         nullptr));
     cuda::synchronize_context();  // a fault would throw here
     std::vector<std::uint8_t> got(8 * n);
     out.download(got.data(), got.size());
@@ -198,7 +204,8 @@ TEST(GpuQam256NonFinite, NoFaultAndFiniteValuesExact) {
   }
 }
 
-pipeline_job job_for(const compiled_kernels& k, const std::string& name, unsigned block, std::uint64_t n) {
+pipeline_job job_for(const compiled_kernels& k, const std::string& name, unsigned block,
+                     std::uint64_t n) {
   for (const auto& c : k.sweep.compiles) {
     if (c.entry->descriptor.name != name) continue;
     problem_config config;
@@ -259,10 +266,12 @@ TEST(GpuQam256Pipeline, RunsInTheWorker) {
   pipeline_job job = job_for(k, "branch_free", 512, (1u << 20) + 1);
   job.options.streams = {2};
   job.options.runs = 1;
-  const auto rep = pipeline_report_from_json(exec->run_family_job("qam256", "pipeline", to_json(job)));
+  const auto rep =
+      pipeline_report_from_json(exec->run_family_job("qam256", "pipeline", to_json(job)));
   ASSERT_EQ(rep.rows.size(), 2u);
   for (const auto& row : rep.rows) EXPECT_TRUE(row.valid) << row.check;
-  EXPECT_THROW(exec->run_family_job("qam256", "no_such_job", nlohmann::json::object()), std::runtime_error);
+  EXPECT_THROW(exec->run_family_job("qam256", "no_such_job", nlohmann::json::object()),
+               std::runtime_error);
 }
 
 }  // namespace

@@ -22,8 +22,7 @@ bool has_word(const std::string& args, const std::string& word) {
   std::istringstream in(args);
   std::string w;
   while (in >> w)
-    if (w == word)
-      return true;
+    if (w == word) return true;
   return false;
 }
 
@@ -31,8 +30,7 @@ bool has_word(const std::string& args, const std::string& word) {
 bool prints_no_timed_table(const std::string& args) {
   for (const char* w :
        {"--list", "--compile-only", "--resources", "--pipeline", "compare", "plot", "cache"})
-    if (has_word(args, w))
-      return true;
+    if (has_word(args, w)) return true;
   return false;
 }
 
@@ -46,8 +44,7 @@ std::string shortened(const std::string& args) {
   bool sized = has_word(args, "--shape");
   while (in >> w) {
     out += " " + w;
-    if (w != "--size" || !(in >> w))
-      continue;
+    if (w != "--size" || !(in >> w)) continue;
     const auto k = static_cast<int>(std::count(w.begin(), w.end(), ',')) + 1;
     std::string sizes;
     for (int i = 0; i < k; ++i)
@@ -56,8 +53,7 @@ std::string shortened(const std::string& args) {
     out += " " + sizes;
     sized = true;
   }
-  if (!sized)
-    out += matmul ? " --size 256" : " --size 2^20";
+  if (!sized) out += matmul ? " --size 256" : " --size 2^20";
   return out + " --min-time 0 --timeout 0.2";
 }
 
@@ -65,8 +61,7 @@ bool has_line_starting(const std::string& text, const std::string& prefix) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line))
-    if (line.rfind(prefix, 0) == 0)
-      return true;
+    if (line.rfind(prefix, 0) == 0) return true;
   return false;
 }
 
@@ -95,16 +90,14 @@ TEST(GpuReadme, CommandsRunAndPrintTheirTables) {
   int sweeps = 0;
   for (auto c : test::readme_commands()) {
     const bool sweep = c.is_kernlab && !prints_no_timed_table(c.text);
-    if (sweep || (c.is_kernlab && has_word(c.text, "--pipeline")))
-      c.text = shortened(c.text);
+    if (sweep || (c.is_kernlab && has_word(c.text, "--pipeline"))) c.text = shortened(c.text);
     const auto r = test::run_command(test::readme_shell_command(c, dir.str(), config));
     ASSERT_EQ(r.code, 0) << c.line << "\n" << r.output;
     if (c.is_kernlab && has_word(c.text, "--pipeline")) {
       EXPECT_NE(r.output.find("qam256 pipeline"), std::string::npos) << c.line << "\n" << r.output;
       EXPECT_NE(r.output.find("bound:"), std::string::npos) << c.line << "\n" << r.output;
     }
-    if (!sweep)
-      continue;
+    if (!sweep) continue;
     ++sweeps;
     EXPECT_TRUE(has_line_starting(r.output, "variant ")) << c.line << "\n" << r.output;
     EXPECT_NE(r.output.find("median us"), std::string::npos) << c.line << "\n" << r.output;
@@ -157,5 +150,5 @@ TEST(GpuCompile, TheDevicesArchitectureReplacesTheFallback) {
   EXPECT_EQ(sweep.compiles[0].error, "");
 }
 
-} // namespace
-} // namespace kl
+}  // namespace
+}  // namespace kl

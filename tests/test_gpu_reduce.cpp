@@ -3,9 +3,9 @@
 // Without a GPU every test here is skipped with the reason.
 #include "cuda/driver.hpp"
 #include "families/family.hpp"
+#include "gpu_test_util.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
-#include "gpu_test_util.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -21,10 +21,12 @@ const std::vector<std::uint64_t> sizes = {1, 2, 1000, (1u << 20) + 3, 1u << 24, 
 
 // Validation needs one timed sample at most; the runner always times what validates.
 struct sweep_fixture : test::gpu_sweep {
-  run_request request(const std::vector<std::string>& variants, const std::vector<std::string>& dtypes,
-                      const std::vector<std::string>& ops, const std::vector<std::uint64_t>& n,
+  run_request request(const std::vector<std::string>& variants,
+                      const std::vector<std::string>& dtypes, const std::vector<std::string>& ops,
+                      const std::vector<std::uint64_t>& n,
                       const std::string& kernels = test::kernels_dir()) {
-    run_request r = request_for("reduce", variants, kernels);  // the other families have tests of their own
+    run_request r =
+        request_for("reduce", variants, kernels);  // the other families have tests of their own
     r.dtypes = dtypes;
     r.ops = ops;
     r.sizes = n;
@@ -74,7 +76,8 @@ TEST(GpuReduceOps, MinAndMaxWithIdentityPadding) {
   sweep_fixture f;
   f.reg.add_source_dir(test::kernels_dir());
   const auto sweep =
-      runner(f.fams, f.request({"all"}, {"int32", "float32"}, {"min", "max"}, {1, 1000, 1000003})).run();
+      runner(f.fams, f.request({"all"}, {"int32", "float32"}, {"min", "max"}, {1, 1000, 1000003}))
+          .run();
   ASSERT_FALSE(sweep.results.empty());
   for (const auto& r : sweep.results) EXPECT_EQ(r.status, outcome::passed) << describe(r);
 }
@@ -143,7 +146,8 @@ __global__ void does_not_compile(const T* in, T* out, unsigned n) { out[0] = in[
     if (r.variant.name == "drops_last") {
       EXPECT_EQ(r.status, outcome::wrong_result) << describe(r);
       EXPECT_NE(r.check.expected, r.check.got);
-      EXPECT_NE(r.message.find("expected " + r.check.expected + ", got " + r.check.got), std::string::npos);
+      EXPECT_NE(r.message.find("expected " + r.check.expected + ", got " + r.check.got),
+                std::string::npos);
       EXPECT_FALSE(r.timing.has_value()) << "a wrong result must never be timed";
       ++wrong;
     } else if (r.variant.name == "does_not_compile") {
@@ -237,7 +241,8 @@ __global__ void per_thread(const T* in, T* out, unsigned int n) {
 )");
   sweep_fixture f;
   f.reg.add_source_dir(dir.str());
-  auto req = f.request({"all"}, {"int32", "float32"}, {"sum", "max"}, {1, 4097, 1000003}, dir.str());
+  auto req =
+      f.request({"all"}, {"int32", "float32"}, {"sum", "max"}, {1, 4097, 1000003}, dir.str());
   const auto sweep = runner(f.fams, req).run();
   ASSERT_EQ(sweep.results.size(), 4u * 2 * 2 * 3);
   for (const auto& r : sweep.results) EXPECT_EQ(r.status, outcome::passed) << describe(r);
@@ -254,7 +259,8 @@ TEST(GpuPlugins, ShippedPluginVariantsValidate) {
                          .run();
   int passed = 0;
   for (const auto& r : sweep.results) {
-    if (r.variant.name == "atomic_sum" && (r.config.dtype != "int32" || r.config.op != "sum" || r.block != 256)) {
+    if (r.variant.name == "atomic_sum" &&
+        (r.config.dtype != "int32" || r.config.op != "sum" || r.block != 256)) {
       EXPECT_EQ(r.status, outcome::skipped) << describe(r);
       continue;
     }
@@ -273,20 +279,22 @@ TEST(GpuPlugins, FailingPluginsStayInTheirRows) {
   f.reg.add_source_dir(test::kernels_dir());
   f.reg.add_plugin_dir(KERNLAB_PLUGIN_DIR);
   f.reg.add_plugin_dir(KERNLAB_TEST_PLUGIN_DIR);
-  auto req = f.request({"always_fails", "planted_wrong", "throws_inside", "reduce5", "cub"}, {"int32"},
-                       {"sum"}, {1000003});
+  auto req = f.request({"always_fails", "planted_wrong", "throws_inside", "reduce5", "cub"},
+                       {"int32"}, {"sum"}, {1000003});
   req.blocks = {256};
   const auto sweep = runner(f.fams, req).run();
   std::map<std::string, const result_record*> by_name;
   for (const auto& r : sweep.results) by_name[r.variant.name] = &r;
   ASSERT_EQ(by_name.size(), 5u);
   EXPECT_EQ(by_name["always_fails"]->status, outcome::failed);
-  EXPECT_NE(by_name["always_fails"]->message.find("planted failure from run_error plugin"), std::string::npos)
+  EXPECT_NE(by_name["always_fails"]->message.find("planted failure from run_error plugin"),
+            std::string::npos)
       << by_name["always_fails"]->message;
   EXPECT_EQ(by_name["throws_inside"]->status, outcome::failed);
   EXPECT_NE(by_name["throws_inside"]->message.find("planted exception"), std::string::npos)
       << by_name["throws_inside"]->message;
-  EXPECT_EQ(by_name["planted_wrong"]->status, outcome::wrong_result) << by_name["planted_wrong"]->message;
+  EXPECT_EQ(by_name["planted_wrong"]->status, outcome::wrong_result)
+      << by_name["planted_wrong"]->message;
   EXPECT_EQ(by_name["planted_wrong"]->check.got, "16843009");  // 0x01010101
   EXPECT_EQ(by_name["reduce5"]->status, outcome::passed) << by_name["reduce5"]->message;
   EXPECT_EQ(by_name["cub"]->status, outcome::passed) << by_name["cub"]->message;

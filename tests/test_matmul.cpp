@@ -22,7 +22,8 @@
 namespace kl {
 namespace {
 
-problem_config config(std::uint64_t m, std::uint64_t n, std::uint64_t k, const std::string& mode = "exact") {
+problem_config config(std::uint64_t m, std::uint64_t n, std::uint64_t k,
+                      const std::string& mode = "exact") {
   problem_config c{"float32", "", 0, mode, 12345, {}};
   c.shape = {m, n, k};
   return c;
@@ -54,7 +55,8 @@ TEST(MatmulReference, HandCheckedProduct) {
   EXPECT_EQ(r2.value, std::vector<double>{0});
   EXPECT_EQ(r2.abs_sum, std::vector<double>{6});
   // 1x1x1 and a 64x1x64 outer product.
-  EXPECT_EQ(matmul::cpu_reference({1, 1, 1}, {-0.25f}, {0.75f}).value, std::vector<double>{-0.1875});
+  EXPECT_EQ(matmul::cpu_reference({1, 1, 1}, {-0.25f}, {0.75f}).value,
+            std::vector<double>{-0.1875});
   std::vector<float> col(64), row(64);
   for (int i = 0; i < 64; ++i) col[i] = static_cast<float>(i), row[i] = static_cast<float>(i % 7);
   const auto outer = matmul::cpu_reference({64, 64, 1}, col, row);
@@ -119,8 +121,10 @@ TEST(MatmulCompare, ExactModeCatchesOneMissingTermAndNaN) {
   wrong[at] -= in.a[at / d.n * d.k + d.k - 1] * in.b[(d.k - 1) * d.n + at % d.n];
   auto r = matmul::compare(c, ref, wrong);
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.expected.find("C[" + std::to_string(at / d.n) + "][" + std::to_string(at % d.n) + "]"),
-            std::string::npos) << r.expected;
+  EXPECT_NE(
+      r.expected.find("C[" + std::to_string(at / d.n) + "][" + std::to_string(at % d.n) + "]"),
+      std::string::npos)
+      << r.expected;
   EXPECT_NE(r.detail.find("1 of 35 elements differ"), std::string::npos) << r.detail;
   auto nan = got;
   nan[0] = std::numeric_limits<float>::quiet_NaN();
@@ -157,7 +161,8 @@ TEST(MatmulCompare, RandomModeToleranceAndNaN) {
 TEST(MatmulShape, ParsingAndLimits) {
   EXPECT_EQ(parse_shape("4095x4097x1023"), (std::vector<std::uint64_t>{4095, 4097, 1023}));
   EXPECT_EQ(parse_shape("1X1X1"), (std::vector<std::uint64_t>{1, 1, 1}));
-  for (const char* bad : {"", "x", "0x3x3", "3x3x", "3xx3", "3x3x3 ", "a", "3*3*3", "2147483648x1x1"}) {
+  for (const char* bad :
+       {"", "x", "0x3x3", "3x3x", "3xx3", "3x3x3 ", "a", "3*3*3", "2147483648x1x1"}) {
     try {
       parse_shape(bad);
       ADD_FAILURE() << "accepted '" << bad << "'";
@@ -216,15 +221,18 @@ TEST(MatmulShape, CommandLineErrorsNameTheOption) {
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--size 50000"), std::string::npos) << r.output;
   // The config file's dtypes (int32,float32) and op (sum) are reduce's: matmul takes float32.
-  r = test::run_kernlab("--kernels-dir " + test::kernels_dir() + " --family matmul --size 64 --compile-only");
+  r = test::run_kernlab("--kernels-dir " + test::kernels_dir() +
+                        " --family matmul --size 64 --compile-only");
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("matmul.warptile"), std::string::npos) << r.output;
   // Named on the command line, a dtype or an op that no selected family has is an error.
   r = test::run_kernlab("--kernels-dir " + test::kernels_dir() +
                         " --family matmul --dtype int32,float32 --size 64 --compile-only");
   EXPECT_EQ(r.code, 2) << r.output;
-  EXPECT_NE(r.output.find("--dtype: family matmul has no dtype 'int32'"), std::string::npos) << r.output;
-  r = test::run_kernlab("--kernels-dir " + test::kernels_dir() + " --family matmul --op sum --size 64 --compile-only");
+  EXPECT_NE(r.output.find("--dtype: family matmul has no dtype 'int32'"), std::string::npos)
+      << r.output;
+  r = test::run_kernlab("--kernels-dir " + test::kernels_dir() +
+                        " --family matmul --op sum --size 64 --compile-only");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--op: family matmul has no op 'sum'"), std::string::npos) << r.output;
 }
@@ -265,7 +273,8 @@ TEST(MatmulGeometry, ParamsAndDimsFromTheHeader) {
     evaluate_launch_dims(d, 256, config(65536 * 16 + 1, 1, 1));
     ADD_FAILURE();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("grid_dims '(M + TILE - 1) / TILE'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("grid_dims '(M + TILE - 1) / TILE'"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -276,12 +285,14 @@ TEST(MatmulGeometry, BadHeadersNameFileAndLine) {
   };
   const std::string head = "/* kernlab\nfamily: matmul\nentry: k<BLOCK>\n";
   for (const auto& b : std::vector<bad>{
-           {head + "blocks: 256 512\nparams: TILE = sqrt(BLOCK)\nblock_dims: TILE, TILE\ngrid_dims: 1, 1\n*/",
+           {head + "blocks: 256 512\nparams: TILE = sqrt(BLOCK)\nblock_dims: TILE, "
+                   "TILE\ngrid_dims: 1, 1\n*/",
             "block_dims give 484 threads for BLOCK=512", 6},
            {head + "blocks: 256\nparams: BLOCK = 3\n*/", "'BLOCK' is a reserved name", 5},
            {head + "blocks: 256\nparams: TILE\n*/", "is not 'NAME = expression'", 5},
            {head + "blocks: 256\nparams: X = M\n*/", "unknown variable 'M'", 5},
-           {head + "blocks: 256\nblock_dims: 16, 16\ngrid_dims: N - N, 1\n*/", "grid_dims 'N - N' is 0", 6},
+           {head + "blocks: 256\nblock_dims: 16, 16\ngrid_dims: N - N, 1\n*/",
+            "grid_dims 'N - N' is 0", 6},
            {head + "blocks: 256\nblock_dims: 16,,16\n*/", "block_dims has an empty dimension", 5},
            {head + "blocks: 256\nblock_dims: 1, 1, 1, 256\n*/", "more than 3 dimensions", 5},
            {head + "blocks: 256\ngrid_dims: sqrt(-1), 1\n*/", "sqrt of a negative value", 5},
@@ -291,16 +302,21 @@ TEST(MatmulGeometry, BadHeadersNameFileAndLine) {
       ADD_FAILURE() << "accepted:\n" << b.header;
     } catch (const metadata_error& e) {
       EXPECT_NE(std::string(e.what()).find(b.message), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("m.cu:" + std::to_string(b.line)), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("m.cu:" + std::to_string(b.line)), std::string::npos)
+          << e.what();
     }
   }
   // The family's own check: a matmul file needs both dims, and has no tile or ops.
   matmul_family f;
   EXPECT_THROW(f.check(parse_header(head + "blocks: 256\n*/", "m.cu")), metadata_error);
-  EXPECT_THROW(f.check(parse_header(head + "blocks: 256\nblock_dims: 16, 16\ngrid_dims: 1, 1\nops: sum\n*/", "m.cu")),
-               metadata_error);
-  EXPECT_THROW(f.check(parse_header(head + "blocks: 256\nblock_dims: 16, 16\ngrid_dims: 1, 1\ndtypes: int32\n*/", "m.cu")),
-               metadata_error);
+  EXPECT_THROW(
+      f.check(parse_header(head + "blocks: 256\nblock_dims: 16, 16\ngrid_dims: 1, 1\nops: sum\n*/",
+                           "m.cu")),
+      metadata_error);
+  EXPECT_THROW(
+      f.check(parse_header(
+          head + "blocks: 256\nblock_dims: 16, 16\ngrid_dims: 1, 1\ndtypes: int32\n*/", "m.cu")),
+      metadata_error);
 }
 
 TEST(MatmulGeometry, SqrtIsTheIntegerSquareRoot) {
@@ -326,14 +342,16 @@ TEST(MatmulGeometry, ShippedVariantsCoverTheOutput) {
     names.push_back(e->descriptor.name);
     EXPECT_EQ(e->error, "") << e->descriptor.name;
     for (unsigned b : e->descriptor.blocks)
-      for (const auto& s : std::vector<std::vector<std::uint64_t>>{{1, 1, 1}, {4095, 4097, 1023}, {64, 1, 64}}) {
+      for (const auto& s :
+           std::vector<std::vector<std::uint64_t>>{{1, 1, 1}, {4095, 4097, 1023}, {64, 1, 64}}) {
         const auto c = config(s[0], s[1], s[2]);
         const auto g = evaluate_launch_dims(e->descriptor, b, c);
         EXPECT_EQ(g.block[0] * g.block[1] * g.block[2], b);
       }
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"naive", "tiled", "regblock1d", "regblock2d", "vectorized",
-                                             "conflict_free", "double_buffer", "warptile"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"naive", "tiled", "regblock1d", "regblock2d", "vectorized",
+                                      "conflict_free", "double_buffer", "warptile"}));
   EXPECT_EQ(reg.find("matmul.tiled")->descriptor.blocks, (std::vector<unsigned>{256, 1024}));
 }
 
@@ -397,9 +415,13 @@ TEST(MatmulTable, TflopsAndPercentOfTheFp32Peak) {
   EXPECT_NE(out.find("50.00"), std::string::npos) << out;
   EXPECT_NE(out.find("x cublas"), std::string::npos) << out;
   EXPECT_NE(out.find("0.20x"), std::string::npos) << out;
-  EXPECT_NE(out.find("66.9 TFLOP/s (132 SMs x 128 FP32 lanes x 2 x 1980 MHz)"), std::string::npos) << out;
-  EXPECT_NE(out.find("baseline cublas: cublasSgemm, plain FP32 (no TF32)"), std::string::npos) << out;
-  EXPECT_NE(out.find("best compiled here: tiled block 256, 10.00 TFLOP/s, 0.20x of cublas"), std::string::npos) << out;
+  EXPECT_NE(out.find("66.9 TFLOP/s (132 SMs x 128 FP32 lanes x 2 x 1980 MHz)"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("baseline cublas: cublasSgemm, plain FP32 (no TF32)"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("best compiled here: tiled block 256, 10.00 TFLOP/s, 0.20x of cublas"),
+            std::string::npos)
+      << out;
 }
 
 // Issue: the header printed "0 B" and "0 GFLOP" when the group's first row was skipped (tiled

@@ -52,7 +52,8 @@ TEST(Metadata, ParsesEveryKey) {
 TEST(Metadata, OutputAndWorkspace) {
   const auto h = parse_header(
       "/* kernlab\nfamily: reduce\nentry: k<BLOCK>\nblocks: 256\noutput: single\n"
-      "workspace: 16 + GRID * TSIZE\n*/\n", "k.cu");
+      "workspace: 16 + GRID * TSIZE\n*/\n",
+      "k.cu");
   EXPECT_EQ(h.descriptor.output, output_kind::single);
   EXPECT_EQ(h.descriptor.workspace, "16 + GRID * TSIZE");
 }
@@ -68,7 +69,8 @@ TEST(Metadata, AByteOrderMarkIsSkipped) {
 }
 
 TEST(Metadata, DefaultsApply) {
-  const auto h = parse_header("/* kernlab\nfamily: reduce\nentry: k<BLOCK>\nblocks: 256\n*/\n", "k.cu");
+  const auto h =
+      parse_header("/* kernlab\nfamily: reduce\nentry: k<BLOCK>\nblocks: 256\n*/\n", "k.cu");
   EXPECT_EQ(h.descriptor.grid, grid_kind::tiles);
   EXPECT_EQ(h.descriptor.bounds, bounds_kind::padded);
   EXPECT_EQ(h.descriptor.shared_bytes, "0");
@@ -96,7 +98,8 @@ TEST_P(MetadataErrors, NameFileAndLine) {
     EXPECT_EQ(e.file(), "kernels/reduce/bad.cu");
     EXPECT_EQ(e.line(), c.line) << e.what();
     EXPECT_NE(std::string(e.what()).find("kernels/reduce/bad.cu:" + std::to_string(c.line) + ": "),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find(c.needle), std::string::npos) << e.what();
   }
 }
@@ -106,39 +109,81 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         bad_case{"no_header", "__global__ void k() {}\n", 1, "no kernlab header"},
         bad_case{"empty_file", "", 1, "no kernlab header"},
-        bad_case{"binary", std::string("\x7f" "ELF\0\0\x01", 7), 1, "not a text file"},
+        bad_case{"binary",
+                 std::string("\x7f"
+                             "ELF\0\0\x01",
+                             7),
+                 1, "not a text file"},
         bad_case{"unclosed", "/* kernlab\nfamily: reduce\n", 1, "never closed"},
-        bad_case{"unknown_key", "/* kernlab\nfamily: reduce\nblock: 256\n*/", 3, "did you mean 'blocks'"},
+        bad_case{"unknown_key", "/* kernlab\nfamily: reduce\nblock: 256\n*/", 3,
+                 "did you mean 'blocks'"},
         bad_case{"no_colon", "/* kernlab\nfamily reduce\n*/", 2, "expected 'key: value'"},
-        bad_case{"repeated", "/* kernlab\nfamily: reduce\nfamily: reduce\n*/", 3, "first given on line 2"},
-        bad_case{"bad_block", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128 2048\n*/", 4, "'2048'"},
-        bad_case{"text_block", "/* kernlab\nfamily: reduce\nentry: k\nblocks: many\n*/", 4, "'many'"},
-        bad_case{"dup_block", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128 128\n*/", 4, "listed twice"},
-        bad_case{"bad_grid", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 1\ngrid: all\n*/", 5, "grid must be"},
+        bad_case{"repeated", "/* kernlab\nfamily: reduce\nfamily: reduce\n*/", 3,
+                 "first given on line 2"},
+        bad_case{"bad_block", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128 2048\n*/", 4,
+                 "'2048'"},
+        bad_case{"text_block", "/* kernlab\nfamily: reduce\nentry: k\nblocks: many\n*/", 4,
+                 "'many'"},
+        bad_case{"dup_block", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128 128\n*/", 4,
+                 "listed twice"},
+        bad_case{"bad_grid", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 1\ngrid: all\n*/", 5,
+                 "grid must be"},
         bad_case{"bad_bounds", "/* kernlab\nbounds: maybe\n*/", 2, "bounds must be"},
         bad_case{"missing_entry", "/* kernlab\nfamily: reduce\nblocks: 128\n*/", 1, "'entry'"},
-        bad_case{"bad_entry", "/* kernlab\nfamily: reduce\nentry: 3k<>\nblocks: 1\n*/", 3, "template-id"},
-        bad_case{"bad_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: 2 * BLOK\n*/", 5, "unknown variable 'BLOK'"},
-        bad_case{"zero_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: BLOCK - 128\n*/", 5, "is 0 for BLOCK=128"},
-        bad_case{"tile_syntax", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: (BLOCK\n*/", 5, "missing ')'"},
+        bad_case{"bad_entry", "/* kernlab\nfamily: reduce\nentry: 3k<>\nblocks: 1\n*/", 3,
+                 "template-id"},
+        bad_case{"bad_tile",
+                 "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: 2 * BLOK\n*/", 5,
+                 "unknown variable 'BLOK'"},
+        bad_case{"zero_tile",
+                 "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: BLOCK - 128\n*/", 5,
+                 "is 0 for BLOCK=128"},
+        bad_case{"tile_syntax",
+                 "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: (BLOCK\n*/", 5,
+                 "missing ')'"},
         bad_case{"empty_value", "/* kernlab\nfamily:\n*/", 2, "has no value"},
         bad_case{"bad_order", "/* kernlab\norder: first\n*/", 2, "order 'first'"},
         bad_case{"bad_output", "/* kernlab\noutput: many\n*/", 2, "output must be"},
-        bad_case{"grid_in_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: GRID\n*/", 5, "unknown variable 'GRID'"},
-        bad_case{"bad_workspace", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nworkspace: 4 - GRID\n*/", 5, "workspace '4 - GRID' is -65532"},
+        bad_case{"grid_in_tile",
+                 "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: GRID\n*/", 5,
+                 "unknown variable 'GRID'"},
+        bad_case{"bad_workspace",
+                 "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nworkspace: 4 - GRID\n*/", 5,
+                 "workspace '4 - GRID' is -65532"},
         // Found by tests/fuzz (docs/results/2026-11-22-fuzzing.md).
-        bad_case{"no_blocks", "/* kernlab\nfamily: reduce\nentry: k\nblocks: , ,\n*/", 4, "no block size"},
-        bad_case{"tile_overflow", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: 1099511627776 * 1099511627776\n*/", 5, "does not fit in 64 bits"},
-        bad_case{"deep_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: " + std::string(100000, '(') + "1\n*/", 5, "nested more than 100 deep"},
+        bad_case{"no_blocks", "/* kernlab\nfamily: reduce\nentry: k\nblocks: , ,\n*/", 4,
+                 "no block size"},
+        bad_case{"tile_overflow",
+                 "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: 1099511627776 * "
+                 "1099511627776\n*/",
+                 5, "does not fit in 64 bits"},
+        bad_case{"deep_tile",
+                 "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: " +
+                     std::string(100000, '(') + "1\n*/",
+                 5, "nested more than 100 deep"},
         // The shape (matmul's M, N, K) is no variable of a tile: one block's elements are fixed
         // per block size. Found by tests/fuzz.
-        bad_case{"shape_in_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: K\n*/", 5, "unknown variable 'K'"},
-        bad_case{"shape_in_qam_tile", "/* kernlab\nfamily: qam256\nentry: k\nblocks: 128\nbounds: checked\ntile: BLOCK * M\n*/", 6, "unknown variable 'M'"},
-        bad_case{"shape_in_workspace", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nworkspace: N * 4\n*/", 5, "unknown variable 'N'"},
-        bad_case{"unknown_param_in_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nparams: U = 2\ntile: V * BLOCK\n*/", 6, "unknown variable 'V'"},
-        bad_case{"no_dtypes", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ndtypes: ,\n*/", 5, "dtypes lists no element type"},
-        bad_case{"no_ops", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nops:  , ,\n*/", 5, "ops lists no operation"},
-        bad_case{"long_bad_entry", "/* kernlab\nfamily: reduce\nentry: 3" + std::string(100000, 'k') + "\nblocks: 1\n*/", 3, "template-id"}),
+        bad_case{"shape_in_tile", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ntile: K\n*/",
+                 5, "unknown variable 'K'"},
+        bad_case{"shape_in_qam_tile",
+                 "/* kernlab\nfamily: qam256\nentry: k\nblocks: 128\nbounds: checked\ntile: BLOCK "
+                 "* M\n*/",
+                 6, "unknown variable 'M'"},
+        bad_case{"shape_in_workspace",
+                 "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nworkspace: N * 4\n*/", 5,
+                 "unknown variable 'N'"},
+        bad_case{
+            "unknown_param_in_tile",
+            "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nparams: U = 2\ntile: V * BLOCK\n*/",
+            6, "unknown variable 'V'"},
+        bad_case{"no_dtypes", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\ndtypes: ,\n*/", 5,
+                 "dtypes lists no element type"},
+        bad_case{"no_ops", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nops:  , ,\n*/", 5,
+                 "ops lists no operation"},
+        bad_case{
+            "long_bad_entry",
+            "/* kernlab\nfamily: reduce\nentry: 3" + std::string(100000, 'k') + "\nblocks: 1\n*/",
+            3, "template-id"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // libstdc++'s std::regex recursed once per character and overflowed the stack on lines of tens
@@ -146,7 +191,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Metadata, LongLinesParse) {
   const std::string args(100000, 'T');
   const auto h = parse_header("/* kernlab\nfamily: " + std::string(100000, 'r') + "\nentry: k<" +
-                                  args + ">\nblocks: 128\n*/\n", "k.cu");
+                                  args + ">\nblocks: 128\n*/\n",
+                              "k.cu");
   EXPECT_EQ(h.descriptor.entry, "k<" + args + ">");
   EXPECT_EQ(h.descriptor.family.size(), 100000u);
 }
@@ -161,7 +207,8 @@ TEST(Metadata, NamesAndEntries) {
       return false;
     }
   };
-  for (const char* good_entry : {"k", "_k", "ns::k<BLOCK, T, OP>", "k <a>", "k\t<>", "k<<>>", "K9_:"})
+  for (const char* good_entry :
+       {"k", "_k", "ns::k<BLOCK, T, OP>", "k <a>", "k\t<>", "k<<>>", "K9_:"})
     EXPECT_TRUE(entry_ok(good_entry)) << good_entry;
   for (const char* bad_entry : {"9k", "k<", "k>", "k <a> b", "k(a)", "k-1", ":k", "k<\ra>"})
     EXPECT_FALSE(entry_ok(bad_entry)) << bad_entry;

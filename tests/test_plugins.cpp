@@ -73,8 +73,7 @@ TEST_F(Plugins, BadPluginsWarnOnceEachAndTheRestLoads) {
   EXPECT_NE(warning_about("kernlab_unknown_family.so").find("unknown family 'no_such_family'"),
             std::string::npos);
   EXPECT_EQ(reg.warnings().size(), 4u);
-  for (const auto& w : reg.warnings())
-    EXPECT_EQ(w.rfind("plugin " + dir, 0), 0u) << w;
+  for (const auto& w : reg.warnings()) EXPECT_EQ(w.rfind("plugin " + dir, 0), 0u) << w;
   // The working test plugins are registered; run-time failures are the GPU tests' business.
   for (const char* n :
        {"always_fails", "planted_wrong", "throws_inside", "from_abi_v1", "with_release"})
@@ -125,8 +124,7 @@ TEST_F(Plugins, HostilePluginsAreRefusedByTheProbeAndTheRestLoads) {
     EXPECT_EQ(w.rfind("plugin " + std::string(KERNLAB_HOSTILE_PLUGIN_DIR) + "/" + file + ": ", 0),
               0u)
         << w;
-    for (const auto& part : parts)
-      EXPECT_NE(w.find(part), std::string::npos) << w;
+    for (const auto& part : parts) EXPECT_NE(w.find(part), std::string::npos) << w;
   }
   // The truncated copy fails in dlopen, with the loader's reason or a fault: either is named.
   const std::string truncated = warning_about("kernlab_truncated.so");
@@ -253,10 +251,10 @@ TEST(PluginCommands, ListAndCompileOnlyGoOnPastHostilePlugins) {
       "kernlab_truncated.so"};
   auto check = [&](const test::command_result& r, const char* what) {
     for (const auto& f : hostile)
-      EXPECT_EQ(test::count_of(r.output, "warning: plugin " +
-                                             std::string(KERNLAB_HOSTILE_PLUGIN_DIR) + "/" + f +
-                                             ": "),
-                1u)
+      EXPECT_EQ(
+          test::count_of(r.output, "warning: plugin " + std::string(KERNLAB_HOSTILE_PLUGIN_DIR) +
+                                       "/" + f + ": "),
+          1u)
           << what << ": " << f << "\n"
           << r.output;
   };
@@ -287,10 +285,10 @@ TEST(PluginCommands, ListAndCompileOnlyGoOnPastHostilePlugins) {
 }
 
 TEST(PluginCommands, PluginDirKeepsTheBaselines) {
-  const auto r =
-      test::run_kernlab("--compile-only --no-cache --variant reduce5,cub,always_fails --block 256 "
-                        "--kernels-dir " +
-                        test::kernels_dir() + " --plugin-dir " + KERNLAB_TEST_PLUGIN_DIR);
+  const auto r = test::run_kernlab(
+      "--compile-only --no-cache --variant reduce5,cub,always_fails --block 256 "
+      "--kernels-dir " +
+      test::kernels_dir() + " --plugin-dir " + KERNLAB_TEST_PLUGIN_DIR);
   EXPECT_EQ(r.code, 0) << r.output;  // it was a usage error: cub had vanished
 }
 
@@ -321,7 +319,8 @@ TEST(PluginCommands, PluginPathIsSplitOnColonsAndWarnsAboutMissingFolders) {
 // this test says the plugin must follow.
 TEST(PluginTwins, NvccTwinsMatchTheirKernelHeaders) {
   auto header = [](const std::string& name) {
-    return parse_header(test::read_file(test::kernels_dir() + "/reduce/" + name + ".cu"), name).descriptor;
+    return parse_header(test::read_file(test::kernels_dir() + "/reduce/" + name + ".cu"), name)
+        .descriptor;
   };
   const auto r5 = header("reduce5");
   EXPECT_EQ(r5.tile, "2 * BLOCK");
@@ -332,11 +331,13 @@ TEST(PluginTwins, NvccTwinsMatchTheirKernelHeaders) {
   EXPECT_EQ(r6.grid, grid_kind::resident);
   EXPECT_EQ(r6.bounds, bounds_kind::checked);
   // The plugin's traits for each twin say the same.
-  const std::string p5 = test::read_file(test::source_dir() + "/plugins/nvcc_reduce/reduce5_nvcc.cu");
+  const std::string p5 =
+      test::read_file(test::source_dir() + "/plugins/nvcc_reduce/reduce5_nvcc.cu");
   EXPECT_NE(p5.find("grid = grid_mode::tiles;"), std::string::npos);
   EXPECT_NE(p5.find("bounds = bounds_mode::padded;"), std::string::npos);
   EXPECT_NE(p5.find("tile(unsigned block) { return 2 * block; }"), std::string::npos);
-  const std::string p6 = test::read_file(test::source_dir() + "/plugins/nvcc_reduce/reduce6_nvcc.cu");
+  const std::string p6 =
+      test::read_file(test::source_dir() + "/plugins/nvcc_reduce/reduce6_nvcc.cu");
   EXPECT_NE(p6.find("grid = grid_mode::resident;"), std::string::npos);
   EXPECT_NE(p6.find("bounds = bounds_mode::checked;"), std::string::npos);
   EXPECT_NE(p6.find("tile(unsigned block) { return 2 * block; }"), std::string::npos);

@@ -34,14 +34,15 @@ TEST(Qam256Reference, ScaleIsSqrt170InFloat32) {
 TEST(Qam256Reference, Pam16IsTheStandardsTable) {
   // TS 38.211 5.1.5 with all four bits 0: 1 * (8 - 1 * (4 - 1 * (2 - 1))) = 8 - 3 = 5.
   EXPECT_EQ(qam256::pam16(0, 0, 0, 0), 5);
-  EXPECT_EQ(qam256::pam16(0, 0, 0, 1), 7);    // 8 - (4 - 3) = 7
-  EXPECT_EQ(qam256::pam16(0, 1, 1, 1), 15);   // 8 + (4 + 3) = 15
+  EXPECT_EQ(qam256::pam16(0, 0, 0, 1), 7);   // 8 - (4 - 3) = 7
+  EXPECT_EQ(qam256::pam16(0, 1, 1, 1), 15);  // 8 + (4 + 3) = 15
   EXPECT_EQ(qam256::pam16(1, 1, 1, 1), -15);
-  EXPECT_EQ(qam256::pam16(0, 0, 1, 0), 3);    // 8 - (4 + 1) = 3
-  EXPECT_EQ(qam256::pam16(0, 0, 1, 1), 1);    // 8 - (4 + 3) = 1
+  EXPECT_EQ(qam256::pam16(0, 0, 1, 0), 3);  // 8 - (4 + 1) = 3
+  EXPECT_EQ(qam256::pam16(0, 0, 1, 1), 1);  // 8 - (4 + 3) = 1
   // Every odd amplitude -15..15 comes from exactly one bit pattern (a Gray code).
   std::set<int> seen;
-  for (unsigned b = 0; b < 16; ++b) seen.insert(qam256::pam16(b & 1, b >> 1 & 1, b >> 2 & 1, b >> 3 & 1));
+  for (unsigned b = 0; b < 16; ++b)
+    seen.insert(qam256::pam16(b & 1, b >> 1 & 1, b >> 2 & 1, b >> 3 & 1));
   EXPECT_EQ(seen.size(), 16u);
   for (int a : seen) EXPECT_TRUE(a % 2 != 0 && a >= -15 && a <= 15) << a;
 }
@@ -61,7 +62,8 @@ TEST(Qam256Reference, TheNoiseFreePointsDecodeToTheSentBits) {
 }
 
 TEST(Qam256Reference, Zero) {
-  // x = y = 0: L0 = 0 -> 128; L2 = 8 -> 128 - 64 = 64; L4 = 4 - 8 = -4 -> 160; L6 = 2 - 4 = -2 -> 144.
+  // x = y = 0: L0 = 0 -> 128; L2 = 8 -> 128 - 64 = 64; L4 = 4 - 8 = -4 -> 160; L6 = 2 - 4 = -2 ->
+  // 144.
   EXPECT_EQ(qam256::demap(0.0f, 0.0f), (bytes8{128, 128, 64, 64, 160, 160, 144, 144}));
   EXPECT_EQ(qam256::demap(-0.0f, -0.0f), (bytes8{128, 128, 64, 64, 160, 160, 144, 144}));
 }
@@ -87,19 +89,20 @@ TEST(Qam256Reference, WorkedOutByHand) {
   //   b6: L6 = 2 - 2.51920223 = -0.51920223 -> 128 + 4.15361786 = 132.153618 -> 132
   // Q = 0: as in Zero (128, 64, 160, 144).
   EXPECT_EQ(qam256::demap(0.5f, 0.0f), (bytes8{76, 128, 116, 64, 108, 160, 132, 144}));
-  // Q = -0.5: y = -6.51920223: b1 = 128 + 52.1536179 -> 180; L3 = 8 - 6.519 -> 116 as b2, and so on.
+  // Q = -0.5: y = -6.51920223: b1 = 128 + 52.1536179 -> 180; L3 = 8 - 6.519 -> 116 as b2, and so
+  // on.
   EXPECT_EQ(qam256::demap(0.0f, -0.5f), (bytes8{128, 180, 64, 116, 160, 108, 144, 132}));
 }
 
 TEST(Qam256Reference, RintRoundsHalfToEven) {
   // soft_bit alone: 128 - 8 L at exact halves.
-  EXPECT_EQ(qam256::soft_bit(0.0625f), 128);   // 127.5 -> 128
-  EXPECT_EQ(qam256::soft_bit(0.1875f), 126);   // 126.5 -> 126 (half away from zero: 127)
-  EXPECT_EQ(qam256::soft_bit(-0.1875f), 130);  // 129.5 -> 130
-  EXPECT_EQ(qam256::soft_bit(-0.0625f), 128);  // 128.5 -> 128 (half away from zero: 129)
-  EXPECT_EQ(qam256::soft_bit(16.0625f), 0);    // -0.5 -> -0 -> 0
-  EXPECT_EQ(qam256::soft_bit(-15.9375f), 255); // 255.5 -> 256 -> 255
-  EXPECT_EQ(qam256::soft_bit(-15.8125f), 254); // 254.5 -> 254
+  EXPECT_EQ(qam256::soft_bit(0.0625f), 128);    // 127.5 -> 128
+  EXPECT_EQ(qam256::soft_bit(0.1875f), 126);    // 126.5 -> 126 (half away from zero: 127)
+  EXPECT_EQ(qam256::soft_bit(-0.1875f), 130);   // 129.5 -> 130
+  EXPECT_EQ(qam256::soft_bit(-0.0625f), 128);   // 128.5 -> 128 (half away from zero: 129)
+  EXPECT_EQ(qam256::soft_bit(16.0625f), 0);     // -0.5 -> -0 -> 0
+  EXPECT_EQ(qam256::soft_bit(-15.9375f), 255);  // 255.5 -> 256 -> 255
+  EXPECT_EQ(qam256::soft_bit(-15.8125f), 254);  // 254.5 -> 254
   // Whole symbols whose x = I * s lands exactly on a half. The inputs were found by stepping
   // through the floats next to t / s until I * s == t in float32:
   //   I = 0x3b9d130e: x = 0.0625 -> 127.5 -> 128; L2 = 7.9375 -> 64.5 -> 64;
@@ -202,7 +205,7 @@ TEST(Qam256Plans, GridAndChunks) {
   ASSERT_EQ(depth.size(), 9u);
   EXPECT_EQ(breadth[1], (std::pair<int, unsigned>{0, 1}));  // all H2D first
   EXPECT_EQ(breadth[3], (std::pair<int, unsigned>{1, 0}));
-  EXPECT_EQ(depth[1], (std::pair<int, unsigned>{1, 0}));    // chunk 0's kernel right after its H2D
+  EXPECT_EQ(depth[1], (std::pair<int, unsigned>{1, 0}));  // chunk 0's kernel right after its H2D
   EXPECT_EQ(depth[3], (std::pair<int, unsigned>{0, 1}));
   EXPECT_THROW(issue_sequence("sideways", 3), std::invalid_argument);
 }
@@ -233,7 +236,8 @@ TEST(Qam256Header, TheFamilyChecksItsKeys) {
   const family* f = fams.find("qam256");
   ASSERT_NE(f, nullptr);
   auto header = [](const std::string& extra) {
-    return parse_header("/* kernlab\nfamily: qam256\nentry: k<BLOCK>\nblocks: 256\n" + extra + "*/\n", "x.cu");
+    return parse_header(
+        "/* kernlab\nfamily: qam256\nentry: k<BLOCK>\nblocks: 256\n" + extra + "*/\n", "x.cu");
   };
   EXPECT_NO_THROW(f->check(header("tile: BLOCK\nbounds: checked\n")));
   try {

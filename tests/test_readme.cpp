@@ -1,9 +1,9 @@
 // The README's examples are true: its plugin is the file the project builds, its commands run,
 // and its example variant compiles. Their GPU runs are in test_gpu_readme.cpp.
 #include "families/family.hpp"
+#include "readme_commands.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
-#include "readme_commands.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -17,7 +17,8 @@ using test::code_blocks;
 using test::readme;
 
 TEST(Readme, PluginExampleIsTheBuiltFile) {
-  const std::string file = test::read_file(test::source_dir() + "/plugins/example/example_plugin.cu");
+  const std::string file =
+      test::read_file(test::source_dir() + "/plugins/example/example_plugin.cu");
   ASSERT_FALSE(file.empty());
   bool found = false;
   for (const auto& b : code_blocks(readme(), "cpp")) found = found || b == file;
@@ -80,10 +81,12 @@ TEST(Readme, DocsLinkNothingOutsideTheRepository) {
 TEST(Readme, TheTwoCommandsAreThere) {
   const std::string md = readme();
   EXPECT_NE(md.find("scripts/setup.sh && build/kernlab\n"), std::string::npos);
-  EXPECT_NE(md.find("scripts/setup.sh && ctest --test-dir build --output-on-failure\n"), std::string::npos);
+  EXPECT_NE(md.find("scripts/setup.sh && ctest --test-dir build --output-on-failure\n"),
+            std::string::npos);
   // CI runs the README's test command.
   const std::string ci = test::read_file(test::source_dir() + "/.ci/run");
-  EXPECT_NE(ci.find("scripts/setup.sh && ctest --test-dir build --output-on-failure"), std::string::npos);
+  EXPECT_NE(ci.find("scripts/setup.sh && ctest --test-dir build --output-on-failure"),
+            std::string::npos);
 }
 
 TEST(Readme, ExampleVariantCompiles) {

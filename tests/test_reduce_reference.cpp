@@ -136,14 +136,19 @@ TEST(ReducePlan, TilesAndPasses) {
   EXPECT_EQ(p[1].n, 264u);
   EXPECT_EQ(p[1].grid, 1u);
   // 2^31 elements in tiles of 256 take four passes.
-  EXPECT_EQ(plan_passes(std::uint64_t{1} << 31, 256, grid_kind::tiles, bounds_kind::padded, 0).size(), 4u);
+  EXPECT_EQ(
+      plan_passes(std::uint64_t{1} << 31, 256, grid_kind::tiles, bounds_kind::padded, 0).size(),
+      4u);
   EXPECT_THROW(plan_passes(10, 1, grid_kind::tiles, bounds_kind::padded, 0), std::invalid_argument);
   // A kernel that finishes the reduction itself is launched once, whatever its grid.
-  p = plan_passes(1u << 20, 4096, grid_kind::resident, bounds_kind::checked, 1056, output_kind::single);
+  p = plan_passes(1u << 20, 4096, grid_kind::resident, bounds_kind::checked, 1056,
+                  output_kind::single);
   ASSERT_EQ(p.size(), 1u);
   EXPECT_EQ(p[0].grid, 256u);
   EXPECT_EQ(plan_passes(1u << 28, 4096, grid_kind::resident, bounds_kind::checked, 1056,
-                        output_kind::single)[0].grid, 1056u);
+                        output_kind::single)[0]
+                .grid,
+            1056u);
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ class Registry : public ::testing::Test {
 };
 
 TEST_F(Registry, DiscoversInNaturalOrder) {
-  for (const char* n : {"v10", "v2", "v1"}) dir.write(std::string("reduce/") + n + ".cu", kernel(n));
+  for (const char* n : {"v10", "v2", "v1"})
+    dir.write(std::string("reduce/") + n + ".cu", kernel(n));
   dir.write("reduce/notes.txt", "not a kernel");
   dir.write("include/kernlab/x.cuh", "// headers live here");
   reg.add_source_dir(dir.str());
@@ -40,8 +41,8 @@ TEST_F(Registry, DiscoversInNaturalOrder) {
 
 TEST_F(Registry, OrderKeyGivesTheFamilySequence) {
   auto with_order = [](const std::string& name, int order) {
-    return "/* kernlab\nfamily: reduce\nentry: " + name + "\nblocks: 128\ntile: BLOCK\norder: " +
-           std::to_string(order) + "\n*/\n";
+    return "/* kernlab\nfamily: reduce\nentry: " + name +
+           "\nblocks: 128\ntile: BLOCK\norder: " + std::to_string(order) + "\n*/\n";
   };
   dir.write("reduce/zeta.cu", with_order("zeta", 1));
   dir.write("reduce/alpha.cu", with_order("alpha", 2));
@@ -58,12 +59,24 @@ TEST_F(Registry, ShippedSeedsFollowTheSeedsSequence) {
   std::vector<std::string> names;
   for (const auto& e : reg.entries())
     if (e.descriptor.family == "reduce") names.push_back(e.descriptor.name);
-  const std::vector<std::string> head = {"reduce0", "reduce1", "reduce2", "reduce3", "reduce4", "reduce5",
-                                         "reduce6", "reduce_unrolling2", "reduce_unrolling4",
-                                         "reduce_unrolling8", "reduce_unroll_warps8",
-                                         "reduce_complete_unroll_warps8", "reduce_complete_unroll",
-                                         "reduce_shfl", "reduce_vec4", "reduce_multi_acc",
-                                         "reduce_persistent", "reduce_single_pass"};
+  const std::vector<std::string> head = {"reduce0",
+                                         "reduce1",
+                                         "reduce2",
+                                         "reduce3",
+                                         "reduce4",
+                                         "reduce5",
+                                         "reduce6",
+                                         "reduce_unrolling2",
+                                         "reduce_unrolling4",
+                                         "reduce_unrolling8",
+                                         "reduce_unroll_warps8",
+                                         "reduce_complete_unroll_warps8",
+                                         "reduce_complete_unroll",
+                                         "reduce_shfl",
+                                         "reduce_vec4",
+                                         "reduce_multi_acc",
+                                         "reduce_persistent",
+                                         "reduce_single_pass"};
   ASSERT_GE(names.size(), head.size());
   EXPECT_EQ(std::vector<std::string>(names.begin(), names.begin() + head.size()), head);
 }
@@ -84,8 +97,11 @@ TEST_F(Registry, BadFilesBecomeFailedEntriesAndTheRestStays) {
     return std::string("<missing>");
   };
   EXPECT_EQ(error_of("good"), "");
-  EXPECT_NE(error_of("bad").find("bad.cu:5: unknown key 'wat'"), std::string::npos) << error_of("bad");
-  EXPECT_NE(error_of("other").find("family 'matmul_not_yet' but the file is in the 'reduce' folder"), std::string::npos);
+  EXPECT_NE(error_of("bad").find("bad.cu:5: unknown key 'wat'"), std::string::npos)
+      << error_of("bad");
+  EXPECT_NE(
+      error_of("other").find("family 'matmul_not_yet' but the file is in the 'reduce' folder"),
+      std::string::npos);
   EXPECT_NE(error_of("empty").find("empty.cu:1: no kernlab header"), std::string::npos);
   EXPECT_NE(error_of("binary").find("not a text file"), std::string::npos);
   EXPECT_NE(error_of("notile").find("needs 'tile"), std::string::npos);
@@ -101,7 +117,7 @@ TEST_F(Registry, SymlinkLoopsCostOnlyThemselves) {
   fs::create_symlink("self.cu", dir.path() / "reduce/self.cu");  // reduce/self.cu -> itself
   fs::create_symlink("pong.cu", dir.path() / "reduce/ping.cu");
   fs::create_symlink("ping.cu", dir.path() / "reduce/pong.cu");
-  fs::create_symlink("loop", dir.path() / "loop");                 // a family folder -> itself
+  fs::create_symlink("loop", dir.path() / "loop");               // a family folder -> itself
   fs::create_symlink("x.cuh", dir.path() / "include/loop.cuh");  // harmless: never listed
   fs::create_symlink("nowhere.cu", dir.path() / "reduce/dangling.cu");
   reg.add_source_dir(dir.str());
@@ -127,10 +143,12 @@ TEST_F(Registry, AByteOrderMarkIsDroppedFromTheSource) {
 
 // reduce and qam256 have no shape: shared_bytes may not name M, N, K there (matmul's may).
 TEST_F(Registry, AFamilyWithoutAShapeRefusesItInSharedBytes) {
-  dir.write("reduce/a.cu", "/* kernlab\nfamily: reduce\nentry: a\nblocks: 128\ntile: BLOCK\n"
-                           "shared_bytes: K * TSIZE\n*/\n");
-  dir.write("reduce/b.cu", "/* kernlab\nfamily: reduce\nentry: b\nblocks: 128\ntile: BLOCK\n"
-                           "params: U = 2\nshared_bytes: U * BLOCK * TSIZE\n*/\n");
+  dir.write("reduce/a.cu",
+            "/* kernlab\nfamily: reduce\nentry: a\nblocks: 128\ntile: BLOCK\n"
+            "shared_bytes: K * TSIZE\n*/\n");
+  dir.write("reduce/b.cu",
+            "/* kernlab\nfamily: reduce\nentry: b\nblocks: 128\ntile: BLOCK\n"
+            "params: U = 2\nshared_bytes: U * BLOCK * TSIZE\n*/\n");
   reg.add_source_dir(dir.str());
   ASSERT_EQ(reg.entries().size(), 2u);
   EXPECT_NE(reg.entries()[0].error.find("a.cu:6: shared_bytes: in expression 'K * TSIZE': unknown "
@@ -142,8 +160,10 @@ TEST_F(Registry, AFamilyWithoutAShapeRefusesItInSharedBytes) {
 }
 
 TEST_F(Registry, FamilyRejectsUnknownDtypeAndOp) {
-  dir.write("reduce/a.cu", "/* kernlab\nfamily: reduce\nentry: a\nblocks: 128\ntile: BLOCK\ndtypes: int64\n*/\n");
-  dir.write("reduce/b.cu", "/* kernlab\nfamily: reduce\nentry: b\nblocks: 128\ntile: BLOCK\nops: prod\n*/\n");
+  dir.write("reduce/a.cu",
+            "/* kernlab\nfamily: reduce\nentry: a\nblocks: 128\ntile: BLOCK\ndtypes: int64\n*/\n");
+  dir.write("reduce/b.cu",
+            "/* kernlab\nfamily: reduce\nentry: b\nblocks: 128\ntile: BLOCK\nops: prod\n*/\n");
   reg.add_source_dir(dir.str());
   EXPECT_NE(reg.entries()[0].error.find("a.cu:6: reduce has no dtype 'int64'"), std::string::npos);
   EXPECT_NE(reg.entries()[1].error.find("b.cu:6: reduce has no op 'prod'"), std::string::npos);
@@ -161,8 +181,10 @@ TEST_F(Registry, SelectsByNameWildcardAndQualifiedName) {
   EXPECT_EQ(names(reg.select({"all"})).size(), 4u);
   EXPECT_EQ(names(reg.select({"reduce5"})), std::vector<std::string>{"reduce5"});
   EXPECT_EQ(names(reg.select({"reduce.my_idea"})), std::vector<std::string>{"my_idea"});
-  EXPECT_EQ(names(reg.select({"reduce*"})), (std::vector<std::string>{"reduce0", "reduce5", "reduce6"}));
-  EXPECT_EQ(names(reg.select({"reduce6", "reduce0"})), (std::vector<std::string>{"reduce0", "reduce6"}));
+  EXPECT_EQ(names(reg.select({"reduce*"})),
+            (std::vector<std::string>{"reduce0", "reduce5", "reduce6"}));
+  EXPECT_EQ(names(reg.select({"reduce6", "reduce0"})),
+            (std::vector<std::string>{"reduce0", "reduce6"}));
   EXPECT_EQ(names(reg.select({"reduce?"}, "reduce")).size(), 3u);
   try {
     reg.select({"reduce55"});
@@ -188,8 +210,9 @@ TEST(Names, WildcardsAndDistance) {
 }
 
 TEST(Substitute, WholeWordsOnly) {
-  EXPECT_EQ(substitute_words("k<BLOCK, T, OP>", {{"BLOCK", "256"}, {"T", "int"}, {"OP", "kl::sum<int>"}}),
-            "k<256, int, kl::sum<int>>");
+  EXPECT_EQ(
+      substitute_words("k<BLOCK, T, OP>", {{"BLOCK", "256"}, {"T", "int"}, {"OP", "kl::sum<int>"}}),
+      "k<256, int, kl::sum<int>>");
   EXPECT_EQ(substitute_words("k<BLOCKS, TT>", {{"BLOCK", "1"}, {"T", "x"}}), "k<BLOCKS, TT>");
 }
 

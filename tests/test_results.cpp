@@ -140,7 +140,7 @@ TEST(ResultsJson, RejectsOtherFiles) {
 TEST(ResultsJson, RefusesNumbersOutOfRangeNamingTheKey) {
   // json's own conversion of 1e300 or -1 to an unsigned block is undefined behaviour.
   for (const nlohmann::json& bad : {nlohmann::json(1e300), nlohmann::json(-1),
-                                   nlohmann::json(4294967296ULL), nlohmann::json(2.5)}) {
+                                    nlohmann::json(4294967296ULL), nlohmann::json(2.5)}) {
     auto j = results_of({make_record("reduce5", 256, 120.5, 0.003)});
     j["records"][0]["block"] = bad;
     try {
@@ -169,9 +169,12 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
-      else if (c == '"') quoted = false;
-      else field += c;
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+        field += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        field += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
@@ -207,14 +210,15 @@ TEST(Csv, OneQuotedLinePerRecord) {
 }
 
 TEST(Compare, MarksOnlyChangesBeyondTheNoiseOfBothRuns) {
-  const auto before = results_of({make_record("a", 128, 100, 0.01), make_record("b", 128, 100, 0.01),
-                                  make_record("c", 128, 100, 0.01), make_record("gone", 128, 10, 0.01),
-                                  make_record("d", 128, 100, 0.01)});
-  const auto after = results_of({make_record("a", 128, 97, 0.01),    // -3 %: beyond 1 % and 1 %
-                                 make_record("b", 128, 103, 0.05),   // +3 %: within the new 5 %
-                                 make_record("c", 128, 100.5, 0.002),  // +0.5 %: within 1 %
-                                 make_record("new", 128, 10, 0.01),
-                                 make_record("d", 128, 0, 0, outcome::failed)});
+  const auto before =
+      results_of({make_record("a", 128, 100, 0.01), make_record("b", 128, 100, 0.01),
+                  make_record("c", 128, 100, 0.01), make_record("gone", 128, 10, 0.01),
+                  make_record("d", 128, 100, 0.01)});
+  const auto after =
+      results_of({make_record("a", 128, 97, 0.01),      // -3 %: beyond 1 % and 1 %
+                  make_record("b", 128, 103, 0.05),     // +3 %: within the new 5 %
+                  make_record("c", 128, 100.5, 0.002),  // +0.5 %: within 1 %
+                  make_record("new", 128, 10, 0.01), make_record("d", 128, 0, 0, outcome::failed)});
   std::ostringstream os;
   const auto s = compare_results(before, after, os);
   EXPECT_EQ(s.matched, 4);
@@ -234,15 +238,17 @@ TEST(Plot, OneBarPerPassedRowAndMarksForFailures) {
   auto other_size = make_record("reduce5", 128, 2000, 0.001);
   other_size.config.size = 1u << 28;
   std::ostringstream os;
-  write_svg(results_of({make_record("reduce5", 128, 120, 0.003), make_record("reduce5", 256, 110, 0.003),
-                        cub, make_record("broken", 128, 0, 0, outcome::failed), other_size}),
-            os);
+  write_svg(
+      results_of({make_record("reduce5", 128, 120, 0.003), make_record("reduce5", 256, 110, 0.003),
+                  cub, make_record("broken", 128, 0, 0, outcome::failed), other_size}),
+      os);
   const std::string svg = os.str();
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   // Two panels (two sizes), four passed rows as bars, one failure as a mark.
   const std::regex bar("<rect class=\"bar\" ");
-  EXPECT_EQ(std::distance(std::sregex_iterator(svg.begin(), svg.end(), bar), std::sregex_iterator()), 4);
+  EXPECT_EQ(
+      std::distance(std::sregex_iterator(svg.begin(), svg.end(), bar), std::sregex_iterator()), 4);
   EXPECT_NE(svg.find("reduce int32 sum n=16777216"), std::string::npos);
   EXPECT_NE(svg.find("reduce int32 sum n=268435456"), std::string::npos);
   EXPECT_NE(svg.find("broken block 128: failed"), std::string::npos);
@@ -329,7 +335,8 @@ void expect_occupancy(int regs, std::size_t shared, unsigned block,
                       const std::vector<occupancy_case>& cases) {
   for (const auto& c : cases) {
     const auto e = estimate_occupancy(regs, shared, block, limits_for(c.arch));
-    EXPECT_EQ(e.blocks_per_sm, c.blocks) << c.arch << ": " << regs << " regs, " << shared << " B, " << block;
+    EXPECT_EQ(e.blocks_per_sm, c.blocks)
+        << c.arch << ": " << regs << " regs, " << shared << " B, " << block;
     EXPECT_NEAR(e.fraction, c.fraction, 1e-9) << c.arch;
     EXPECT_EQ(e.limiter, c.limiter) << c.arch;
   }
@@ -378,7 +385,7 @@ TEST(Occupancy, UnknownArchitecturesAreRefused) {
   EXPECT_FALSE(find_limits("sm_77"));
   EXPECT_FALSE(find_limits("sm_9"));
   EXPECT_FALSE(find_limits("gfx90a"));
-  EXPECT_TRUE(find_limits("sm_90a"));   // an architecture-specific target has its base's limits
+  EXPECT_TRUE(find_limits("sm_90a"));  // an architecture-specific target has its base's limits
   EXPECT_TRUE(find_limits("sm_121"));
   try {
     limits_for("sm_77");
@@ -458,7 +465,7 @@ TEST(OutputFile, ReplacesAFileWholeAndWritesStreamsDirectly) {
   write_output_file(fifo, "through the fifo\n");
   reader.join();
   EXPECT_EQ(got, "through the fifo\n");
-  EXPECT_THROW(write_output_file(dir.str(), "x"), io_error); // a folder
+  EXPECT_THROW(write_output_file(dir.str(), "x"), io_error);  // a folder
 }
 
 TEST(OutputFile, TheCommandExitsWithFourAndKeepsNothingHalfWritten) {
@@ -554,7 +561,7 @@ void expect_plain_xml_text(const std::string& svg) {
 
 TEST(Plot, EscapesEveryTextAndClampsHugeValues) {
   auto odd = make_record("a<b>&\"c'\x01\xff", 128, 120, 0.003);
-  auto huge = make_record("huge", 256, 1e-300, 0.003); // a gbps near 1e300
+  auto huge = make_record("huge", 256, 1e-300, 0.003);  // a gbps near 1e300
   std::ostringstream os;
   auto results = results_of({odd, huge});
   results["reproducibility"]["device"]["name"] = "GPU <&> \x02";

@@ -64,5 +64,5 @@ TEST(SetupScript, SetupRunsTheCheckBeforeBuilding) {
             std::string::npos);
 }
 
-} // namespace
-} // namespace kl
+}  // namespace
+}  // namespace kl

@@ -90,7 +90,7 @@ TEST(MedianInterval, SummarizeGivesTheOrderStatistics) {
   for (int i = 100; i >= 1; --i) s.push_back(i);  // 1 .. 100, in reverse
   const auto t = summarize(s);
   EXPECT_DOUBLE_EQ(t.median_ms, 50.5);
-  EXPECT_DOUBLE_EQ(t.ci_low_ms, 40);  // x(40)
+  EXPECT_DOUBLE_EQ(t.ci_low_ms, 40);   // x(40)
   EXPECT_DOUBLE_EQ(t.ci_high_ms, 61);  // x(61)
   EXPECT_NEAR(t.ci_half_width(), 10.5 / 50.5, 1e-12);
   EXPECT_FALSE(summarize({1, 2, 3, 4, 5}).has_ci());

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <string>
 
-#include <cstdio>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cstdio>
 
 namespace kl::test {
 
@@ -20,7 +20,8 @@ class temp_dir {
  public:
   explicit temp_dir(const std::string& tag) {
     path_ = std::filesystem::temp_directory_path() /
-            ("kernlab_test_" + tag + "_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
+            ("kernlab_test_" + tag + "_" + std::to_string(::getpid()) + "_" +
+             std::to_string(counter()++));
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }
@@ -52,7 +53,8 @@ inline std::string read_file(const std::string& path) {
 }
 
 /// Replaces the first `from` in the file at `path` with `to`; false when `from` is not there.
-inline bool replace_in_file(const std::string& path, const std::string& from, const std::string& to) {
+inline bool replace_in_file(const std::string& path, const std::string& from,
+                            const std::string& to) {
   std::string text = read_file(path);
   const auto at = text.find(from);
   if (at == std::string::npos) return false;
@@ -87,8 +89,10 @@ inline command_result run_kernlab(const std::string& args) {
 /// A reduce kernel file whose compile takes minutes: a binary tree of 2^14 inlined template
 /// functions (over a minute in NVRTC 13 on a 2-core machine), for the --compile-timeout tests.
 inline std::string slow_compiling_kernel(const std::string& name) {
-  return "/* kernlab\nfamily: reduce\nentry:  " + name + "<BLOCK, T, OP>\nblocks: 128 256\n"
-         "tile:   BLOCK\n*/\n" + R"(
+  return "/* kernlab\nfamily: reduce\nentry:  " + name +
+         "<BLOCK, T, OP>\nblocks: 128 256\n"
+         "tile:   BLOCK\n*/\n" +
+         R"(
 template <int N> __device__ __forceinline__ unsigned leaf(unsigned x) {
   return x * (2654435761u + N) ^ (x >> (N % 13));
 }
@@ -101,7 +105,8 @@ template <int L> struct tree<L, L + 1> {
   __device__ __forceinline__ static unsigned f(unsigned x) { return leaf<L>(x); }
 };
 template <unsigned BLOCK, typename T, typename OP>
-__global__ void )" + name + R"((const T* in, T* out, unsigned n) {
+__global__ void )" +
+         name + R"((const T* in, T* out, unsigned n) {
   out[blockIdx.x] = in[threadIdx.x] + static_cast<T>(tree<0, 16384>::f(threadIdx.x));
 }
 )";

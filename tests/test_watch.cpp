@@ -1,13 +1,13 @@
 // --watch without a GPU: the inotify watcher (saves, rename-saves, new folders, removals,
 // editors' scratch files), a watch session's rounds in-process, and the kernlab binary reacting
 // to a file written into a temporary kernels folder.
+#include "cli/options.hpp"
 #include "families/family.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
 #include "test_util.hpp"
 #include "watch/directory_watcher.hpp"
 #include "watch/watch_session.hpp"
-#include "cli/options.hpp"
 
 #include <gtest/gtest.h>
 
@@ -170,7 +170,8 @@ class Session : public ::testing::Test {
     fs::copy(test::kernels_dir() + "/include", dir.path() / "include", fs::copy_options::recursive);
     fs::create_directories(dir.path() / "reduce");
     for (const char* v : {"reduce0", "reduce2"})
-      fs::copy(test::kernels_dir() + "/reduce/" + v + ".cu", dir.path() / "reduce" / (std::string(v) + ".cu"));
+      fs::copy(test::kernels_dir() + "/reduce/" + v + ".cu",
+               dir.path() / "reduce" / (std::string(v) + ".cu"));
   }
   watch_workspace load() const {
     watch_workspace ws;
@@ -211,7 +212,8 @@ class Session : public ::testing::Test {
 TEST_F(Session, RerunsOnlyWhatASaveChanged) {
   const watch_workspace first = load();
   const sweep_result sweep = runner(fams, first.request).run();
-  watch_session s(fams, [this] { return load(); }, first, sweep);
+  watch_session s(
+      fams, [this] { return load(); }, first, sweep);
 
   // Saved without a change: nothing to do.
   EXPECT_EQ(round(s, "reduce/reduce2.cu"), 0u);
@@ -296,7 +298,8 @@ bool wait_for(const std::string& log, const std::string& needle, std::size_t tim
 TEST(WatchBinary, RecompilesAFileWhenItIsWrittenAndKeepsWatchingAfterAnError) {
   test::temp_dir dir("watch_binary");
   fs::create_directories(dir.path() / "kernels");
-  fs::copy(test::kernels_dir() + "/include", dir.path() / "kernels" / "include", fs::copy_options::recursive);
+  fs::copy(test::kernels_dir() + "/include", dir.path() / "kernels" / "include",
+           fs::copy_options::recursive);
   const std::string file = dir.write("kernels/reduce/reduce2.cu",
                                      test::read_file(test::kernels_dir() + "/reduce/reduce2.cu"));
   const std::string log = dir.str() + "/log.txt";
@@ -314,7 +317,8 @@ TEST(WatchBinary, RecompilesAFileWhenItIsWrittenAndKeepsWatchingAfterAnError) {
   ASSERT_TRUE(wait_for(log, "for saved files", 2)) << test::read_file(log);
   std::string output = test::read_file(log);
   EXPECT_NE(output.find("saved: " + file), std::string::npos) << output;
-  EXPECT_NE(output.find("compile: 1 file on 1 thread, 0 hits, 1 miss"), std::string::npos) << output;
+  EXPECT_NE(output.find("compile: 1 file on 1 thread, 0 hits, 1 miss"), std::string::npos)
+      << output;
 
   // A compile error: its message, and the watch goes on.
   text.replace(text.find("__syncthreads();  // edited"), 27, "__syncthreads() oops;");

@@ -1,13 +1,13 @@
 // The worker protocol and process handling, with a fake worker that exits, crashes, hangs or
 // writes garbage on purpose; and the journal that --resume reads. No GPU needed.
-#include "cuda/driver.hpp"
 #include "core/errors.hpp"
+#include "cuda/driver.hpp"
+#include "process/protocol.hpp"
+#include "process/worker_process.hpp"
 #include "registry/registry.hpp"
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"
 #include "test_util.hpp"
-#include "process/protocol.hpp"
-#include "process/worker_process.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,15 +15,17 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <sstream>
 #include <filesystem>
+#include <sstream>
 
 namespace kl {
 namespace {
 
 using namespace worker;
 
-message job(const std::string& action) { return {message_type::job, {{"action", action}, {"id", 42}}}; }
+message job(const std::string& action) {
+  return {message_type::job, {{"action", action}, {"id", 42}}};
+}
 
 struct fake : ::testing::Test {
   worker_process w{{FAKE_WORKER}};
@@ -108,24 +110,32 @@ TEST(Worker, MissingProgramIsAClearError) {
 
 TEST(Sanitizer, VerdictsFromTheLog) {
   test::temp_dir dir("sanitizer");
-  const auto clean = dir.write("m.log", "stuff the kernel printed\n========= COMPUTE-SANITIZER\n"
-                                         "========= ERROR SUMMARY: 0 errors\n");
+  const auto clean = dir.write("m.log",
+                               "stuff the kernel printed\n========= COMPUTE-SANITIZER\n"
+                               "========= ERROR SUMMARY: 0 errors\n");
   EXPECT_EQ(sanitizer_verdict("memcheck", clean), "memcheck: clean");
-  const auto race_clean = dir.write("r.log", "========= COMPUTE-SANITIZER\n"
-                                             "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n");
+  const auto race_clean =
+      dir.write("r.log",
+                "========= COMPUTE-SANITIZER\n"
+                "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n");
   EXPECT_EQ(sanitizer_verdict("racecheck", race_clean), "racecheck: clean");
-  const auto bad = dir.write("b.log",
-                             "========= COMPUTE-SANITIZER\n"
-                             "========= Invalid __global__ write of size 4 bytes\n"
-                             "=========     at bad_oob<256, int, kl::sum<int>>(const int *, int *, unsigned int)+0x1f0\n"
-                             "========= ERROR SUMMARY: 1 error\n");
+  const auto bad = dir.write(
+      "b.log",
+      "========= COMPUTE-SANITIZER\n"
+      "========= Invalid __global__ write of size 4 bytes\n"
+      "=========     at bad_oob<256, int, kl::sum<int>>(const int *, int *, unsigned int)+0x1f0\n"
+      "========= ERROR SUMMARY: 1 error\n");
   const std::string v = sanitizer_verdict("memcheck", bad);
-  EXPECT_EQ(v.rfind("memcheck: 1 error (first: Invalid __global__ write of size 4 bytes)", 0), 0u) << v;
+  EXPECT_EQ(v.rfind("memcheck: 1 error (first: Invalid __global__ write of size 4 bytes)", 0), 0u)
+      << v;
   EXPECT_NE(v.find(bad), std::string::npos);
-  const auto hazard = dir.write("h.log", "========= Error: Race reported between Write access at x\n"
-                                         "========= RACECHECK SUMMARY: 96 hazards displayed (96 errors, 0 warnings)\n");
+  const auto hazard =
+      dir.write("h.log",
+                "========= Error: Race reported between Write access at x\n"
+                "========= RACECHECK SUMMARY: 96 hazards displayed (96 errors, 0 warnings)\n");
   EXPECT_NE(sanitizer_verdict("racecheck", hazard).find("96 hazards"), std::string::npos);
-  EXPECT_EQ(sanitizer_verdict("memcheck", dir.str() + "/none.log").rfind("memcheck: no summary", 0), 0u);
+  EXPECT_EQ(sanitizer_verdict("memcheck", dir.str() + "/none.log").rfind("memcheck: no summary", 0),
+            0u);
 }
 
 // Issue: an out-of-bounds kernel's verdict read "memcheck: ERROR SUMMARY: 378 errors were not
@@ -150,8 +160,10 @@ TEST(Sanitizer, PrintLimitNoteIsNotTheCount) {
   test::temp_dir dir("sanitizer_limit");
   const auto path = dir.write("m.log", log.str());
   const std::string v = sanitizer_verdict("memcheck", path);
-  EXPECT_EQ(v, "memcheck: 478 errors (378 not printed; first: Invalid __global__ write of size 4 "
-               "bytes) [" + path + "]");
+  EXPECT_EQ(v,
+            "memcheck: 478 errors (378 not printed; first: Invalid __global__ write of size 4 "
+            "bytes) [" +
+                path + "]");
 }
 
 TEST(Sanitizer, SummaryFormats) {
@@ -161,11 +173,12 @@ TEST(Sanitizer, SummaryFormats) {
   };
   EXPECT_EQ(parse("========= ERROR SUMMARY: 1 error\n").errors, 1);
   EXPECT_EQ(parse("========= ERROR SUMMARY: 0 errors\n").errors, 0);
-  EXPECT_EQ(parse("========= ERROR SUMMARY: 2 errors   \n").errors, 2);     // trailing blanks
-  EXPECT_EQ(parse("========= ERROR SUMMARY: 7 errors\r\n").errors, 7);      // CRLF
+  EXPECT_EQ(parse("========= ERROR SUMMARY: 2 errors   \n").errors, 2);           // trailing blanks
+  EXPECT_EQ(parse("========= ERROR SUMMARY: 7 errors\r\n").errors, 7);            // CRLF
   EXPECT_EQ(parse("========= ERROR SUMMARY: 3 errors (and more)\n").errors, -1);  // not the format
   // The note alone is not a total.
-  const auto note = parse("========= ERROR SUMMARY: 159 errors were not printed. Use --print-limit\n");
+  const auto note =
+      parse("========= ERROR SUMMARY: 159 errors were not printed. Use --print-limit\n");
   EXPECT_EQ(note.errors, -1);
   EXPECT_EQ(note.not_printed, 159);
   // A program's own output that looks like a summary does not count: no sanitizer prefix.
@@ -242,12 +255,12 @@ TEST(Journal, ResumeSeesDoneAndInFlight) {
 }
 
 TEST(Journal, AFailedAppendIsOneWarningNotTheEndOfTheRun) {
-  journal j("/dev/full", false); // opens like any file; every append fails: a full disk
+  journal j("/dev/full", false);  // opens like any file; every append fails: a full disk
   EXPECT_NO_THROW(j.started("a"));
   const std::string why = j.failure();
   EXPECT_NE(why.find("journal /dev/full: No space left"), std::string::npos) << why;
   EXPECT_NE(why.find("--resume cannot resume"), std::string::npos) << why;
-  EXPECT_NO_THROW(j.finished("a", "passed")); // closed: nothing more happens
+  EXPECT_NO_THROW(j.finished("a", "passed"));  // closed: nothing more happens
   EXPECT_EQ(j.failure(), why);
 }
 
@@ -279,8 +292,7 @@ TEST(Journal, NoHomeMeansNoDefaultJournalInASharedFolder) {
     ::setenv("HOME", saved_home.c_str(), 1);
   else
     ::unsetenv("HOME");
-  if (xdg)
-    ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
+  if (xdg) ::setenv("XDG_CACHE_HOME", saved_xdg.c_str(), 1);
 }
 
 TEST(Journal, TheKeyChangesWithTheSourceAndTheWholeConfiguration) {

@@ -4,6 +4,7 @@
 #include "cuda/driver.hpp"
 #include "families/family.hpp"
 #include "families/qam256_pipeline.hpp"
+#include "kernlab_commit.hpp"  // generated at build time: KERNLAB_COMMIT
 #include "nvrtc/compile_cache.hpp"
 #include "nvrtc/compile_process.hpp"
 #include "nvrtc/compiler.hpp"
@@ -15,10 +16,9 @@
 #include "report/table.hpp"
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"
-#include "worker/executor.hpp"
 #include "watch/directory_watcher.hpp"
 #include "watch/watch_session.hpp"
-#include "kernlab_commit.hpp"  // generated at build time: KERNLAB_COMMIT
+#include "worker/executor.hpp"
 
 #include <unistd.h>
 
@@ -52,7 +52,8 @@ kl::default_paths find_default_paths() {
   std::error_code ec;
   if (fs::is_directory(share, ec)) {
     d.config = (share / "config" / "kernlab.cfg").lexically_normal().string();
-    d.plugin_dirs.push_back((exe / ".." / "lib" / "kernlab" / "plugins").lexically_normal().string());
+    d.plugin_dirs.push_back(
+        (exe / ".." / "lib" / "kernlab" / "plugins").lexically_normal().string());
   } else {
     d.config = std::string(KERNLAB_SOURCE_DIR) + "/config/kernlab.cfg";
     d.plugin_dirs.push_back(KERNLAB_BUILD_PLUGIN_DIR);
@@ -70,14 +71,16 @@ std::vector<std::string> include_dirs(const kl::cli_options& o) {
   std::vector<std::string> dirs;
   std::error_code ec;
   for (const auto& k : o.kernels_dirs)
-    if (fs::is_directory(fs::path(k) / "include", ec)) dirs.push_back((fs::path(k) / "include").string());
+    if (fs::is_directory(fs::path(k) / "include", ec))
+      dirs.push_back((fs::path(k) / "include").string());
   dirs.push_back(cuda_include_dir(o));
   return dirs;
 }
 
 // An output file (--json, --csv, plot -o): made in memory, then written whole or not at all; a
 // failure throws io_error naming the file (exit code 4) and leaves a previous file as it was.
-template <typename Write> void write_file(const std::string& path, Write write) {
+template <typename Write>
+void write_file(const std::string& path, Write write) {
   std::ostringstream text;
   write(text);
   kl::write_output_file(path, text.str());
@@ -132,7 +135,8 @@ std::shared_ptr<const kl::nvrtc::compile_cache> open_cache(const kl::cli_options
 int cache_command(const kl::cli_options& o) {
   const fs::path dir = cache_dir(o);
   if (dir.empty())
-    throw kl::usage_error("no cache folder: neither XDG_CACHE_HOME nor HOME is set; give --cache-dir");
+    throw kl::usage_error(
+        "no cache folder: neither XDG_CACHE_HOME nor HOME is set; give --cache-dir");
   const kl::nvrtc::compile_cache cache(
       dir, o.cache_max_bytes.value_or(kl::nvrtc::kDefaultCacheMaxBytes));
   try {
@@ -196,7 +200,9 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
           supported += (i ? "," : "") + std::to_string(d.blocks[i]);
       }
     }
-    if (!any) throw kl::usage_error("--block " + std::to_string(b) + ": no selected variant takes it (" + supported + ")");
+    if (!any)
+      throw kl::usage_error("--block " + std::to_string(b) + ": no selected variant takes it (" +
+                            supported + ")");
   }
   // A dtype or an op named on the command line must belong to some selected family (the
   // defaults, int32,float32 and sum, need not: a family without them runs its own).
@@ -227,7 +233,8 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   // every selected variant has a shape; in a sweep that also has 1-D families the sizes are
   // theirs, and matmul takes --shape or its default shape.
   const bool sizes_for_shapes =
-      opt.sizes_on_command_line && std::all_of(req.variants.begin(), req.variants.end(), [&](const auto* e) {
+      opt.sizes_on_command_line &&
+      std::all_of(req.variants.begin(), req.variants.end(), [&](const auto* e) {
         const kl::family* f = families.find(e->descriptor.family);
         return f && f->shape_rank() > 0;
       });
@@ -287,7 +294,8 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
     req.timing.timeout_s = 1;
     req.timing.flush = kl::flush_mode::none;
     const char* home = std::getenv("CUDA_HOME");
-    const fs::path candidate = fs::path(home ? home : "/usr/local/cuda") / "bin" / "compute-sanitizer";
+    const fs::path candidate =
+        fs::path(home ? home : "/usr/local/cuda") / "bin" / "compute-sanitizer";
     if (fs::exists(candidate, ec)) req.sanitizer = candidate.string();
   }
   req.compile_jobs = opt.compile_jobs;
@@ -302,7 +310,8 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
 }
 
 // The reproducibility block of --json: the command, the versions, the seed and the timing.
-kl::run_context context_of(const kl::cli_options& opt, const kl::run_request& req, int argc, char** argv) {
+kl::run_context context_of(const kl::cli_options& opt, const kl::run_request& req, int argc,
+                           char** argv) {
   kl::run_context ctx;
   ctx.command.assign(argv, argv + argc);
   ctx.date = kl::utc_now_iso8601();
@@ -322,7 +331,8 @@ int pipeline_mode(const kl::cli_options& opt, const kl::family_registry& familie
                   const kl::run_request& req, int argc, char** argv) {
   if (opt.watch || opt.resources || !opt.sanitize.empty())
     throw kl::usage_error("--pipeline cannot be combined with --watch, --resources or --sanitize");
-  if (!opt.csv_path.empty()) throw kl::usage_error("--csv does not apply to --pipeline (--json records it)");
+  if (!opt.csv_path.empty())
+    throw kl::usage_error("--csv does not apply to --pipeline (--json records it)");
   std::vector<const kl::registry_entry*> chosen;
   std::string names;
   for (const auto* e : req.variants)
@@ -331,9 +341,10 @@ int pipeline_mode(const kl::cli_options& opt, const kl::family_registry& familie
       names += (names.empty() ? "" : ", ") + e->descriptor.name;
     }
   if (chosen.size() != 1)
-    throw kl::usage_error("--pipeline runs one qam256 kernel file; name it with --variant (e.g. --variant "
-                          "qam256.vec2_gridstride); the selection has " +
-                          (chosen.empty() ? std::string("none") : names));
+    throw kl::usage_error(
+        "--pipeline runs one qam256 kernel file; name it with --variant (e.g. --variant "
+        "qam256.vec2_gridstride); the selection has " +
+        (chosen.empty() ? std::string("none") : names));
   const kl::variant_descriptor& v = chosen[0]->descriptor;
   if (!opt.blocks_explicit || opt.blocks.size() != 1)
     throw kl::usage_error("--pipeline needs one block size (--block 256)");
@@ -359,8 +370,8 @@ int pipeline_mode(const kl::cli_options& opt, const kl::family_registry& familie
   }
   const std::unique_ptr<kl::row_executor> executor = kl::make_executor(families, req);
   const kl::cuda::device_info& device = executor->device();
-  std::cout << "kernlab " << KERNLAB_VERSION << ": pipeline of " << v.qualified_name() << " block " << block
-            << ", seed " << req.seed << ", on " << device.name << " ("
+  std::cout << "kernlab " << KERNLAB_VERSION << ": pipeline of " << v.qualified_name() << " block "
+            << block << ", seed " << req.seed << ", on " << device.name << " ("
             << (req.in_process ? "in process" : "in the worker process") << ")\n";
 
   kl::pipeline_options popt;
@@ -403,7 +414,8 @@ int run(int argc, char** argv) {
               << kl::nvrtc::version() << ", plugin ABI " << KERNLAB_PLUGIN_ABI_VERSION << ")\n";
     return 0;
   }
-  if (!opt.command.empty()) return opt.command[0] == "cache" ? cache_command(opt) : run_command(opt);
+  if (!opt.command.empty())
+    return opt.command[0] == "cache" ? cache_command(opt) : run_command(opt);
   if (opt.kernels_dirs.empty())
     throw kl::usage_error("no kernels folder: give --kernels-dir or set kernels-dir in the config");
 
@@ -448,9 +460,11 @@ int run(int argc, char** argv) {
   // Progress on a terminal only: a piped or redirected run stays quiet.
   const bool show_progress = isatty(STDERR_FILENO);
   if (show_progress)
-    runner.on_progress([](const char* phase, std::size_t done, std::size_t total, const std::string& what) {
-      std::cerr << "\r\033[K[" << phase << " " << done << "/" << total << "] " << what << std::flush;
-    });
+    runner.on_progress(
+        [](const char* phase, std::size_t done, std::size_t total, const std::string& what) {
+          std::cerr << "\r\033[K[" << phase << " " << done << "/" << total << "] " << what
+                    << std::flush;
+        });
   auto clear_progress = [&] {
     if (show_progress) std::cerr << "\r\033[K" << std::flush;
   };
@@ -512,7 +526,8 @@ int run(int argc, char** argv) {
     kl::print_compile_table(std::cout, sweep.compiles, sweep.arch);
     kl::print_compile_summary(std::cout, sweep.compile_stats);
     if (!sweep.no_device_reason.empty())
-      std::cout << "(no GPU here: " << sweep.no_device_reason << "; compiled for " << sweep.arch << ")\n";
+      std::cout << "(no GPU here: " << sweep.no_device_reason << "; compiled for " << sweep.arch
+                << ")\n";
     for (const auto& c : sweep.compiles)
       if (!c.error.empty()) code = 1;
   } else {
@@ -523,7 +538,8 @@ int run(int argc, char** argv) {
     code = kl::exit_code_for(sweep.results);
   }
   if (sweep.workers_started > 1)
-    std::cout << "(" << sweep.workers_started - 1 << " worker restart(s): see the CRASHED and TIMEOUT rows)\n";
+    std::cout << "(" << sweep.workers_started - 1
+              << " worker restart(s): see the CRASHED and TIMEOUT rows)\n";
   if (!sweep.clock_monitor_status.empty())
     std::cout << "(SM clocks not monitored: " << sweep.clock_monitor_status << ")\n";
   write_outputs();
@@ -536,7 +552,8 @@ int run(int argc, char** argv) {
         kl::watch_workspace ws;
         ws.reg = load_registry(opt, families);
         ws.request = make_request(opt, *ws.reg, families, cache);
-        ws.request.resume = false;  // a round after a save runs what changed, whatever the journal says
+        ws.request.resume =
+            false;  // a round after a save runs what changed, whatever the journal says
         return ws;
       },
       first, sweep);

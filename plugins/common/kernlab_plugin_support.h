@@ -20,7 +20,8 @@ namespace kernlab::plugin {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-inline void set_error(char* error, size_t capacity, const char* format, ...) {
+inline void
+set_error(char* error, size_t capacity, const char* format, ...) {
   if (error == nullptr || capacity == 0) return;
   va_list args;
   va_start(args, format);
@@ -63,8 +64,8 @@ inline size_t size_of(dtype) { return 4; }  // both types the family has are 4 b
 struct reduce_config {
   dtype type = dtype::int32;
   reduce_op op = reduce_op::sum;
-  uint64_t n = 0;           ///< sizes[0]: valid elements
-  uint64_t padded_n = 0;    ///< sizes[1]: elements readable in inputs[0] (identity after n)
+  uint64_t n = 0;             ///< sizes[0]: valid elements
+  uint64_t padded_n = 0;      ///< sizes[1]: elements readable in inputs[0] (identity after n)
   bool has_padded_n = false;  ///< whether sizes[1] was given (else padded_n = n)
   const void* in = nullptr;
   void* out = nullptr;

@@ -71,8 +71,7 @@ cudaError_t cub_reduce(void* temp, size_t& temp_bytes, const reduce_config& c,
   return cub_reduce(temp, temp_bytes, c, static_cast<std::uint64_t>(c.n), stream);
 }
 
-int cub_workspace_size(const kl_launch_args* args, uint64_t* bytes, char* error,
-                       size_t capacity) {
+int cub_workspace_size(const kl_launch_args* args, uint64_t* bytes, char* error, size_t capacity) {
   return guarded("cub workspace_size", error, capacity, [&]() -> int {
     reduce_config c;
     if (const int status = parse_reduce(args, /*need_buffers=*/false, &c, error, capacity)) {
@@ -83,8 +82,8 @@ int cub_workspace_size(const kl_launch_args* args, uint64_t* bytes, char* error,
       return KL_STATUS_ERROR;
     }
     size_t temp_bytes = 0;
-    if (!cuda_ok(cub_reduce(nullptr, temp_bytes, c, to_stream(args->stream)),
-                 cub_call_name(c.op), error, capacity)) {
+    if (!cuda_ok(cub_reduce(nullptr, temp_bytes, c, to_stream(args->stream)), cub_call_name(c.op),
+                 error, capacity)) {
       return KL_STATUS_ERROR;
     }
     *bytes = temp_bytes;
@@ -121,8 +120,9 @@ const char* const kOps[] = {"sum", "min", "max"};
 const kl_variant_desc kVariants[] = {{
     /*family=*/"reduce",
     /*name=*/"cub",
-    /*summary=*/"cub::DeviceReduce::Sum/Min/Max, the vendor-library baseline (CUB_VERSION "
-    KERNLAB_STRINGIFY(CUB_VERSION) ")",
+    /*summary=*/
+    "cub::DeviceReduce::Sum/Min/Max, the vendor-library baseline (CUB_VERSION " KERNLAB_STRINGIFY(
+        CUB_VERSION) ")",
     /*block_sizes=*/nullptr,  // CUB chooses its own launch configuration
     /*num_block_sizes=*/0,
     /*dtypes=*/kDtypes,

@@ -54,7 +54,8 @@ const cublas_api& cublas() {
   static std::once_flag once;
   std::call_once(once, [] {
     const char* chosen = std::getenv("KERNLAB_CUBLAS");
-    const char* const names[] = {chosen ? chosen : KERNLAB_CUBLAS_PATH, chosen ? nullptr : KERNLAB_CUBLAS_SONAME};
+    const char* const names[] = {chosen ? chosen : KERNLAB_CUBLAS_PATH,
+                                 chosen ? nullptr : KERNLAB_CUBLAS_SONAME};
     const char* why = nullptr;
     for (const char* name : names) {
       if (name == nullptr) continue;
@@ -128,7 +129,8 @@ class handle_owner {
     if (!cublas_ok(api.get_math_mode(owner->handle_, &mode), "cublasGetMathMode", error, capacity))
       return nullptr;
     if (mode != CUBLAS_DEFAULT_MATH) {
-      set_error(error, capacity, "cuBLAS math mode is %d, not CUBLAS_DEFAULT_MATH", static_cast<int>(mode));
+      set_error(error, capacity, "cuBLAS math mode is %d, not CUBLAS_DEFAULT_MATH",
+                static_cast<int>(mode));
       return nullptr;
     }
     return owner;
@@ -210,16 +212,17 @@ int cublas_run(const kl_launch_args* args, char* error, size_t capacity) {
       return KL_STATUS_ERROR;
     }
     const cublasHandle_t h = the_handle()->get();
-    if (!cublas_ok(cublas().set_stream(h, to_stream(args->stream)), "cublasSetStream", error, capacity))
+    if (!cublas_ok(cublas().set_stream(h, to_stream(args->stream)), "cublasSetStream", error,
+                   capacity))
       return KL_STATUS_ERROR;
     const float alpha = 1.0f, beta = 0.0f;
     // Column-major C^T (n x m) = B^T (n x k) * A^T (k x m): B's rows are B^T's columns.
     if (!cublas_ok(cublas().sgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &alpha, g.b, g.n, g.a,
-                               g.k, &beta, g.c, g.n),
+                                  g.k, &beta, g.c, g.n),
                    "cublasSgemm", error, capacity))
       return KL_STATUS_ERROR;
     return cuda_ok(cudaGetLastError(), "cublasSgemm launch", error, capacity) ? KL_STATUS_OK
-                                                                             : KL_STATUS_ERROR;
+                                                                              : KL_STATUS_ERROR;
   });
 }
 
@@ -231,9 +234,10 @@ const char* const kDtypes[] = {"float32"};
 const kl_variant_desc kVariants[] = {{
     /*family=*/"matmul",
     /*name=*/"cublas",
-    /*summary=*/"cublasSgemm, plain FP32 (CUBLAS_DEFAULT_MATH, NVIDIA_TF32_OVERRIDE=0: no TF32 "
-    "tensor cores), the vendor-library baseline (cuBLAS " KERNLAB_STRINGIFY(CUBLAS_VER_MAJOR) "."
-    KERNLAB_STRINGIFY(CUBLAS_VER_MINOR) "." KERNLAB_STRINGIFY(CUBLAS_VER_PATCH) ")",
+    /*summary=*/
+    "cublasSgemm, plain FP32 (CUBLAS_DEFAULT_MATH, NVIDIA_TF32_OVERRIDE=0: no TF32 "
+    "tensor cores), the vendor-library baseline (cuBLAS " KERNLAB_STRINGIFY(
+        CUBLAS_VER_MAJOR) "." KERNLAB_STRINGIFY(CUBLAS_VER_MINOR) "." KERNLAB_STRINGIFY(CUBLAS_VER_PATCH) ")",
     /*block_sizes=*/nullptr,  // cuBLAS picks its own kernels and launch configuration
     /*num_block_sizes=*/0,
     /*dtypes=*/kDtypes,

@@ -46,10 +46,10 @@ int run(const kl_launch_args* args, char* error, size_t error_capacity) {
 const uint32_t kBlockSizes[] = {kBlock};
 const char* const kDtypes[] = {"int32"};
 const char* const kOps[] = {"sum"};
-const kl_variant_desc kVariants[] = {{
-    "reduce", "atomic_sum", "grid-stride loop, one atomicAdd per thread",  // family, name, summary
-    kBlockSizes, 1, kDtypes, 1, kOps, 1,                                   // what it offers
-    /*is_baseline=*/0, /*workspace_size=*/nullptr, /*prepare=*/nullptr, run}};
+const kl_variant_desc kVariants[] = {
+    {"reduce", "atomic_sum", "grid-stride loop, one atomicAdd per thread",  // family, name, summary
+     kBlockSizes, 1, kDtypes, 1, kOps, 1,                                   // what it offers
+     /*is_baseline=*/0, /*workspace_size=*/nullptr, /*prepare=*/nullptr, run}};
 const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "example", kVariants, 1,
                            /*release=*/nullptr};  // nothing to free before unload
 

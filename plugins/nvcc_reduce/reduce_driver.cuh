@@ -89,7 +89,8 @@ namespace {
 template <typename T, typename OP>
 __global__ void fill_identity(T* data, unsigned long long count) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (unsigned long long i =
+           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < count; i += stride) {
     data[i] = OP::identity();
   }
@@ -178,8 +179,8 @@ struct driver {
   }
 
   /// make() plus a check that kernlab's workspace holds the partial buffers.
-  static int make_checked(const kl_launch_args* args, const reduce_config& c, plan* p,
-                          char* error, size_t capacity) {
+  static int make_checked(const kl_launch_args* args, const reduce_config& c, plan* p, char* error,
+                          size_t capacity) {
     if (const int status = make(c, p, error, capacity)) return status;
     if (p->workspace_bytes != 0 &&
         (args->workspace == nullptr || args->workspace_bytes < p->workspace_bytes)) {
@@ -222,8 +223,9 @@ struct driver {
       }
     }
     cudaFuncAttributes attributes{};
-    if (!plugin::cuda_ok(cudaFuncGetAttributes(&attributes, Traits::template kernel<BLOCK, T, OP>()),
-                         "cudaFuncGetAttributes", error, capacity) ||
+    if (!plugin::cuda_ok(
+            cudaFuncGetAttributes(&attributes, Traits::template kernel<BLOCK, T, OP>()),
+            "cudaFuncGetAttributes", error, capacity) ||
         !plugin::cuda_ok(cudaStreamSynchronize(stream), "cudaStreamSynchronize after prepare",
                          error, capacity)) {
       return KL_STATUS_ERROR;
@@ -232,8 +234,7 @@ struct driver {
   }
 
   /// Every pass, asynchronously on the stream; nothing but kernel launches.
-  static int run(const kl_launch_args* args, const reduce_config& c, char* error,
-                 size_t capacity) {
+  static int run(const kl_launch_args* args, const reduce_config& c, char* error, size_t capacity) {
     plan p;
     if (const int status = make_checked(args, c, &p, error, capacity)) return status;
     const cudaStream_t stream = plugin::to_stream(args->stream);
@@ -328,9 +329,8 @@ struct variant {
       if (const int status = plugin::parse_reduce(args, true, &c, error, capacity)) {
         return status;
       }
-      return dispatch<Traits>(args->block_size, c, error, capacity, [&](auto d) {
-        return decltype(d)::run(args, c, error, capacity);
-      });
+      return dispatch<Traits>(args->block_size, c, error, capacity,
+                              [&](auto d) { return decltype(d)::run(args, c, error, capacity); });
     });
   }
 };

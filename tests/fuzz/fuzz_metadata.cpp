@@ -42,7 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     h = kl::parse_header(source, "fuzz.cu");
   } catch (const kl::metadata_error& e) {
-    if (e.file() != "fuzz.cu" || e.line() < 1) broken_promise(std::string("bad location: ") + e.what());
+    if (e.file() != "fuzz.cu" || e.line() < 1)
+      broken_promise(std::string("bad location: ") + e.what());
     return 0;
   }
 
@@ -65,7 +66,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const bool promised = tsize == 4;
       if (!d.tile.empty()) {
         const bool ok = try_evaluate(d.tile, {{"BLOCK", block}, {"TSIZE", tsize}}, v);
-        if (promised && (!ok || v < 1)) broken_promise("tile '" + d.tile + "' accepted but unusable");
+        if (promised && (!ok || v < 1))
+          broken_promise("tile '" + d.tile + "' accepted but unusable");
       }
       const bool ok = try_evaluate(d.shared_bytes, {{"BLOCK", block}, {"TSIZE", tsize}}, v);
       if (promised && (!ok || v < 0))

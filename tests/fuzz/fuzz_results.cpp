@@ -26,8 +26,7 @@ namespace {
 // The document as `kernlab compare` and `plot` load it, or nothing when they would refuse it.
 bool load(const std::string& text, nlohmann::json& out) {
   out = nlohmann::json::parse(text, nullptr, false);
-  if (out.is_discarded())
-    return false;
+  if (out.is_discarded()) return false;
   try {
     kl::records_from_results(out);
     return true;
@@ -36,14 +35,13 @@ bool load(const std::string& text, nlohmann::json& out) {
   }
 }
 
-} // namespace
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
   const std::size_t nul = bytes.find('\0');
   nlohmann::json first, second;
-  if (!load(bytes.substr(0, nul), first))
-    return 0;
+  if (!load(bytes.substr(0, nul), first)) return 0;
   const bool two = nul != std::string::npos && load(bytes.substr(nul + 1), second);
 
   std::ostringstream out;

@@ -15,8 +15,7 @@ int run(const kl_launch_args*, char* error, size_t capacity) {
 
 void release(void) {
   const char* path = std::getenv("KERNLAB_TEST_RELEASE_MARKER");
-  if (path == nullptr)
-    return;
+  if (path == nullptr) return;
   if (FILE* f = std::fopen(path, "a")) {
     std::fputs("released\n", f);
     std::fclose(f);
@@ -31,6 +30,4 @@ const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "release_marker", kVarian
 
 }  // namespace
 
-KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) {
-  return &kPlugin;
-}
+KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }

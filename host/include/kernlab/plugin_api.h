@@ -72,8 +72,8 @@ extern "C" {
 
 typedef enum kl_status {
   KL_STATUS_OK = 0,
-  KL_STATUS_ERROR = 1,       /**< the call failed; the error buffer says why */
-  KL_STATUS_UNSUPPORTED = 2  /**< this dtype/op/size is not offered; the error buffer says why */
+  KL_STATUS_ERROR = 1,      /**< the call failed; the error buffer says why */
+  KL_STATUS_UNSUPPORTED = 2 /**< this dtype/op/size is not offered; the error buffer says why */
 } kl_status;
 
 /**
@@ -92,19 +92,19 @@ typedef enum kl_status {
  * so that a new family or type never changes the ABI.
  */
 typedef struct kl_launch_args {
-  const char* family;       /**< "reduce", "matmul" */
-  const char* dtype;        /**< "int32" | "float32" */
-  const char* op;           /**< reduce: "sum" | "min" | "max" */
-  const void* const* inputs;  /**< device pointers */
+  const char* family;        /**< "reduce", "matmul" */
+  const char* dtype;         /**< "int32" | "float32" */
+  const char* op;            /**< reduce: "sum" | "min" | "max" */
+  const void* const* inputs; /**< device pointers */
   uint32_t num_inputs;
-  void* const* outputs;       /**< device pointers */
+  void* const* outputs; /**< device pointers */
   uint32_t num_outputs;
-  const uint64_t* sizes;      /**< family-specific problem sizes */
+  const uint64_t* sizes; /**< family-specific problem sizes */
   uint32_t num_sizes;
-  uint32_t block_size;        /**< 0 when the variant takes no block size */
-  void* workspace;            /**< device memory of workspace_size() bytes, or NULL */
+  uint32_t block_size; /**< 0 when the variant takes no block size */
+  void* workspace;     /**< device memory of workspace_size() bytes, or NULL */
   uint64_t workspace_bytes;
-  void* stream;               /**< CUstream / cudaStream_t to launch on */
+  void* stream; /**< CUstream / cudaStream_t to launch on */
 } kl_launch_args;
 
 /**
@@ -130,19 +130,19 @@ typedef int (*kl_run_fn)(const kl_launch_args* args, char* error, size_t error_c
 
 /** One precompiled variant: plain data plus its two functions. */
 typedef struct kl_variant_desc {
-  const char* family;            /**< must name a family kernlab knows, e.g. "reduce" */
-  const char* name;              /**< short name, unique within the family, e.g. "cub" */
-  const char* summary;           /**< one line shown by --list */
-  const uint32_t* block_sizes;   /**< supported block sizes; NULL when block size does not apply */
+  const char* family;          /**< must name a family kernlab knows, e.g. "reduce" */
+  const char* name;            /**< short name, unique within the family, e.g. "cub" */
+  const char* summary;         /**< one line shown by --list */
+  const uint32_t* block_sizes; /**< supported block sizes; NULL when block size does not apply */
   uint32_t num_block_sizes;
-  const char* const* dtypes;     /**< supported dtypes, e.g. {"int32", "float32"} */
+  const char* const* dtypes; /**< supported dtypes, e.g. {"int32", "float32"} */
   uint32_t num_dtypes;
-  const char* const* ops;        /**< supported ops (reduce), e.g. {"sum"} */
+  const char* const* ops; /**< supported ops (reduce), e.g. {"sum"} */
   uint32_t num_ops;
-  int is_baseline;               /**< non-zero: a vendor-library baseline for its family */
-  kl_workspace_fn workspace_size;  /**< may be NULL */
-  kl_prepare_fn prepare;           /**< may be NULL */
-  kl_run_fn run;                   /**< required */
+  int is_baseline;                /**< non-zero: a vendor-library baseline for its family */
+  kl_workspace_fn workspace_size; /**< may be NULL */
+  kl_prepare_fn prepare;          /**< may be NULL */
+  kl_run_fn run;                  /**< required */
 } kl_variant_desc;
 
 /**
@@ -154,11 +154,11 @@ typedef void (*kl_release_fn)(void);
 
 /** What `kernlab_plugin()` returns. `abi_version` must stay the first member forever. */
 typedef struct kl_plugin {
-  uint32_t abi_version;          /**< KERNLAB_PLUGIN_ABI_VERSION the plugin was built against */
-  const char* name;              /**< the plugin's name, e.g. "cub" */
+  uint32_t abi_version; /**< KERNLAB_PLUGIN_ABI_VERSION the plugin was built against */
+  const char* name;     /**< the plugin's name, e.g. "cub" */
   const kl_variant_desc* variants;
   uint32_t num_variants;
-  kl_release_fn release;         /**< version 2: may be NULL; absent from a version-1 table */
+  kl_release_fn release; /**< version 2: may be NULL; absent from a version-1 table */
 } kl_plugin;
 
 /** The exported entry point's type. */

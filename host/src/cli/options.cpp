@@ -25,80 +25,118 @@ namespace kl {
 namespace {
 
 po::options_description make_description() {
+  // clang-format off: one option per line reads as a table
   po::options_description select("Selecting what runs");
-  select.add_options()
-    ("variant,v", po::value<std::vector<std::string>>()->composing(),
-     "variants: a name, a comma list, a wildcard (reduce*, reduce.reduce5) or 'all' (every family's)")
-    ("family", po::value<std::string>(), "only this family (kernlab --list shows them; default: every family)")
-    ("problem", po::value<std::string>(), "same as --family")
-    ("block,b", po::value<std::string>(), "block sizes: a comma list or 'all' (128,256,512,1024)")
-    ("size,n", po::value<std::string>(), "problem sizes: a comma list of 268435456, 2^28, 2^20+3, 16M (matmul: W means W x W x W)")
-    ("shape", po::value<std::string>(), "matmul shapes: a comma list of MxNxK, e.g. 4096x4096x4096,4095x4097x1023 (default 4096x4096x4096)")
-    ("dtype", po::value<std::string>(), "element types, for the families that have them: int32, float32 (comma list)")
-    ("op", po::value<std::string>(), "operations, for the families that have them: sum, min, max (comma list)")
-    ("seed", po::value<std::string>(), "seed of the input generator (printed with the results)")
-    ("input", po::value<std::string>(), "input values: exact (default) or random")
-    ("baseline", po::value<std::string>(), "variant for the 'x of baseline' column (default: the family's library)");
+  select.add_options()("variant,v", po::value<std::vector<std::string>>()->composing(),
+                       "variants: a name, a comma list, a wildcard (reduce*, reduce.reduce5) "
+                       "or 'all' (every family's)")(
+      "family", po::value<std::string>(),
+      "only this family (kernlab --list shows them; default: every family)")(
+      "problem", po::value<std::string>(), "same as --family")(
+      "block,b", po::value<std::string>(), "block sizes: a comma list or 'all' (128,256,512,1024)")(
+      "size,n", po::value<std::string>(),
+      "problem sizes: a comma list of 268435456, 2^28, 2^20+3, 16M (matmul: W means W x W x W)")(
+      "shape", po::value<std::string>(),
+      "matmul shapes: a comma list of MxNxK, e.g. 4096x4096x4096,4095x4097x1023 (default "
+      "4096x4096x4096)")(
+      "dtype", po::value<std::string>(),
+      "element types, for the families that have them: int32, float32 (comma list)")(
+      "op", po::value<std::string>(),
+      "operations, for the families that have them: sum, min, max (comma list)")(
+      "seed", po::value<std::string>(), "seed of the input generator (printed with the results)")(
+      "input", po::value<std::string>(), "input values: exact (default) or random")(
+      "baseline", po::value<std::string>(),
+      "variant for the 'x of baseline' column (default: the family's library)");
   po::options_description where("Where things are");
-  where.add_options()
-    ("kernels-dir", po::value<std::vector<std::string>>()->composing(), "folder of <family>/*.cu kernel files (repeatable)")
-    ("plugin-dir", po::value<std::vector<std::string>>()->composing(), "adds a folder of plugin .so files to the build's (repeatable; KERNLAB_PLUGIN_PATH adds more)")
-    ("no-plugins", po::bool_switch(), "load no plugins")
-    ("config", po::value<std::string>(), "config file (default: config/kernlab.cfg)")
-    ("arch", po::value<std::string>(), "compile target when there is no GPU (default sm_90)")
-    ("cuda-include", po::value<std::string>(), "the CUDA toolkit's include folder")
-    ("cache-dir", po::value<std::string>(), "compile cache folder (default: $XDG_CACHE_HOME/kernlab or ~/.cache/kernlab)")
-    ("no-cache", po::bool_switch(), "compile every file, read and write no compile cache")
-    ("cache-max-size", po::value<std::string>(), "cap on the compile cache's entries, e.g. 2GiB (the default), 500M; the least recently used go first")
-    ("max-size", po::value<std::string>(), "cache prune: prune down to this size, e.g. 500M (default: the cap, --cache-max-size)");
+  where.add_options()("kernels-dir", po::value<std::vector<std::string>>()->composing(),
+                      "folder of <family>/*.cu kernel files (repeatable)")(
+      "plugin-dir", po::value<std::vector<std::string>>()->composing(),
+      "adds a folder of plugin .so files to the build's (repeatable; KERNLAB_PLUGIN_PATH adds "
+      "more)")("no-plugins", po::bool_switch(), "load no plugins")(
+      "config", po::value<std::string>(), "config file (default: config/kernlab.cfg)")(
+      "arch", po::value<std::string>(), "compile target when there is no GPU (default sm_90)")(
+      "cuda-include", po::value<std::string>(), "the CUDA toolkit's include folder")(
+      "cache-dir", po::value<std::string>(),
+      "compile cache folder (default: $XDG_CACHE_HOME/kernlab or ~/.cache/kernlab)")(
+      "no-cache", po::bool_switch(), "compile every file, read and write no compile cache")(
+      "cache-max-size", po::value<std::string>(),
+      "cap on the compile cache's entries, e.g. 2GiB (the default), 500M; the least recently used "
+      "go first")(
+      "max-size", po::value<std::string>(),
+      "cache prune: prune down to this size, e.g. 500M (default: the cap, --cache-max-size)");
   po::options_description timing("Timing");
-  timing.add_options()
-    ("warmup", po::value<int>(), "untimed runs before sampling (default 2)")
-    ("min-samples", po::value<int>(), "fewest samples (default 10)")
-    ("min-time", po::value<double>(), "least sampled kernel time in seconds (default 0.5)")
-    ("max-noise", po::value<double>(),
-     "stdrel rule: stop once the relative std. deviation is under this, in % (default 0.5)")
-    ("stop-rule", po::value<std::string>(),
-     "when sampling stops: stdrel (the noise is under --max-noise; default) or ci (the median's "
-     "95% confidence interval is within +-(--max-ci))")
-    ("max-ci", po::value<double>(),
-     "ci rule: stop once the median's 95% confidence interval is within +- this, in % "
-     "(default 0.5)")
-    ("timeout", po::value<double>(), "stop sampling after this many seconds (default 15)")
-    ("hot", po::bool_switch(), "do not flush L2 between samples (same as --flush none)")
-    ("flush", po::value<std::string>(), "how L2 is made cold before each sample: read (default; reads a clean buffer twice the L2), write (writes one, as nvbench does), none");
+  timing.add_options()("warmup", po::value<int>(), "untimed runs before sampling (default 2)")(
+      "min-samples", po::value<int>(), "fewest samples (default 10)")(
+      "min-time", po::value<double>(), "least sampled kernel time in seconds (default 0.5)")(
+      "max-noise", po::value<double>(),
+      "stdrel rule: stop once the relative std. deviation is under this, in % (default 0.5)")(
+      "stop-rule", po::value<std::string>(),
+      "when sampling stops: stdrel (the noise is under --max-noise; default) or ci (the median's "
+      "95% confidence interval is within +-(--max-ci))")(
+      "max-ci", po::value<double>(),
+      "ci rule: stop once the median's 95% confidence interval is within +- this, in % "
+      "(default 0.5)")("timeout", po::value<double>(),
+                       "stop sampling after this many seconds (default 15)")(
+      "hot", po::bool_switch(), "do not flush L2 between samples (same as --flush none)")(
+      "flush", po::value<std::string>(),
+      "how L2 is made cold before each sample: read (default; reads a clean buffer twice the L2), "
+      "write (writes one, as nvbench does), none");
   po::options_description safety("Isolation and recovery");
-  safety.add_options()
-    ("kernel-timeout", po::value<double>(), "a launch still running after this many seconds is a hang: its worker is stopped; also the time limit of a plugin's probe (default 10)")
-    ("in-process", po::bool_switch(), "run kernels in kernlab itself, not in a worker process (a crash then ends the sweep's GPU work)")
-    ("journal", po::value<std::string>(), "the journal file (default: ~/.cache/kernlab/journal.log)")
-    ("resume", po::bool_switch(), "skip the rows the journal says finished; mark the one that was running as suspect")
-    ("sanitize", po::value<std::string>()->implicit_value("memcheck,racecheck"), "run each variant under compute-sanitizer: memcheck, racecheck (a list; validation only, no timing)");
+  safety.add_options()(
+      "kernel-timeout", po::value<double>(),
+      "a launch still running after this many seconds is a hang: its worker is stopped; also the "
+      "time limit of a plugin's probe (default 10)")(
+      "in-process", po::bool_switch(),
+      "run kernels in kernlab itself, not in a worker process (a crash then ends the sweep's GPU "
+      "work)")("journal", po::value<std::string>(),
+               "the journal file (default: ~/.cache/kernlab/journal.log)")(
+      "resume", po::bool_switch(),
+      "skip the rows the journal says finished; mark the one that was running as suspect")(
+      "sanitize", po::value<std::string>()->implicit_value("memcheck,racecheck"),
+      "run each variant under compute-sanitizer: memcheck, racecheck (a list; validation only, no "
+      "timing)");
   po::options_description outputs("Outputs");
-  outputs.add_options()
-    ("json", po::value<std::string>(), "write every record, with the reproducibility block, to FILE (docs/results_format.md)")
-    ("csv", po::value<std::string>(), "write one line per record to FILE")
-    ("markdown", po::bool_switch(), "print the tables as markdown")
-    ("output,o", po::value<std::string>(), "the file `kernlab plot` writes (default: sweep.svg)");
+  outputs.add_options()(
+      "json", po::value<std::string>(),
+      "write every record, with the reproducibility block, to FILE (docs/results_format.md)")(
+      "csv", po::value<std::string>(), "write one line per record to FILE")(
+      "markdown", po::bool_switch(), "print the tables as markdown")(
+      "output,o", po::value<std::string>(), "the file `kernlab plot` writes (default: sweep.svg)");
   po::options_description actions("Actions");
-  actions.add_options()
-    ("help,h", po::bool_switch(), "this help")
-    ("version", po::bool_switch(), "print the version")
-    ("list", po::bool_switch(), "list every variant with its origin, and exit")
-    ("compile-only", po::bool_switch(), "compile the selected variants for every block size and exit (no GPU needed)")
-    ("resources", po::bool_switch(), "show registers, shared memory, spills and occupancy per configuration, without timing (no GPU needed)")
+  actions.add_options()("help,h", po::bool_switch(), "this help")("version", po::bool_switch(),
+                                                                  "print the version")(
+      "list", po::bool_switch(), "list every variant with its origin, and exit")(
+      "compile-only", po::bool_switch(),
+      "compile the selected variants for every block size and exit (no GPU needed)")(
+      "resources", po::bool_switch(),
+      "show registers, shared memory, spills and occupancy per configuration, without timing (no "
+      "GPU needed)")
 
-    ("watch", po::bool_switch(), "keep running: when a kernel file or header is saved, recompile, revalidate and retime the variants it changes")
-    ("compile-jobs,j", po::value<int>(), "threads compiling kernel files while the GPU times those compiled (default: one per core)")
-    ("compile-timeout", po::value<std::string>(), "a file whose compile takes longer than this many seconds fails its rows; the others go on (default 300)");
+      ("watch", po::bool_switch(),
+       "keep running: when a kernel file or header is saved, recompile, revalidate and retime the "
+       "variants it changes")("compile-jobs,j", po::value<int>(),
+                              "threads compiling kernel files while the GPU times those compiled "
+                              "(default: one per core)")(
+          "compile-timeout", po::value<std::string>(),
+          "a file whose compile takes longer than this many seconds fails its rows; the others go "
+          "on "
+          "(default 300)");
   po::options_description qam("qam256 and its pipeline");
-  qam.add_options()
-    ("snr", po::value<std::string>(), "qam256: signal-to-noise ratio of the generated symbols, in dB (default 20)")
-    ("pipeline", po::bool_switch(), "qam256: time host -> device -> host in chunks over streams with one kernel (--variant NAME --block B), instead of the sweep")
-    ("streams", po::value<std::string>(), "pipeline: stream counts, a comma list (default 1,2,4,8)")
-    ("issue-order", po::value<std::string>(), "pipeline: breadth (all copies in, all kernels, all copies out), depth (chunk by chunk), or both (default breadth,depth)")
-    ("chunks", po::value<std::string>(), "pipeline: chunks the data is split into: a count, or 'auto' (default: 4 per stream)")
-    ("pipeline-runs", po::value<int>(), "pipeline: timed runs per configuration, after a warm-up; the median is shown (default 5)");
+  qam.add_options()("snr", po::value<std::string>(),
+                    "qam256: signal-to-noise ratio of the generated symbols, in dB (default 20)")(
+      "pipeline", po::bool_switch(),
+      "qam256: time host -> device -> host in chunks over streams with one kernel (--variant NAME "
+      "--block B), instead of the sweep")(
+      "streams", po::value<std::string>(),
+      "pipeline: stream counts, a comma list (default 1,2,4,8)")(
+      "issue-order", po::value<std::string>(),
+      "pipeline: breadth (all copies in, all kernels, all copies out), depth (chunk by chunk), or "
+      "both (default breadth,depth)")(
+      "chunks", po::value<std::string>(),
+      "pipeline: chunks the data is split into: a count, or 'auto' (default: 4 per stream)")(
+      "pipeline-runs", po::value<int>(),
+      "pipeline: timed runs per configuration, after a warm-up; the median is shown (default 5)");
+  // clang-format on
   po::options_description all;
   all.add(actions).add(select).add(where).add(timing).add(safety).add(outputs).add(qam);
   return all;
@@ -154,7 +192,6 @@ std::string message(po::error& e) {
   return out;
 }
 
-
 // Settings that the command line can name in more than one way, or that exclude each other: a
 // value for any option of a group on the command line replaces the config file's values for the
 // whole group (the file's `family = reduce` must not contradict `--problem matmul`, nor its
@@ -208,7 +245,8 @@ T bounded(const po::variables_map& vm, const char* key, T fallback, T lo, T hi, 
   if (!vm.count(key)) return fallback;
   const T v = vm[key].as<T>();
   if (infinity_allowed && std::isinf(static_cast<double>(v)) && v > 0) return v;
-  const bool ok = std::isfinite(static_cast<double>(v)) && (lo_allowed ? v >= lo : v > lo) && v <= hi;
+  const bool ok =
+      std::isfinite(static_cast<double>(v)) && (lo_allowed ? v >= lo : v > lo) && v <= hi;
   if (!ok) {
     std::ostringstream os;
     os << "--" << key << " " << v << ": must be " << unit << " in " << (lo_allowed ? "[" : "(")
@@ -240,35 +278,58 @@ const char* mode_name(mode m) {
 // on the command line for a mode it does not apply to is a usage error.
 const std::map<std::string, std::vector<mode>>& option_modes() {
   using m = mode;
-  static const std::vector<m> selecting = {m::sweep, m::list, m::compile_only, m::resources, m::pipeline};
+  static const std::vector<m> selecting = {m::sweep, m::list, m::compile_only, m::resources,
+                                           m::pipeline};
   static const std::vector<m> compiling = {m::sweep, m::compile_only, m::resources, m::pipeline};
   static const std::vector<m> running = {m::sweep, m::pipeline};
   // The problem's options are checked against the selected families by a compile too, so a
   // sweep's command line stays valid with --compile-only or --resources added.
   static const std::vector<m>& problem = compiling;
   static const std::map<std::string, std::vector<m>> table = {
-      {"variant", selecting}, {"family", selecting}, {"problem", selecting},
-      {"block", compiling}, {"dtype", compiling}, {"op", compiling},
-      {"size", problem}, {"shape", problem}, {"seed", problem}, {"input", problem},
-      {"snr", problem}, {"baseline", {m::sweep}},
-      {"arch", compiling}, {"cuda-include", compiling}, {"compile-jobs", compiling},
+      {"variant", selecting},
+      {"family", selecting},
+      {"problem", selecting},
+      {"block", compiling},
+      {"dtype", compiling},
+      {"op", compiling},
+      {"size", problem},
+      {"shape", problem},
+      {"seed", problem},
+      {"input", problem},
+      {"snr", problem},
+      {"baseline", {m::sweep}},
+      {"arch", compiling},
+      {"cuda-include", compiling},
+      {"compile-jobs", compiling},
       // The cache holds the plugins' probe verdicts too, which --list reads.
       {"cache-dir", {m::sweep, m::list, m::compile_only, m::resources, m::pipeline, m::cache}},
       {"no-cache", selecting},
-      {"warmup", {m::sweep}}, {"min-samples", {m::sweep}}, {"min-time", {m::sweep}},
-      {"max-noise", {m::sweep}}, {"timeout", {m::sweep}}, {"hot", {m::sweep}}, {"flush", {m::sweep}},
-      {"stop-rule", {m::sweep}}, {"max-ci", {m::sweep}}, {"compile-timeout", compiling},
+      {"warmup", {m::sweep}},
+      {"min-samples", {m::sweep}},
+      {"min-time", {m::sweep}},
+      {"max-noise", {m::sweep}},
+      {"timeout", {m::sweep}},
+      {"hot", {m::sweep}},
+      {"flush", {m::sweep}},
+      {"stop-rule", {m::sweep}},
+      {"max-ci", {m::sweep}},
+      {"compile-timeout", compiling},
       {"cache-max-size", {m::sweep, m::compile_only, m::resources, m::pipeline, m::cache}},
       {"max-size", {m::cache}},
       // A launch's time limit, and a plugin probe's (whatever reads the plugins' tables).
-      {"kernel-timeout", selecting}, {"in-process", running},
-      {"journal", {m::sweep}}, {"resume", {m::sweep}}, {"sanitize", {m::sweep}},
+      {"kernel-timeout", selecting},
+      {"in-process", running},
+      {"journal", {m::sweep}},
+      {"resume", {m::sweep}},
+      {"sanitize", {m::sweep}},
       {"json", {m::sweep, m::compile_only, m::resources, m::pipeline}},
       {"csv", {m::sweep, m::compile_only, m::resources}},
       {"markdown", {m::sweep, m::resources, m::pipeline}},
       {"output", {m::plot}},
       {"watch", {m::sweep, m::compile_only}},
-      {"streams", {m::pipeline}}, {"issue-order", {m::pipeline}}, {"chunks", {m::pipeline}},
+      {"streams", {m::pipeline}},
+      {"issue-order", {m::pipeline}},
+      {"chunks", {m::pipeline}},
       {"pipeline-runs", {m::pipeline}}};
   return table;
 }
@@ -280,8 +341,12 @@ void check_options_apply(mode md, const std::set<std::string>& given) {
     if (std::find(it->second.begin(), it->second.end(), md) != it->second.end()) continue;
     std::string where;
     for (std::size_t i = 0; i < it->second.size(); ++i)
-      where += std::string(i == 0 ? "" : i + 1 == it->second.size() ? " or " : ", ") + mode_name(it->second[i]);
-    throw usage_error("--" + key + " does not apply to " + mode_name(md) + " (only to " + where + ")");
+      where += std::string(i == 0                       ? ""
+                           : i + 1 == it->second.size() ? " or "
+                                                        : ", ") +
+               mode_name(it->second[i]);
+    throw usage_error("--" + key + " does not apply to " + mode_name(md) + " (only to " + where +
+                      ")");
   }
 }
 
@@ -289,7 +354,8 @@ void check_options_apply(mode md, const std::set<std::string>& given) {
 
 std::uint64_t parse_size(const std::string& text) {
   auto fail = [&]() -> std::uint64_t {
-    throw usage_error("--size '" + text + "' is not a size (examples: 268435456, 2^28, 2^20+3, 16M)");
+    throw usage_error("--size '" + text +
+                      "' is not a size (examples: 268435456, 2^28, 2^20+3, 16M)");
   };
   if (text.empty()) return fail();
   // Every number, power and multiple is at most 2^60, checked before it is formed: a product
@@ -349,11 +415,13 @@ std::vector<std::uint64_t> parse_shape(const std::string& text) {
       if (v > limit) return fail("a dimension is 2^31 or more");
     }
     if (pos == start)
-      return fail(pos < text.size() ? "unexpected '" + std::string(1, text[pos]) + "'" : "a dimension is missing");
+      return fail(pos < text.size() ? "unexpected '" + std::string(1, text[pos]) + "'"
+                                    : "a dimension is missing");
     if (v == 0) return fail("a dimension is 0");
     out.push_back(v);
     if (pos == text.size()) return out;
-    if (text[pos] != 'x' && text[pos] != 'X') return fail("unexpected '" + std::string(1, text[pos]) + "'");
+    if (text[pos] != 'x' && text[pos] != 'X')
+      return fail("unexpected '" + std::string(1, text[pos]) + "'");
     ++pos;
   }
 }
@@ -386,8 +454,8 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& option
   std::string unit = text.substr(i);
   if (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
   static const std::pair<const char*, int> units[] = {
-      {"", 0},   {"B", 0},   {"K", 10},  {"KB", 10}, {"KiB", 10}, {"M", 20},  {"MB", 20},
-      {"MiB", 20}, {"G", 30}, {"GB", 30}, {"GiB", 30}, {"T", 40}, {"TB", 40}, {"TiB", 40}};
+      {"", 0},     {"B", 0},  {"K", 10},  {"KB", 10},  {"KiB", 10}, {"M", 20},  {"MB", 20},
+      {"MiB", 20}, {"G", 30}, {"GB", 30}, {"GiB", 30}, {"T", 40},   {"TB", 40}, {"TiB", 40}};
   for (const auto& [name, shift] : units) {
     if (unit != name) continue;
     if (shift > 0 && n > (std::numeric_limits<std::uint64_t>::max() >> shift))
@@ -457,9 +525,10 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
       auto parsed = po::parse_config_file(in, desc);
       resolve_config_paths(parsed, fs::absolute(config).parent_path());
       auto& opts = parsed.options;
-      opts.erase(std::remove_if(opts.begin(), opts.end(),
-                                [&](const po::option& opt) { return overridden(opt.string_key, given); }),
-                 opts.end());
+      opts.erase(
+          std::remove_if(opts.begin(), opts.end(),
+                         [&](const po::option& opt) { return overridden(opt.string_key, given); }),
+          opts.end());
       po::store(parsed, vm);
     } catch (po::error& e) {
       throw usage_error(config + ": " + message(e));
@@ -490,15 +559,17 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   for (const auto& s : split_list(str("size", "2^24"))) o.sizes.push_back(parse_size(s));
   if (o.sizes.empty()) throw usage_error("--size needs at least one size");
   if (vm.count("shape")) {
-    for (const auto& s : split_list(vm["shape"].as<std::string>())) o.shapes.push_back(parse_shape(s));
+    for (const auto& s : split_list(vm["shape"].as<std::string>()))
+      o.shapes.push_back(parse_shape(s));
     if (o.shapes.empty()) throw usage_error("--shape needs at least one shape");
   }
   o.seed = 12345;
   if (vm.count("seed")) {
     // Digits only: Boost would read "-1" as 2^64 - 1 for an unsigned option.
     const std::string text = vm["seed"].as<std::string>();
-    const bool digits = !text.empty() && text.size() <= 20 &&
-                        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const bool digits =
+        !text.empty() && text.size() <= 20 &&
+        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
     errno = 0;
     const unsigned long long v = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
     if (!digits || errno == ERANGE)
@@ -532,15 +603,18 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.resources = vm["resources"].as<bool>();
   o.output_path = str("output", "");
   o.in_process = vm["in-process"].as<bool>();
-  o.kernel_timeout_s = bounded(vm, "kernel-timeout", o.kernel_timeout_s, 0.0, 86400.0, "seconds", false);
+  o.kernel_timeout_s =
+      bounded(vm, "kernel-timeout", o.kernel_timeout_s, 0.0, 86400.0, "seconds", false);
   o.journal_path = str("journal", "");
   o.resume = vm["resume"].as<bool>();
   if (vm.count("sanitize")) {
     o.sanitize = split_list(vm["sanitize"].as<std::string>());
     for (const auto& tool : o.sanitize)
       if (tool != "memcheck" && tool != "racecheck" && tool != "synccheck" && tool != "initcheck")
-        throw usage_error("--sanitize: unknown tool '" + tool + "' (memcheck, racecheck, synccheck, initcheck)");
-    if (o.in_process) throw usage_error("--sanitize runs kernels in sanitized workers; it cannot be --in-process");
+        throw usage_error("--sanitize: unknown tool '" + tool +
+                          "' (memcheck, racecheck, synccheck, initcheck)");
+    if (o.in_process)
+      throw usage_error("--sanitize runs kernels in sanitized workers; it cannot be --in-process");
   }
   if (vm.count("command")) o.command = vm["command"].as<std::vector<std::string>>();
   if (!o.command.empty()) {
@@ -556,7 +630,8 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
       throw usage_error("cache: unknown subcommand '" + o.command[1] +
                         "' (say 'cache info', 'cache clear' or 'cache prune')");
     else if (c == "cache" && o.command.size() > 2)
-      throw usage_error("too many words on the command line: 'cache " + o.command[1] + "' takes no argument");
+      throw usage_error("too many words on the command line: 'cache " + o.command[1] +
+                        "' takes no argument");
     else if (c != "compare" && c != "plot" && c != "cache")
       throw usage_error("unknown command '" + c +
                         "' (kernlab compare, kernlab plot, kernlab cache; options start with --)");
@@ -573,8 +648,9 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   if (vm.count("cache-max-size")) o.cache_max_bytes = byte_size("cache-max-size");
   if (vm.count("max-size")) {
     if (o.command.size() < 2 || o.command[0] != "cache" || o.command[1] != "prune")
-      throw usage_error("--max-size is for 'kernlab cache prune'; the cap every run keeps is "
-                        "--cache-max-size (cache-max-size in the config file)");
+      throw usage_error(
+          "--max-size is for 'kernlab cache prune'; the cap every run keeps is "
+          "--cache-max-size (cache-max-size in the config file)");
     o.prune_max_bytes = byte_size("max-size");
   }
   o.compile_jobs = static_cast<unsigned>(bounded(vm, "compile-jobs", 0, 1, 1024, "a thread count"));
@@ -609,7 +685,8 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
       used = 0;
     }
     if (text.empty() || used != text.size() || !std::isfinite(v) || v < -50 || v > 200)
-      throw usage_error("--snr '" + text + "' is not a signal-to-noise ratio in dB (a finite number in -50..200)");
+      throw usage_error("--snr '" + text +
+                        "' is not a signal-to-noise ratio in dB (a finite number in -50..200)");
     o.snr_db = v;
   }
   o.pipeline = vm["pipeline"].as<bool>();
@@ -657,10 +734,12 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   t.warmup_runs = bounded(vm, "warmup", t.warmup_runs, 0, 100000, "a run count");
   t.min_samples = bounded(vm, "min-samples", t.min_samples, 1, 100000000, "a sample count");
   t.min_time_s = bounded(vm, "min-time", t.min_time_s, 0.0, 86400.0, "seconds");
-  if (vm.count("max-noise")) t.max_noise = bounded(vm, "max-noise", 0.0, 0.0, 100.0, "a percentage") / 100.0;
+  if (vm.count("max-noise"))
+    t.max_noise = bounded(vm, "max-noise", 0.0, 0.0, 100.0, "a percentage") / 100.0;
   // `--timeout inf` stays "no time-out": sampling then ends on the other rules alone.
   t.timeout_s = bounded(vm, "timeout", t.timeout_s, 0.0, 86400.0, "seconds (or inf)", false, true);
-  if (vm.count("max-ci")) t.max_ci = bounded(vm, "max-ci", 0.0, 0.0, 100.0, "a percentage", false) / 100.0;
+  if (vm.count("max-ci"))
+    t.max_ci = bounded(vm, "max-ci", 0.0, 0.0, 100.0, "a percentage", false) / 100.0;
   if (vm.count("stop-rule")) {
     try {
       t.rule = parse_stop_rule(vm["stop-rule"].as<std::string>());
@@ -675,20 +754,20 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   }
   if (vm["hot"].as<bool>()) {
     if (vm.count("flush") && t.flush != flush_mode::none)
-      throw usage_error("--hot and --flush " + vm["flush"].as<std::string>() + " contradict each other");
+      throw usage_error("--hot and --flush " + vm["flush"].as<std::string>() +
+                        " contradict each other");
     t.flush = flush_mode::none;
   }
 
   // Which command this is, and whether every option named on the command line applies to it.
-  const mode md = !o.command.empty()
-                      ? (o.command[0] == "compare" ? mode::compare
-                         : o.command[0] == "plot"  ? mode::plot
-                                                   : mode::cache)
-                  : o.list        ? mode::list
-                  : o.pipeline    ? mode::pipeline
-                  : o.resources   ? mode::resources
-                  : o.compile_only ? mode::compile_only
-                                   : mode::sweep;
+  const mode md = !o.command.empty() ? (o.command[0] == "compare" ? mode::compare
+                                        : o.command[0] == "plot"  ? mode::plot
+                                                                  : mode::cache)
+                  : o.list           ? mode::list
+                  : o.pipeline       ? mode::pipeline
+                  : o.resources      ? mode::resources
+                  : o.compile_only   ? mode::compile_only
+                                     : mode::sweep;
   check_options_apply(md, given);
   return o;
 }

@@ -27,15 +27,15 @@ struct cli_options {
   bool help = false, version = false, list = false, compile_only = false, no_plugins = false;
   bool watch = false;  ///< after the sweep, re-run the variants whose files change
   bool no_cache = false;
-  std::string cache_dir;      ///< "" = the default ($XDG_CACHE_HOME/kernlab, ~/.cache/kernlab)
+  std::string cache_dir;  ///< "" = the default ($XDG_CACHE_HOME/kernlab, ~/.cache/kernlab)
   std::optional<std::uint64_t> cache_max_bytes;  ///< --cache-max-size; none = the default cap
   std::optional<std::uint64_t> prune_max_bytes;  ///< --max-size of `cache prune`; none = the cap
-  unsigned compile_jobs = 0;  ///< 0 = one per hardware thread
-  double compile_timeout_s = 300;  ///< a file's compile that takes longer fails its rows
-  std::string family;                  ///< "" = every family
-  std::vector<std::string> variants;   ///< names, wildcards or "all"
+  unsigned compile_jobs = 0;                     ///< 0 = one per hardware thread
+  double compile_timeout_s = 300;     ///< a file's compile that takes longer fails its rows
+  std::string family;                 ///< "" = every family
+  std::vector<std::string> variants;  ///< names, wildcards or "all"
   std::vector<unsigned> blocks;
-  bool blocks_explicit = false;        ///< the user named blocks (not "all")
+  bool blocks_explicit = false;  ///< the user named blocks (not "all")
   std::vector<std::string> dtypes, ops;
   std::vector<std::uint64_t> sizes;
   bool sizes_on_command_line = false;  ///< --size was given on the command line (not the config)
@@ -54,9 +54,9 @@ struct cli_options {
   bool resources = false;           ///< --resources: registers, shared memory, occupancy; no timing
   std::string output_path;          ///< -o FILE, for `plot`
   // Isolation and recovery.
-  bool in_process = false;           ///< run kernels in kernlab itself (no worker process)
-  double kernel_timeout_s = 10;      ///< a launch that runs longer is a hang
-  std::string journal_path;          ///< "" for the default
+  bool in_process = false;       ///< run kernels in kernlab itself (no worker process)
+  double kernel_timeout_s = 10;  ///< a launch that runs longer is a hang
+  std::string journal_path;      ///< "" for the default
   bool resume = false;
   std::vector<std::string> sanitize;  ///< compute-sanitizer tools
   /// A subcommand and its arguments: {"compare", "a.json", "b.json"}, {"plot", "r.json"},
@@ -64,13 +64,13 @@ struct cli_options {
   std::vector<std::string> command;
   // qam256.
   bool dtypes_explicit = false, ops_explicit = false;  ///< --dtype / --op given (not the defaults)
-  double snr_db = 20;                ///< --snr: noise of the generated symbols, in dB
-  bool pipeline = false;             ///< --pipeline: the end-to-end host-device-host measurement
-  std::vector<unsigned> streams = {1, 2, 4, 8};           ///< --streams
+  double snr_db = 20;     ///< --snr: noise of the generated symbols, in dB
+  bool pipeline = false;  ///< --pipeline: the end-to-end host-device-host measurement
+  std::vector<unsigned> streams = {1, 2, 4, 8};                  ///< --streams
   std::vector<std::string> issue_orders = {"breadth", "depth"};  ///< --issue-order
-  unsigned chunks = 0;               ///< --chunks: 0 = chunks_per_stream per stream
+  unsigned chunks = 0;  ///< --chunks: 0 = chunks_per_stream per stream
   unsigned chunks_per_stream = 4;
-  int pipeline_runs = 5;             ///< --pipeline-runs
+  int pipeline_runs = 5;  ///< --pipeline-runs
 };
 
 /// Parses argv, then the config file (--config, or defaults.config if it exists). Command-line

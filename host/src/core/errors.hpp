@@ -16,11 +16,11 @@ class io_error : public std::runtime_error {
 
 // The exit codes of the kernlab command, in one place.
 namespace exit_code {
-inline constexpr int ok = 0;           // every row passed (skips allowed)
-inline constexpr int row_failed = 1;   // a variant failed, crashed, timed out or was wrong
-inline constexpr int usage = 2;        // a bad option, value or selection
-inline constexpr int no_device = 3;    // a run that needs a GPU found no driver or device
-inline constexpr int io = 4;           // a file or a tool failed (io_error)
+inline constexpr int ok = 0;          // every row passed (skips allowed)
+inline constexpr int row_failed = 1;  // a variant failed, crashed, timed out or was wrong
+inline constexpr int usage = 2;       // a bad option, value or selection
+inline constexpr int no_device = 3;   // a run that needs a GPU found no driver or device
+inline constexpr int io = 4;          // a file or a tool failed (io_error)
 }  // namespace exit_code
 
 }  // namespace kl

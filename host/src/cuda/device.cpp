@@ -51,12 +51,22 @@ device_info query_device(int ordinal) {
 int device_info::fp32_lanes_per_sm() const {
   switch (cc_major * 10 + cc_minor) {
     case 60: return 64;
-    case 61: case 62: return 128;
-    case 70: case 72: case 75: return 64;
+    case 61:
+    case 62: return 128;
+    case 70:
+    case 72:
+    case 75: return 64;
     case 80: return 64;
-    case 86: case 87: case 89: return 128;
+    case 86:
+    case 87:
+    case 89: return 128;
     case 90: return 128;
-    case 100: case 101: case 103: case 110: case 120: case 121: return 128;
+    case 100:
+    case 101:
+    case 103:
+    case 110:
+    case 120:
+    case 121: return 128;
     default: return 0;
   }
 }

@@ -22,10 +22,10 @@ struct device_info {
   std::size_t shared_per_sm = 0;
   std::size_t l2_bytes = 0;
   std::size_t total_mem = 0;
-  int sm_clock_khz = 0;      ///< maximum SM clock
-  int mem_clock_khz = 0;     ///< peak memory clock
+  int sm_clock_khz = 0;   ///< maximum SM clock
+  int mem_clock_khz = 0;  ///< peak memory clock
   int bus_width_bits = 0;
-  int driver_version = 0;    ///< e.g. 13000
+  int driver_version = 0;  ///< e.g. 13000
 
   /// "sm_90": the architecture NVRTC compiles for.
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
@@ -36,7 +36,9 @@ struct device_info {
   int fp32_lanes_per_sm() const;
   /// Theoretical FP32 throughput in FLOP/s: SMs x FP32 lanes x 2 (an FMA is two FLOPs) x the
   /// maximum SM clock. 0 when the lanes are unknown.
-  double peak_fp32_flops() const { return 2.0 * sm_count * fp32_lanes_per_sm() * sm_clock_khz * 1e3; }
+  double peak_fp32_flops() const {
+    return 2.0 * sm_count * fp32_lanes_per_sm() * sm_clock_khz * 1e3;
+  }
 };
 
 /// Reads the attributes of device `ordinal`. Needs the driver.

@@ -20,10 +20,10 @@ driver load_driver() {
                           "); is the NVIDIA driver installed?");
   }
   driver d;
-#define KL_DRIVER_RESOLVE(fn)                                                                \
-  d.fn = reinterpret_cast<decltype(d.fn)>(dlsym(handle, KL_STRINGIFY_EXPANDED(fn)));         \
-  if (d.fn == nullptr)                                                                       \
-    throw no_device_error(std::string("libcuda.so.1 lacks ") + KL_STRINGIFY_EXPANDED(fn) +   \
+#define KL_DRIVER_RESOLVE(fn)                                                              \
+  d.fn = reinterpret_cast<decltype(d.fn)>(dlsym(handle, KL_STRINGIFY_EXPANDED(fn)));       \
+  if (d.fn == nullptr)                                                                     \
+    throw no_device_error(std::string("libcuda.so.1 lacks ") + KL_STRINGIFY_EXPANDED(fn) + \
                           "; the driver is older than the CUDA 12 API kernlab needs");
   KL_DRIVER_FUNCTIONS(KL_DRIVER_RESOLVE)
 #undef KL_DRIVER_RESOLVE
@@ -32,8 +32,9 @@ driver load_driver() {
   if (CUresult rc = d.cuInit(0); rc != CUDA_SUCCESS) {
     const char* name = nullptr;
     d.cuGetErrorName(rc, &name);
-    throw no_device_error(std::string("cuInit failed with ") + (name ? name : "an unknown error") +
-                          (rc == CUDA_ERROR_NO_DEVICE ? " (no CUDA-capable device is present)" : ""));
+    throw no_device_error(
+        std::string("cuInit failed with ") + (name ? name : "an unknown error") +
+        (rc == CUDA_ERROR_NO_DEVICE ? " (no CUDA-capable device is present)" : ""));
   }
   int count = 0;
   if (d.cuDeviceGetCount(&count) != CUDA_SUCCESS || count == 0)

@@ -18,26 +18,28 @@ struct arch_row {
   int shared_kib;
 };
 constexpr arch_row kArchitectures[] = {
-    {75, 1024, 16, 64},    // Turing
-    {80, 2048, 32, 164},   // A100
-    {86, 1536, 16, 100},   // GA10x
-    {87, 1536, 16, 164},   // Orin
-    {88, 1536, 16, 100},
-    {89, 1536, 24, 100},   // Ada
-    {90, 2048, 32, 228},   // Hopper
-    {100, 2048, 32, 228},  // B200
-    {103, 2048, 32, 228},  // B300
-    {110, 1536, 24, 228},  // Thor
-    {120, 1536, 24, 100},  // RTX Blackwell
-    {121, 1536, 24, 100},  // GB10
+    {75, 1024, 16, 64},                         // Turing
+    {80, 2048, 32, 164},                        // A100
+    {86, 1536, 16, 100},                        // GA10x
+    {87, 1536, 16, 164},                        // Orin
+    {88, 1536, 16, 100},  {89, 1536, 24, 100},  // Ada
+    {90, 2048, 32, 228},                        // Hopper
+    {100, 2048, 32, 228},                       // B200
+    {103, 2048, 32, 228},                       // B300
+    {110, 1536, 24, 228},                       // Thor
+    {120, 1536, 24, 100},                       // RTX Blackwell
+    {121, 1536, 24, 100},                       // GB10
 };
 
 // 90 from "sm_90", "sm_90a", "sm_100f", "compute_90"; -1 otherwise.
 int compute_capability_of(const std::string& arch) {
   std::size_t pos = 0;
-  if (arch.rfind("sm_", 0) == 0) pos = 3;
-  else if (arch.rfind("compute_", 0) == 0) pos = 8;
-  else return -1;
+  if (arch.rfind("sm_", 0) == 0)
+    pos = 3;
+  else if (arch.rfind("compute_", 0) == 0)
+    pos = 8;
+  else
+    return -1;
   std::size_t end = pos;
   while (end < arch.size() && arch[end] >= '0' && arch[end] <= '9') ++end;
   const std::string suffix = arch.substr(end);

@@ -20,8 +20,8 @@ struct sm_limits {
   int registers = 65536;   ///< 32-bit registers per SM
   int registers_per_block = 65536;
   int max_registers_per_thread = 255;
-  int register_unit = 256;   ///< a warp's registers are allocated in units of this
-  int warp_unit = 4;         ///< warps are allocated registers per SM sub-partition (4 of them)
+  int register_unit = 256;  ///< a warp's registers are allocated in units of this
+  int warp_unit = 4;        ///< warps are allocated registers per SM sub-partition (4 of them)
   std::size_t shared_bytes = 233472;             ///< shared memory per SM (228 KiB on sm_90)
   std::size_t shared_per_block = 232448;         ///< the most one block may opt into
   std::size_t reserved_shared_per_block = 1024;  ///< the driver's own, per block (sm_80 and up)
@@ -39,8 +39,8 @@ std::vector<std::string> known_architectures();
 
 struct occupancy_estimate {
   int blocks_per_sm = 0;
-  double fraction = 0;   ///< resident threads / max threads per SM
-  std::string limiter;   ///< "threads", "blocks", "registers" or "shared memory"
+  double fraction = 0;  ///< resident threads / max threads per SM
+  std::string limiter;  ///< "threads", "blocks", "registers" or "shared memory"
 };
 
 /// Resident blocks per SM for `block` threads using `registers_per_thread` and `shared_per_block`

@@ -38,16 +38,19 @@ launch_dims evaluate_launch_dims(const variant_descriptor& v, unsigned block,
     for (std::size_t i = 0; i < exprs.size() && i < 3; ++i) {
       const std::int64_t x = evaluate(exprs[i], vars);
       if (x < 1 || x > limits[i])
-        throw std::invalid_argument(std::string(key) + " '" + exprs[i] + "' is " + std::to_string(x) +
-                                    " for " + c.describe() + " at block " + std::to_string(block) +
-                                    " (allowed: 1.." + std::to_string(limits[i]) + ")");
+        throw std::invalid_argument(std::string(key) + " '" + exprs[i] + "' is " +
+                                    std::to_string(x) + " for " + c.describe() + " at block " +
+                                    std::to_string(block) + " (allowed: 1.." +
+                                    std::to_string(limits[i]) + ")");
       out[i] = static_cast<unsigned>(x);
     }
   };
   static const std::int64_t grid_limits[3] = {2147483647, 65535, 65535};
   static const std::int64_t block_limits[3] = {1024, 1024, 64};
-  if (v.block_dims.empty()) d.block[0] = block;
-  else fill(v.block_dims, d.block, "block_dims", block_limits);
+  if (v.block_dims.empty())
+    d.block[0] = block;
+  else
+    fill(v.block_dims, d.block, "block_dims", block_limits);
   fill(v.grid_dims, d.grid, "grid_dims", grid_limits);
   const std::uint64_t threads = std::uint64_t{d.block[0]} * d.block[1] * d.block[2];
   if (threads != block)

@@ -31,8 +31,8 @@ class not_supported : public std::runtime_error {
 
 /// One point of a family's configuration space apart from the block size.
 struct problem_config {
-  std::string dtype;   ///< "int32", "float32"
-  std::string op;      ///< reduce: "sum", "min", "max"
+  std::string dtype;  ///< "int32", "float32"
+  std::string op;     ///< reduce: "sum", "min", "max"
   std::uint64_t size = 0;
   std::string input_mode = "exact";  ///< "exact" or "random"
   std::uint64_t seed = 0;
@@ -94,7 +94,8 @@ struct plugin_kernel {
   unsigned block = 0;  ///< 0 when the block size does not apply
 };
 
-/// One variant, one block size, bound to a problem's buffers: the thing that is validated and timed.
+/// One variant, one block size, bound to a problem's buffers: the thing that is validated and
+/// timed.
 class operation {
  public:
   virtual ~operation() = default;

@@ -11,8 +11,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
@@ -57,8 +57,10 @@ inputs make_inputs(const problem_config& c) {
   auto fill = [&](std::vector<float>& v) {
     for (auto& x : v) {
       const std::uint64_t r = rng.next();
-      if (random) x = static_cast<float>(static_cast<double>(r >> 40) * 0x1p-23 - 1.0);
-      else x = static_cast<float>(static_cast<int>((r >> 32) % 9) - 4) / 4.0f;  // k/4, k in [-4, 4]
+      if (random)
+        x = static_cast<float>(static_cast<double>(r >> 40) * 0x1p-23 - 1.0);
+      else
+        x = static_cast<float>(static_cast<int>((r >> 32) % 9) - 4) / 4.0f;  // k/4, k in [-4, 4]
     }
   };
   fill(in.a);
@@ -155,7 +157,8 @@ const nvrtc::compile_result& reference_image(const std::string& arch) {
   req.name_expressions = {reference_expr};
   nvrtc::compile_result compiled = nvrtc::compile(req);
   if (!compiled.ok)
-    throw std::runtime_error("the matmul GPU reference does not compile:\n" + compiled.error_summary());
+    throw std::runtime_error("the matmul GPU reference does not compile:\n" +
+                             compiled.error_summary());
   return images.emplace(arch, std::move(compiled)).first->second;
 }
 
@@ -174,7 +177,8 @@ reference gpu_reference(const dims& d, const cuda::device_buffer& a, const cuda:
   const auto gx = static_cast<unsigned>((d.n + tile - 1) / tile);
   const auto gy = (d.m + tile - 1) / tile;
   if (gy > 65535) throw std::invalid_argument("the matmul GPU reference takes M <= 65535 * 16");
-  KL_CU(cuLaunchKernel(f, gx, static_cast<unsigned>(gy), 1, tile, tile, 1, 0, nullptr, args, nullptr));
+  KL_CU(cuLaunchKernel(f, gx, static_cast<unsigned>(gy), 1, tile, tile, 1, 0, nullptr, args,
+                       nullptr));
   cuda::synchronize_context();
   reference ref;
   ref.value.resize(d.m * d.n);
@@ -203,8 +207,9 @@ class matmul_problem final : public problem {
     a_.upload(in.a.data(), a_.bytes());
     b_.upload(in.b.data(), b_.bytes());
     cuda::synchronize_context();
-    ref_ = dims_.m * dims_.n * dims_.k <= cpu_reference_limit ? cpu_reference(dims_, in.a, in.b)
-                                                             : gpu_reference(dims_, a_, b_, device);
+    ref_ = dims_.m * dims_.n * dims_.k <= cpu_reference_limit
+               ? cpu_reference(dims_, in.a, in.b)
+               : gpu_reference(dims_, a_, b_, device);
   }
 
   const problem_config& config() const override { return config_; }
@@ -271,7 +276,11 @@ class plugin_matmul final : public operation {
   plugin_matmul(const matmul_problem& p, const plugin_kernel& k)
       : problem_(p),
         c_(p.shape().m * p.shape().n * 4),
-        launch_(k, {"matmul", p.config().dtype, "", {p.a().as_ptr(), p.b().as_ptr()}, {c_.as_ptr()},
+        launch_(k, {"matmul",
+                    p.config().dtype,
+                    "",
+                    {p.a().as_ptr(), p.b().as_ptr()},
+                    {c_.as_ptr()},
                     {p.shape().m, p.shape().n, p.shape().k}}) {}
   void enqueue(CUstream stream) override { launch_.run(stream); }
   void poison_output(CUstream stream) override {
@@ -285,7 +294,8 @@ class plugin_matmul final : public operation {
   plugin_launch launch_;
 };
 
-std::unique_ptr<operation> matmul_problem::bind(const variant_descriptor& v, const source_kernel& k) {
+std::unique_ptr<operation> matmul_problem::bind(const variant_descriptor& v,
+                                                const source_kernel& k) {
   return std::make_unique<source_matmul>(*this, v, k);
 }
 std::unique_ptr<operation> matmul_problem::bind(const variant_descriptor&, const plugin_kernel& k) {
@@ -297,14 +307,17 @@ std::unique_ptr<operation> matmul_problem::bind(const variant_descriptor&, const
 void matmul_family::check(const parsed_header& h) const {
   const auto& d = h.descriptor;
   if (d.block_dims.size() < 2 || d.grid_dims.size() < 2)
-    throw metadata_error(d.origin_path, h.header_line,
-                         "a matmul variant needs 'block_dims: <x>, <y>' and 'grid_dims: <x>, <y>' "
-                         "(expressions over BLOCK, M, N, K and the params; docs/kernel_contract.md)");
+    throw metadata_error(
+        d.origin_path, h.header_line,
+        "a matmul variant needs 'block_dims: <x>, <y>' and 'grid_dims: <x>, <y>' "
+        "(expressions over BLOCK, M, N, K and the params; docs/kernel_contract.md)");
   if (!d.tile.empty())
-    throw metadata_error(d.origin_path, h.line_of("tile"), "matmul has no 'tile' (grid_dims say the grid)");
+    throw metadata_error(d.origin_path, h.line_of("tile"),
+                         "matmul has no 'tile' (grid_dims say the grid)");
   for (const auto& t : d.dtypes)
     if (t != "float32")
-      throw metadata_error(d.origin_path, h.line_of("dtypes"), "matmul has no dtype '" + t + "' (it has float32)");
+      throw metadata_error(d.origin_path, h.line_of("dtypes"),
+                           "matmul has no dtype '" + t + "' (it has float32)");
   if (!d.ops.empty()) throw metadata_error(d.origin_path, h.line_of("ops"), "matmul has no ops");
 }
 

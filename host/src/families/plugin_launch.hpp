@@ -23,8 +23,8 @@ class plugin_call_error : public std::runtime_error {
 /// What a family passes to a plugin variant (plugin_api.h says what each family's are).
 struct plugin_arguments {
   std::string family, dtype, op;
-  std::vector<const void*> inputs;   ///< device pointers
-  std::vector<void*> outputs;        ///< device pointers
+  std::vector<const void*> inputs;  ///< device pointers
+  std::vector<void*> outputs;       ///< device pointers
   std::vector<std::uint64_t> sizes;
 };
 

@@ -15,8 +15,7 @@ std::string problem_config::describe() const {
 // qam256 is the only family with an SNR; its op is "demap". The text is part of the key under
 // which a worker keeps its last problem, so two SNRs never share inputs.
 std::string problem_config::snr_text() const {
-  if (op != "demap")
-    return "";
+  if (op != "demap") return "";
   char buf[48];
   std::snprintf(buf, sizeof buf, " snr=%g dB", snr_db);
   return buf;
@@ -24,9 +23,8 @@ std::string problem_config::snr_text() const {
 
 std::string problem_config::shape_text() const {
   std::string out;
-  for (auto d : shape)
-    out += (out.empty() ? "" : "x") + std::to_string(d);
+  for (auto d : shape) out += (out.empty() ? "" : "x") + std::to_string(d);
   return out;
 }
 
-} // namespace kl
+}  // namespace kl

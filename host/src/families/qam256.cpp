@@ -2,8 +2,8 @@
 
 #include "cuda/resources.hpp"
 #include "families/plugin_launch.hpp"
-#include "families/splitmix64.hpp"
 #include "families/qam256_pipeline.hpp"
+#include "families/splitmix64.hpp"
 #include "registry/expression.hpp"
 
 #include <algorithm>
@@ -79,7 +79,7 @@ std::array<std::uint8_t, 8> demap(float i, float q) {
   const float x = i * scale, y = q * scale;
   const float l2 = 8.0f - std::fabs(x), l4 = 4.0f - std::fabs(l2), l6 = 2.0f - std::fabs(l4);
   const float l3 = 8.0f - std::fabs(y), l5 = 4.0f - std::fabs(l3), l7 = 2.0f - std::fabs(l5);
-  return {soft_bit(x), soft_bit(y), soft_bit(l2), soft_bit(l3),
+  return {soft_bit(x),  soft_bit(y),  soft_bit(l2), soft_bit(l3),
           soft_bit(l4), soft_bit(l5), soft_bit(l6), soft_bit(l7)};
 }
 
@@ -139,8 +139,9 @@ check_result compare(const std::vector<std::uint8_t>& expected, const std::uint8
     }
   r.expected = "symbol " + std::to_string(first) + ": " + format_bytes(&expected[8 * first]);
   r.got = "symbol " + std::to_string(first) + ": " + format_bytes(got + 8 * first);
-  r.detail = "input I = " + format_float(iq[2 * first]) + ", Q = " + format_float(iq[2 * first + 1]) +
-             "; " + std::to_string(differing) + " of " + std::to_string(n) + " symbols differ";
+  r.detail = "input I = " + format_float(iq[2 * first]) +
+             ", Q = " + format_float(iq[2 * first + 1]) + "; " + std::to_string(differing) +
+             " of " + std::to_string(n) + " symbols differ";
   return r;
 }
 
@@ -167,8 +168,9 @@ std::uint64_t grid_for(std::uint64_t n, std::uint64_t tile, grid_kind grid,
                        std::uint64_t resident_blocks) {
   if (n == 0 || tile == 0) throw std::invalid_argument("qam256 needs n >= 1 and a tile >= 1");
   const std::uint64_t tiles = (n + tile - 1) / tile;
-  const std::uint64_t g =
-      grid == grid_kind::tiles ? tiles : std::max<std::uint64_t>(1, std::min(tiles, resident_blocks));
+  const std::uint64_t g = grid == grid_kind::tiles
+                              ? tiles
+                              : std::max<std::uint64_t>(1, std::min(tiles, resident_blocks));
   if (g > 2147483647u)
     throw not_supported("n=" + std::to_string(n) + " with a tile of " + std::to_string(tile) +
                         " needs " + std::to_string(g) + " blocks, past the grid's 2^31-1");
@@ -286,13 +288,18 @@ class plugin_demap final : public operation {
       : problem_(p),
         is_copy_(v.is_baseline),
         copy_poison_(is_copy_ ? complement_of_input(p) : cuda::device_buffer()),
-        launch_(k, {"qam256", "float32", "demap", {p.input().as_ptr()}, {p.output().as_ptr()},
+        launch_(k, {"qam256",
+                    "float32",
+                    "demap",
+                    {p.input().as_ptr()},
+                    {p.output().as_ptr()},
                     {p.config().size}}) {}
 
   void enqueue(CUstream stream) override { launch_.run(stream); }
   void poison_output(CUstream stream) override {
     if (!is_copy_) return problem_.poison(stream);
-    KL_CU(cuMemcpyDtoDAsync(problem_.output().get(), copy_poison_.get(), copy_poison_.bytes(), stream));
+    KL_CU(cuMemcpyDtoDAsync(problem_.output().get(), copy_poison_.get(), copy_poison_.bytes(),
+                            stream));
   }
   check_result check() const override {
     return is_copy_ ? compare_copy(problem_.iq(), problem_.download()) : problem_.check();
@@ -314,10 +321,12 @@ class plugin_demap final : public operation {
   plugin_launch launch_;  // last: its prepare() runs once the buffers above exist
 };
 
-std::unique_ptr<operation> qam256_problem::bind(const variant_descriptor& v, const source_kernel& k) {
+std::unique_ptr<operation> qam256_problem::bind(const variant_descriptor& v,
+                                                const source_kernel& k) {
   return std::make_unique<source_demap>(*this, v, k);
 }
-std::unique_ptr<operation> qam256_problem::bind(const variant_descriptor& v, const plugin_kernel& k) {
+std::unique_ptr<operation> qam256_problem::bind(const variant_descriptor& v,
+                                                const plugin_kernel& k) {
   return std::make_unique<plugin_demap>(*this, v, k);
 }
 
@@ -336,15 +345,18 @@ void qam256_family::check(const parsed_header& h) const {
                          "a qam256 variant needs 'bounds: checked' (the kernel gets exactly n "
                          "symbols, no padding, and checks n itself)");
   if (d.output != output_kind::per_block)
-    throw metadata_error(d.origin_path, h.line_of("output"), "qam256 has no 'output: single' (one launch always)");
+    throw metadata_error(d.origin_path, h.line_of("output"),
+                         "qam256 has no 'output: single' (one launch always)");
   if (!d.workspace.empty())
     throw metadata_error(d.origin_path, h.line_of("workspace"), "qam256 kernels take no workspace");
   for (const auto& t : d.dtypes)
     if (t != "float32")
-      throw metadata_error(d.origin_path, h.line_of("dtypes"), "qam256 has no dtype '" + t + "' (it has float32)");
+      throw metadata_error(d.origin_path, h.line_of("dtypes"),
+                           "qam256 has no dtype '" + t + "' (it has float32)");
   for (const auto& o : d.ops)
     if (o != "demap")
-      throw metadata_error(d.origin_path, h.line_of("ops"), "qam256 has no op '" + o + "' (it has demap)");
+      throw metadata_error(d.origin_path, h.line_of("ops"),
+                           "qam256 has no op '" + o + "' (it has demap)");
 }
 
 std::string qam256_family::name_expression(const variant_descriptor& v, unsigned block,
@@ -370,7 +382,8 @@ std::size_t qam256_family::device_bytes_needed(const problem_config& c) const {
 std::unique_ptr<problem> qam256_family::make_problem(const problem_config& c,
                                                      const cuda::device_info& device) const {
   if (c.size == 0 || c.size > max_symbols)
-    throw std::invalid_argument("qam256 needs 1 <= n <= 2^32 symbols; got " + std::to_string(c.size));
+    throw std::invalid_argument("qam256 needs 1 <= n <= 2^32 symbols; got " +
+                                std::to_string(c.size));
   if (!std::isfinite(c.snr_db)) throw std::invalid_argument("qam256: the SNR must be finite");
   return std::make_unique<qam256_problem>(c, device);
 }

@@ -46,7 +46,8 @@ struct chunk {
 std::vector<chunk> plan_chunks(std::uint64_t n, unsigned chunks) {
   const std::uint64_t size = chunk_symbols(n, chunks);
   std::vector<chunk> out;
-  for (std::uint64_t first = 0; first < n; first += size) out.push_back({first, std::min(size, n - first)});
+  for (std::uint64_t first = 0; first < n; first += size)
+    out.push_back({first, std::min(size, n - first)});
   return out;
 }
 
@@ -62,11 +63,15 @@ class pipeline_rig {
       : job_(job), n_(job.kernel.config.size), module_(job.kernel.cubin) {
     function_ = module_.function(job.kernel.lowered_name);
     tile_ = qam256::tile_of(job.kernel.variant, job.kernel.block);
-    shared_ = qam256_family().dynamic_shared_bytes(job.kernel.variant, job.kernel.block, job.kernel.config);
+    shared_ = qam256_family().dynamic_shared_bytes(job.kernel.variant, job.kernel.block,
+                                                   job.kernel.config);
     int per_sm = 0;
-    KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function_, static_cast<int>(job.kernel.block), shared_));
-    if (per_sm == 0) throw std::runtime_error(job.kernel.variant.qualified_name() + " does not fit on an SM at block " +
-                                              std::to_string(job.kernel.block));
+    KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function_,
+                                                      static_cast<int>(job.kernel.block), shared_));
+    if (per_sm == 0)
+      throw std::runtime_error(job.kernel.variant.qualified_name() +
+                               " does not fit on an SM at block " +
+                               std::to_string(job.kernel.block));
     resident_ = per_sm * device.sm_count;
     iq_ = qam256::make_input(job.kernel.config);
     ref_ = qam256::compute_reference(iq_);
@@ -74,7 +79,8 @@ class pipeline_rig {
     host_out_ = std::make_unique<pinned_buffer>(8 * n_);
     std::memcpy(host_in_->data(), iq_.data(), 8 * n_);
     poison_.resize(8 * n_);
-    for (std::size_t i = 0; i < poison_.size(); ++i) poison_[i] = static_cast<std::uint8_t>(~ref_[i]);
+    for (std::size_t i = 0; i < poison_.size(); ++i)
+      poison_[i] = static_cast<std::uint8_t>(~ref_[i]);
     dev_in_ = cuda::device_buffer(8 * n_);
     dev_out_ = cuda::device_buffer(8 * n_);
     unsigned most = 2;  // the bound needs two
@@ -86,19 +92,22 @@ class pipeline_rig {
   std::uint64_t n() const { return n_; }
 
   void h2d(const chunk& c, CUstream s) {
-    KL_CU(cuMemcpyHtoDAsync(dev_in_.get() + 8 * c.first, host_in_->data() + 8 * c.first, 8 * c.count, s));
+    KL_CU(cuMemcpyHtoDAsync(dev_in_.get() + 8 * c.first, host_in_->data() + 8 * c.first,
+                            8 * c.count, s));
   }
   void d2h(const chunk& c, CUstream s) {
-    KL_CU(cuMemcpyDtoHAsync(host_out_->data() + 8 * c.first, dev_out_.get() + 8 * c.first, 8 * c.count, s));
+    KL_CU(cuMemcpyDtoHAsync(host_out_->data() + 8 * c.first, dev_out_.get() + 8 * c.first,
+                            8 * c.count, s));
   }
   void kernel(const chunk& c, CUstream s) {
     CUdeviceptr in = dev_in_.get() + 8 * c.first;
     CUdeviceptr out = dev_out_.get() + 8 * c.first;
     unsigned long long count = c.count;
     void* args[] = {&in, &out, &count};
-    const auto grid = qam256::grid_for(c.count, tile_, job_.kernel.variant.grid, static_cast<std::uint64_t>(resident_));
-    KL_CU(cuLaunchKernel(function_, static_cast<unsigned>(grid), 1, 1, job_.kernel.block, 1, 1, shared_, s,
-                         args, nullptr));
+    const auto grid = qam256::grid_for(c.count, tile_, job_.kernel.variant.grid,
+                                       static_cast<std::uint64_t>(resident_));
+    KL_CU(cuLaunchKernel(function_, static_cast<unsigned>(grid), 1, 1, job_.kernel.block, 1, 1,
+                         shared_, s, args, nullptr));
   }
 
   // One stage over the whole data on one stream, alone: 0 H2D, 1 kernel, 2 D2H.
@@ -106,9 +115,12 @@ class pipeline_rig {
     const chunk all{0, n_};
     CUstream s = streams_[0]->get();
     start_.record(s);
-    if (stage == 0) h2d(all, s);
-    else if (stage == 1) kernel(all, s);
-    else d2h(all, s);
+    if (stage == 0)
+      h2d(all, s);
+    else if (stage == 1)
+      kernel(all, s);
+    else
+      d2h(all, s);
     stop_.record(s);
     stop_.synchronize();
     return stop_.elapsed_since(start_);
@@ -137,13 +149,17 @@ class pipeline_rig {
     while (joins_.size() < streams_.size()) joins_.push_back(std::make_unique<cuda::event>());
     CUstream first = streams_[0]->get();
     start_.record(first);
-    for (unsigned s = 1; s < streams; ++s) KL_CU(cuStreamWaitEvent(streams_[s]->get(), start_.get(), 0));
+    for (unsigned s = 1; s < streams; ++s)
+      KL_CU(cuStreamWaitEvent(streams_[s]->get(), start_.get(), 0));
     for (const auto& [stage, c] : issue_sequence(order, static_cast<unsigned>(chunks.size()))) {
       CUstream s = streams_[c % streams]->get();
       events_[6 * c + 2 * stage]->record(s);
-      if (stage == 0) h2d(chunks[c], s);
-      else if (stage == 1) kernel(chunks[c], s);
-      else d2h(chunks[c], s);
+      if (stage == 0)
+        h2d(chunks[c], s);
+      else if (stage == 1)
+        kernel(chunks[c], s);
+      else
+        d2h(chunks[c], s);
       events_[6 * c + 2 * stage + 1]->record(s);
     }
     for (unsigned s = 1; s < streams; ++s) {
@@ -200,7 +216,8 @@ std::string fmt(const char* f, double v) {
 }  // namespace
 
 std::uint64_t chunk_symbols(std::uint64_t n, unsigned chunks) {
-  if (n == 0 || chunks == 0) throw std::invalid_argument("the pipeline needs n >= 1 and chunks >= 1");
+  if (n == 0 || chunks == 0)
+    throw std::invalid_argument("the pipeline needs n >= 1 and chunks >= 1");
   const std::uint64_t per = (n + chunks - 1) / chunks;
   return (per + 31) / 32 * 32;
 }
@@ -221,7 +238,8 @@ std::vector<std::pair<int, unsigned>> issue_sequence(const std::string& order, u
 
 pipeline_report run_pipeline(const pipeline_job& job, const cuda::device_info& device) {
   if (job.kernel.variant.family != "qam256" || job.kernel.variant.origin != origin_kind::source)
-    throw std::invalid_argument("the pipeline runs a qam256 kernel file, not " + job.kernel.variant.qualified_name());
+    throw std::invalid_argument("the pipeline runs a qam256 kernel file, not " +
+                                job.kernel.variant.qualified_name());
   if (job.options.runs < 1) throw std::invalid_argument("the pipeline needs at least one run");
   pipeline_rig rig(job, device);
   pipeline_report rep;
@@ -247,7 +265,8 @@ pipeline_report run_pipeline(const pipeline_job& job, const cuda::device_info& d
   std::map<std::string, double> one_stream;  // order -> wall with one stream
   for (const auto& order : job.options.orders) {
     for (unsigned streams : job.options.streams) {
-      const unsigned asked = job.options.chunks ? job.options.chunks : job.options.chunks_per_stream * streams;
+      const unsigned asked =
+          job.options.chunks ? job.options.chunks : job.options.chunks_per_stream * streams;
       const auto chunks = plan_chunks(rig.n(), asked);
       pipeline_row row;
       row.streams = streams;
@@ -264,7 +283,8 @@ pipeline_report run_pipeline(const pipeline_job& job, const cuda::device_info& d
       row.valid = c.ok;
       if (!c.ok) row.check = "expected " + c.expected + ", got " + c.got + " (" + c.detail + ")";
       std::vector<run_times> sorted = all;
-      std::sort(sorted.begin(), sorted.end(), [](const run_times& a, const run_times& b) { return a.wall < b.wall; });
+      std::sort(sorted.begin(), sorted.end(),
+                [](const run_times& a, const run_times& b) { return a.wall < b.wall; });
       // The median run (the lower middle one for an even count): its stage spans go with it.
       const run_times& mid = sorted[(sorted.size() - 1) / 2];
       row.wall_ms = sorted.size() % 2 ? mid.wall : (mid.wall + sorted[sorted.size() / 2].wall) / 2;
@@ -287,8 +307,11 @@ pipeline_report run_pipeline(const pipeline_job& job, const cuda::device_info& d
 }
 
 nlohmann::json to_json(const pipeline_options& o) {
-  return {{"streams", o.streams}, {"orders", o.orders}, {"chunks", o.chunks},
-          {"chunks_per_stream", o.chunks_per_stream}, {"runs", o.runs}};
+  return {{"streams", o.streams},
+          {"orders", o.orders},
+          {"chunks", o.chunks},
+          {"chunks_per_stream", o.chunks_per_stream},
+          {"runs", o.runs}};
 }
 
 pipeline_options pipeline_options_from_json(const nlohmann::json& j) {
@@ -315,19 +338,38 @@ pipeline_job pipeline_job_from_json(const nlohmann::json& j) {
 nlohmann::json to_json(const pipeline_report& r) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& x : r.rows)
-    rows.push_back({{"streams", x.streams}, {"order", x.order}, {"chunks", x.chunks},
-                    {"chunk_symbols", x.chunk_symbols}, {"wall_ms", x.wall_ms},
-                    {"wall_min_ms", x.wall_min_ms}, {"wall_max_ms", x.wall_max_ms},
-                    {"h2d_ms", x.h2d_ms}, {"kernel_ms", x.kernel_ms}, {"d2h_ms", x.d2h_ms},
-                    {"h2d_gbs", x.h2d_gbs}, {"d2h_gbs", x.d2h_gbs}, {"overlap", x.overlap},
-                    {"speedup", x.speedup}, {"x_bound", x.x_bound}, {"valid", x.valid},
+    rows.push_back({{"streams", x.streams},
+                    {"order", x.order},
+                    {"chunks", x.chunks},
+                    {"chunk_symbols", x.chunk_symbols},
+                    {"wall_ms", x.wall_ms},
+                    {"wall_min_ms", x.wall_min_ms},
+                    {"wall_max_ms", x.wall_max_ms},
+                    {"h2d_ms", x.h2d_ms},
+                    {"kernel_ms", x.kernel_ms},
+                    {"d2h_ms", x.d2h_ms},
+                    {"h2d_gbs", x.h2d_gbs},
+                    {"d2h_gbs", x.d2h_gbs},
+                    {"overlap", x.overlap},
+                    {"speedup", x.speedup},
+                    {"x_bound", x.x_bound},
+                    {"valid", x.valid},
                     {"check", x.check}});
-  return {{"variant", r.variant}, {"block", r.block},
-          {"config", {{"dtype", r.config.dtype}, {"op", r.config.op}, {"size", r.config.size},
-                      {"seed", r.config.seed}, {"snr_db", r.config.snr_db}}},
-          {"bytes_each_way", r.bytes_each_way}, {"resident_blocks", r.resident_blocks},
-          {"h2d_alone_ms", r.h2d_alone_ms}, {"kernel_alone_ms", r.kernel_alone_ms},
-          {"d2h_alone_ms", r.d2h_alone_ms}, {"serial_ms", r.serial_ms}, {"bound_ms", r.bound_ms},
+  return {{"variant", r.variant},
+          {"block", r.block},
+          {"config",
+           {{"dtype", r.config.dtype},
+            {"op", r.config.op},
+            {"size", r.config.size},
+            {"seed", r.config.seed},
+            {"snr_db", r.config.snr_db}}},
+          {"bytes_each_way", r.bytes_each_way},
+          {"resident_blocks", r.resident_blocks},
+          {"h2d_alone_ms", r.h2d_alone_ms},
+          {"kernel_alone_ms", r.kernel_alone_ms},
+          {"d2h_alone_ms", r.d2h_alone_ms},
+          {"serial_ms", r.serial_ms},
+          {"bound_ms", r.bound_ms},
           {"rows", rows}};
 }
 
@@ -375,28 +417,33 @@ pipeline_report pipeline_report_from_json(const nlohmann::json& j) {
 void print_pipeline(std::ostream& os, const pipeline_report& r, const cuda::device_info& device,
                     bool markdown) {
   const double gib = r.bytes_each_way / 1073741824.0;
-  os << "\n" << (markdown ? "### " : "== ") << "qam256 pipeline  " << r.config.describe() << "  ("
+  os << "\n"
+     << (markdown ? "### " : "== ") << "qam256 pipeline  " << r.config.describe() << "  ("
      << fmt("%.2f", gib) << " GiB each way)  kernel " << r.variant << " block " << r.block
-     << "  seed " << r.config.seed << "  on " << device.name << "\n" << (markdown ? "\n" : "");
+     << "  seed " << r.config.seed << "  on " << device.name << "\n"
+     << (markdown ? "\n" : "");
   os << "stages alone (one stream, whole data): H2D " << fmt("%.2f", r.h2d_alone_ms) << " ms ("
      << fmt("%.1f", r.bytes_each_way / (r.h2d_alone_ms * 1e6)) << " GB/s), kernel "
      << fmt("%.2f", r.kernel_alone_ms) << " ms, D2H " << fmt("%.2f", r.d2h_alone_ms) << " ms ("
      << fmt("%.1f", r.bytes_each_way / (r.d2h_alone_ms * 1e6)) << " GB/s); one after another "
-     << fmt("%.2f", r.serial_ms) << " ms\n" << (markdown ? "\n" : "");
+     << fmt("%.2f", r.serial_ms) << " ms\n"
+     << (markdown ? "\n" : "");
   os << "bound: H2D and D2H of the same data at once on two streams, no kernel: "
      << fmt("%.2f", r.bound_ms) << " ms\n\n";
 
-  const std::vector<std::string> header = {"order", "streams", "chunks", "wall ms", "min-max ms",
-                                           "H2D ms", "kernel ms", "D2H ms", "H2D GB/s", "D2H GB/s",
-                                           "overlap", "speedup", "x bound", "output"};
+  const std::vector<std::string> header = {
+      "order",  "streams",  "chunks",   "wall ms", "min-max ms", "H2D ms",  "kernel ms",
+      "D2H ms", "H2D GB/s", "D2H GB/s", "overlap", "speedup",    "x bound", "output"};
   std::vector<std::vector<std::string>> cells;
   for (const auto& x : r.rows)
-    cells.push_back({x.order, std::to_string(x.streams), std::to_string(x.chunks), fmt("%.2f", x.wall_ms),
-                     fmt("%.2f", x.wall_min_ms) + "-" + fmt("%.2f", x.wall_max_ms), fmt("%.2f", x.h2d_ms),
-                     fmt("%.2f", x.kernel_ms), fmt("%.2f", x.d2h_ms), fmt("%.1f", x.h2d_gbs),
-                     fmt("%.1f", x.d2h_gbs), fmt("%.2f", x.overlap), fmt("%.2fx", x.speedup),
-                     fmt("%.3f", x.x_bound), x.valid ? "exact" : "WRONG"});
-  auto write = [&](const std::vector<std::string>& h, const std::vector<std::vector<std::string>>& rows) {
+    cells.push_back({x.order, std::to_string(x.streams), std::to_string(x.chunks),
+                     fmt("%.2f", x.wall_ms),
+                     fmt("%.2f", x.wall_min_ms) + "-" + fmt("%.2f", x.wall_max_ms),
+                     fmt("%.2f", x.h2d_ms), fmt("%.2f", x.kernel_ms), fmt("%.2f", x.d2h_ms),
+                     fmt("%.1f", x.h2d_gbs), fmt("%.1f", x.d2h_gbs), fmt("%.2f", x.overlap),
+                     fmt("%.2fx", x.speedup), fmt("%.3f", x.x_bound), x.valid ? "exact" : "WRONG"});
+  auto write = [&](const std::vector<std::string>& h,
+                   const std::vector<std::vector<std::string>>& rows) {
     if (markdown) {
       os << "|";
       for (const auto& c : h) os << " " << c << " |";
@@ -427,7 +474,8 @@ void print_pipeline(std::ostream& os, const pipeline_report& r, const cuda::devi
   };
   write(header, cells);
   for (const auto& x : r.rows)
-    if (!x.valid) os << "WRONG output (" << x.order << ", " << x.streams << " streams): " << x.check << "\n";
+    if (!x.valid)
+      os << "WRONG output (" << x.order << ", " << x.streams << " streams): " << x.check << "\n";
 
   // Breadth and depth side by side, per stream count.
   std::map<unsigned, std::map<std::string, const pipeline_row*>> by;
@@ -448,10 +496,10 @@ void print_pipeline(std::ostream& os, const pipeline_report& r, const cuda::devi
   for (const auto& x : r.rows)
     if (x.valid && (!best || x.wall_ms < best->wall_ms)) best = &x;
   if (best)
-    os << "best: " << best->order << ", " << best->streams << " streams, " << best->chunks << " chunks: "
-       << fmt("%.2f", best->wall_ms) << " ms, " << fmt("%.1f", (best->x_bound - 1) * 100)
-       << "% over the bound (" << fmt("%.2f", r.bound_ms) << " ms), " << fmt("%.2f", best->overlap)
-       << "x overlap\n";
+    os << "best: " << best->order << ", " << best->streams << " streams, " << best->chunks
+       << " chunks: " << fmt("%.2f", best->wall_ms) << " ms, "
+       << fmt("%.1f", (best->x_bound - 1) * 100) << "% over the bound (" << fmt("%.2f", r.bound_ms)
+       << " ms), " << fmt("%.2f", best->overlap) << "x overlap\n";
   os << "(wall: median of the runs, first issue to last completion; stage ms: each stage's span in "
         "the median run; overlap: the stages alone, summed, / wall; speedup: one stream's wall / "
         "this wall, same order)\n";

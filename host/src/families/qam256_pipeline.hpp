@@ -46,11 +46,11 @@ struct pipeline_row {
   // chunk's end of it (what that stage occupied of the wall time, overlaps included).
   double h2d_ms = 0, kernel_ms = 0, d2h_ms = 0;
   double h2d_gbs = 0, d2h_gbs = 0;  ///< bytes each way / the stage's span
-  double overlap = 0;      ///< the stages' times alone, summed, / wall (above 1: they overlapped)
-  double speedup = 0;      ///< the one-stream wall time of the same order / this wall time
-  double x_bound = 0;      ///< wall / the bound (1.0 would be the two-way copy's own time)
-  bool valid = false;      ///< the output after the last run was byte-exact
-  std::string check;       ///< the mismatch, when not valid
+  double overlap = 0;  ///< the stages' times alone, summed, / wall (above 1: they overlapped)
+  double speedup = 0;  ///< the one-stream wall time of the same order / this wall time
+  double x_bound = 0;  ///< wall / the bound (1.0 would be the two-way copy's own time)
+  bool valid = false;  ///< the output after the last run was byte-exact
+  std::string check;   ///< the mismatch, when not valid
 };
 
 struct pipeline_report {
@@ -58,7 +58,7 @@ struct pipeline_report {
   unsigned block = 0;
   problem_config config;
   double bytes_each_way = 0;  ///< 8 n
-  int resident_blocks = 0;  ///< SM count x resident blocks per SM of the kernel at this block
+  int resident_blocks = 0;    ///< SM count x resident blocks per SM of the kernel at this block
   // Each stage alone on one stream over the whole data (median of the runs).
   double h2d_alone_ms = 0, kernel_alone_ms = 0, d2h_alone_ms = 0;
   double serial_ms = 0;  ///< the three alone, summed: the stages one after another

@@ -157,7 +157,9 @@ std::vector<pass_plan> plan_passes(std::uint64_t n, std::uint64_t tile, grid_kin
     p.n = n;
     const std::uint64_t tiles = (n + tile - 1) / tile;
     p.in_len = bounds == bounds_kind::padded ? tiles * tile : n;
-    p.grid = grid == grid_kind::tiles ? tiles : std::max<std::uint64_t>(1, std::min(tiles, resident_blocks));
+    p.grid = grid == grid_kind::tiles
+                 ? tiles
+                 : std::max<std::uint64_t>(1, std::min(tiles, resident_blocks));
     if (output == output_kind::single) {
       passes.push_back(p);
       return passes;
@@ -316,7 +318,11 @@ class plugin_reduce final : public operation {
   plugin_reduce(reduce_problem& p, const plugin_kernel& k)
       : problem_(p),
         out_(4),
-        launch_(k, {"reduce", p.config().dtype, p.config().op, {p.input().as_ptr()}, {out_.as_ptr()},
+        launch_(k, {"reduce",
+                    p.config().dtype,
+                    p.config().op,
+                    {p.input().as_ptr()},
+                    {out_.as_ptr()},
                     {p.config().size, p.padded_len()}}) {}
   void enqueue(CUstream stream) override { launch_.run(stream); }
   void poison_output(CUstream stream) override {
@@ -336,8 +342,7 @@ std::unique_ptr<operation> reduce_problem::bind(const variant_descriptor& v,
                                                 const source_kernel& k) {
   return std::make_unique<source_reduce>(*this, v, k);
 }
-std::unique_ptr<operation> reduce_problem::bind(const variant_descriptor&,
-                                                const plugin_kernel& k) {
+std::unique_ptr<operation> reduce_problem::bind(const variant_descriptor&, const plugin_kernel& k) {
   return std::make_unique<plugin_reduce>(*this, k);
 }
 
@@ -346,8 +351,9 @@ std::unique_ptr<operation> reduce_problem::bind(const variant_descriptor&,
 void reduce_family::check(const parsed_header& h) const {
   const auto& d = h.descriptor;
   if (d.tile.empty())
-    throw metadata_error(d.origin_path, h.header_line,
-                         "a reduce variant needs 'tile: <expression>' (elements one block consumes)");
+    throw metadata_error(
+        d.origin_path, h.header_line,
+        "a reduce variant needs 'tile: <expression>' (elements one block consumes)");
   for (const auto& t : d.dtypes)
     if (t != "int32" && t != "float32")
       throw metadata_error(d.origin_path, h.line_of("dtypes"),
@@ -383,8 +389,9 @@ std::size_t reduce_family::device_bytes_needed(const problem_config& c) const {
 std::unique_ptr<problem> reduce_family::make_problem(const problem_config& c,
                                                      const cuda::device_info& device) const {
   if (c.size == 0 || c.size > max_elements)
-    throw std::invalid_argument("reduce needs 1 <= n <= 2^31 (its kernels index with 32 bits); got " +
-                                std::to_string(c.size));
+    throw std::invalid_argument(
+        "reduce needs 1 <= n <= 2^31 (its kernels index with 32 bits); got " +
+        std::to_string(c.size));
   return std::make_unique<reduce_problem>(c, device);
 }
 

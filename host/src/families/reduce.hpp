@@ -53,7 +53,7 @@ std::string format_value(const std::string& dtype, std::uint32_t bits);
 /// `grid` partial results.
 struct pass_plan {
   std::uint64_t n = 0;
-  std::uint64_t in_len = 0;   ///< elements the pass may read (n rounded up to tiles if padded)
+  std::uint64_t in_len = 0;  ///< elements the pass may read (n rounded up to tiles if padded)
   std::uint64_t grid = 0;
 };
 

@@ -16,8 +16,10 @@ clock_monitor::clock_monitor(const std::string& uuid) {
     return;
   }
   auto init = reinterpret_cast<int (*)()>(dlsym(library_, "nvmlInit_v2"));
-  auto by_uuid = reinterpret_cast<int (*)(const char*, void**)>(dlsym(library_, "nvmlDeviceGetHandleByUUID"));
-  get_clock_ = reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(library_, "nvmlDeviceGetClockInfo"));
+  auto by_uuid =
+      reinterpret_cast<int (*)(const char*, void**)>(dlsym(library_, "nvmlDeviceGetHandleByUUID"));
+  get_clock_ =
+      reinterpret_cast<int (*)(void*, int, unsigned*)>(dlsym(library_, "nvmlDeviceGetClockInfo"));
   shutdown_ = reinterpret_cast<int (*)()>(dlsym(library_, "nvmlShutdown"));
   if (!init || !by_uuid || !get_clock_ || !shutdown_) {
     why_ = "libnvidia-ml.so.1 lacks the entry points kernlab reads";

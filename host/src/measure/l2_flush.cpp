@@ -25,7 +25,8 @@ extern "C" __global__ void kl_empty() {}
 
 }  // namespace
 
-l2_flusher::l2_flusher(flush_mode mode, std::size_t l2_bytes, const std::string& arch) : mode_(mode) {
+l2_flusher::l2_flusher(flush_mode mode, std::size_t l2_bytes, const std::string& arch)
+    : mode_(mode) {
   nvrtc::compile_request req;
   req.source = flush_source;
   req.path = "kernlab_l2_flush.cu";
@@ -64,8 +65,7 @@ void l2_flusher::launch_empty(CUstream stream) {
 
 void l2_flusher::flush(CUstream stream) {
   switch (mode_) {
-    case flush_mode::none:
-      return;
+    case flush_mode::none: return;
     case flush_mode::write:
       KL_CU(cuMemsetD8Async(buffer_.get(), 0, buffer_.bytes(), stream));
       return;

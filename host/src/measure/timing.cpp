@@ -16,7 +16,7 @@ double timing_stats::ci_half_width() const {
 }
 
 std::optional<std::pair<std::size_t, std::size_t>> median_ci_ranks(std::size_t n,
-                                                                  double confidence) {
+                                                                   double confidence) {
   if (n == 0) return std::nullopt;
   const double tail = (1.0 - confidence) / 2.0;
   const double nd = static_cast<double>(n);
@@ -25,8 +25,8 @@ std::optional<std::pair<std::size_t, std::size_t>> median_ci_ranks(std::size_t n
   const double sd = std::sqrt(nd) / 2.0;
   const std::size_t k0 = nd / 2.0 > 10.0 * sd ? static_cast<std::size_t>(nd / 2.0 - 10.0 * sd) : 0;
   const double k0d = static_cast<double>(k0);
-  double log_pmf = std::lgamma(nd + 1.0) - std::lgamma(k0d + 1.0) -
-                   std::lgamma(nd - k0d + 1.0) - nd * std::log(2.0);
+  double log_pmf = std::lgamma(nd + 1.0) - std::lgamma(k0d + 1.0) - std::lgamma(nd - k0d + 1.0) -
+                   nd * std::log(2.0);
   double below = 0;  // P(B <= k - 1)
   std::size_t k = k0;
   for (; k <= n; ++k) {
@@ -127,8 +127,7 @@ timing_stats sample_stream::finish() const {
 }
 
 timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
-                     const timing_options& opt, l2_flusher& flusher,
-                     const clock_monitor* clocks) {
+                     const timing_options& opt, l2_flusher& flusher, const clock_monitor* clocks) {
   cuda::event start, stop;
   // The SM clock at the start, every 50 ms of sampling, and at the end.
   clock_range clock;

@@ -35,25 +35,26 @@ stop_rule parse_stop_rule(const std::string& s);
 
 /// The defaults are nvbench's (config/kernlab.cfg shortens them for the quick default job).
 struct timing_options {
-  int warmup_runs = 2;         ///< untimed launches first (module load, caches, clocks)
+  int warmup_runs = 2;  ///< untimed launches first (module load, caches, clocks)
   int min_samples = 10;
   int max_samples = 1000000;
-  double min_time_s = 0.5;     ///< total sampled kernel time before the rule may stop sampling
-  double max_noise = 0.005;    ///< stdrel: relative standard deviation that is good enough
-  double timeout_s = 15.0;     ///< wall time after which sampling stops regardless
+  double min_time_s = 0.5;   ///< total sampled kernel time before the rule may stop sampling
+  double max_noise = 0.005;  ///< stdrel: relative standard deviation that is good enough
+  double timeout_s = 15.0;   ///< wall time after which sampling stops regardless
   flush_mode flush = flush_mode::read;  ///< how L2 is made cold before each sample
   stop_rule rule = stop_rule::stdrel;
-  double max_ci = 0.005;  ///< ci: the interval's larger half, relative to the median, that is good enough
+  double max_ci =
+      0.005;  ///< ci: the interval's larger half, relative to the median, that is good enough
 };
 
 struct timing_stats {
   std::size_t samples = 0;
   double median_ms = 0, min_ms = 0, max_ms = 0, mean_ms = 0;
-  double noise = 0;            ///< standard deviation / mean
+  double noise = 0;  ///< standard deviation / mean
   /// The distribution-free 95% confidence interval of the median (median_ci_ranks); both 0
   /// when there are too few samples for one (fewer than 6).
   double ci_low_ms = 0, ci_high_ms = 0;
-  bool timed_out = false;      ///< stopped by the timeout before the stopping rule was met
+  bool timed_out = false;              ///< stopped by the timeout before the stopping rule was met
   stop_rule rule = stop_rule::stdrel;  ///< the rule sampling stopped by
   flush_mode flush = flush_mode::read;
   // The SM clock while sampling, when NVML can read it (0 when it cannot).
@@ -74,7 +75,7 @@ timing_stats summarize(std::vector<double> samples_ms);
 /// [x(l), x(u)] holds the true median with at least `confidence`. std::nullopt when n is too
 /// small (fewer than 6 samples at 95%).
 std::optional<std::pair<std::size_t, std::size_t>> median_ci_ranks(std::size_t n,
-                                                                  double confidence = 0.95);
+                                                                   double confidence = 0.95);
 
 /// The stopping rule: true when sampling may stop. `elapsed_s` is wall time since sampling began.
 /// With stop_rule::ci, `so_far` must carry the confidence interval.

@@ -57,7 +57,8 @@ std::vector<directive> parse_includes(std::string_view text) {
                      std::string(line.substr(i + 1, close - i - 1))});
     } else {
       std::string rest(line.substr(i));
-      while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back()))) rest.pop_back();
+      while (!rest.empty() && std::isspace(static_cast<unsigned char>(rest.back())))
+        rest.pop_back();
       out.push_back({directive::computed, rest});
     }
   }
@@ -229,7 +230,8 @@ std::vector<header_dependency> include_scanner::scan(const compile_request& requ
       }
     }
     std::sort(files.begin(), files.end());
-    for (const auto& f : files) out.push_back({"<computed include>", "", f, false, read(f)->content});
+    for (const auto& f : files)
+      out.push_back({"<computed include>", "", f, false, read(f)->content});
   }
   return out;
 }

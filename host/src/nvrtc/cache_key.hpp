@@ -37,7 +37,7 @@ class scan_error : public std::runtime_error {
 /// One header a compile reaches, as the scanner resolved it.
 struct header_dependency {
   std::string spelled;   ///< as written: "kernlab/reduce.cuh"
-  std::string includer; ///< the file whose #include names it; "" for a --pre-include
+  std::string includer;  ///< the file whose #include names it; "" for a --pre-include
   std::string path;      ///< where it was found, physically (canonical); "" when it was not
   bool toolkit = false;  ///< under a toolkit include folder: named in the key, never read
   digest128 content;     ///< the content hash of a kernels' header

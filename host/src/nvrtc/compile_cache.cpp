@@ -66,7 +66,8 @@ class unique_fd {
 // Holds an exclusive flock on a lock file for its lifetime.
 class file_lock {
  public:
-  explicit file_lock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+  explicit file_lock(const fs::path& path)
+      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
     if (fd_.get() < 0) throw cache_error("cannot open " + path.string() + ": " + errno_text());
     while (::flock(fd_.get(), LOCK_EX) != 0)
       if (errno != EINTR) throw cache_error("cannot lock " + path.string() + ": " + errno_text());
@@ -105,7 +106,8 @@ void write_atomically(const fs::path& path, std::string_view bytes) {
   if (ec) {
     std::error_code ignored;
     fs::remove(tmp, ignored);
-    throw cache_error("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
+    throw cache_error("cannot rename " + tmp.string() + " to " + path.string() + ": " +
+                      ec.message());
   }
 }
 
@@ -144,7 +146,11 @@ entry_read read_entry(const fs::path& path, std::string& out, bool touch) {
 }
 
 json counters_to_json(const cache_counters& c) {
-  return {{"runs", c.runs}, {"hits", c.hits}, {"misses", c.misses}, {"stores", c.stores}, {"corrupt", c.corrupt}};
+  return {{"runs", c.runs},
+          {"hits", c.hits},
+          {"misses", c.misses},
+          {"stores", c.stores},
+          {"corrupt", c.corrupt}};
 }
 
 cache_counters counters_from_file(const fs::path& path) {
@@ -164,7 +170,9 @@ cache_counters counters_from_file(const fs::path& path) {
   return c;
 }
 
-bool is_entry(const fs::path& p) { return p.extension() == kEntrySuffix && p.stem().string().size() == 32; }
+bool is_entry(const fs::path& p) {
+  return p.extension() == kEntrySuffix && p.stem().string().size() == 32;
+}
 bool is_temp(const fs::path& p) { return p.filename().string().rfind(kTempPrefix, 0) == 0; }
 
 }  // namespace
@@ -201,7 +209,8 @@ std::string encode_entry(const digest128& key, const compile_result& r) {
 
 compile_result decode_entry(const digest128& key, std::string_view bytes) {
   if (bytes.size() < kHeaderBytes)
-    throw cache_error("truncated (" + std::to_string(bytes.size()) + " bytes, less than its header)");
+    throw cache_error("truncated (" + std::to_string(bytes.size()) +
+                      " bytes, less than its header)");
   if (bytes.substr(0, sizeof kMagic) != std::string_view(kMagic, sizeof kMagic))
     throw cache_error("not a kernlab cache entry");
   if (get_u32(bytes, 8) != kFormatVersion)
@@ -212,8 +221,8 @@ compile_result decode_entry(const digest128& key, std::string_view bytes) {
   const std::uint64_t length = get_u64(bytes, 32);
   const std::string_view body = bytes.substr(kHeaderBytes);
   if (body.size() != length)
-    throw cache_error("truncated (" + std::to_string(body.size()) + " of " + std::to_string(length) +
-                      " payload bytes)");
+    throw cache_error("truncated (" + std::to_string(body.size()) + " of " +
+                      std::to_string(length) + " payload bytes)");
   if (checksum64(body) != get_u64(bytes, 40)) throw cache_error("checksum mismatch");
 
   compile_result r;
@@ -257,13 +266,12 @@ cache_lookup compile_cache::look_up(const digest128& key, bool touch) const {
   switch (read_entry(path, bytes, touch)) {
     case entry_read::absent:
     case entry_read::not_a_file:  // store() replaces it
-      return out;  // a miss
+      return out;                 // a miss
     case entry_read::failed:
       out.status = lookup_status::corrupt;
       out.problem = "cannot read " + path.string() + ": " + errno_text();
       return out;
-    case entry_read::ok:
-      break;
+    case entry_read::ok: break;
   }
   try {
     out.result = decode_entry(key, bytes);
@@ -343,8 +351,10 @@ cache_info compile_cache::info() const {
       continue;
     }
     const cache_lookup l = look_up(key, false);  // counting is no use: LRU order stays
-    if (l.status == lookup_status::hit) info.compile_ms += l.result.milliseconds;
-    else ++info.damaged;
+    if (l.status == lookup_status::hit)
+      info.compile_ms += l.result.milliseconds;
+    else
+      ++info.damaged;
   }
   if (ec) throw cache_error("cannot list " + entries.string() + ": " + ec.message());
   return info;

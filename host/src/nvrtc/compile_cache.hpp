@@ -64,12 +64,12 @@ struct cache_info {
   std::filesystem::path dir;
   bool exists = false;
   std::uint64_t entries = 0;
-  std::uint64_t bytes = 0;          ///< of the entries
-  std::uint64_t damaged = 0;        ///< entries that fail their checks
+  std::uint64_t bytes = 0;            ///< of the entries
+  std::uint64_t damaged = 0;          ///< entries that fail their checks
   std::uint64_t temporary_files = 0;  ///< left by a process that died while writing an entry
   std::uint64_t not_files = 0;  ///< folders, FIFOs, devices at an entry's name: skipped, unread
   std::uint64_t max_bytes = 0;  ///< the cap on `bytes` (compile_cache::max_bytes())
-  double compile_ms = 0;            ///< NVRTC time the valid entries took to make
+  double compile_ms = 0;        ///< NVRTC time the valid entries took to make
   std::time_t oldest = 0, newest = 0;  ///< entry modification times; 0 without entries
   cache_counters counters;
 };

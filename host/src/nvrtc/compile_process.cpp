@@ -133,8 +133,8 @@ bool exchange(int to_child, int from_child, std::string_view bytes, std::string&
       if (r == 0) return true;
       if (r > 0) reply.append(buffer, static_cast<std::size_t>(r));
       if (r < 0 && errno != EAGAIN && errno != EINTR)
-        throw nvrtc_error("cannot read the compile of " + path + " from its child: " +
-                          errno_text());
+        throw nvrtc_error("cannot read the compile of " + path +
+                          " from its child: " + errno_text());
     }
   }
 }
@@ -181,8 +181,8 @@ std::string encode_reply(const compile_result& r, const std::string& error) {
   if (!error.empty()) return to_bytes({{"error", error}});
   json resources = json::object();
   for (const auto& [expr, u] : r.resources)
-    resources[expr] = {u.registers, u.static_shared_bytes, u.stack_frame_bytes,
-                       u.spill_store_bytes, u.spill_load_bytes};
+    resources[expr] = {u.registers, u.static_shared_bytes, u.stack_frame_bytes, u.spill_store_bytes,
+                       u.spill_load_bytes};
   json diagnostics = json::array();
   for (const auto& d : r.diagnostics)
     diagnostics.push_back({d.file, d.line, d.severity, d.message});

@@ -84,9 +84,9 @@ compile_result compile(const compile_request& request) {
   compile_result result;
 
   nvrtcProgram raw = nullptr;
-  KL_NVRTC(nvrtcCreateProgram(&raw, request.source.c_str(), request.path.c_str(), 0, nullptr,
-                              nullptr),
-           request.path);
+  KL_NVRTC(
+      nvrtcCreateProgram(&raw, request.source.c_str(), request.path.c_str(), 0, nullptr, nullptr),
+      request.path);
   program_ptr program(raw);
   for (const auto& expr : request.name_expressions)
     KL_NVRTC(nvrtcAddNameExpression(program.get(), expr.c_str()), request.path);

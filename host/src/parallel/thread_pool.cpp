@@ -33,7 +33,9 @@ thread_pool::~thread_pool() {
   // `dropped` goes here, outside the lock: destroying a packaged_task sets broken_promise.
 }
 
-unsigned thread_pool::hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+unsigned thread_pool::hardware_threads() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 void thread_pool::work() {
   for (;;) {

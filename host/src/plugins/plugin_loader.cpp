@@ -44,20 +44,17 @@ std::string open_library(boost::dll::shared_library& library, const std::string&
   ::dlerror();  // clear any earlier message
   // RTLD_LOCAL keeps each plugin's symbols (its own CUDA runtime copy, say) to itself.
   library.load(path, ec, boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now);
-  if (!ec)
-    return "";
+  if (!ec) return "";
   const char* why = ::dlerror();
   std::string reason = why ? why : ec.message();
   // dlerror() starts with the path; the caller puts it in front already.
-  if (reason.rfind(path + ": ", 0) == 0)
-    reason = reason.substr(path.size() + 2);
+  if (reason.rfind(path + ": ", 0) == 0) reason = reason.substr(path.size() + 2);
   return "cannot be loaded as a shared object (" + reason + ")";
 }
 
 // A string of the table: non-null, NUL-terminated within max_string bytes, printable.
 std::string table_string(const char* s, const std::string& what) {
-  if (s == nullptr)
-    return "";
+  if (s == nullptr) return "";
   const std::size_t n = strnlen(s, max_string + 1);
   if (n > max_string)
     throw std::runtime_error(what + " is longer than " + std::to_string(max_string) +
@@ -76,8 +73,7 @@ void check_count(std::uint32_t n, std::uint32_t limit, const std::string& what) 
 
 std::string read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw std::runtime_error("cannot be read");
+  if (!in) throw std::runtime_error("cannot be read");
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -86,20 +82,13 @@ std::string read_bytes(const fs::path& path) {
 // "a FIFO", "a directory": what a path that is not a regular file is.
 std::string kind_of(fs::file_type t) {
   switch (t) {
-  case fs::file_type::directory:
-    return "a directory";
-  case fs::file_type::fifo:
-    return "a FIFO";
-  case fs::file_type::socket:
-    return "a socket";
-  case fs::file_type::block:
-    return "a block device";
-  case fs::file_type::character:
-    return "a character device";
-  case fs::file_type::not_found:
-    return "missing, or a broken link";
-  default:
-    return "not a file";
+    case fs::file_type::directory: return "a directory";
+    case fs::file_type::fifo: return "a FIFO";
+    case fs::file_type::socket: return "a socket";
+    case fs::file_type::block: return "a block device";
+    case fs::file_type::character: return "a character device";
+    case fs::file_type::not_found: return "missing, or a broken link";
+    default: return "not a file";
   }
 }
 
@@ -153,8 +142,7 @@ plugin_verdict probe_in_child(const std::string& path, const probe_options& opt)
 }  // namespace
 
 loaded_plugin::~loaded_plugin() {
-  if (table != nullptr && table->abi_version >= 2 && table->release != nullptr)
-    table->release();
+  if (table != nullptr && table->abi_version >= 2 && table->release != nullptr) table->release();
 }
 
 std::shared_ptr<loaded_plugin> load_plugin(const std::string& path) {
@@ -167,8 +155,7 @@ std::shared_ptr<loaded_plugin> load_plugin(const std::string& path) {
                                     "' entry point; is it a kernlab plugin?");
   auto entry = p->library.get<const kl_plugin*()>(KERNLAB_PLUGIN_ENTRY_NAME);
   const kl_plugin* table = entry();
-  if (table == nullptr)
-    throw std::runtime_error(path + ": its entry point returned no table");
+  if (table == nullptr) throw std::runtime_error(path + ": its entry point returned no table");
   if (!abi_supported(table->abi_version))
     throw std::runtime_error(path + ": " + abi_mismatch(table->abi_version));
   if (table->num_variants > 0 && table->variants == nullptr)
@@ -180,24 +167,20 @@ std::shared_ptr<loaded_plugin> load_plugin(const std::string& path) {
 std::vector<std::string> list_plugin_files(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    return out;
+  if (!fs::is_directory(dir, ec)) return out;
   for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".so")
-      out.push_back(e.path().string());
+    if (e.path().extension() == ".so") out.push_back(e.path().string());
   std::sort(out.begin(), out.end());
   return out;
 }
 
 std::vector<std::string> plugin_path_dirs(const char* value) {
   std::vector<std::string> out;
-  if (value == nullptr)
-    return out;
+  if (value == nullptr) return out;
   std::string item;
   std::istringstream in(value);
   while (std::getline(in, item, ':'))
-    if (!item.empty())
-      out.push_back(item);
+    if (!item.empty()) out.push_back(item);
   return out;
 }
 
@@ -239,8 +222,7 @@ plugin_verdict plugin_verdict_from_json(const nlohmann::json& j) {
     d.has_run = p.at("has_run").get<bool>();
     v.variants.push_back(std::move(d));
   }
-  if (!v.ok && v.reason.empty())
-    throw std::runtime_error("a refusal without a reason");
+  if (!v.ok && v.reason.empty()) throw std::runtime_error("a refusal without a reason");
   return v;
 }
 
@@ -369,8 +351,7 @@ plugin_verdict probe_plugin(const std::string& path, const probe_options& opt) {
       out << to_json(v).dump() << "\n";
     }
     fs::rename(tmp, cached, ec);
-    if (ec)
-      fs::remove(tmp, ec);
+    if (ec) fs::remove(tmp, ec);
   }
   return v;
 }

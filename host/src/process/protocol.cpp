@@ -14,7 +14,9 @@ void write_all(int fd, const std::uint8_t* p, std::size_t n) {
   while (n > 0) {
     const ssize_t w = ::write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) throw protocol_error(std::string("write to the other process failed: ") + std::strerror(errno));
+    if (w <= 0)
+      throw protocol_error(std::string("write to the other process failed: ") +
+                           std::strerror(errno));
     p += w;
     n -= static_cast<std::size_t>(w);
   }
@@ -26,7 +28,9 @@ void read_all(int fd, std::uint8_t* p, std::size_t n) {
     const ssize_t r = ::read(fd, p, n);
     if (r < 0 && errno == EINTR) continue;
     if (r == 0) throw protocol_error("the other process closed the pipe");
-    if (r < 0) throw protocol_error(std::string("read from the other process failed: ") + std::strerror(errno));
+    if (r < 0)
+      throw protocol_error(std::string("read from the other process failed: ") +
+                           std::strerror(errno));
     p += r;
     n -= static_cast<std::size_t>(r);
   }
@@ -55,9 +59,11 @@ std::optional<message> read_message(int fd, int timeout_ms) {
   if (rc == 0) return std::nullopt;
   std::uint8_t head[5];
   read_all(fd, head, sizeof head);
-  const std::uint32_t n = head[0] | head[1] << 8 | head[2] << 16 | static_cast<std::uint32_t>(head[3]) << 24;
+  const std::uint32_t n =
+      head[0] | head[1] << 8 | head[2] << 16 | static_cast<std::uint32_t>(head[3]) << 24;
   if (n > max_payload_bytes) throw protocol_error("malformed frame: length " + std::to_string(n));
-  if (head[4] < 1 || head[4] > 5) throw protocol_error("malformed frame: type " + std::to_string(head[4]));
+  if (head[4] < 1 || head[4] > 5)
+    throw protocol_error("malformed frame: type " + std::to_string(head[4]));
   std::vector<std::uint8_t> payload(n);
   read_all(fd, payload.data(), n);
   message m;

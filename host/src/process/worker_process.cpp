@@ -17,14 +17,16 @@ namespace kl::worker {
 std::string describe_exit(int status) {
   if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status))
-    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
   return "ended (status " + std::to_string(status) + ")";
 }
 
 worker_process::worker_process(const std::vector<std::string>& argv, const std::string& log_path) {
   int down[2], up[2];  // main -> child, child -> main
   if (pipe2(down, O_CLOEXEC) != 0 || pipe2(up, O_CLOEXEC) != 0)
-    throw std::runtime_error(std::string("cannot create the worker's pipes: ") + std::strerror(errno));
+    throw std::runtime_error(std::string("cannot create the worker's pipes: ") +
+                             std::strerror(errno));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   // dup2 clears O_CLOEXEC on the copies, so exactly fds 3 and 4 survive the exec.

@@ -1,8 +1,8 @@
 // A child process that kernlab talks to in frames: the worker that runs kernels (started once,
 // restarted only after it dies or hangs) and the probe that reads a plugin's table. A layer of its
-// own, below every user of it. Frames travel on dedicated pipes (the child's fds 3 and 4), never on stdout, so that
-// nothing a kernel, plugin or library prints can corrupt the protocol; the child's stdout goes to
-// kernlab's stderr.
+// own, below every user of it. Frames travel on dedicated pipes (the child's fds 3 and 4), never on
+// stdout, so that nothing a kernel, plugin or library prints can corrupt the protocol; the child's
+// stdout goes to kernlab's stderr.
 #pragma once
 
 #include "process/protocol.hpp"

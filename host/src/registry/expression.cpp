@@ -60,9 +60,12 @@ class parser {
   std::int64_t expr() {
     std::int64_t v = term();
     for (;;) {
-      if (accept('+')) v = add(v, term());
-      else if (accept('-')) v = sub(v, term());
-      else return v;
+      if (accept('+'))
+        v = add(v, term());
+      else if (accept('-'))
+        v = sub(v, term());
+      else
+        return v;
     }
   }
   std::int64_t term() {
@@ -74,8 +77,10 @@ class parser {
         const char op = s_[pos_ - 1];
         const std::int64_t d = unary();
         if (d == 0) fail("division by zero");
-        if (d == -1) v = op == '/' ? sub(0, v) : 0;  // INT64_MIN / -1 does not fit; % is 0
-        else v = op == '/' ? v / d : v % d;
+        if (d == -1)
+          v = op == '/' ? sub(0, v) : 0;  // INT64_MIN / -1 does not fit; % is 0
+        else
+          v = op == '/' ? v / d : v % d;
       } else {
         return v;
       }
@@ -84,7 +89,8 @@ class parser {
   // '(' and unary '-' recurse: a limit keeps a long run of them from overflowing the stack.
   struct nesting {
     explicit nesting(parser& p) : p_(p) {
-      if (++p_.depth_ > max_depth) p_.fail("nested more than " + std::to_string(max_depth) + " deep");
+      if (++p_.depth_ > max_depth)
+        p_.fail("nested more than " + std::to_string(max_depth) + " deep");
     }
     ~nesting() { --p_.depth_; }
     parser& p_;
@@ -123,7 +129,8 @@ class parser {
         const std::int64_t x = expr();
         if (!accept(')')) fail("missing ')' after sqrt's argument");
         if (x < 0) fail("sqrt of a negative value");
-        // The double's estimate, corrected to the exact floor (comparisons by division: no overflow).
+        // The double's estimate, corrected to the exact floor (comparisons by division: no
+        // overflow).
         auto r = static_cast<std::int64_t>(std::sqrt(static_cast<double>(x)));
         while (r > 0 && r > x / r) --r;
         while ((r + 1) <= x / (r + 1)) ++r;

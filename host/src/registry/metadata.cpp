@@ -3,24 +3,27 @@
 #include "registry/expression.hpp"
 #include "registry/names.hpp"
 
-#include <cctype>
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 #include <string_view>
 
 namespace kl {
 namespace {
 
-const std::vector<std::string> known_keys = {"family", "entry",  "blocks", "tile",    "grid",
-                                             "bounds", "shared_bytes", "dtypes", "ops", "summary", "order",
-                                             "output", "workspace", "params", "block_dims", "grid_dims"};
+const std::vector<std::string> known_keys = {
+    "family", "entry",   "blocks", "tile",   "grid",      "bounds", "shared_bytes", "dtypes",
+    "ops",    "summary", "order",  "output", "workspace", "params", "block_dims",   "grid_dims"};
 
 // Names an expression already has, which a param may not take.
-const std::vector<std::string> reserved_names = {"BLOCK", "TSIZE", "GRID", "M", "N", "K", "T", "OP", "sqrt"};
+const std::vector<std::string> reserved_names = {"BLOCK", "TSIZE", "GRID", "M",   "N",
+                                                 "K",     "T",     "OP",   "sqrt"};
 
 bool is_identifier(const std::string& s) {
   return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
-         std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+         std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+         });
 }
 
 std::string trim(const std::string& s) {
@@ -39,23 +42,24 @@ bool ascii_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }  // \t
 
 // [A-Za-z0-9_][A-Za-z0-9_-]*
 bool is_variant_name(const std::string& s) {
-  return !s.empty() && s[0] != '-' &&
-         std::all_of(s.begin(), s.end(),
-                     [](char c) { return ascii_alpha(c) || ascii_digit(c) || c == '_' || c == '-'; });
+  return !s.empty() && s[0] != '-' && std::all_of(s.begin(), s.end(), [](char c) {
+    return ascii_alpha(c) || ascii_digit(c) || c == '_' || c == '-';
+  });
 }
 
 // [a-z][a-z0-9_]*
 bool is_family_name(const std::string& s) {
-  return !s.empty() && ascii_lower(s[0]) &&
-         std::all_of(s.begin(), s.end(),
-                     [](char c) { return ascii_lower(c) || ascii_digit(c) || c == '_'; });
+  return !s.empty() && ascii_lower(s[0]) && std::all_of(s.begin(), s.end(), [](char c) {
+    return ascii_lower(c) || ascii_digit(c) || c == '_';
+  });
 }
 
 // [A-Za-z_][A-Za-z0-9_:]*\s*(<.*>)? -- a name, then nothing or "<...>" (one line).
 bool is_entry(const std::string& s) {
   if (s.empty() || !(ascii_alpha(s[0]) || s[0] == '_')) return false;
   std::size_t i = 1;
-  while (i < s.size() && (ascii_alpha(s[i]) || ascii_digit(s[i]) || s[i] == '_' || s[i] == ':')) ++i;
+  while (i < s.size() && (ascii_alpha(s[i]) || ascii_digit(s[i]) || s[i] == '_' || s[i] == ':'))
+    ++i;
   while (i < s.size() && ascii_space(s[i])) ++i;
   if (i == s.size()) return true;
   if (s[i] != '<' || s.size() - i < 2 || s.back() != '>') return false;
@@ -144,8 +148,9 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
       } else if (key == "entry") {
         if (!is_entry(value))
           throw metadata_error(path, line_no,
-                               "entry '" + value + "' is not a function template-id like "
-                               "'my_kernel<BLOCK, T, OP>'");
+                               "entry '" + value +
+                                   "' is not a function template-id like "
+                                   "'my_kernel<BLOCK, T, OP>'");
         d.entry = value;
       } else if (key == "blocks") {
         for (const auto& item : split_list(value)) {
@@ -164,24 +169,35 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
         }
         // "blocks: ," has a value but no block size; an empty list would mean "the block size
         // does not apply", which is for plugins only (found by tests/fuzz).
-        if (d.blocks.empty())
-          throw metadata_error(path, line_no, "blocks lists no block size");
+        if (d.blocks.empty()) throw metadata_error(path, line_no, "blocks lists no block size");
       } else if (key == "tile") {
         d.tile = value;
       } else if (key == "grid") {
-        if (value == "tiles") d.grid = grid_kind::tiles;
-        else if (value == "resident") d.grid = grid_kind::resident;
-        else throw metadata_error(path, line_no, "grid must be 'tiles' or 'resident', not '" + value + "'");
+        if (value == "tiles")
+          d.grid = grid_kind::tiles;
+        else if (value == "resident")
+          d.grid = grid_kind::resident;
+        else
+          throw metadata_error(path, line_no,
+                               "grid must be 'tiles' or 'resident', not '" + value + "'");
       } else if (key == "bounds") {
-        if (value == "padded") d.bounds = bounds_kind::padded;
-        else if (value == "checked") d.bounds = bounds_kind::checked;
-        else throw metadata_error(path, line_no, "bounds must be 'padded' or 'checked', not '" + value + "'");
+        if (value == "padded")
+          d.bounds = bounds_kind::padded;
+        else if (value == "checked")
+          d.bounds = bounds_kind::checked;
+        else
+          throw metadata_error(path, line_no,
+                               "bounds must be 'padded' or 'checked', not '" + value + "'");
       } else if (key == "shared_bytes") {
         d.shared_bytes = value;
       } else if (key == "output") {
-        if (value == "per_block") d.output = output_kind::per_block;
-        else if (value == "single") d.output = output_kind::single;
-        else throw metadata_error(path, line_no, "output must be 'per_block' or 'single', not '" + value + "'");
+        if (value == "per_block")
+          d.output = output_kind::per_block;
+        else if (value == "single")
+          d.output = output_kind::single;
+        else
+          throw metadata_error(path, line_no,
+                               "output must be 'per_block' or 'single', not '" + value + "'");
       } else if (key == "workspace") {
         d.workspace = value;
       } else if (key == "params") {
@@ -196,11 +212,13 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
           const std::string name = trim(item.substr(0, eq == std::string::npos ? 0 : eq));
           const std::string text = eq == std::string::npos ? "" : trim(item.substr(eq + 1));
           if (eq == std::string::npos || !is_identifier(name) || text.empty())
-            throw metadata_error(path, line_no, "params: '" + item + "' is not 'NAME = expression'");
+            throw metadata_error(path, line_no,
+                                 "params: '" + item + "' is not 'NAME = expression'");
           if (std::count(reserved_names.begin(), reserved_names.end(), name))
             throw metadata_error(path, line_no, "params: '" + name + "' is a reserved name");
           for (const auto& p : d.params)
-            if (p.first == name) throw metadata_error(path, line_no, "params: '" + name + "' given twice");
+            if (p.first == name)
+              throw metadata_error(path, line_no, "params: '" + name + "' given twice");
           d.params.emplace_back(name, text);
         }
         if (d.params.empty()) throw metadata_error(path, line_no, "params lists no parameter");
@@ -211,19 +229,21 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
         for (;;) {
           const auto comma = rest.find(',');
           dims.push_back(trim(rest.substr(0, comma)));
-          if (dims.back().empty()) throw metadata_error(path, line_no, key + " has an empty dimension");
+          if (dims.back().empty())
+            throw metadata_error(path, line_no, key + " has an empty dimension");
           if (comma == std::string::npos) break;
           rest = rest.substr(comma + 1);
         }
-        if (dims.size() > 3) throw metadata_error(path, line_no, key + " has more than 3 dimensions (x, y, z)");
+        if (dims.size() > 3)
+          throw metadata_error(path, line_no, key + " has more than 3 dimensions (x, y, z)");
         (key == "block_dims" ? d.block_dims : d.grid_dims) = dims;
       } else if (key == "dtypes" || key == "ops") {
         // "dtypes: ," has a value but names nothing; read as "every one the family has" it
         // would silently widen the variant (found by tests/fuzz).
         std::vector<std::string> items = split_list(value);
         if (items.empty())
-          throw metadata_error(path, line_no, key + " lists no " +
-                                                  (key == "dtypes" ? "element type" : "operation"));
+          throw metadata_error(
+              path, line_no, key + " lists no " + (key == "dtypes" ? "element type" : "operation"));
         (key == "dtypes" ? d.dtypes : d.ops) = std::move(items);
       } else if (key == "summary") {
         d.summary = value;
@@ -235,7 +255,8 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
         } catch (const std::exception&) {
         }
         if (used != value.size() || o < 0 || o > 1000000)
-          throw metadata_error(path, line_no, "order '" + value + "' is not an integer in 0..1000000");
+          throw metadata_error(path, line_no,
+                               "order '" + value + "' is not an integer in 0..1000000");
         d.order = static_cast<int>(o);
       }
     }
@@ -253,9 +274,9 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
     throw metadata_error(path, out.header_line, "the kernlab header is never closed with '*/'");
   for (const char* required : {"family", "entry", "blocks"})
     if (!out.key_lines.count(required))
-      throw metadata_error(path, out.header_line,
-                           std::string("the kernlab header lacks the required key '") + required +
-                               "'");
+      throw metadata_error(
+          path, out.header_line,
+          std::string("the kernlab header lacks the required key '") + required + "'");
 
   // Expressions must evaluate for every block size the variant claims (GRID, known only when
   // the pass is planned, is tried as 1 and as a large grid).
@@ -282,8 +303,9 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
     for (std::int64_t dim : {1, 4097}) {
       const auto vars = variables(b, dim);
       std::int64_t threads = 1;
-      for (const auto& [key, dims] : {std::pair<const char*, const std::vector<std::string>*>{"block_dims", &d.block_dims},
-                                      {"grid_dims", &d.grid_dims}})
+      for (const auto& [key, dims] :
+           {std::pair<const char*, const std::vector<std::string>*>{"block_dims", &d.block_dims},
+            {"grid_dims", &d.grid_dims}})
         for (const auto& text : *dims) {
           std::int64_t v = 0;
           try {
@@ -292,8 +314,9 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
             throw metadata_error(path, out.line_of(key), std::string(key) + ": " + e.what());
           }
           if (v < 1)
-            throw metadata_error(path, out.line_of(key), std::string(key) + " '" + text + "' is " +
-                                                         std::to_string(v) + " for BLOCK=" + std::to_string(b));
+            throw metadata_error(path, out.line_of(key),
+                                 std::string(key) + " '" + text + "' is " + std::to_string(v) +
+                                     " for BLOCK=" + std::to_string(b));
           if (std::string(key) == "block_dims") threads *= std::min<std::int64_t>(v, 1 << 20);
         }
       if (!d.block_dims.empty() && threads != b)

@@ -14,7 +14,8 @@ class metadata_error : public std::runtime_error {
  public:
   metadata_error(const std::string& file, int line, const std::string& message)
       : std::runtime_error(file + ":" + std::to_string(line) + ": " + message),
-        file_(file), line_(line) {}
+        file_(file),
+        line_(line) {}
   const std::string& file() const { return file_; }
   int line() const { return line_; }
 

@@ -12,7 +12,8 @@ bool wildcard_match(const std::string& pattern, const std::string& text);
 /// Levenshtein distance.
 std::size_t edit_distance(const std::string& a, const std::string& b);
 
-/// Up to `limit` candidates closest to `name`, closest first, none farther than about half its length.
+/// Up to `limit` candidates closest to `name`, closest first, none farther than about half its
+/// length.
 std::vector<std::string> nearest_names(const std::string& name,
                                        const std::vector<std::string>& candidates,
                                        std::size_t limit = 3);

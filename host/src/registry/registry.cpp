@@ -161,11 +161,15 @@ void registry::add_source_dir(const std::string& dir) {
       found.push_back(std::move(e));
     }
     // The family's sequence: files with an `order` first, by order, then the rest by name.
-    std::stable_sort(found.begin(), found.end(), [](const registry_entry& a, const registry_entry& b) {
-      const auto key = [](const variant_descriptor& d) { return d.order < 0 ? 1000001 : d.order; };
-      if (key(a.descriptor) != key(b.descriptor)) return key(a.descriptor) < key(b.descriptor);
-      return natural_less(a.descriptor.name, b.descriptor.name);
-    });
+    std::stable_sort(found.begin(), found.end(),
+                     [](const registry_entry& a, const registry_entry& b) {
+                       const auto key = [](const variant_descriptor& d) {
+                         return d.order < 0 ? 1000001 : d.order;
+                       };
+                       if (key(a.descriptor) != key(b.descriptor))
+                         return key(a.descriptor) < key(b.descriptor);
+                       return natural_less(a.descriptor.name, b.descriptor.name);
+                     });
     for (auto& e : found) add(std::move(e));
   }
 }

@@ -26,7 +26,9 @@ std::string variant_descriptor::origin_text() const {
 const char* to_string(origin_kind o) { return o == origin_kind::source ? "source" : "plugin"; }
 const char* to_string(grid_kind g) { return g == grid_kind::tiles ? "tiles" : "resident"; }
 const char* to_string(bounds_kind b) { return b == bounds_kind::padded ? "padded" : "checked"; }
-const char* to_string(output_kind o) { return o == output_kind::per_block ? "per_block" : "single"; }
+const char* to_string(output_kind o) {
+  return o == output_kind::per_block ? "per_block" : "single";
+}
 
 std::ostream& operator<<(std::ostream& os, const variant_descriptor& v) {
   os << v.qualified_name() << " [" << v.origin_text() << "]";
@@ -53,10 +55,10 @@ bool operator==(const variant_descriptor& a, const variant_descriptor& b) {
   return a.family == b.family && a.name == b.name && a.origin == b.origin &&
          a.origin_path == b.origin_path && a.entry == b.entry && a.blocks == b.blocks &&
          a.tile == b.tile && a.grid == b.grid && a.bounds == b.bounds &&
-         a.shared_bytes == b.shared_bytes && a.output == b.output &&
-         a.workspace == b.workspace && a.dtypes == b.dtypes && a.ops == b.ops &&
-         a.summary == b.summary && a.order == b.order && a.is_baseline == b.is_baseline &&
-         a.params == b.params && a.block_dims == b.block_dims && a.grid_dims == b.grid_dims;
+         a.shared_bytes == b.shared_bytes && a.output == b.output && a.workspace == b.workspace &&
+         a.dtypes == b.dtypes && a.ops == b.ops && a.summary == b.summary && a.order == b.order &&
+         a.is_baseline == b.is_baseline && a.params == b.params && a.block_dims == b.block_dims &&
+         a.grid_dims == b.grid_dims;
 }
 
 }  // namespace kl

@@ -20,22 +20,22 @@ enum class output_kind { per_block, single };
 
 struct variant_descriptor {
   std::string family;
-  std::string name;                 ///< short name: the file stem, or the plugin's name for it
+  std::string name;  ///< short name: the file stem, or the plugin's name for it
   origin_kind origin = origin_kind::source;
-  std::string origin_path;          ///< the .cu file or the plugin .so
-  std::string entry;                ///< template-id with placeholders (source variants)
-  std::vector<unsigned> blocks;     ///< supported block sizes; empty: the block size does not apply
-  std::string tile;                 ///< expression: elements one block consumes
+  std::string origin_path;       ///< the .cu file or the plugin .so
+  std::string entry;             ///< template-id with placeholders (source variants)
+  std::vector<unsigned> blocks;  ///< supported block sizes; empty: the block size does not apply
+  std::string tile;              ///< expression: elements one block consumes
   grid_kind grid = grid_kind::tiles;
   bounds_kind bounds = bounds_kind::padded;
-  std::string shared_bytes = "0";   ///< expression: dynamic shared memory per block
+  std::string shared_bytes = "0";  ///< expression: dynamic shared memory per block
   output_kind output = output_kind::per_block;
   std::string workspace;            ///< expression: bytes of zeroed scratch per launch; "" for none
   std::vector<std::string> dtypes;  ///< empty: every dtype of the family
   std::vector<std::string> ops;     ///< empty: every op of the family
   std::string summary;
-  int order = -1;                   ///< place in the family's sequence; -1: after those that have one
-  bool is_baseline = false;         ///< a vendor-library baseline
+  int order = -1;            ///< place in the family's sequence; -1: after those that have one
+  bool is_baseline = false;  ///< a vendor-library baseline
   /// Compile-time parameters, in order: name and expression ("TILE", "sqrt(BLOCK)"). Each is a
   /// placeholder in `entry` and a variable of the expressions after it.
   std::vector<std::pair<std::string, std::string>> params;

@@ -14,8 +14,7 @@ using nlohmann::json;
 
 // `text` padded with spaces to `width` columns, on the left (numbers) or on the right (names).
 std::string pad(const std::string& text, std::size_t width, bool right_align = true) {
-  if (text.size() >= width)
-    return text;
+  if (text.size() >= width) return text;
   const std::string fill(width - text.size(), ' ');
   return right_align ? fill + text : text + fill;
 }
@@ -24,8 +23,7 @@ std::string pad(const std::string& text, std::size_t width, bool right_align = t
 std::string fmt(const char* format, double v) {
   char buf[64];
   const int n = std::snprintf(buf, sizeof buf, format, v);
-  if (n < static_cast<int>(sizeof buf))
-    return buf;
+  if (n < static_cast<int>(sizeof buf)) return buf;
   std::string out(static_cast<std::size_t>(n) + 1, '\0');
   std::snprintf(out.data(), out.size(), format, v);
   out.resize(static_cast<std::size_t>(n));
@@ -38,11 +36,9 @@ compare_summary compare_results(const json& before, const json& after, std::ostr
   // Records match when they measured the same thing: configuration_key() (variant, block,
   // dtype, op, size, shape, input and SNR).
   std::map<std::string, const json*> old_by_key;
-  for (const auto& r : before.at("records"))
-    old_by_key[record_key(r)] = &r;
+  for (const auto& r : before.at("records")) old_by_key[record_key(r)] = &r;
   std::size_t width = 40;
-  for (const auto& r : after.at("records"))
-    width = std::max(width, record_key(r).size() + 2);
+  for (const auto& r : after.at("records")) width = std::max(width, record_key(r).size() + 2);
 
   compare_summary s;
   os << pad("configuration", width, false) << ' ' << pad("before us", 12) << ' '
@@ -73,9 +69,12 @@ compare_summary compare_results(const json& before, const json& after, std::ostr
     const double change = comparable ? (b - a) / a : 0;
     // Significant only when the change exceeds the spread of both runs' samples.
     const bool significant = comparable && std::fabs(change) > std::max(na, nb);
-    if (!significant) ++s.within_noise;
-    else if (change < 0) ++s.faster;
-    else ++s.slower;
+    if (!significant)
+      ++s.within_noise;
+    else if (change < 0)
+      ++s.faster;
+    else
+      ++s.slower;
     os << pad(key, width, false) << ' ' << pad(fmt("%.2f", a), 12) << ' ' << pad(fmt("%.2f", b), 12)
        << ' ' << pad(comparable ? fmt("%+.2f%%", change * 100) : "n/a", 9) << ' '
        << pad(fmt("%.2f%%", na * 100), 8) << ' ' << pad(fmt("%.2f%%", nb * 100), 8) << "  "

@@ -17,15 +17,18 @@ std::string number(const nlohmann::json& j) {
   if (j.is_null()) return "";
   std::ostringstream os;
   os.precision(10);
-  if (j.is_number_float()) os << j.get<double>();
-  else os << j.dump();
+  if (j.is_number_float())
+    os << j.get<double>();
+  else
+    os << j.dump();
   return os.str();
 }
 
 // "4095x4097x1023"; "" for a 1-D configuration.
 std::string shape_text(const nlohmann::json& shape) {
   std::string out;
-  for (const auto& d : shape) out += (out.empty() ? "" : "x") + std::to_string(d.get<std::uint64_t>());
+  for (const auto& d : shape)
+    out += (out.empty() ? "" : "x") + std::to_string(d.get<std::uint64_t>());
   return out;
 }
 
@@ -48,15 +51,18 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
     };
     os << field(v.at("family").get<std::string>()) << ',' << field(v.at("name").get<std::string>())
        << ',' << field(v.at("origin").get<std::string>()) << ',' << r.at("block").get<unsigned>()
-       << ',' << field(c.at("dtype").get<std::string>()) << ',' << field(c.at("op").get<std::string>())
-       << ',' << c.at("size").get<std::uint64_t>() << ',' << field(c.at("input").get<std::string>())
-       << ',' << c.at("seed").get<std::uint64_t>() << ',' << r.at("outcome").get<std::string>()
-       << ',' << timing("median_us") << ',' << timing("min_us") << ',' << timing("max_us") << ','
-       << timing("mean_us") << ',' << timing("noise") << ',' << timing("samples") << ','
-       << timing("timed_out") << ',' << (t.is_null() ? "" : t.at("flush").get<std::string>()) << ','
+       << ',' << field(c.at("dtype").get<std::string>()) << ','
+       << field(c.at("op").get<std::string>()) << ',' << c.at("size").get<std::uint64_t>() << ','
+       << field(c.at("input").get<std::string>()) << ',' << c.at("seed").get<std::uint64_t>() << ','
+       << r.at("outcome").get<std::string>() << ',' << timing("median_us") << ','
+       << timing("min_us") << ',' << timing("max_us") << ',' << timing("mean_us") << ','
+       << timing("noise") << ',' << timing("samples") << ',' << timing("timed_out") << ','
+       << (t.is_null() ? "" : t.at("flush").get<std::string>()) << ','
        << number(r.value("gbps", nlohmann::json())) << ','
        << number(r.value("percent_of_peak", nlohmann::json())) << ','
-       << field(r.value("baseline", nlohmann::json()).is_null() ? "" : r.at("baseline").get<std::string>())
+       << field(r.value("baseline", nlohmann::json()).is_null()
+                    ? ""
+                    : r.at("baseline").get<std::string>())
        << ',' << number(r.value("x_baseline", nlohmann::json())) << ','
        << (r.at("resources").is_null() ? "" : number(r.at("resources").at("registers"))) << ','
        << (r.at("occupancy").is_null() ? "" : number(r.at("occupancy").at("fraction"))) << ','

@@ -14,4 +14,4 @@ namespace kl {
 /// Throws io_error("PATH: why") on any failure.
 void write_output_file(const std::string& path, const std::string& text);
 
-} // namespace kl
+}  // namespace kl

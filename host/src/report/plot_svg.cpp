@@ -23,23 +23,12 @@ std::string esc(const std::string& s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
     switch (c) {
-    case '&':
-      out += "&amp;";
-      continue;
-    case '<':
-      out += "&lt;";
-      continue;
-    case '>':
-      out += "&gt;";
-      continue;
-    case '"':
-      out += "&quot;";
-      continue;
-    case '\'':
-      out += "&apos;";
-      continue;
-    default:
-      break;
+      case '&': out += "&amp;"; continue;
+      case '<': out += "&lt;"; continue;
+      case '>': out += "&gt;"; continue;
+      case '"': out += "&quot;"; continue;
+      case '\'': out += "&apos;"; continue;
+      default: break;
     }
     if (c < 0x80) {
       out += c < 0x20 && c != '\t' && c != '\n' ? '?' : static_cast<char>(c);
@@ -69,7 +58,7 @@ std::string esc(const std::string& s) {
 }
 
 std::string num(double v, const char* f = "%.1f") {
-  char buf[400]; // enough for any double in %f
+  char buf[400];  // enough for any double in %f
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
 }
@@ -89,27 +78,25 @@ std::string colour_for(unsigned block) {
 // A finite, non-negative number at `key` of `j`, if there is one.
 std::optional<double> number_at(const json& j, const char* key) {
   const auto it = j.find(key);
-  if (it == j.end() || !it->is_number())
-    return std::nullopt;
+  if (it == j.end() || !it->is_number()) return std::nullopt;
   const double v = it->get<double>();
-  if (!std::isfinite(v) || v < 0)
-    return std::nullopt;
+  if (!std::isfinite(v) || v < 0) return std::nullopt;
   return v;
 }
 
 // What a panel's bars measure: memory throughput (GB/s against the DRAM bandwidth), or, for a
 // compute-bound family whose records count flops (matmul), TFLOP/s against the FP32 peak.
 struct unit {
-  const char* field; // the record's value
-  const char* name;  // the axis's unit
-  double peak;       // the device's, 0 when unknown
+  const char* field;  // the record's value
+  const char* name;   // the axis's unit
+  double peak;        // the device's, 0 when unknown
 };
 
 struct panel {
   std::string title;
   unit u;
-  std::vector<std::string> variants;                       // in record order
-  std::map<std::string, std::vector<const json*>> rows;    // variant -> its records
+  std::vector<std::string> variants;                     // in record order
+  std::map<std::string, std::vector<const json*>> rows;  // variant -> its records
   double baseline = 0;
   std::string baseline_name;
 };
@@ -166,7 +153,8 @@ void write_svg(const json& results, std::ostream& os) {
     if (!p.rows.count(name)) p.variants.push_back(name);
     p.rows[name].push_back(&r);
     const unsigned b = r.at("block");
-    if (std::find(blocks_seen.begin(), blocks_seen.end(), b) == blocks_seen.end()) blocks_seen.push_back(b);
+    if (std::find(blocks_seen.begin(), blocks_seen.end(), b) == blocks_seen.end())
+      blocks_seen.push_back(b);
     const auto value = number_at(r, p.u.field);
     if (value && r.contains("baseline") && r.at("baseline").is_string() &&
         r.at("variant").at("qualified_name") == r.at("baseline")) {
@@ -176,7 +164,8 @@ void write_svg(const json& results, std::ostream& os) {
   }
   if (panels.empty() && results.contains("pipeline"))
     throw std::runtime_error("no sweep records (a --pipeline result); plot draws sweeps");
-  if (panels.empty()) { // a --compile-only or --resources result: say so, in place of a blank image
+  if (panels
+          .empty()) {  // a --compile-only or --resources result: say so, in place of a blank image
     const std::string note =
         "no measured records in this file (a --compile-only or --resources run?)";
     os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\""
@@ -214,16 +203,19 @@ void write_svg(const json& results, std::ostream& os) {
   // Legend.
   int lx = left;
   for (unsigned b : blocks_seen) {
-    os << "<rect x=\"" << lx << "\" y=\"28\" width=\"10\" height=\"10\" fill=\"" << colour_for(b) << "\"/>"
-       << "<text x=\"" << lx + 14 << "\" y=\"37\">" << (b == 0 ? std::string("block n/a") : "block " + std::to_string(b))
-       << "</text>\n";
+    os << "<rect x=\"" << lx << "\" y=\"28\" width=\"10\" height=\"10\" fill=\"" << colour_for(b)
+       << "\"/>"
+       << "<text x=\"" << lx + 14 << "\" y=\"37\">"
+       << (b == 0 ? std::string("block n/a") : "block " + std::to_string(b)) << "</text>\n";
     lx += 90;
   }
-  os << "<line x1=\"" << lx << "\" y1=\"33\" x2=\"" << lx + 24 << "\" y2=\"33\" stroke=\"#D55E00\" "
+  os << "<line x1=\"" << lx << "\" y1=\"33\" x2=\"" << lx + 24
+     << "\" y2=\"33\" stroke=\"#D55E00\" "
         "stroke-dasharray=\"5,3\" stroke-width=\"2\"/><text x=\""
      << lx + 28 << "\" y=\"37\">theoretical peak</text>\n";
   lx += 140;
-  os << "<line x1=\"" << lx << "\" y1=\"33\" x2=\"" << lx + 24 << "\" y2=\"33\" stroke=\"#000000\" "
+  os << "<line x1=\"" << lx << "\" y1=\"33\" x2=\"" << lx + 24
+     << "\" y2=\"33\" stroke=\"#000000\" "
         "stroke-dasharray=\"2,2\" stroke-width=\"2\"/><text x=\""
      << lx + 28 << "\" y=\"37\">baseline</text>\n";
 
@@ -237,18 +229,16 @@ void write_svg(const json& results, std::ostream& os) {
       for (const json* r : p.rows.at(v))
         if (r->at("outcome") == "passed")
           ymax = std::max(ymax, number_at(*r, p.u.field).value_or(0));
-    if (ymax <= 0)
-      ymax = 1;
-    if (std::isfinite(ymax * 1.08))
-      ymax *= 1.08;
+    if (ymax <= 0) ymax = 1;
+    if (std::isfinite(ymax * 1.08)) ymax *= 1.08;
     // In pixels, clamped to the plot: no value from a file can overflow the conversion.
     auto y_of = [&](double value) {
       const double f = std::clamp(value / ymax, 0.0, 1.0);
       return axis_y - static_cast<int>(f * plot_h);
     };
 
-    os << "<g>\n<text x=\"" << left << "\" y=\"" << y0 + top - 14 << "\" font-size=\"13\" font-weight=\"bold\">"
-       << esc(p.title) << "</text>\n";
+    os << "<g>\n<text x=\"" << left << "\" y=\"" << y0 + top - 14
+       << "\" font-size=\"13\" font-weight=\"bold\">" << esc(p.title) << "</text>\n";
     // Grid lines at quarters of the peak (or of the axis, without a device).
     const double step = peak > 0 ? peak / 4 : ymax / 4;
     const char* tick_format = ymax < 20 ? "%.2f" : "%.0f";
@@ -279,21 +269,23 @@ void write_svg(const json& results, std::ostream& os) {
              << p.u.name << "</title></rect>\n";
         } else if (outcome != "passed") {
           os << "<text x=\"" << x + bar_w / 2 << "\" y=\"" << axis_y - 3
-             << "\" text-anchor=\"middle\" fill=\"#D55E00\" font-weight=\"bold\"><title>" << esc(label) << ": "
-             << esc(outcome) << "</title>x</text>\n";
+             << "\" text-anchor=\"middle\" fill=\"#D55E00\" font-weight=\"bold\"><title>"
+             << esc(label) << ": " << esc(outcome) << "</title>x</text>\n";
         }
         x += bar_w;
       }
       const int cx = x - cluster_w / 2;
-      os << "<text x=\"" << cx << "\" y=\"" << axis_y + 12 << "\" text-anchor=\"end\" transform=\"rotate(-50 "
-         << cx << " " << axis_y + 12 << ")\">" << esc(v) << "</text>\n";
+      os << "<text x=\"" << cx << "\" y=\"" << axis_y + 12
+         << "\" text-anchor=\"end\" transform=\"rotate(-50 " << cx << " " << axis_y + 12 << ")\">"
+         << esc(v) << "</text>\n";
       x += cluster_gap;
     }
-    os << "<line x1=\"" << left << "\" y1=\"" << axis_y << "\" x2=\"" << width - right << "\" y2=\"" << axis_y
-       << "\" stroke=\"black\"/>\n";
+    os << "<line x1=\"" << left << "\" y1=\"" << axis_y << "\" x2=\"" << width - right << "\" y2=\""
+       << axis_y << "\" stroke=\"black\"/>\n";
     if (peak > 0)
-      os << "<line x1=\"" << left << "\" y1=\"" << y_of(peak) << "\" x2=\"" << width - right << "\" y2=\""
-         << y_of(peak) << "\" stroke=\"#D55E00\" stroke-dasharray=\"5,3\" stroke-width=\"2\"/>\n";
+      os << "<line x1=\"" << left << "\" y1=\"" << y_of(peak) << "\" x2=\"" << width - right
+         << "\" y2=\"" << y_of(peak)
+         << "\" stroke=\"#D55E00\" stroke-dasharray=\"5,3\" stroke-width=\"2\"/>\n";
     if (p.baseline > 0)
       os << "<line x1=\"" << left << "\" y1=\"" << y_of(p.baseline) << "\" x2=\"" << width - right
          << "\" y2=\"" << y_of(p.baseline)

@@ -17,17 +17,26 @@ namespace {
 using nlohmann::json;
 
 json descriptor_json(const variant_descriptor& d) {
-  return {{"family", d.family},         {"name", d.name},
+  return {{"family", d.family},
+          {"name", d.name},
           {"qualified_name", d.qualified_name()},
-          {"origin", to_string(d.origin)}, {"origin_path", d.origin_path},
-          {"entry", d.entry},           {"blocks", d.blocks},
-          {"tile", d.tile},             {"grid", to_string(d.grid)},
-          {"bounds", to_string(d.bounds)}, {"output", to_string(d.output)},
-          {"shared_bytes", d.shared_bytes}, {"workspace", d.workspace},
-          {"dtypes", d.dtypes},         {"ops", d.ops},
-          {"summary", d.summary},       {"order", d.order},
+          {"origin", to_string(d.origin)},
+          {"origin_path", d.origin_path},
+          {"entry", d.entry},
+          {"blocks", d.blocks},
+          {"tile", d.tile},
+          {"grid", to_string(d.grid)},
+          {"bounds", to_string(d.bounds)},
+          {"output", to_string(d.output)},
+          {"shared_bytes", d.shared_bytes},
+          {"workspace", d.workspace},
+          {"dtypes", d.dtypes},
+          {"ops", d.ops},
+          {"summary", d.summary},
+          {"order", d.order},
           {"is_baseline", d.is_baseline},
-          {"params", d.params},         {"block_dims", d.block_dims},
+          {"params", d.params},
+          {"block_dims", d.block_dims},
           {"grid_dims", d.grid_dims}};
 }
 
@@ -50,10 +59,14 @@ std::string utc_now_iso8601() {
 }
 
 json to_json(const timing_stats& t) {
-  return {{"samples", t.samples},       {"median_us", t.median_ms * 1e3},
-          {"min_us", t.min_ms * 1e3},   {"max_us", t.max_ms * 1e3},
-          {"mean_us", t.mean_ms * 1e3}, {"noise", t.noise},
-          {"timed_out", t.timed_out},   {"flush", to_string(t.flush)},
+  return {{"samples", t.samples},
+          {"median_us", t.median_ms * 1e3},
+          {"min_us", t.min_ms * 1e3},
+          {"max_us", t.max_ms * 1e3},
+          {"mean_us", t.mean_ms * 1e3},
+          {"noise", t.noise},
+          {"timed_out", t.timed_out},
+          {"flush", to_string(t.flush)},
           {"sm_clock_min_mhz", t.sm_clock_min_mhz},
           {"sm_clock_max_mhz", t.sm_clock_max_mhz},
           {"clock_dropped", t.clock_dropped},
@@ -64,10 +77,14 @@ json to_json(const timing_stats& t) {
 }
 
 json to_json(const timing_options& t) {
-  return {{"warmup_runs", t.warmup_runs}, {"min_samples", t.min_samples},
-          {"max_samples", t.max_samples}, {"min_time_s", t.min_time_s},
-          {"max_noise", t.max_noise},     {"timeout_s", t.timeout_s},
-          {"flush", to_string(t.flush)},   {"stop_rule", to_string(t.rule)},
+  return {{"warmup_runs", t.warmup_runs},
+          {"min_samples", t.min_samples},
+          {"max_samples", t.max_samples},
+          {"min_time_s", t.min_time_s},
+          {"max_noise", t.max_noise},
+          {"timeout_s", t.timeout_s},
+          {"flush", to_string(t.flush)},
+          {"stop_rule", to_string(t.rule)},
           {"max_ci", t.max_ci}};
 }
 
@@ -128,20 +145,21 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
   repro["device"] = nullptr;
   if (sweep.device) {
     const auto& d = *sweep.device;
-    repro["device"] = {{"name", d.name},
-                       {"uuid", d.uuid},
-                       {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
-                       {"sm_count", d.sm_count},
-                       {"l2_bytes", d.l2_bytes},
-                       {"total_memory_bytes", d.total_mem},
-                       {"max_sm_clock_mhz", d.sm_clock_khz / 1000},
-                       {"memory_clock_mhz", d.mem_clock_khz / 1000},
-                       {"bus_width_bits", d.bus_width_bits},
-                       {"peak_bandwidth_gbs", d.peak_bandwidth() / 1e9},
-                       {"fp32_lanes_per_sm", d.fp32_lanes_per_sm()},
-                       {"peak_fp32_tflops", d.peak_fp32_flops() / 1e12},
-                       {"driver_version", std::to_string(d.driver_version / 1000) + "." +
-                                              std::to_string(d.driver_version % 1000 / 10)}};
+    repro["device"] = {
+        {"name", d.name},
+        {"uuid", d.uuid},
+        {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+        {"sm_count", d.sm_count},
+        {"l2_bytes", d.l2_bytes},
+        {"total_memory_bytes", d.total_mem},
+        {"max_sm_clock_mhz", d.sm_clock_khz / 1000},
+        {"memory_clock_mhz", d.mem_clock_khz / 1000},
+        {"bus_width_bits", d.bus_width_bits},
+        {"peak_bandwidth_gbs", d.peak_bandwidth() / 1e9},
+        {"fp32_lanes_per_sm", d.fp32_lanes_per_sm()},
+        {"peak_fp32_tflops", d.peak_fp32_flops() / 1e12},
+        {"driver_version", std::to_string(d.driver_version / 1000) + "." +
+                               std::to_string(d.driver_version % 1000 / 10)}};
   } else {
     repro["no_device_reason"] = sweep.no_device_reason;
   }

@@ -20,11 +20,11 @@ struct run_context {
   std::vector<std::string> command;  ///< argv
   std::string date;                  ///< ISO 8601, UTC
   std::string kernlab_version;
-  std::string kernlab_commit;        ///< short git hash, "-dirty" suffix, or "unknown"
+  std::string kernlab_commit;  ///< short git hash, "-dirty" suffix, or "unknown"
   std::string nvrtc_version;
   std::uint64_t seed = 0;
   timing_options timing;
-  std::string baseline;              ///< the --baseline name, "" for the family's library
+  std::string baseline;  ///< the --baseline name, "" for the family's library
 };
 
 nlohmann::json to_json(const result_record& r);

@@ -17,11 +17,11 @@ using nlohmann::json;
 
 // The whole number of type T at `key` of `j`. json's own conversion of a fraction or of a value
 // out of T's range is undefined behaviour: a file is refused for it instead, naming the key.
-template <typename T> T whole(const json& v, const char* key) {
+template <typename T>
+T whole(const json& v, const char* key) {
   if (v.is_number_unsigned()) {
     const auto x = v.get<std::uint64_t>();
-    if (x <= static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
-      return static_cast<T>(x);
+    if (x <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())) return static_cast<T>(x);
   } else if (v.is_number_integer()) {
     const auto x = v.get<std::int64_t>();
     if (x >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
@@ -32,19 +32,17 @@ template <typename T> T whole(const json& v, const char* key) {
   throw std::runtime_error(std::string("\"") + key + "\": " + v.dump() +
                            " is not a whole number in range");
 }
-template <typename T> T whole_at(const json& j, const char* key) {
+template <typename T>
+T whole_at(const json& j, const char* key) {
   return whole<T>(j.at(key), key);
 }
 template <typename T>
 std::vector<T> wholes_at(const json& j, const char* key, bool optional = false) {
   std::vector<T> out;
-  if (optional && !j.contains(key))
-    return out;
+  if (optional && !j.contains(key)) return out;
   const json& list = j.at(key);
-  if (!list.is_array())
-    throw std::runtime_error(std::string("\"") + key + "\": not a list");
-  for (const auto& v : list)
-    out.push_back(whole<T>(v, key));
+  if (!list.is_array()) throw std::runtime_error(std::string("\"") + key + "\": not a list");
+  for (const auto& v : list) out.push_back(whole<T>(v, key));
   return out;
 }
 
@@ -77,12 +75,11 @@ variant_descriptor descriptor_from_json(const json& j) {
 outcome outcome_from_string(const std::string& s) {
   for (outcome o : {outcome::passed, outcome::wrong_result, outcome::failed, outcome::skipped,
                     outcome::crashed, outcome::timeout, outcome::suspect})
-    if (s == outcome_name(o))
-      return o;
+    if (s == outcome_name(o)) return o;
   throw std::runtime_error("unknown outcome '" + s + "'");
 }
 
-} // namespace
+}  // namespace
 
 timing_stats timing_stats_from_json(const json& t) {
   timing_stats s;
@@ -127,7 +124,7 @@ result_record record_from_json(const json& j) {
   r.config.size = whole_at<std::uint64_t>(c, "size");
   r.config.input_mode = c.at("input").get<std::string>();
   r.config.seed = whole_at<std::uint64_t>(c, "seed");
-  r.config.snr_db = c.value("snr_db", 20.0); // absent in files written before qam256
+  r.config.snr_db = c.value("snr_db", 20.0);  // absent in files written before qam256
   // Files written before families had shapes have no "shape": a 1-D configuration.
   r.config.shape = wholes_at<std::uint64_t>(c, "shape", true);
   r.block = whole_at<unsigned>(j, "block");
@@ -143,8 +140,7 @@ result_record record_from_json(const json& j) {
   r.validate_ms = j.at("validate_ms").get<double>();
   r.sanitizer = j.value("sanitizer", "");
   r.sanitizer_findings = j.value("sanitizer_findings", false);
-  if (!j.at("timing").is_null())
-    r.timing = timing_stats_from_json(j.at("timing"));
+  if (!j.at("timing").is_null()) r.timing = timing_stats_from_json(j.at("timing"));
   if (!j.at("resources").is_null()) {
     const auto& x = j.at("resources");
     nvrtc::resource_usage u;
@@ -183,15 +179,13 @@ std::vector<result_record> records_from_results(const json& j) {
                              "; this kernlab reads version " +
                              std::to_string(results_format_version));
   std::vector<result_record> out;
-  for (const auto& r : j.at("records"))
-    out.push_back(record_from_json(r));
+  for (const auto& r : j.at("records")) out.push_back(record_from_json(r));
   return out;
 }
 
 json read_results_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in)
-    throw io_error(path + ": cannot be read");
+  if (!in) throw io_error(path + ": cannot be read");
   try {
     return json::parse(in);
   } catch (const json::exception& e) {
@@ -199,4 +193,4 @@ json read_results_file(const std::string& path) {
   }
 }
 
-} // namespace kl
+}  // namespace kl

@@ -73,8 +73,9 @@ const result_record* find_baseline(const std::vector<result_record>& group,
                                    const std::string& name) {
   for (const auto& r : group) {
     if (!r.timed()) continue;
-    const bool match = name.empty() ? r.variant.is_baseline
-                                    : (r.variant.name == name || r.variant.qualified_name() == name);
+    const bool match = name.empty()
+                           ? r.variant.is_baseline
+                           : (r.variant.name == name || r.variant.qualified_name() == name);
     if (match) return &r;
   }
   return nullptr;
@@ -183,13 +184,14 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   const problem_figures figures = figures_of(group, opt);
   const double bytes = figures.bytes;
   const double peak = device.peak_bandwidth();
-  os << "\n" << (opt.markdown ? "### " : "== ") << group.front().variant.family << "  "
-     << c.describe() << "  (" << human_bytes(bytes) << ", "
+  os << "\n"
+     << (opt.markdown ? "### " : "== ") << group.front().variant.family << "  " << c.describe()
+     << "  (" << human_bytes(bytes) << ", "
      << (bytes > static_cast<double>(device.l2_bytes) ? "above" : "within") << " the "
      << human_bytes(static_cast<double>(device.l2_bytes)) << " L2";
   for (const auto& r : group)
     if (r.timing) {
-      os << (r.timing->flush == flush_mode::none ? "; hot: L2 not flushed"
+      os << (r.timing->flush == flush_mode::none   ? "; hot: L2 not flushed"
              : r.timing->flush == flush_mode::read ? "; L2 flushed by a read before each sample"
                                                    : "; L2 flushed by a write before each sample");
       break;
@@ -201,7 +203,8 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   if (compute) {
     os << fmt("%.4g", figures.flops / 1e9) << " GFLOP (2 M N K); % peak is of the FP32 peak, "
        << fmt("%.1f", fp32_peak / 1e12) << " TFLOP/s (" << device.sm_count << " SMs x "
-       << device.fp32_lanes_per_sm() << " FP32 lanes x 2 x " << device.sm_clock_khz / 1000 << " MHz)\n";
+       << device.fp32_lanes_per_sm() << " FP32 lanes x 2 x " << device.sm_clock_khz / 1000
+       << " MHz)\n";
     if (base) os << "baseline " << base->variant.name << ": " << base->variant.summary << "\n";
     os << (opt.markdown ? "\n" : "");
   }
@@ -222,8 +225,9 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
 
   text_table t;
   // ci95: the median's 95% confidence interval, its larger half relative to the median.
-  t.header = {"variant", "block", "status", "median us", "ci95", "noise",
-              compute ? "TFLOP/s" : "GB/s", "% peak", "regs", "occ", "step", "cumul"};
+  t.header = {
+      "variant", "block", "status", "median us", "ci95", "noise", compute ? "TFLOP/s" : "GB/s",
+      "% peak",  "regs",  "occ",    "step",      "cumul"};
   t.right = {false, true, false, true, true, true, true, true, true, true, true, true};
   if (base) {
     t.header.push_back("x " + base->variant.name);
@@ -248,7 +252,8 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     } else if (r.status == outcome::passed) {
       const double tm = r.timing->median_ms;
       // '*': sampling stopped at the timeout; '!': the SM clock dropped while sampling.
-      const std::string flags = std::string(r.timing->timed_out ? "*" : "") + (r.timing->clock_dropped ? "!" : "");
+      const std::string flags =
+          std::string(r.timing->timed_out ? "*" : "") + (r.timing->clock_dropped ? "!" : "");
       row.push_back(fmt("%.2f", tm * 1e3));
       // The flags go beside the figure the stopping rule watched.
       const bool by_ci = r.timing->rule == stop_rule::ci;
@@ -271,7 +276,8 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       if (r.occupancy && r.occupancy->fraction < 1.0) ++partly_empty;
       const double prev = prev_time.count(r.block) ? prev_time[r.block] : 0;
       const double ref = r.block && ref_time.count(r.block) ? ref_time[r.block] : ref_best;
-      row.push_back(prev > 0 && r.variant.origin == origin_kind::source ? fmt("%.2fx", prev / tm) : "-");
+      row.push_back(prev > 0 && r.variant.origin == origin_kind::source ? fmt("%.2fx", prev / tm)
+                                                                        : "-");
       row.push_back(ref > 0 ? fmt("%.2fx", ref / tm) : "-");
       if (base) row.push_back(fmt("%.2fx", base->timing->median_ms / tm));
       timed_out += r.timing->timed_out && !by_ci ? 1 : 0;
@@ -298,8 +304,9 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
        << fmt("%.2f", tflops_of(*best)) << " TFLOP/s ("
        << (fp32_peak > 0 ? fmt("%.1f", tflops_of(*best) * 1e12 / fp32_peak * 100) : "-")
        << "% of the " << fmt("%.1f", fp32_peak / 1e12) << " TFLOP/s FP32 peak)";
-    if (base) os << ", " << fmt("%.2f", base->timing->median_ms / best->timing->median_ms)
-                 << "x of " << base->variant.name;
+    if (base)
+      os << ", " << fmt("%.2f", base->timing->median_ms / best->timing->median_ms) << "x of "
+         << base->variant.name;
     // The best runtime-compiled variant, when the library itself is the fastest row.
     const result_record* best_source = nullptr;
     for (const auto& r : group)
@@ -308,42 +315,47 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
         best_source = &r;
     if (best_source && best_source != best) {
       os << "; best compiled here: " << best_source->variant.name << " block "
-         << block_text(best_source->block) << ", " << fmt("%.2f", tflops_of(*best_source)) << " TFLOP/s";
-      if (base) os << ", " << fmt("%.2f", base->timing->median_ms / best_source->timing->median_ms)
-                   << "x of " << base->variant.name;
+         << block_text(best_source->block) << ", " << fmt("%.2f", tflops_of(*best_source))
+         << " TFLOP/s";
+      if (base)
+        os << ", " << fmt("%.2f", base->timing->median_ms / best_source->timing->median_ms)
+           << "x of " << base->variant.name;
     }
     os << "\n";
   } else if (best) {
     os << "best: " << best->variant.name << " block " << block_text(best->block) << ", "
        << fmt("%.1f", best->gbps()) << " GB/s (" << fmt("%.1f", best->gbps() * 1e9 / peak * 100)
        << "% of the " << fmt("%.0f", peak / 1e9) << " GB/s peak)";
-    if (base) os << ", " << fmt("%.2f", base->timing->median_ms / best->timing->median_ms)
-                 << "x of " << base->variant.name;
+    if (base)
+      os << ", " << fmt("%.2f", base->timing->median_ms / best->timing->median_ms) << "x of "
+         << base->variant.name;
     os << "\n";
   }
   if (untimed > 0)
     os << untimed << " row(s) validated under compute-sanitizer, not timed (a sanitized run is "
        << "orders of magnitude slower)\n";
   if (timed_out > 0)
-    os << "* " << timed_out << " row(s) stopped sampling at the timeout before the noise fell under "
+    os << "* " << timed_out
+       << " row(s) stopped sampling at the timeout before the noise fell under "
        << "the limit (--timeout, --max-noise)\n";
   if (timed_out_ci > 0)
     os << "* " << timed_out_ci << " row(s) stopped sampling at the timeout before the median's 95% "
        << "confidence interval was within the limit (--timeout, --max-ci)\n";
   if (partly_empty > 0)
     os << "occ: resident blocks per SM / theoretical occupancy (" << device.max_threads_per_sm
-       << " threads per SM); " << partly_empty << " row(s) leave part of the SM's thread slots empty\n";
+       << " threads per SM); " << partly_empty
+       << " row(s) leave part of the SM's thread slots empty\n";
   if (clock_dropped > 0)
     os << "! " << clock_dropped << " row(s) saw the SM clock drop by more than 5% while sampling\n";
-  for (std::size_t i = 0; i < notes.size(); ++i) os << "[note " << i + 1 << "] " << notes[i] << "\n";
+  for (std::size_t i = 0; i < notes.size(); ++i)
+    os << "[note " << i + 1 << "] " << notes[i] << "\n";
 }
 
 void print_compile_table(std::ostream& os, const std::vector<compile_record>& compiles,
                          const std::string& arch) {
   os << "compiled for " << arch << "\n";
-  const std::size_t nw = name_width(compiles, [](const compile_record& c) {
-    return c.entry->descriptor.qualified_name();
-  });
+  const std::size_t nw = name_width(
+      compiles, [](const compile_record& c) { return c.entry->descriptor.qualified_name(); });
   os << col("variant", nw) << col("instances", 10, true) << col("cache", 7, true)
      << col("compile ms", 12, true) << col("regs", 9, true) << col("spill B", 9, true)
      << "  status\n";
@@ -370,16 +382,16 @@ void print_resources(std::ostream& os, const std::vector<compile_record>& compil
   // architecture's.
   const std::optional<sm_limits> limits = find_limits(arch);
   if (limits)
-    os << "resources for " << arch << " (from ptxas; occupancy is theoretical: "
-       << limits->max_threads << " threads, " << limits->max_blocks << " blocks, "
-       << limits->registers << " registers, " << limits->shared_bytes / 1024
-       << " KiB of shared memory per SM)\n";
+    os << "resources for " << arch
+       << " (from ptxas; occupancy is theoretical: " << limits->max_threads << " threads, "
+       << limits->max_blocks << " blocks, " << limits->registers << " registers, "
+       << limits->shared_bytes / 1024 << " KiB of shared memory per SM)\n";
   else
     os << "resources for " << arch << " (from ptxas; no occupancy: kernlab has no SM limits for "
        << arch << ")\n";
   text_table t;
-  t.header = {"variant", "block", "dtype", "op", "regs", "smem B", "stack B", "spill B",
-              "blocks/SM", "occupancy", "limited by"};
+  t.header = {"variant", "block",   "dtype",     "op",        "regs",      "smem B",
+              "stack B", "spill B", "blocks/SM", "occupancy", "limited by"};
   t.right = {false, true, false, false, true, true, true, true, true, true, false};
   std::vector<std::string> errors;
   for (const auto& c : compiles) {
@@ -391,10 +403,10 @@ void print_resources(std::ostream& os, const std::vector<compile_record>& compil
       auto it = c.result.resources.find(inst.name_expression);
       if (it == c.result.resources.end()) continue;
       const auto& r = it->second;
-      const auto occ = limits ? estimate_occupancy(r.registers,
-                                                   static_cast<std::size_t>(r.static_shared_bytes),
-                                                   inst.block, *limits)
-                              : occupancy_estimate{};
+      const auto occ =
+          limits ? estimate_occupancy(r.registers, static_cast<std::size_t>(r.static_shared_bytes),
+                                      inst.block, *limits)
+                 : occupancy_estimate{};
       t.rows.push_back({c.entry->descriptor.name, std::to_string(inst.block), inst.dtype, inst.op,
                         std::to_string(r.registers), std::to_string(r.static_shared_bytes),
                         std::to_string(r.stack_frame_bytes),
@@ -409,7 +421,6 @@ void print_resources(std::ostream& os, const std::vector<compile_record>& compil
   for (const auto& e : errors) os << "\n" << e << (e.empty() || e.back() == '\n' ? "" : "\n");
 }
 
-
 void print_compile_summary(std::ostream& os, const compile_summary& s) {
   auto count = [](std::size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -420,8 +431,10 @@ void print_compile_summary(std::ostream& os, const compile_summary& s) {
   }
   os << "compile: " << count(s.files, "file", "files") << " on "
      << count(s.jobs, "thread", "threads") << ", ";
-  if (s.cache_dir.empty()) os << "cache off";
-  else os << count(s.hits, "hit", "hits") << ", " << count(s.misses, "miss", "misses");
+  if (s.cache_dir.empty())
+    os << "cache off";
+  else
+    os << count(s.hits, "hit", "hits") << ", " << count(s.misses, "miss", "misses");
   if (s.failed) os << ", " << s.failed << " failed";
   os << ", " << milliseconds(s.wall_ms) << " ms wall";
   if (!s.cache_dir.empty()) os << " (cache " << s.cache_dir << ")";
@@ -447,7 +460,9 @@ void print_compile_changes(std::ostream& os, const std::vector<compile_change>& 
     if (!was) return now + " (new)";
     return *was == now ? now : *was + " -> " + now;
   };
-  auto status = [](const compile_snapshot& s) { return std::string(s.error.empty() ? "ok" : "FAILED"); };
+  auto status = [](const compile_snapshot& s) {
+    return std::string(s.error.empty() ? "ok" : "FAILED");
+  };
   os << "compiled for " << arch << "\n";
   const std::size_t nw = name_width(changes, [](const compile_change& c) { return c.now.name; });
   os << col("variant", nw) << col("instances", 10, true) << col("cache", 7, true)
@@ -457,8 +472,11 @@ void print_compile_changes(std::ostream& os, const std::vector<compile_change>& 
     const auto& was = c.before;
     os << col(c.now.name, nw) << col(std::to_string(c.now.instances), 10, true)
        << col(to_string(c.now.cache), 7, true) << col(milliseconds(c.now.milliseconds), 12, true)
-       << col(change(was ? std::optional<std::string>(was->registers) : std::nullopt, c.now.registers), 14, true)
-       << "  " << change(was ? std::optional<std::string>(status(*was)) : std::nullopt, status(c.now))
+       << col(change(was ? std::optional<std::string>(was->registers) : std::nullopt,
+                     c.now.registers),
+              14, true)
+       << "  "
+       << change(was ? std::optional<std::string>(status(*was)) : std::nullopt, status(c.now))
        << "\n";
     if (!c.now.error.empty()) errors.push_back(c.now.error);
   }
@@ -479,8 +497,10 @@ void print_row_changes(std::ostream& os, const std::vector<row_change>& rows) {
     const bool was_timed = was && was->timed();
     const bool now_timed = r.now.timed();
     std::string status = to_string(r.now.status);
-    if (!was) status += " (new)";
-    else if (was->status != r.now.status) status = std::string(to_string(was->status)) + " -> " + status;
+    if (!was)
+      status += " (new)";
+    else if (was->status != r.now.status)
+      status = std::string(to_string(was->status)) + " -> " + status;
     os << col(r.now.variant.name, nw) << col(block_text(r.now.block), 6, true) << "  "
        << col(r.now.config.describe(), cw)
        << col(was_timed ? fmt("%.2f", was->timing->median_ms * 1e3) : "-", 10, true)
@@ -491,7 +511,8 @@ void print_row_changes(std::ostream& os, const std::vector<row_change>& rows) {
               9, true)
        << "  " << status << "\n";
     if (!now_timed && !r.now.message.empty())
-      notes.push_back(r.now.variant.name + " block " + block_text(r.now.block) + ": " + r.now.message);
+      notes.push_back(r.now.variant.name + " block " + block_text(r.now.block) + ": " +
+                      r.now.message);
   }
   for (const auto& n : notes) os << n << (n.back() == '\n' ? "" : "\n");
 }
@@ -523,7 +544,9 @@ void print_cache_info(std::ostream& os, const nvrtc::cache_info& info) {
   const std::uint64_t lookups = c.hits + c.misses;
   os << "  counters:   " << c.runs << " run(s), " << c.hits << " hit(s), " << c.misses
      << " miss(es)";
-  if (lookups) os << " (" << fmt("%.0f", 100.0 * static_cast<double>(c.hits) / static_cast<double>(lookups)) << "% hits)";
+  if (lookups)
+    os << " (" << fmt("%.0f", 100.0 * static_cast<double>(c.hits) / static_cast<double>(lookups))
+       << "% hits)";
   os << ", " << c.stores << " store(s), " << c.corrupt << " damaged entry(ies) rebuilt\n";
 }
 
@@ -541,19 +564,21 @@ void print_list(std::ostream& os, const registry& reg) {
   print_list(os, reg, all);
 }
 
-void print_list(std::ostream& os, const registry& reg, const std::vector<const registry_entry*>& entries) {
-  const std::size_t nw = name_width(entries, [](const registry_entry* e) {
-    return e->descriptor.qualified_name();
-  });
+void print_list(std::ostream& os, const registry& reg,
+                const std::vector<const registry_entry*>& entries) {
+  const std::size_t nw =
+      name_width(entries, [](const registry_entry* e) { return e->descriptor.qualified_name(); });
   os << col("variant", nw) << col("blocks", 20) << "origin\n";
   for (const auto* e : entries) {
     const auto& d = e->descriptor;
     std::string blocks;
     for (auto b : d.blocks) blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
-    os << col(d.qualified_name(), nw) << col(blocks.empty() ? "n/a" : blocks, 20)
-       << d.origin_text() << (d.is_baseline ? "  (baseline)" : "") << "\n";
-    if (!e->error.empty()) os << "    ERROR " << e->error << "\n";
-    else if (!d.summary.empty()) os << "    " << d.summary << "\n";
+    os << col(d.qualified_name(), nw) << col(blocks.empty() ? "n/a" : blocks, 20) << d.origin_text()
+       << (d.is_baseline ? "  (baseline)" : "") << "\n";
+    if (!e->error.empty())
+      os << "    ERROR " << e->error << "\n";
+    else if (!d.summary.empty())
+      os << "    " << d.summary << "\n";
   }
   for (const auto& w : reg.warnings()) os << "warning: " << w << "\n";
 }

@@ -17,7 +17,8 @@
 namespace kl {
 
 struct table_options {
-  std::string baseline;  ///< qualified or short name of the baseline variant; "" picks the family's library
+  std::string
+      baseline;  ///< qualified or short name of the baseline variant; "" picks the family's library
   bool markdown = false;  ///< markdown tables instead of aligned columns
   /// The families, to ask each group's family which roofline it is measured against (TFLOP/s
   /// and % of the FP32 peak for matmul); null: GB/s and % of the bandwidth for every group.
@@ -83,7 +84,8 @@ void print_prune_result(std::ostream& os, const nvrtc::prune_result& r, std::uin
 /// Every registered variant with its origin, and every registration warning.
 void print_list(std::ostream& os, const registry& reg);
 /// The same for a selection of `reg`'s variants (--list --variant ... / --family ...).
-void print_list(std::ostream& os, const registry& reg, const std::vector<const registry_entry*>& entries);
+void print_list(std::ostream& os, const registry& reg,
+                const std::vector<const registry_entry*>& entries);
 
 /// The baseline row of a group: `name` if given, else the family's library (is_baseline) row.
 /// Only a passed row can be a baseline.

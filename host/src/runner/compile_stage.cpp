@@ -8,7 +8,8 @@
 namespace kl {
 namespace {
 
-double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+double ms_between(std::chrono::steady_clock::time_point a,
+                  std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
@@ -67,13 +68,17 @@ compile_stage::compile_stage(const family_registry& families, const run_request&
   // orders the shipped files close to their measured compile times. With a GPU the first file
   // still goes first: the runner times files in request order and should start at once; the
   // files after it are timed far slower than they compile, so their order costs nothing.
-  auto cost = [](const nvrtc::compile_request& r) { return r.source.size() * r.name_expressions.size(); };
+  auto cost = [](const nvrtc::compile_request& r) {
+    return r.source.size() * r.name_expressions.size();
+  };
   const auto from = work.begin() + (request.compile_only ? 0 : 1);
-  std::stable_sort(from, work.end(), [&](const auto& a, const auto& b) { return cost(a.second) > cost(b.second); });
+  std::stable_sort(from, work.end(),
+                   [&](const auto& a, const auto& b) { return cost(a.second) > cost(b.second); });
   pool_ = std::make_unique<thread_pool>(jobs_);
   for (auto& [i, req] : work) {
     slots_[i].queued = true;
-    slots_[i].done = pool_->submit([this, i = i, req = std::move(req)] { compile_one(slots_[i], req); });
+    slots_[i].done =
+        pool_->submit([this, i = i, req = std::move(req)] { compile_one(slots_[i], req); });
   }
 }
 

@@ -63,7 +63,8 @@ class compile_stage {
   std::atomic<std::size_t> stores_{0}, corrupt_{0};
   std::mutex warnings_mutex_;
   std::vector<std::string> warnings_;
-  bool store_failed_ = false;  // under warnings_mutex_: one warning for a folder that is not writable
+  bool store_failed_ =
+      false;  // under warnings_mutex_: one warning for a folder that is not writable
   unsigned jobs_ = 0;
   // Last: destroyed first, so no task outlives the slots and the scanner it uses.
   std::unique_ptr<thread_pool> pool_;

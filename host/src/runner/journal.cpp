@@ -20,8 +20,7 @@ std::string default_journal_path() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
     return std::string(xdg) + "/kernlab/journal.log";
   const char* home = std::getenv("HOME");
-  if (!home || !*home)
-    return ""; // never a shared folder such as /tmp: see journal()
+  if (!home || !*home) return "";  // never a shared folder such as /tmp: see journal()
   return std::string(home) + "/.cache/kernlab/journal.log";
 }
 
@@ -32,8 +31,7 @@ journal::journal(const std::string& path, bool fresh) : path_(path) {
   // O_NOFOLLOW: a link planted where the journal goes does not redirect its writes. The file is
   // emptied only once it is known to be ours (never O_TRUNC on open).
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd_ < 0)
-    throw io_error("journal " + path + ": " + std::strerror(errno));
+  if (fd_ < 0) throw io_error("journal " + path + ": " + std::strerror(errno));
   struct stat st {};
   std::string wrong;
   if (::fstat(fd_, &st) != 0)
@@ -54,16 +52,14 @@ journal::~journal() {
 }
 
 void journal::append(const std::string& line, bool sync) {
-  if (fd_ < 0)
-    return; // failed before: the run goes on without the journal
+  if (fd_ < 0) return;  // failed before: the run goes on without the journal
   const std::string text = line + "\n";
   // One write per line with O_APPEND: a line is never interleaved or half-written by us.
   // The "start" line must be on disk before the kernel runs: that is the point of the journal.
   errno = 0;
   const bool ok = ::write(fd_, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
                   (!sync || ::fdatasync(fd_) == 0);
-  if (ok)
-    return;
+  if (ok) return;
   const int err = errno;
   failure_ = "journal " + path_ + ": " + (err ? std::strerror(err) : "short write") +
              "; the run goes on without the journal, so --resume cannot resume the rest of it";
@@ -84,7 +80,8 @@ journal::state journal::read(const std::string& path) {
   while (std::getline(in, line)) {
     std::istringstream fields(line);
     std::string what, key, outcome;
-    if (!std::getline(fields, what, '\t') || !std::getline(fields, key, '\t')) continue;  // torn line
+    if (!std::getline(fields, what, '\t') || !std::getline(fields, key, '\t'))
+      continue;  // torn line
     if (what == "start") {
       s.in_flight.insert(key);
     } else if (what == "done" && std::getline(fields, outcome, '\t')) {

@@ -17,24 +17,24 @@ namespace kl {
 
 class journal {
  public:
-   /// Opens `path` for appending (creating its folder); `fresh` empties it first. A symbolic link
-   /// is not followed, and a file that belongs to another user is never emptied or written:
-   /// throws io_error naming the file.
-   journal(const std::string& path, bool fresh);
-   ~journal();
-   journal(const journal&) = delete;
-   journal& operator=(const journal&) = delete;
+  /// Opens `path` for appending (creating its folder); `fresh` empties it first. A symbolic link
+  /// is not followed, and a file that belongs to another user is never emptied or written:
+  /// throws io_error naming the file.
+  journal(const std::string& path, bool fresh);
+  ~journal();
+  journal(const journal&) = delete;
+  journal& operator=(const journal&) = delete;
 
-   void started(const std::string& key);
-   void finished(const std::string& key, const std::string& outcome);
-   const std::string& path() const { return path_; }
-   /// "" while every append worked; after the first that failed, what happened and what it means
-   /// (later appends do nothing).
-   const std::string& failure() const { return failure_; }
+  void started(const std::string& key);
+  void finished(const std::string& key, const std::string& outcome);
+  const std::string& path() const { return path_; }
+  /// "" while every append worked; after the first that failed, what happened and what it means
+  /// (later appends do nothing).
+  const std::string& failure() const { return failure_; }
 
-   struct state {
-     std::map<std::string, std::string> done; ///< key -> outcome
-     std::set<std::string> in_flight;         ///< started, never finished
+  struct state {
+    std::map<std::string, std::string> done;  ///< key -> outcome
+    std::set<std::string> in_flight;          ///< started, never finished
   };
   /// What a journal file says; an absent file says nothing.
   static state read(const std::string& path);

@@ -43,13 +43,16 @@ struct result_record {
   std::optional<occupancy_info> occupancy;
   double bytes = 0, flops = 0;
   double compile_ms = 0, load_ms = 0, validate_ms = 0;
-  std::string sanitizer;  ///< compute-sanitizer's verdicts ("memcheck: clean, racecheck: ..."), if run
+  std::string
+      sanitizer;  ///< compute-sanitizer's verdicts ("memcheck: clean, racecheck: ..."), if run
   bool sanitizer_findings = false;  ///< any tool reported an error or a hazard
 
   /// A passed row whose median means something: rows run under compute-sanitizer are validated
   /// and run once, at the sanitizer's pace, so they are not timed.
   bool timed() const { return status == outcome::passed && timing && sanitizer.empty(); }
-  double gbps() const { return timed() && timing->median_ms > 0 ? bytes / (timing->median_ms * 1e6) : 0; }
+  double gbps() const {
+    return timed() && timing->median_ms > 0 ? bytes / (timing->median_ms * 1e6) : 0;
+  }
 };
 
 /// The canonical key of a measured configuration: what two records must share to be the same

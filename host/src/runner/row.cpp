@@ -24,10 +24,8 @@ bool is_sticky(CUresult rc) {
     case CUDA_ERROR_HARDWARE_STACK_ERROR:
     case CUDA_ERROR_ASSERT:
     case CUDA_ERROR_LAUNCH_TIMEOUT:
-    case CUDA_ERROR_ECC_UNCORRECTABLE:
-      return true;
-    default:
-      return false;
+    case CUDA_ERROR_ECC_UNCORRECTABLE: return true;
+    default: return false;
   }
 }
 
@@ -39,10 +37,10 @@ nlohmann::json to_json(const row_job& job) {
   shell.block = job.block;
   shell.resources = job.resources;
   shell.compile_ms = job.compile_ms;
-  nlohmann::json j = {{"row", to_json(shell)},
-                      {"timing", to_json(job.timing)},
-                      {"lowered_name", job.lowered_name}};
-  j["cubin"] = nlohmann::json::binary(std::vector<std::uint8_t>(job.cubin.begin(), job.cubin.end()));
+  nlohmann::json j = {
+      {"row", to_json(shell)}, {"timing", to_json(job.timing)}, {"lowered_name", job.lowered_name}};
+  j["cubin"] =
+      nlohmann::json::binary(std::vector<std::uint8_t>(job.cubin.begin(), job.cubin.end()));
   return j;
 }
 
@@ -93,9 +91,11 @@ problem& row_runner::problem_for(const family& f, const problem_config& c) {
     const std::size_t free_bytes = cuda::free_device_memory();
     if (need > free_bytes) {
       char msg[256];
-      std::snprintf(msg, sizeof msg, "%s needs about %.3g GiB of device memory; %s has %.3g GiB free (--size, --shape)",
-                    c.describe().c_str(), need / 1073741824.0, device_.name.c_str(),
-                    free_bytes / 1073741824.0);
+      std::snprintf(
+          msg, sizeof msg,
+          "%s needs about %.3g GiB of device memory; %s has %.3g GiB free (--size, --shape)",
+          c.describe().c_str(), need / 1073741824.0, device_.name.c_str(),
+          free_bytes / 1073741824.0);
       throw std::runtime_error(msg);
     }
     problem_ = f.make_problem(c, device_);
@@ -106,7 +106,8 @@ problem& row_runner::problem_for(const family& f, const problem_config& c) {
 
 timing_stats row_runner::launch_floor(const timing_options& opt) {
   l2_flusher& flusher = flusher_for(opt.flush);
-  return measure([&](CUstream s) { flusher.launch_empty(s); }, stream_->get(), opt, flusher, clocks_.get());
+  return measure([&](CUstream s) { flusher.launch_empty(s); }, stream_->get(), opt, flusher,
+                 clocks_.get());
 }
 
 result_record row_runner::run(const row_job& job) {
@@ -160,14 +161,16 @@ result_record row_runner::run(const row_job& job) {
         return r;
       }
       int per_sm = 0;
-      KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.function, job.block, k.dynamic_shared_bytes));
+      KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.function, job.block,
+                                                        k.dynamic_shared_bytes));
       if (per_sm == 0) {
         r.status = outcome::skipped;
         r.message = "does not fit on an SM (" + std::to_string(k.dynamic_shared_bytes) +
                     " bytes of dynamic shared memory)";
         return r;
       }
-      r.occupancy = occupancy_info{per_sm, static_cast<double>(per_sm) * job.block / device_.max_threads_per_sm};
+      r.occupancy = occupancy_info{
+          per_sm, static_cast<double>(per_sm) * job.block / device_.max_threads_per_sm};
       k.resident_blocks = per_sm * device_.sm_count;
       op = prob.bind(v, k);
     } else {
@@ -195,7 +198,8 @@ result_record row_runner::run(const row_job& job) {
       return r;
     }
     l2_flusher& flusher = flusher_for(job.timing.flush);
-    r.timing = measure([&](CUstream s) { op->enqueue(s); }, stream_->get(), job.timing, flusher, clocks_.get());
+    r.timing = measure([&](CUstream s) { op->enqueue(s); }, stream_->get(), job.timing, flusher,
+                       clocks_.get());
     // The last timed run must give the same answer: a race shows up here.
     const check_result after = op->check();
     if (!after.ok) {

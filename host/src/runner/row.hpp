@@ -65,9 +65,9 @@ class row_runner {
   std::unique_ptr<cuda::stream> stream_;
   std::unique_ptr<clock_monitor> clocks_;
   std::map<flush_mode, std::unique_ptr<l2_flusher>> flushers_;
-  std::map<std::string, std::unique_ptr<cuda::module>> modules_;        // by image hash
-  std::map<std::string, std::shared_ptr<loaded_plugin>> plugins_;       // by path
-  std::unique_ptr<problem> problem_;                                    // the last one used
+  std::map<std::string, std::unique_ptr<cuda::module>> modules_;   // by image hash
+  std::map<std::string, std::shared_ptr<loaded_plugin>> plugins_;  // by path
+  std::unique_ptr<problem> problem_;                               // the last one used
   std::string problem_key_;
   std::string context_lost_;
 };

@@ -34,7 +34,7 @@ std::string join(const std::vector<std::string>& v) {
 
 std::string journal_key(const registry_entry& e, unsigned block, const problem_config& c) {
   std::string code = e.source;
-  if (code.empty()) { // a plugin: the library file's bytes
+  if (code.empty()) {  // a plugin: the library file's bytes
     std::ifstream in(e.descriptor.origin_path, std::ios::binary);
     code.assign(std::istreambuf_iterator<char>(in), {});
   }
@@ -81,7 +81,8 @@ sanitizer_summary parse_sanitizer_log(std::istream& in) {
       if (n < 0) continue;
       const std::string rest = text.substr(text.find_first_of("0123456789", at));
       const std::string words = rest.substr(rest.find_first_not_of("0123456789"));
-      if (words == " error" || words == " errors") s.errors = n;
+      if (words == " error" || words == " errors")
+        s.errors = n;
       else if (starts_with(words, " error") && words.find("not printed") != std::string::npos)
         s.not_printed = n;
     } else if (starts_with(text, "RACECHECK SUMMARY:")) {
@@ -133,8 +134,8 @@ const char* to_string(cache_use c) {
   return "?";
 }
 
-row_job source_job(const family& f, const variant_descriptor& v, unsigned block, const problem_config& c,
-                   const compile_record& compiled) {
+row_job source_job(const family& f, const variant_descriptor& v, unsigned block,
+                   const problem_config& c, const compile_record& compiled) {
   row_job job;
   job.variant = v;
   job.config = c;
@@ -148,7 +149,8 @@ row_job source_job(const family& f, const variant_descriptor& v, unsigned block,
   return job;
 }
 
-std::unique_ptr<row_executor> make_executor(const family_registry& families, const run_request& request,
+std::unique_ptr<row_executor> make_executor(const family_registry& families,
+                                            const run_request& request,
                                             const std::vector<std::string>& prefix,
                                             const std::string& log) {
   if (request.in_process) return make_in_process_executor(families);
@@ -168,7 +170,8 @@ std::vector<problem_config> configs_for(const family& f, const run_request& r) {
   const auto dtypes = f.dtypes();
   const auto ops = f.ops();
   // The requested names the family has; none, and not asked for by name: the family's first.
-  auto pick = [](const std::vector<std::string>& asked, const std::vector<std::string>& has, bool named) {
+  auto pick = [](const std::vector<std::string>& asked, const std::vector<std::string>& has,
+                 bool named) {
     std::vector<std::string> out;
     for (const auto& a : asked)
       if (std::find(has.begin(), has.end(), a) != has.end()) out.push_back(a);
@@ -181,10 +184,12 @@ std::vector<problem_config> configs_for(const family& f, const run_request& r) {
   // Families with a shape: --shape, else each size W as W x W x ..., else the family's default.
   std::vector<std::vector<std::uint64_t>> shapes;
   if (const std::size_t rank = f.shape_rank(); rank > 0) {
-    if (!r.shapes.empty()) shapes = r.shapes;
+    if (!r.shapes.empty())
+      shapes = r.shapes;
     else if (r.sizes_for_shapes)
       for (auto n : r.sizes) shapes.emplace_back(rank, n);
-    else shapes.push_back(f.default_shape());
+    else
+      shapes.push_back(f.default_shape());
   }
   for (const auto& d : pick(r.dtypes, dtypes, r.dtypes_explicit)) {
     for (const auto& o : op_list) {
@@ -256,8 +261,7 @@ sweep_result runner::run(const group_callback& on_group) {
   }
   // A journal that stops working (a full disk) is dropped with one warning; the rows go on.
   auto journal_check = [&] {
-    if (!log || log->failure().empty())
-      return;
+    if (!log || log->failure().empty()) return;
     out.warnings.push_back(log->failure());
     log.reset();
   };
@@ -269,7 +273,8 @@ sweep_result runner::run(const group_callback& on_group) {
 
   std::vector<std::string> family_order;
   for (const registry_entry* e : request_.variants)
-    if (std::find(family_order.begin(), family_order.end(), e->descriptor.family) == family_order.end())
+    if (std::find(family_order.begin(), family_order.end(), e->descriptor.family) ==
+        family_order.end())
       family_order.push_back(e->descriptor.family);
 
   for (const auto& family_name : family_order) {
@@ -286,10 +291,10 @@ sweep_result runner::run(const group_callback& on_group) {
           const std::string path = request_.journal_path.empty()
                                        ? "/tmp/kernlab-" + tool + "-" + v.name + ".log"
                                        : request_.journal_path + "." + tool + "." + v.name + ".log";
-          sanitizers.emplace_back(tool, make_executor(families_, request_,
-                                                      {request_.sanitizer, "--tool", tool,
-                                                       "--print-limit", "20"},
-                                                      path));
+          sanitizers.emplace_back(
+              tool,
+              make_executor(families_, request_,
+                            {request_.sanitizer, "--tool", tool, "--print-limit", "20"}, path));
           sanitizer_logs.emplace_back(tool, path);
         }
         const std::size_t first_row = group.size();
@@ -318,12 +323,14 @@ sweep_result runner::run(const group_callback& on_group) {
             settle(outcome::skipped, "supports blocks " + join(v.blocks) + " only");
           } else if (block > static_cast<unsigned>(device.max_threads_per_block)) {
             settle(outcome::skipped, device.name + " allows at most " +
-                                         std::to_string(device.max_threads_per_block) + " threads per block");
+                                         std::to_string(device.max_threads_per_block) +
+                                         " threads per block");
           } else if (v.origin == origin_kind::source && !compiles.get(e).error.empty()) {
             settle(outcome::failed, compiles.get(e).error);
           } else if (resumed.in_flight.count(key)) {
-            settle(outcome::suspect, "was running when the run being resumed stopped (the machine or "
-                                     "the driver went down?); not run again: run it alone to check");
+            settle(outcome::suspect,
+                   "was running when the run being resumed stopped (the machine or "
+                   "the driver went down?); not run again: run it alone to check");
           } else if (auto done = resumed.done.find(key); done != resumed.done.end()) {
             settle(outcome::skipped, "finished (" + done->second + ") in the run being resumed");
           } else {
@@ -351,7 +358,8 @@ sweep_result runner::run(const group_callback& on_group) {
         // The sanitizers' verdicts: their workers shut down, then their logs are read.
         for (std::size_t i = 0; i < sanitizers.size(); ++i) {
           sanitizers[i].second.reset();
-          const std::string verdict = sanitizer_verdict(sanitizer_logs[i].first, sanitizer_logs[i].second);
+          const std::string verdict =
+              sanitizer_verdict(sanitizer_logs[i].first, sanitizer_logs[i].second);
           for (std::size_t k = first_row; k < group.size(); ++k) {
             auto& row = group[k];
             if (row.status == outcome::skipped) continue;

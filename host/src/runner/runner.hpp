@@ -21,7 +21,7 @@ namespace kl {
 
 struct run_request {
   std::vector<const registry_entry*> variants;
-  std::vector<unsigned> blocks;       ///< requested block sizes
+  std::vector<unsigned> blocks;  ///< requested block sizes
   std::vector<std::string> dtypes;
   std::vector<std::string> ops;
   std::vector<std::uint64_t> sizes;
@@ -75,9 +75,9 @@ struct instantiation {
 
 /// Where a file's compiled image came from.
 enum class cache_use {
-  off,   ///< no cache (or nothing to compile)
-  hit,   ///< loaded from the cache
-  miss   ///< compiled by NVRTC (and stored, if it compiled)
+  off,  ///< no cache (or nothing to compile)
+  hit,  ///< loaded from the cache
+  miss  ///< compiled by NVRTC (and stored, if it compiled)
 };
 const char* to_string(cache_use);
 
@@ -109,7 +109,7 @@ struct sweep_result {
   std::string arch;
   /// An empty kernel, timed like every variant: the floor under any one-launch operation here.
   std::optional<timing_stats> launch_floor;
-  int workers_started = 0;  ///< more than one: some kernel crashed or hung a worker
+  int workers_started = 0;           ///< more than one: some kernel crashed or hung a worker
   std::string clock_monitor_status;  ///< "" when SM clocks were read, else why not
   /// Every source variant's compile, in request order; complete once run() returns (the rows
   /// are run while later files still compile).
@@ -127,8 +127,8 @@ using group_callback = std::function<void(const std::vector<result_record>&,
                                           const cuda::device_info&, const sweep_result&)>;
 
 /// Progress: a phase ("compiling", "running"), how far, and what is being done.
-using progress_callback =
-    std::function<void(const char* phase, std::size_t done, std::size_t total, const std::string& what)>;
+using progress_callback = std::function<void(const char* phase, std::size_t done, std::size_t total,
+                                             const std::string& what)>;
 
 class runner {
  public:
@@ -155,12 +155,13 @@ std::vector<problem_config> configs_for(const family& f, const run_request& r);
 
 /// The worker's job for one row of a source variant: its instantiation for `block` and `c` in
 /// the file's compiled image, with the compiler's resource report.
-row_job source_job(const family& f, const variant_descriptor& v, unsigned block, const problem_config& c,
-                   const compile_record& compiled);
+row_job source_job(const family& f, const variant_descriptor& v, unsigned block,
+                   const problem_config& c, const compile_record& compiled);
 
 /// Where `request` runs kernels: a worker process (the command prefixed by `prefix`, such as a
 /// sanitizer, its output in `log`), or kernlab itself when request.in_process is set.
-std::unique_ptr<row_executor> make_executor(const family_registry& families, const run_request& request,
+std::unique_ptr<row_executor> make_executor(const family_registry& families,
+                                            const run_request& request,
                                             const std::vector<std::string>& prefix = {},
                                             const std::string& log = "");
 
@@ -170,7 +171,7 @@ struct sanitizer_summary {
   long not_printed = -1;  ///< "ERROR SUMMARY: 378 errors were not printed. Use --print-limit ..."
   long hazards = -1;      ///< racecheck: "RACECHECK SUMMARY: 96 hazards displayed (...)"
   long hazard_errors = -1, hazard_warnings = -1;  ///< the "(96 errors, 0 warnings)" of that line
-  std::string first;      ///< the first finding ("Invalid __global__ write of size 4 bytes")
+  std::string first;  ///< the first finding ("Invalid __global__ write of size 4 bytes")
 };
 /// Parses a log; lines without the "========= " prefix (the program's own output) are ignored.
 sanitizer_summary parse_sanitizer_log(std::istream& log);

@@ -56,9 +56,9 @@ directory_watcher::directory_watcher(const std::vector<std::string>& roots) : ro
     // only costs that: the root is still watched while it stays in place.
     for (const auto& r : roots) {
       const std::string parent = normal_root(r).parent_path().string();
-      const int wd = ::inotify_add_watch(fd_, parent.c_str(),
-                                         IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
-                                             IN_ONLYDIR | IN_MASK_ADD);
+      const int wd = ::inotify_add_watch(
+          fd_, parent.c_str(),
+          IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR | IN_MASK_ADD);
       if (wd >= 0) parents_[wd] = parent;
     }
   } catch (...) {
@@ -121,7 +121,8 @@ void directory_watcher::add_tree(const std::string& dir) {
   const int wd = ::inotify_add_watch(fd_, dir.c_str(), kMask | IN_MASK_ADD);
   if (wd < 0) {
     if (errno == ENOSPC)
-      throw watch_error("cannot watch " + dir + ": the inotify watch limit is reached "
+      throw watch_error("cannot watch " + dir +
+                        ": the inotify watch limit is reached "
                         "(raise fs.inotify.max_user_watches)");
     throw watch_error("cannot watch " + dir + ": " + errno_text());
   }
@@ -177,7 +178,8 @@ bool directory_watcher::drain(std::map<std::string, file_events>& changed) {
         } catch (const watch_error&) {
           // gone again already, or the watch limit: its files are still seen by a rescan
         }
-        for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::end(it); it.increment(ec))
+        for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::end(it);
+             it.increment(ec))
           if (it->is_regular_file(ec)) changed[it->path().string()].kept = true;
       }
       file_events& f = changed[path];
@@ -200,7 +202,8 @@ std::vector<std::string> directory_watcher::wait(std::chrono::milliseconds timeo
   for (;;) {
     int wait_ms = static_cast<int>(quiet.count());
     if (changed.empty()) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
       wait_ms = forever ? -1 : static_cast<int>(std::max<long long>(0, left.count()));
     }
     const int rc = ::poll(&p, 1, wait_ms);

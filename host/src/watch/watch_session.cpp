@@ -69,7 +69,8 @@ void watch_session::remember(const run_request& request, const sweep_result& swe
     s.rows.clear();
   }
   for (const result_record& r : sweep.results)
-    if (auto it = state_.find(r.variant.qualified_name()); it != state_.end()) it->second.rows.push_back(r);
+    if (auto it = state_.find(r.variant.qualified_name()); it != state_.end())
+      it->second.rows.push_back(r);
 }
 
 std::size_t watch_session::round(const std::vector<std::string>& saved, std::ostream& out,

@@ -1,8 +1,8 @@
 #include "worker/executor.hpp"
 
-#include "report/results_json.hpp"
 #include "process/protocol.hpp"
 #include "process/worker_process.hpp"
+#include "report/results_json.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -17,13 +17,22 @@ using nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 
 json device_json(const cuda::device_info& d) {
-  return {{"ordinal", d.ordinal}, {"name", d.name}, {"uuid", d.uuid}, {"cc_major", d.cc_major},
-          {"cc_minor", d.cc_minor}, {"sm_count", d.sm_count},
+  return {{"ordinal", d.ordinal},
+          {"name", d.name},
+          {"uuid", d.uuid},
+          {"cc_major", d.cc_major},
+          {"cc_minor", d.cc_minor},
+          {"sm_count", d.sm_count},
           {"max_threads_per_block", d.max_threads_per_block},
-          {"max_threads_per_sm", d.max_threads_per_sm}, {"max_blocks_per_sm", d.max_blocks_per_sm},
-          {"regs_per_sm", d.regs_per_sm}, {"shared_per_sm", d.shared_per_sm},
-          {"l2_bytes", d.l2_bytes}, {"total_mem", d.total_mem}, {"sm_clock_khz", d.sm_clock_khz},
-          {"mem_clock_khz", d.mem_clock_khz}, {"bus_width_bits", d.bus_width_bits},
+          {"max_threads_per_sm", d.max_threads_per_sm},
+          {"max_blocks_per_sm", d.max_blocks_per_sm},
+          {"regs_per_sm", d.regs_per_sm},
+          {"shared_per_sm", d.shared_per_sm},
+          {"l2_bytes", d.l2_bytes},
+          {"total_mem", d.total_mem},
+          {"sm_clock_khz", d.sm_clock_khz},
+          {"mem_clock_khz", d.mem_clock_khz},
+          {"bus_width_bits", d.bus_width_bits},
           {"driver_version", d.driver_version}};
 }
 
@@ -60,12 +69,15 @@ json family_job(const family_registry& families, const row_runner& runner, const
 class in_process final : public row_executor {
  public:
   explicit in_process(const family_registry& f) : families_(f), runner_(f) {}
-  json run_family_job(const std::string& family, const std::string& name, const json& args) override {
+  json run_family_job(const std::string& family, const std::string& name,
+                      const json& args) override {
     return family_job(families_, runner_, {{"family", family}, {"name", name}, {"args", args}});
   }
   const cuda::device_info& device() override { return runner_.device(); }
   std::string clock_status() override { return runner_.clock_status(); }
-  timing_stats launch_floor(const timing_options& opt) override { return runner_.launch_floor(opt); }
+  timing_stats launch_floor(const timing_options& opt) override {
+    return runner_.launch_floor(opt);
+  }
   result_record run(const row_job& job) override { return runner_.run(job); }
 
  private:
@@ -92,7 +104,8 @@ class isolated final : public row_executor {
 
   timing_stats launch_floor(const timing_options& opt) override {
     result_record r;
-    const json reply = exchange({{"kind", "floor"}, {"timing", to_json(opt)}}, "the launch floor", r);
+    const json reply =
+        exchange({{"kind", "floor"}, {"timing", to_json(opt)}}, "the launch floor", r);
     if (reply.is_null()) throw std::runtime_error(r.message);
     return timing_stats_from_json(reply.at("timing"));
   }
@@ -104,16 +117,19 @@ class isolated final : public row_executor {
     r.block = job.block;
     r.compile_ms = job.compile_ms;
     r.resources = job.resources;
-    const json reply = exchange({{"kind", "row"}, {"job", to_json(job)}},
-                                job.variant.qualified_name() + " block " + std::to_string(job.block), r);
+    const json reply =
+        exchange({{"kind", "row"}, {"job", to_json(job)}},
+                 job.variant.qualified_name() + " block " + std::to_string(job.block), r);
     if (reply.is_null()) return r;  // crashed or timed out: r says so
     return record_from_json(reply.at("record"));
   }
 
-  json run_family_job(const std::string& family, const std::string& name, const json& args) override {
+  json run_family_job(const std::string& family, const std::string& name,
+                      const json& args) override {
     result_record r;
-    const json reply = exchange({{"kind", "family_job"}, {"family", family}, {"name", name}, {"args", args}},
-                                family + " " + name, r);
+    const json reply =
+        exchange({{"kind", "family_job"}, {"family", family}, {"name", name}, {"args", args}},
+                 family + " " + name, r);
     if (reply.is_null()) throw std::runtime_error(family + " " + name + ": " + r.message);
     if (!reply.at("error").get<std::string>().empty())
       throw std::runtime_error(family + " " + name + ": " + reply.at("error").get<std::string>());
@@ -127,7 +143,8 @@ class isolated final : public row_executor {
     // Creating the context and compiling the flush kernel takes a second or two.
     const auto ready = w_->receive(120000);
     if (!ready || ready->type != message_type::ready)
-      throw std::runtime_error("the worker did not start (" + (ready ? std::string("unexpected message") : w_->stop()) + ")");
+      throw std::runtime_error("the worker did not start (" +
+                               (ready ? std::string("unexpected message") : w_->stop()) + ")");
     if (!ready->payload.at("ok").get<bool>()) {
       const std::string why = ready->payload.at("error");
       if (ready->payload.value("no_device", false)) throw cuda::no_device_error(why);
@@ -155,18 +172,24 @@ class isolated final : public row_executor {
         const auto m = w_->receive(200);
         if (!m) {
           if (clock_type::now() - last_message > std::chrono::milliseconds(silence_ms))
-            return hung(r, what, "the worker stopped answering for " + std::to_string(silence_ms / 1000) + " s");
+            return hung(
+                r, what,
+                "the worker stopped answering for " + std::to_string(silence_ms / 1000) + " s");
           continue;
         }
         last_message = clock_type::now();
         if (last_message - began > row_limit)
-          return hung(r, what, "the row did not finish within " +
-                                   std::to_string(std::chrono::duration_cast<std::chrono::seconds>(row_limit).count()) + " s");
+          return hung(r, what,
+                      "the row did not finish within " +
+                          std::to_string(
+                              std::chrono::duration_cast<std::chrono::seconds>(row_limit).count()) +
+                          " s");
         if (m->type == message_type::heartbeat) {
           const double waited = m->payload.value("gpu_wait_ms", 0.0);
           if (waited > timeout_ms)
-            return hung(r, what, "a launch did not finish within " + fmt_seconds(opt_.kernel_timeout_s) +
-                                     " (--kernel-timeout); the worker was stopped");
+            return hung(r, what,
+                        "a launch did not finish within " + fmt_seconds(opt_.kernel_timeout_s) +
+                            " (--kernel-timeout); the worker was stopped");
           continue;
         }
         if (m->type != message_type::result) continue;
@@ -234,7 +257,9 @@ int worker_main(const family_registry& families) {
     return 1;
   }
   send({message_type::ready,
-        {{"ok", true}, {"device", device_json(runner->device())}, {"clock_status", runner->clock_status()}}});
+        {{"ok", true},
+         {"device", device_json(runner->device())},
+         {"clock_status", runner->clock_status()}}});
 
   // Heartbeats while a job runs: how long the worker has been waiting on the GPU, which is what
   // kernlab's watchdog judges. None while idle, so that an idle worker never fills the pipe.
@@ -259,7 +284,8 @@ int worker_main(const family_registry& families) {
       busy = true;
       json reply;
       if (m->payload.at("kind") == "floor") {
-        reply = {{"timing", to_json(runner->launch_floor(timing_options_from_json(m->payload.at("timing"))))}};
+        reply = {{"timing", to_json(runner->launch_floor(
+                                timing_options_from_json(m->payload.at("timing"))))}};
       } else if (m->payload.at("kind") == "family_job") {
         // Its failure is the reply's error; a sticky CUDA error ends this worker like a row's.
         try {

@@ -34,7 +34,7 @@ std::unique_ptr<row_executor> make_in_process_executor(const family_registry& fa
 struct worker_options {
   std::vector<std::string> command;  ///< e.g. {"/path/kernlab", "--worker"}
   double kernel_timeout_s = 10;      ///< a launch that runs longer is a hang
-  std::string log_path;              ///< the worker's stdout and stderr go here ("" = kernlab's stderr)
+  std::string log_path;  ///< the worker's stdout and stderr go here ("" = kernlab's stderr)
   /// How long a worker asked to shut down may take to exit (a sanitizer writes its report then).
   double shutdown_grace_s = 2;
 };

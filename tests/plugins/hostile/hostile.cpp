@@ -22,21 +22,15 @@
 
 namespace {
 
-bool is(const char* mode) {
-  return std::strcmp(KL_STRINGIFY(KL_HOSTILE), mode) == 0;
-}
+bool is(const char* mode) { return std::strcmp(KL_STRINGIFY(KL_HOSTILE), mode) == 0; }
 
 struct harm_on_load {
   harm_on_load() {
-    if (is("abort"))
-      std::abort();
-    if (is("throws"))
-      throw std::runtime_error("hostile plugin: thrown from a constructor");
-    if (is("exit0"))
-      std::exit(0);
+    if (is("abort")) std::abort();
+    if (is("throws")) throw std::runtime_error("hostile plugin: thrown from a constructor");
+    if (is("exit0")) std::exit(0);
     if (is("hang"))
-      for (;;)
-        pause();
+      for (;;) pause();
   }
 };
 const harm_on_load harm;
@@ -48,10 +42,11 @@ int run(const kl_launch_args*, char* error, size_t capacity) {
 
 const char* const kDtypes[] = {"int32"};
 const char* const kOps[] = {"sum"};
-const kl_variant_desc kVariants[] = {
-    {"reduce", "hostile_" KL_STRINGIFY(KL_HOSTILE), "must never be listed",  // family, name, summary
-     nullptr, 0, kDtypes, is("huge_count") ? 100000u : 1u, kOps, 1,         // what it offers
-     0, nullptr, nullptr, run}};
+const kl_variant_desc kVariants[] = {{"reduce", "hostile_" KL_STRINGIFY(KL_HOSTILE),
+                                      "must never be listed",  // family, name, summary
+                                      nullptr, 0, kDtypes, is("huge_count") ? 100000u : 1u, kOps,
+                                      1,  // what it offers
+                                      0, nullptr, nullptr, run}};
 const kl_variant_desc* const kWild = reinterpret_cast<const kl_variant_desc*>(std::uintptr_t{16});
 const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "hostile",
                            is("wild_table") ? kWild : kVariants, is("wild_table") ? 2u : 1u,
@@ -59,6 +54,4 @@ const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "hostile",
 
 }  // namespace
 
-KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) {
-  return &kPlugin;
-}
+KERNLAB_PLUGIN_EXPORT const kl_plugin* kernlab_plugin(void) { return &kPlugin; }
