@@ -36,7 +36,8 @@ bool prints_no_timed_table(const std::string& args) {
 
 // A README run made short: the same variants, blocks, dtypes, ops and as many sizes (so as many
 // tables), but small sizes and short sampling. `--size 2^28` becomes `--size 2^20`, a list of k
-// sizes k small ones; a matmul size becomes 256 and up; `--shape` is kept.
+// sizes k small ones; a matmul size becomes 256 and up; `--shape` is kept. A `--pipeline` run is
+// not sampled (the sweep's timing options do not apply to it): it gets fewer runs instead.
 std::string shortened(const std::string& args) {
   const bool matmul = args.find("--family matmul") != std::string::npos;
   std::istringstream in(args);
@@ -54,6 +55,7 @@ std::string shortened(const std::string& args) {
     sized = true;
   }
   if (!sized) out += matmul ? " --size 256" : " --size 2^20";
+  if (has_word(args, "--pipeline")) return out + " --pipeline-runs 2";
   return out + " --min-time 0 --timeout 0.2";
 }
 
@@ -77,6 +79,8 @@ TEST(GpuReadme, ShortenedKeepsWhatTheCommandShows) {
   EXPECT_EQ(
       shortened(" --family matmul --shape 4095x4097x1023 --variant warptile"),
       " --family matmul --shape 4095x4097x1023 --variant warptile --min-time 0 --timeout 0.2");
+  EXPECT_EQ(shortened(" --pipeline --variant qam256.vec2_stream --block 256 --size 2^27"),
+            " --pipeline --variant qam256.vec2_stream --block 256 --size 2^20 --pipeline-runs 2");
 }
 
 // Replays the README's shell blocks for real, in a scratch copy of kernels_src, short: every
