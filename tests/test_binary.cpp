@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <array>
 #include <cstdio>
+#include <filesystem>
 
 namespace kl {
 namespace {
@@ -56,6 +57,15 @@ TEST(Binary, VersionAndJsonNameTheCommitBuiltFrom) {
   const std::string dirty = "-dirty";
   const bool is_dirty = commit.size() > dirty.size() &&
                         commit.compare(commit.size() - dirty.size(), dirty.size(), dirty) == 0;
+  // A clean build beside a modified tree: this tree is not the checkout kernlab was built from
+  // (a copy of the files over another clone's .git, as the GPU machine gets), so HEAD says
+  // nothing about the binary.
+  const auto status = test::run_command("git -C " + test::source_dir() +
+                                        " status --porcelain --untracked-files=no");
+  if (!is_dirty && status.code == 0 && !status.output.empty())
+    GTEST_SKIP() << "kernlab was built from a clean " << commit
+                 << " but this source tree has changes to tracked files: it is not the checkout "
+                    "kernlab was built from";
   EXPECT_EQ(is_dirty ? commit.substr(0, commit.size() - dirty.size()) : commit, head)
       << "rebuild kernlab after committing: " << r.output;
 
@@ -123,6 +133,20 @@ TEST(Binary, BrokenKernelFailsAloneWithFileAndLine) {
   EXPECT_NE(r.output.find("reduce.reduce2"), std::string::npos) << r.output;
   // reduce2 appears in both folders: the second is refused by name, the first still compiles.
   EXPECT_NE(r.output.find("already taken"), std::string::npos) << r.output;
+}
+
+// A user's own kernels folder, given alone: its kernels still get kernlab's family headers
+// (kernlab/reduce.cuh is included into every reduce kernel). It failed with "cannot open source
+// file kernlab/reduce.cuh" when --kernels-dir replaced the shipped folder.
+TEST(Binary, AKernelsFolderOfTheUsersOwnGetsTheFamilyHeaders) {
+  test::temp_dir dir("own_folder");
+  dir.write("reduce/mine.cu", test::read_file(test::kernels_dir() + "/reduce/reduce5.cu"));
+  ASSERT_FALSE(std::filesystem::exists(dir.path() / "include"));
+  const auto r = run_kernlab("--compile-only --no-plugins --config /dev/null --kernels-dir " +
+                             dir.str() + " --variant all --block all");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output.find("cannot open source file"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("reduce.mine"), std::string::npos) << r.output;
 }
 
 TEST(Binary, OutputsCompareAndPlot) {

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <map>
+#include <sstream>
 
 namespace kl {
 namespace {
@@ -290,6 +291,36 @@ TEST(GpuIsolation, AJournalThatCannotBeWrittenCostsAWarningNotTheSweep) {
     if (w.find("journal /dev/full") != std::string::npos) about_journal.push_back(w);
   ASSERT_EQ(about_journal.size(), 1u) << "one warning, not one per row";
   EXPECT_NE(about_journal[0].find("--resume cannot resume"), std::string::npos) << about_journal[0];
+}
+
+// --sanitize end to end, on a user's own folder: compute-sanitizer's verdict is given for the
+// rows that ran and only for them. A kernel that does not compile once showed "memcheck: clean".
+TEST(GpuIsolation, SanitizerVerdictsAreGivenOnlyForRowsThatRan) {
+  const std::string why = test::no_gpu_reason();
+  if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
+  test::temp_dir dir("sanitize_rows");
+  dir.write("reduce/reduce5.cu", test::read_file(test::kernels_dir() + "/reduce/reduce5.cu"));
+  // 4096 elements past the output: inside the allocation's neighbourhood, so the kernel itself
+  // may not fault, but memcheck sees every write.
+  dir.write("reduce/bad_near.cu", planted("bad_near", 1, reduce_body + R"(
+  if (threadIdx.x == 0) out[blockIdx.x + 4096] = s[0];)"));
+  dir.write("reduce/bad_syntax.cu", planted("bad_syntax", 2, "  out[0] = in[0] oops;"));
+  const auto r = test::run_kernlab("--sanitize memcheck --no-plugins --kernels-dir " + dir.str() +
+                                   " --variant all --block 256 --size 100003 --dtype int32");
+  EXPECT_EQ(r.code, 1) << r.output;         // rows failed
+  std::map<std::string, std::string> rows;  // variant -> its table line
+  std::istringstream in(r.output);
+  for (std::string line; std::getline(in, line);)
+    for (const char* v : {"reduce5 ", "bad_near ", "bad_syntax "})
+      if (line.rfind(v, 0) == 0) rows[v] = line;
+  ASSERT_EQ(rows.size(), 3u) << r.output;
+  EXPECT_NE(rows["reduce5 "].find("passed"), std::string::npos) << r.output;
+  EXPECT_NE(rows["reduce5 "].find("memcheck: clean"), std::string::npos) << r.output;
+  EXPECT_NE(rows["bad_near "].find("memcheck: "), std::string::npos) << r.output;
+  EXPECT_EQ(rows["bad_near "].find("memcheck: clean"), std::string::npos) << r.output;
+  EXPECT_NE(rows["bad_syntax "].find("FAILED"), std::string::npos) << r.output;
+  EXPECT_EQ(rows["bad_syntax "].find("memcheck"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("\nbest: "), std::string::npos) << "nothing was timed:\n" << r.output;
 }
 
 }  // namespace

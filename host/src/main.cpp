@@ -54,9 +54,11 @@ kl::default_paths find_default_paths() {
     d.config = (share / "config" / "kernlab.cfg").lexically_normal().string();
     d.plugin_dirs.push_back(
         (exe / ".." / "lib" / "kernlab" / "plugins").lexically_normal().string());
+    d.kernel_headers = (share / "kernels_src" / "include").lexically_normal().string();
   } else {
     d.config = std::string(KERNLAB_SOURCE_DIR) + "/config/kernlab.cfg";
     d.plugin_dirs.push_back(KERNLAB_BUILD_PLUGIN_DIR);
+    d.kernel_headers = std::string(KERNLAB_SOURCE_DIR) + "/kernels_src/include";
   }
   return d;
 }
@@ -67,12 +69,19 @@ std::string cuda_include_dir(const kl::cli_options& o) {
   return home ? std::string(home) + "/include" : KERNLAB_CUDA_INCLUDE_DIR;
 }
 
+// The kernels folders' include/ folders first (a folder may bring its own kernlab/*.cuh), then
+// kernlab's own family headers, then the toolkit's.
 std::vector<std::string> include_dirs(const kl::cli_options& o) {
   std::vector<std::string> dirs;
   std::error_code ec;
-  for (const auto& k : o.kernels_dirs)
-    if (fs::is_directory(fs::path(k) / "include", ec))
-      dirs.push_back((fs::path(k) / "include").string());
+  auto add = [&](const fs::path& dir) {
+    if (!fs::is_directory(dir, ec)) return;
+    for (const auto& d : dirs)
+      if (fs::equivalent(d, dir, ec)) return;
+    dirs.push_back(dir.string());
+  };
+  for (const auto& k : o.kernels_dirs) add(fs::path(k) / "include");
+  add(find_default_paths().kernel_headers);
   dirs.push_back(cuda_include_dir(o));
   return dirs;
 }

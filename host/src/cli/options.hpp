@@ -21,6 +21,9 @@ class usage_error : public std::runtime_error {
 struct default_paths {
   std::string config;                    ///< the default config file (may not exist)
   std::vector<std::string> plugin_dirs;  ///< the build's or the install's plugin folder
+  /// kernlab's own headers for kernels (the families' kernlab/*.cuh): on the include path
+  /// whatever --kernels-dir says, so that a user's own folder needs no copy of them.
+  std::string kernel_headers;
 };
 
 struct cli_options {

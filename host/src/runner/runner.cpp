@@ -298,6 +298,7 @@ sweep_result runner::run(const group_callback& on_group) {
           sanitizer_logs.emplace_back(tool, path);
         }
         const std::size_t first_row = group.size();
+        std::vector<bool> ran;  // per row from first_row: it was run (under the sanitizers)
         for (unsigned block : blocks_for(v, request_)) {
           if (progress_)
             progress_("running", ++rows_done, rows_total,
@@ -312,6 +313,7 @@ sweep_result runner::run(const group_callback& on_group) {
             r.message = why;
           };
           const std::string key = journal_key(*e, block, config);
+          bool ran_now = false;
           // Decisions that need no GPU are made here; everything else runs in the executor.
           if (!e->error.empty()) {
             settle(outcome::failed, e->error);
@@ -343,6 +345,7 @@ sweep_result runner::run(const group_callback& on_group) {
               job.block = block;
             }
             job.timing = request_.timing;
+            ran_now = true;
             if (log) log->started(key);
             journal_check();
             if (sanitizers.empty()) {
@@ -353,6 +356,7 @@ sweep_result runner::run(const group_callback& on_group) {
             if (log) log->finished(key, outcome_name(r.status));
             journal_check();
           }
+          ran.push_back(ran_now);
           group.push_back(std::move(r));
         }
         // The sanitizers' verdicts: their workers shut down, then their logs are read.
@@ -362,7 +366,9 @@ sweep_result runner::run(const group_callback& on_group) {
               sanitizer_verdict(sanitizer_logs[i].first, sanitizer_logs[i].second);
           for (std::size_t k = first_row; k < group.size(); ++k) {
             auto& row = group[k];
-            if (row.status == outcome::skipped) continue;
+            // A row that never ran (a compile error, a skip) has no verdict: "clean" would
+            // claim a check that did not happen.
+            if (!ran[k - first_row]) continue;
             row.sanitizer += (row.sanitizer.empty() ? "" : ", ") + verdict;
             if (verdict != sanitizer_logs[i].first + ": clean") row.sanitizer_findings = true;
           }
