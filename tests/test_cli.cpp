@@ -91,6 +91,15 @@ TEST(Cli, Errors) {
   EXPECT_THROW(parse({"--config", "/no/such/file.cfg"}), io_error);
 }
 
+// Under --sanitize a kernel runs tens of times slower: the watchdog's default follows, and an
+// explicit --kernel-timeout still wins. A planted out-of-bounds kernel under memcheck was stopped
+// as a hang at the plain 10 s default, with no verdict.
+TEST(Cli, SanitizeGivesKernelsALongerDefaultTimeOut) {
+  EXPECT_DOUBLE_EQ(parse({}).kernel_timeout_s, 10);
+  EXPECT_DOUBLE_EQ(parse({"--sanitize"}).kernel_timeout_s, cli_options::sanitized_kernel_timeout_s);
+  EXPECT_DOUBLE_EQ(parse({"--sanitize", "memcheck", "--kernel-timeout", "5"}).kernel_timeout_s, 5);
+}
+
 // Every number option is checked the same way: finite, in its range, whole where it counts.
 // `--kernel-timeout 1e300` used to be accepted and then overflow, killing every row as a hang.
 TEST(Cli, NumberOptionsAreFiniteAndInRange) {

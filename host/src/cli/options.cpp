@@ -85,7 +85,7 @@ po::options_description make_description() {
   safety.add_options()(
       "kernel-timeout", po::value<double>(),
       "a launch still running after this many seconds is a hang: its worker is stopped; also the "
-      "time limit of a plugin's probe (default 10)")(
+      "time limit of a plugin's probe (default 10; 120 under --sanitize)")(
       "in-process", po::bool_switch(),
       "run kernels in kernlab itself, not in a worker process (a crash then ends the sweep's GPU "
       "work)")("journal", po::value<std::string>(),
@@ -609,6 +609,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.resume = vm["resume"].as<bool>();
   if (vm.count("sanitize")) {
     o.sanitize = split_list(vm["sanitize"].as<std::string>());
+    if (!vm.count("kernel-timeout")) o.kernel_timeout_s = cli_options::sanitized_kernel_timeout_s;
     for (const auto& tool : o.sanitize)
       if (tool != "memcheck" && tool != "racecheck" && tool != "synccheck" && tool != "initcheck")
         throw usage_error("--sanitize: unknown tool '" + tool +

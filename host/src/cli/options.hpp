@@ -59,7 +59,10 @@ struct cli_options {
   // Isolation and recovery.
   bool in_process = false;       ///< run kernels in kernlab itself (no worker process)
   double kernel_timeout_s = 10;  ///< a launch that runs longer is a hang
-  std::string journal_path;      ///< "" for the default
+  /// The default under --sanitize: a kernel under compute-sanitizer runs tens of times slower,
+  /// and a faulting one slower still (each bad access is recorded).
+  static constexpr double sanitized_kernel_timeout_s = 120;
+  std::string journal_path;  ///< "" for the default
   bool resume = false;
   std::vector<std::string> sanitize;  ///< compute-sanitizer tools
   /// A subcommand and its arguments: {"compare", "a.json", "b.json"}, {"plot", "r.json"},

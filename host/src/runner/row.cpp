@@ -110,6 +110,11 @@ timing_stats row_runner::launch_floor(const timing_options& opt) {
                  clocks_.get());
 }
 
+void row_runner::settle() {
+  flusher_for(flush_mode::none).launch_empty(stream_->get());
+  KL_CU(cuStreamSynchronize(stream_->get()));
+}
+
 result_record row_runner::run(const row_job& job) {
   result_record r;
   r.variant = job.variant;

@@ -49,6 +49,11 @@ class row_runner {
   const std::string& clock_status() const { return clocks_->why_unavailable(); }
   /// An empty kernel timed like every row: the floor under any one-launch operation.
   timing_stats launch_floor(const timing_options& opt);
+  /// Runs an empty kernel to its end. A worker does this before it says it is ready: a GPU still
+  /// busy with the kernel of a worker that was stopped for a hang (it can take seconds to be
+  /// cleared) then delays the start-up, which has a generous limit, and not the next row, whose
+  /// launches the --kernel-timeout watchdog judges.
+  void settle();
 
   /// Validates then times the row. Every failure becomes the record's outcome; after an error
   /// that leaves the context unusable the outcome is `crashed` and context_lost() is true.

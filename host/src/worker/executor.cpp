@@ -249,6 +249,7 @@ int worker_main(const family_registry& families) {
   std::unique_ptr<row_runner> runner;
   try {
     runner = std::make_unique<row_runner>(families);
+    runner->settle();
   } catch (const cuda::no_device_error& e) {
     send({message_type::ready, {{"ok", false}, {"no_device", true}, {"error", e.why()}}});
     return 3;
