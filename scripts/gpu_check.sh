@@ -7,11 +7,7 @@
 #   2. the README's single-configuration example;
 #   3. --sanitize on a planted out-of-bounds kernel: the verdict line and no `best:` line.
 set -u -o pipefail
-out=${OUT:-/tmp/kernlab-out}
-mkdir -p "$out"
-here=$(pwd)
-src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt)
-if [ "$src" != "$here" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$here" "$src"; fi
+. "$(dirname "$0")/gpu_prelude.sh"  # out, here, src; build/ unpacked and reachable
 cd "$src" || exit 1
 
 timed() {  # timed LOG COMMAND...: the command's output and its wall time into LOG

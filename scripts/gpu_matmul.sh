@@ -14,13 +14,8 @@
 # Built here (cmake -S . -B build -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build build -j2),
 # carried as build/. Logs go to $OUT (the device tool brings them back). Every step is bounded.
 set -u -o pipefail
-out=${OUT:-/tmp/kernlab-out}
-mkdir -p "$out"
-here=$(pwd)
+. "$(dirname "$0")/gpu_prelude.sh"  # out, here, src; build/ unpacked and reachable
 mode=${1:-tests}
-# The build has the source tree's absolute path baked in (tests, plugin folder): make it valid.
-src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt)
-if [ "$src" != "$here" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$here" "$src"; fi
 tune_dir=""
 if [ "$mode" = tune ]; then tune_dir=$(cd "${2:?tune needs a folder}" && pwd); fi
 if [ "$mode" != tune ] && [ -n "${2:-}" ]; then tune_dir=$(cd "$2" && pwd); fi

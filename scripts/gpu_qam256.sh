@@ -8,12 +8,7 @@
 #   QAM_STEPS="tests kernels pipeline" (the default) picks the steps; "alltests" runs the whole
 #   suite (every label) instead of the qam256 GPU tests, "chunks" the pipeline at 64 fixed chunks.
 set -u -o pipefail
-out=${OUT:-/tmp/kernlab-out}
-mkdir -p "$out"
-here=$(pwd)
-# The build has the source tree's absolute path baked in (tests, plugin folder): make it valid.
-src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt)
-if [ "$src" != "$here" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$here" "$src"; fi
+. "$(dirname "$0")/gpu_prelude.sh"  # out, here, src; build/ unpacked and reachable
 cd "$src" || exit 1
 steps=${QAM_STEPS:-tests kernels pipeline}
 

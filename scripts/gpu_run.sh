@@ -2,14 +2,10 @@
 # One call on the GPU machine: the whole test suite (GPU label included), then the benchmarks.
 # Logs go to $OUT (the device tool brings them back). Built here, carried as build/:
 #   cmake -S . -B build -DCMAKE_CUDA_ARCHITECTURES=90 && cmake --build build -j2
+# (or packed as dist/build.tgz by scripts/pack_gpu.sh, and carried as dist/: it is unpacked here)
 # Each step is bounded so that one slow step cannot eat the whole call.
 set -u -o pipefail
-out=${OUT:-/tmp/kernlab-out}
-mkdir -p "$out"
-here=$(pwd)
-# The build has the source tree's absolute path baked in (tests, plugin folder): make it valid.
-src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt)
-if [ "$src" != "$here" ] && [ ! -e "$src" ]; then mkdir -p "$(dirname "$src")" && ln -s "$here" "$src"; fi
+. "$(dirname "$0")/gpu_prelude.sh"  # out, here, src; build/ unpacked and reachable
 cd "$src" || exit 1
 
 { date -u; nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } > "$out/device.log" 2>&1

@@ -1,0 +1,16 @@
+# Sourced by the scripts/gpu_*.sh device scripts, run in the repository root on the GPU machine.
+# Sets `out` ($OUT, made), `here` (this folder) and `src` (the source path the build was
+# configured with). When build/ is missing it unpacks dist/build.tgz (scripts/pack_gpu.sh makes
+# it); when src is not this folder it links src to it, because the build has src baked in (the
+# tests' paths, the plugin folder).
+out=${OUT:-/tmp/kernlab-out}
+mkdir -p "$out"
+here=$(pwd)
+if [ ! -f build/CMakeCache.txt ] && [ -f dist/build.tgz ]; then
+  tar xzf dist/build.tgz || { echo "gpu_prelude: cannot unpack dist/build.tgz" >&2; exit 1; }
+fi
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt)
+if [ -z "$src" ]; then echo "gpu_prelude: no build/CMakeCache.txt here" >&2; exit 1; fi
+if [ "$src" != "$here" ] && [ ! -e "$src" ]; then
+  mkdir -p "$(dirname "$src")" && ln -s "$here" "$src"
+fi
