@@ -25,117 +25,123 @@ namespace kl {
 namespace {
 
 po::options_description make_description() {
-  // clang-format off: one option per line reads as a table
+  // One option per line reads as a table: clang-format leaves it alone.
+  // clang-format off
   po::options_description select("Selecting what runs");
-  select.add_options()("variant,v", po::value<std::vector<std::string>>()->composing(),
-                       "variants: a name, a comma list, a wildcard (reduce*, reduce.reduce5) "
-                       "or 'all' (every family's)")(
-      "family", po::value<std::string>(),
-      "only this family (kernlab --list shows them; default: every family)")(
-      "problem", po::value<std::string>(), "same as --family")(
-      "block,b", po::value<std::string>(), "block sizes: a comma list or 'all' (128,256,512,1024)")(
-      "size,n", po::value<std::string>(),
-      "problem sizes: a comma list of 268435456, 2^28, 2^20+3, 16M (matmul: W means W x W x W)")(
-      "shape", po::value<std::string>(),
-      "matmul shapes: a comma list of MxNxK, e.g. 4096x4096x4096,4095x4097x1023 (default "
-      "4096x4096x4096)")(
-      "dtype", po::value<std::string>(),
-      "element types, for the families that have them: int32, float32 (comma list)")(
-      "op", po::value<std::string>(),
-      "operations, for the families that have them: sum, min, max (comma list)")(
-      "seed", po::value<std::string>(), "seed of the input generator (printed with the results)")(
-      "input", po::value<std::string>(), "input values: exact (default) or random")(
-      "baseline", po::value<std::string>(),
-      "variant for the 'x of baseline' column (default: the family's library)");
+  select.add_options()
+    ("variant,v", po::value<std::vector<std::string>>()->composing(),
+     "variants: a name, a comma list, a wildcard (reduce*, reduce.reduce5) or 'all' (every "
+     "family's)")
+    ("family", po::value<std::string>(),
+     "only this family (kernlab --list shows them; default: every family)")
+    ("problem", po::value<std::string>(), "same as --family")
+    ("block,b", po::value<std::string>(), "block sizes: a comma list or 'all' (128,256,512,1024)")
+    ("size,n", po::value<std::string>(),
+     "problem sizes: a comma list of 268435456, 2^28, 2^20+3, 16M (matmul: W means W x W x W)")
+    ("shape", po::value<std::string>(),
+     "matmul shapes: a comma list of MxNxK, e.g. 4096x4096x4096,4095x4097x1023 (default "
+     "4096x4096x4096)")
+    ("dtype", po::value<std::string>(),
+     "element types, for the families that have them: int32, float32 (comma list)")
+    ("op", po::value<std::string>(),
+     "operations, for the families that have them: sum, min, max (comma list)")
+    ("seed", po::value<std::string>(), "seed of the input generator (printed with the results)")
+    ("input", po::value<std::string>(), "input values: exact (default) or random")
+    ("baseline", po::value<std::string>(),
+     "variant for the 'x of baseline' column (default: the family's library)");
   po::options_description where("Where things are");
-  where.add_options()("kernels-dir", po::value<std::vector<std::string>>()->composing(),
-                      "folder of <family>/*.cu kernel files (repeatable)")(
-      "plugin-dir", po::value<std::vector<std::string>>()->composing(),
-      "adds a folder of plugin .so files to the build's (repeatable; KERNLAB_PLUGIN_PATH adds "
-      "more)")("no-plugins", po::bool_switch(), "load no plugins")(
-      "config", po::value<std::string>(), "config file (default: config/kernlab.cfg)")(
-      "arch", po::value<std::string>(), "compile target when there is no GPU (default sm_90)")(
-      "cuda-include", po::value<std::string>(), "the CUDA toolkit's include folder")(
-      "cache-dir", po::value<std::string>(),
-      "compile cache folder (default: $XDG_CACHE_HOME/kernlab or ~/.cache/kernlab)")(
-      "no-cache", po::bool_switch(), "compile every file, read and write no compile cache")(
-      "cache-max-size", po::value<std::string>(),
-      "cap on the compile cache's entries, e.g. 2GiB (the default), 500M; the least recently used "
-      "go first")(
-      "max-size", po::value<std::string>(),
-      "cache prune: prune down to this size, e.g. 500M (default: the cap, --cache-max-size)");
+  where.add_options()
+    ("kernels-dir", po::value<std::vector<std::string>>()->composing(),
+     "folder of <family>/*.cu kernel files (repeatable)")
+    ("plugin-dir", po::value<std::vector<std::string>>()->composing(),
+     "adds a folder of plugin .so files to the build's (repeatable; KERNLAB_PLUGIN_PATH adds "
+     "more)")
+    ("no-plugins", po::bool_switch(), "load no plugins")
+    ("config", po::value<std::string>(), "config file (default: config/kernlab.cfg)")
+    ("arch", po::value<std::string>(), "compile target when there is no GPU (default sm_90)")
+    ("cuda-include", po::value<std::string>(), "the CUDA toolkit's include folder")
+    ("cache-dir", po::value<std::string>(),
+     "compile cache folder (default: $XDG_CACHE_HOME/kernlab or ~/.cache/kernlab)")
+    ("no-cache", po::bool_switch(), "compile every file, read and write no compile cache")
+    ("cache-max-size", po::value<std::string>(),
+     "cap on the compile cache's entries, e.g. 2GiB (the default), 500M; the least recently used "
+     "go first")
+    ("max-size", po::value<std::string>(),
+     "cache prune: prune down to this size, e.g. 500M (default: the cap, --cache-max-size)");
   po::options_description timing("Timing");
-  timing.add_options()("warmup", po::value<int>(), "untimed runs before sampling (default 2)")(
-      "min-samples", po::value<int>(), "fewest samples (default 10)")(
-      "min-time", po::value<double>(), "least sampled kernel time in seconds (default 0.5)")(
-      "max-noise", po::value<double>(),
-      "stdrel rule: stop once the relative std. deviation is under this, in % (default 0.5)")(
-      "stop-rule", po::value<std::string>(),
-      "when sampling stops: stdrel (the noise is under --max-noise; default) or ci (the median's "
-      "95% confidence interval is within +-(--max-ci))")(
-      "max-ci", po::value<double>(),
-      "ci rule: stop once the median's 95% confidence interval is within +- this, in % "
-      "(default 0.5)")("timeout", po::value<double>(),
-                       "stop sampling after this many seconds (default 15)")(
-      "hot", po::bool_switch(), "do not flush L2 between samples (same as --flush none)")(
-      "flush", po::value<std::string>(),
-      "how L2 is made cold before each sample: read (default; reads a clean buffer twice the L2), "
-      "write (writes one, as nvbench does), none");
+  timing.add_options()
+    ("warmup", po::value<int>(), "untimed runs before sampling (default 2)")
+    ("min-samples", po::value<int>(), "fewest samples (default 10)")
+    ("min-time", po::value<double>(), "least sampled kernel time in seconds (default 0.5)")
+    ("max-noise", po::value<double>(),
+     "stdrel rule: stop once the relative std. deviation is under this, in % (default 0.5)")
+    ("stop-rule", po::value<std::string>(),
+     "when sampling stops: stdrel (the noise is under --max-noise; default) or ci (the median's "
+     "95% confidence interval is within +-(--max-ci))")
+    ("max-ci", po::value<double>(),
+     "ci rule: stop once the median's 95% confidence interval is within +- this, in % "
+     "(default 0.5)")
+    ("timeout", po::value<double>(), "stop sampling after this many seconds (default 15)")
+    ("hot", po::bool_switch(), "do not flush L2 between samples (same as --flush none)")
+    ("flush", po::value<std::string>(),
+     "how L2 is made cold before each sample: read (default; reads a clean buffer twice the L2), "
+     "write (writes one, as nvbench does), none");
   po::options_description safety("Isolation and recovery");
-  safety.add_options()(
-      "kernel-timeout", po::value<double>(),
-      "a launch still running after this many seconds is a hang: its worker is stopped; also the "
-      "time limit of a plugin's probe (default 10; 120 under --sanitize)")(
-      "in-process", po::bool_switch(),
-      "run kernels in kernlab itself, not in a worker process (a crash then ends the sweep's GPU "
-      "work)")("journal", po::value<std::string>(),
-               "the journal file (default: ~/.cache/kernlab/journal.log)")(
-      "resume", po::bool_switch(),
-      "skip the rows the journal says finished; mark the one that was running as suspect")(
-      "sanitize", po::value<std::string>()->implicit_value("memcheck,racecheck"),
-      "run each variant under compute-sanitizer: memcheck, racecheck (a list; validation only, no "
-      "timing)");
+  safety.add_options()
+    ("kernel-timeout", po::value<double>(),
+     "a launch still running after this many seconds is a hang: its worker is stopped; also the "
+     "time limit of a plugin's probe (default 10; 120 under --sanitize)")
+    ("in-process", po::bool_switch(),
+     "run kernels in kernlab itself, not in a worker process (a crash then ends the sweep's GPU "
+     "work)")
+    ("journal", po::value<std::string>(),
+     "the journal file (default: ~/.cache/kernlab/journal.log)")
+    ("resume", po::bool_switch(),
+     "skip the rows the journal says finished; mark the one that was running as suspect")
+    ("sanitize", po::value<std::string>()->implicit_value("memcheck,racecheck"),
+     "run each variant under compute-sanitizer: memcheck, racecheck (a list; validation only, no "
+     "timing)");
   po::options_description outputs("Outputs");
-  outputs.add_options()(
-      "json", po::value<std::string>(),
-      "write every record, with the reproducibility block, to FILE (docs/results_format.md)")(
-      "csv", po::value<std::string>(), "write one line per record to FILE")(
-      "markdown", po::bool_switch(), "print the tables as markdown")(
-      "output,o", po::value<std::string>(), "the file `kernlab plot` writes (default: sweep.svg)");
+  outputs.add_options()
+    ("json", po::value<std::string>(),
+     "write every record, with the reproducibility block, to FILE (docs/results_format.md)")
+    ("csv", po::value<std::string>(), "write one line per record to FILE")
+    ("markdown", po::bool_switch(), "print the tables as markdown")
+    ("output,o", po::value<std::string>(), "the file `kernlab plot` writes (default: sweep.svg)");
   po::options_description actions("Actions");
-  actions.add_options()("help,h", po::bool_switch(), "this help")("version", po::bool_switch(),
-                                                                  "print the version")(
-      "list", po::bool_switch(), "list every variant with its origin, and exit")(
-      "compile-only", po::bool_switch(),
-      "compile the selected variants for every block size and exit (no GPU needed)")(
-      "resources", po::bool_switch(),
-      "show registers, shared memory, spills and occupancy per configuration, without timing (no "
-      "GPU needed)")
+  actions.add_options()
+    ("help,h", po::bool_switch(), "this help")
+    ("version", po::bool_switch(), "print the version")
+    ("list", po::bool_switch(), "list every variant with its origin, and exit")
+    ("compile-only", po::bool_switch(),
+     "compile the selected variants for every block size and exit (no GPU needed)")
+    ("resources", po::bool_switch(),
+     "show registers, shared memory, spills and occupancy per configuration, without timing (no "
+     "GPU needed)")
 
-      ("watch", po::bool_switch(),
-       "keep running: when a kernel file or header is saved, recompile, revalidate and retime the "
-       "variants it changes")("compile-jobs,j", po::value<int>(),
-                              "threads compiling kernel files while the GPU times those compiled "
-                              "(default: one per core)")(
-          "compile-timeout", po::value<std::string>(),
-          "a file whose compile takes longer than this many seconds fails its rows; the others go "
-          "on "
-          "(default 300)");
+    ("watch", po::bool_switch(),
+     "keep running: when a kernel file or header is saved, recompile, revalidate and retime the "
+     "variants it changes")
+    ("compile-jobs,j", po::value<int>(),
+     "threads compiling kernel files while the GPU times those compiled (default: one per core)")
+    ("compile-timeout", po::value<std::string>(),
+     "a file whose compile takes longer than this many seconds fails its rows; the others go on "
+     "(default 300)");
   po::options_description qam("qam256 and its pipeline");
-  qam.add_options()("snr", po::value<std::string>(),
-                    "qam256: signal-to-noise ratio of the generated symbols, in dB (default 20)")(
-      "pipeline", po::bool_switch(),
-      "qam256: time host -> device -> host in chunks over streams with one kernel (--variant NAME "
-      "--block B), instead of the sweep")(
-      "streams", po::value<std::string>(),
-      "pipeline: stream counts, a comma list (default 1,2,4,8)")(
-      "issue-order", po::value<std::string>(),
-      "pipeline: breadth (all copies in, all kernels, all copies out), depth (chunk by chunk), or "
-      "both (default breadth,depth)")(
-      "chunks", po::value<std::string>(),
-      "pipeline: chunks the data is split into: a count, or 'auto' (default: 4 per stream)")(
-      "pipeline-runs", po::value<int>(),
-      "pipeline: timed runs per configuration, after a warm-up; the median is shown (default 5)");
+  qam.add_options()
+    ("snr", po::value<std::string>(),
+     "qam256: signal-to-noise ratio of the generated symbols, in dB (default 20)")
+    ("pipeline", po::bool_switch(),
+     "qam256: time host -> device -> host in chunks over streams with one kernel (--variant NAME "
+     "--block B), instead of the sweep")
+    ("streams", po::value<std::string>(), "pipeline: stream counts, a comma list (default 1,2,4,8)")
+    ("issue-order", po::value<std::string>(),
+     "pipeline: breadth (all copies in, all kernels, all copies out), depth (chunk by chunk), or "
+     "both (default breadth,depth)")
+    ("chunks", po::value<std::string>(),
+     "pipeline: chunks the data is split into: a count, or 'auto' (default: 4 per stream)")
+    ("pipeline-runs", po::value<int>(),
+     "pipeline: timed runs per configuration, after a warm-up; the median is shown (default 5)");
   // clang-format on
   po::options_description all;
   all.add(actions).add(select).add(where).add(timing).add(safety).add(outputs).add(qam);
