@@ -531,6 +531,63 @@ TEST(Compare, MatchesRowsByTheWholeConfiguration) {
   EXPECT_NE(record_key(to_json(low)), record_key(to_json(high)));
 }
 
+// compare for CI: a regression is slower beyond the threshold and the noise of both runs, or a
+// row that passed before and does not now; faster rows and small changes are not regressions.
+TEST(Compare, ARegressionIsSlowerBeyondTheThresholdAndTheNoiseOrALostPass) {
+  const auto before =
+      results_of({make_record("a", 128, 100, 0.01), make_record("b", 128, 100, 0.01),
+                  make_record("c", 128, 100, 0.01), make_record("d", 128, 100, 0.01),
+                  make_record("e", 128, 100, 0.08), make_record("f", 128, 0, 0, outcome::failed)});
+  const auto after =
+      results_of({make_record("a", 128, 106, 0.01),                    // +6 %
+                  make_record("b", 128, 104, 0.01),                    // +4 %
+                  make_record("c", 128, 0, 0, outcome::wrong_result),  // lost its pass
+                  make_record("d", 128, 90, 0.01),                     // -10 %
+                  make_record("e", 128, 107, 0.01),                    // +7 %, noise 8 %
+                  make_record("f", 128, 0, 0, outcome::failed)});      // failed both times
+  std::ostringstream os;
+  auto s = compare_results(before, after, os, 5);
+  EXPECT_EQ(s.regressions, 2) << os.str();  // a and c
+  EXPECT_EQ(test::count_of(os.str(), "!! regression"), 2u) << os.str();
+  EXPECT_NE(os.str().find("2 regression(s): slower by more than 5%"), std::string::npos)
+      << os.str();
+  std::ostringstream os3;
+  s = compare_results(before, after, os3, 3);
+  EXPECT_EQ(s.regressions, 3) << os3.str();  // b too
+  std::ostringstream same;
+  EXPECT_EQ(compare_results(before, before, same, 0).regressions, 0) << same.str();
+}
+
+// `kernlab compare` as CI runs it: exit 1 on a regression, 0 without; runs from two GPU models
+// are refused (exit 2) unless --force.
+TEST(Compare, TheExitCodeSaysWhetherThereIsARegression) {
+  test::temp_dir dir("compare_ci");
+  const std::string before =
+      dir.write("before.json", results_of({make_record("a", 128, 100, 0.01)}).dump());
+  const std::string slower =
+      dir.write("slower.json", results_of({make_record("a", 128, 106, 0.01)}).dump());
+  auto other_gpu = results_of({make_record("a", 128, 100, 0.01)});
+  other_gpu["reproducibility"]["device"]["name"] = "Other GPU";
+  const std::string other = dir.write("other.json", other_gpu.dump());
+
+  auto r = test::run_kernlab("compare " + before + " " + before);
+  EXPECT_EQ(r.code, 0) << r.output;
+  r = test::run_kernlab("compare " + before + " " + slower);
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find("!! regression"), std::string::npos) << r.output;
+  r = test::run_kernlab("compare --threshold 10 " + before + " " + slower);
+  EXPECT_EQ(r.code, 0) << r.output;
+  r = test::run_kernlab("compare " + before + " " + other);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("Test GPU"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Other GPU"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--force"), std::string::npos) << r.output;
+  r = test::run_kernlab("compare --force " + before + " " + other);
+  EXPECT_EQ(r.code, 0) << r.output;
+  r = test::run_kernlab("--threshold 5 --variant reduce5 --compile-only");
+  EXPECT_EQ(r.code, 2) << r.output;  // a compare option elsewhere is a usage error
+}
+
 TEST(Compare, AZeroMedianIsNotAPercentageAndLongNamesKeepTheirLines) {
   const std::string long_name(300, 'v');
   const auto before =
@@ -544,8 +601,8 @@ TEST(Compare, AZeroMedianIsNotAPercentageAndLongNamesKeepTheirLines) {
   EXPECT_EQ(s.matched, 3);
   EXPECT_EQ(os.str().find("inf"), std::string::npos) << os.str();
   EXPECT_NE(os.str().find("n/a"), std::string::npos) << os.str();
-  // A header, one line per row, the summary: nothing merged or cut.
-  EXPECT_EQ(test::count_of(os.str(), "\n"), 5u) << os.str();
+  // A header, one line per row, the two summary lines: nothing merged or cut.
+  EXPECT_EQ(test::count_of(os.str(), "\n"), 6u) << os.str();
   EXPECT_EQ(test::count_of(os.str(), long_name), 2u);
   EXPECT_EQ(test::count_of(os.str(), long_name + " block 128"), 1u);
 }

@@ -107,8 +107,14 @@ int run_command(const kl::cli_options& opt) {
     return j;
   };
   if (opt.command[0] == "compare") {
-    kl::compare_results(load(opt.command[1]), load(opt.command[2]), std::cout);
-    return 0;
+    const nlohmann::json before = load(opt.command[1]), after = load(opt.command[2]);
+    // Medians from two GPU models differ by design, not by regression.
+    const std::string a = kl::results_device_name(before), b = kl::results_device_name(after);
+    if (!a.empty() && !b.empty() && a != b && !opt.force)
+      throw kl::usage_error(opt.command[1] + " was measured on " + a + " and " + opt.command[2] +
+                            " on " + b + ": pass --force to compare them anyway");
+    const auto s = kl::compare_results(before, after, std::cout, opt.compare_threshold_pct);
+    return s.regressions > 0 ? 1 : 0;
   }
   const nlohmann::json results = load(opt.command[1]);
   const std::string out = opt.output_path.empty() ? "sweep.svg" : opt.output_path;

@@ -107,7 +107,11 @@ po::options_description make_description() {
      "write every record, with the reproducibility block, to FILE (docs/results_format.md)")
     ("csv", po::value<std::string>(), "write one line per record to FILE")
     ("markdown", po::bool_switch(), "print the tables as markdown")
-    ("output,o", po::value<std::string>(), "the file `kernlab plot` writes (default: sweep.svg)");
+    ("output,o", po::value<std::string>(), "the file `kernlab plot` writes (default: sweep.svg)")
+    ("threshold", po::value<double>(),
+     "compare: a row slower by more than this %, and by more than the noise of both runs, is a "
+     "regression; any regression makes the exit code 1 (default 5)")
+    ("force", po::bool_switch(), "compare: compare runs made on different GPU models");
   po::options_description actions("Actions");
   actions.add_options()
     ("help,h", po::bool_switch(), "this help")
@@ -332,6 +336,8 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"csv", {m::sweep, m::compile_only, m::resources}},
       {"markdown", {m::sweep, m::resources, m::pipeline}},
       {"output", {m::plot}},
+      {"threshold", {m::compare}},
+      {"force", {m::compare}},
       {"watch", {m::sweep, m::compile_only}},
       {"streams", {m::pipeline}},
       {"issue-order", {m::pipeline}},
@@ -608,6 +614,9 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.markdown = vm["markdown"].as<bool>();
   o.resources = vm["resources"].as<bool>();
   o.output_path = str("output", "");
+  o.compare_threshold_pct =
+      bounded(vm, "threshold", o.compare_threshold_pct, 0.0, 1000.0, "a percentage");
+  o.force = vm["force"].as<bool>();
   o.in_process = vm["in-process"].as<bool>();
   o.kernel_timeout_s =
       bounded(vm, "kernel-timeout", o.kernel_timeout_s, 0.0, 86400.0, "seconds", false);

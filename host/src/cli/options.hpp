@@ -56,6 +56,8 @@ struct cli_options {
   bool markdown = false;            ///< tables as markdown
   bool resources = false;           ///< --resources: registers, shared memory, occupancy; no timing
   std::string output_path;          ///< -o FILE, for `plot`
+  double compare_threshold_pct = 5;  ///< `compare`: a slower row beyond this % is a regression
+  bool force = false;                ///< `compare`: runs from different GPU models too
   // Isolation and recovery.
   bool in_process = false;       ///< run kernels in kernlab itself (no worker process)
   double kernel_timeout_s = 10;  ///< a launch that runs longer is a hang

@@ -32,7 +32,17 @@ std::string fmt(const char* format, double v) {
 
 }  // namespace
 
-compare_summary compare_results(const json& before, const json& after, std::ostream& os) {
+std::string results_device_name(const json& results) {
+  const auto r = results.find("reproducibility");
+  if (r == results.end() || !r->is_object()) return "";
+  const auto d = r->find("device");
+  if (d == r->end() || !d->is_object()) return "";
+  const auto n = d->find("name");
+  return n != d->end() && n->is_string() ? n->get<std::string>() : "";
+}
+
+compare_summary compare_results(const json& before, const json& after, std::ostream& os,
+                                double threshold_pct) {
   // Records match when they measured the same thing: configuration_key() (variant, block,
   // dtype, op, size, shape, input and SNR).
   std::map<std::string, const json*> old_by_key;
@@ -58,8 +68,14 @@ compare_summary compare_results(const json& before, const json& after, std::ostr
     const std::string oo = o.at("outcome"), no = r.at("outcome");
     if (oo != "passed" || no != "passed") {
       if (oo != no) ++s.outcome_changed;
+      const bool lost = oo == "passed";  // passed before, not now
+      if (lost) ++s.regressions;
       os << pad(key, width, false) << ' ' << pad(oo, 12) << ' ' << pad(no, 12) << ' '
-         << pad(oo == no ? "" : "outcome", 9) << "  " << (oo == no ? "" : "!") << "\n";
+         << pad(oo == no ? "" : "outcome", 9) << "  "
+         << (lost       ? "!! regression"
+             : oo == no ? ""
+                        : "!")
+         << "\n";
       continue;
     }
     const double a = o.at("timing").at("median_us"), b = r.at("timing").at("median_us");
@@ -69,16 +85,21 @@ compare_summary compare_results(const json& before, const json& after, std::ostr
     const double change = comparable ? (b - a) / a : 0;
     // Significant only when the change exceeds the spread of both runs' samples.
     const bool significant = comparable && std::fabs(change) > std::max(na, nb);
+    const bool regression = significant && change * 100 > threshold_pct;
     if (!significant)
       ++s.within_noise;
     else if (change < 0)
       ++s.faster;
     else
       ++s.slower;
+    if (regression) ++s.regressions;
     os << pad(key, width, false) << ' ' << pad(fmt("%.2f", a), 12) << ' ' << pad(fmt("%.2f", b), 12)
        << ' ' << pad(comparable ? fmt("%+.2f%%", change * 100) : "n/a", 9) << ' '
        << pad(fmt("%.2f%%", na * 100), 8) << ' ' << pad(fmt("%.2f%%", nb * 100), 8) << "  "
-       << (significant ? (change < 0 ? "! faster" : "! slower") : "") << "\n";
+       << (regression    ? "!! regression"
+           : significant ? (change < 0 ? "! faster" : "! slower")
+                         : "")
+       << "\n";
   }
   for (const auto& [key, r] : old_by_key) {
     ++s.only_old;
@@ -88,6 +109,8 @@ compare_summary compare_results(const json& before, const json& after, std::ostr
      << " slower beyond the noise of both runs, " << s.within_noise << " within it, "
      << s.outcome_changed << " changed outcome; " << s.only_old << " only before, " << s.only_new
      << " only after\n";
+  os << s.regressions << " regression(s): slower by more than " << fmt("%g", threshold_pct)
+     << "% and the noise of both runs, or passed before and not now\n";
   return s;
 }
 

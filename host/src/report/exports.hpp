@@ -14,13 +14,21 @@ void write_csv(const nlohmann::json& results, std::ostream& os);
 struct compare_summary {
   int matched = 0, faster = 0, slower = 0, within_noise = 0, outcome_changed = 0;
   int only_old = 0, only_new = 0;
+  /// Rows slower by more than the threshold and the noise of both runs, and rows that passed
+  /// before and do not now: what fails a CI job.
+  int regressions = 0;
 };
 
-/// Prints each record of `after` beside its match in `before` (same variant, block, dtype, op,
-/// size and input): the two medians and the change. A change is marked significant ('!') when
-/// it is larger than the noise (relative standard deviation) of both runs.
+/// Prints each record of `after` beside its match in `before` (same configuration key): the two
+/// medians and the change. A change is marked significant ('!') when it is larger than the noise
+/// (relative standard deviation) of both runs, and a regression ("!! regression") when it is also
+/// slower by more than `threshold_pct`.
 compare_summary compare_results(const nlohmann::json& before, const nlohmann::json& after,
-                                std::ostream& os);
+                                std::ostream& os, double threshold_pct = 5);
+
+/// The GPU model a results file was measured on ("NVIDIA H100 80GB HBM3"), or "" when the file
+/// does not say (a compile-only run, a file from an older kernlab).
+std::string results_device_name(const nlohmann::json& results);
 
 /// Throughput per variant and block size, a panel per (dtype, op, size), with the device's peak
 /// and the baseline drawn as lines. Failed and wrong rows are marked, never drawn as bars.
