@@ -5,9 +5,9 @@
 // split evenly. Without a GPU every test here is skipped with the reason.
 #include "cuda/driver.hpp"
 #include "cuda/resources.hpp"
+#include "exec/qam256_pipeline.hpp"
 #include "families/family.hpp"
 #include "families/qam256.hpp"
-#include "families/qam256_pipeline.hpp"
 #include "gpu_test_util.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"

@@ -5,11 +5,11 @@
 // test_compile.cpp (every family's files).
 #include "cli/options.hpp"
 #include "families/matmul.hpp"
-#include "registry/expression.hpp"
-#include "registry/metadata.hpp"
 #include "registry/registry.hpp"
 #include "report/table.hpp"
 #include "runner/runner.hpp"
+#include "spec/expression.hpp"
+#include "spec/metadata.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>

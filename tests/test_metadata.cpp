@@ -1,7 +1,7 @@
 // The kernel header parser and the expression evaluator: good headers, and every kind of bad one
 // giving file:line.
-#include "registry/expression.hpp"
-#include "registry/metadata.hpp"
+#include "spec/expression.hpp"
+#include "spec/metadata.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 // they are loaded are probed in a child process, and kernlab itself goes on.
 #include "cli/options.hpp"
 #include "families/family.hpp"
-#include "registry/metadata.hpp"
 #include "registry/registry.hpp"
+#include "spec/metadata.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>

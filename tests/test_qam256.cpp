@@ -2,11 +2,11 @@
 // docs/qam256.md), the input generator, the comparison, the grid and chunk plans, the
 // header checks, the options, and NVRTC compiles of every qam256 kernel file.
 #include "cli/options.hpp"
+#include "exec/qam256_pipeline.hpp"
 #include "families/qam256.hpp"
-#include "families/qam256_pipeline.hpp"
-#include "registry/metadata.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
+#include "spec/metadata.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>

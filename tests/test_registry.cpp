@@ -1,7 +1,7 @@
 // Discovery of kernel files, registry errors, and selection by name, wildcard and family.
 #include "families/family.hpp"
-#include "registry/names.hpp"
 #include "registry/registry.hpp"
+#include "spec/names.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>

@@ -6,8 +6,8 @@
 // expression_error are the only exceptions these may throw; anything else (std::out_of_range,
 // std::regex_error, ...) escapes and libFuzzer reports it, as it does a sanitizer's finding. A
 // header that parses must also keep parse_header's promises (checked below).
-#include "registry/expression.hpp"
-#include "registry/metadata.hpp"
+#include "spec/expression.hpp"
+#include "spec/metadata.hpp"
 
 #include <cstdint>
 #include <cstdio>

@@ -2,7 +2,7 @@
 #include "cuda/occupancy.hpp"
 
 #include "core/errors.hpp"
-#include "registry/names.hpp"
+#include "spec/names.hpp"
 
 #include <boost/program_options.hpp>
 

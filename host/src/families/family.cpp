@@ -3,18 +3,13 @@
 #include "families/matmul.hpp"
 #include "families/qam256.hpp"
 #include "families/reduce.hpp"
-#include "registry/expression.hpp"
+#include "spec/expression.hpp"
 
 #include <cctype>
 #include <cstdio>
 #include <stdexcept>
 
 namespace kl {
-
-nlohmann::json family::run_job(const std::string& name, const nlohmann::json&,
-                               const cuda::device_info&) const {
-  throw std::invalid_argument("family " + this->name() + " has no job '" + name + "'");
-}
 
 std::map<std::string, std::int64_t> launch_variables(const variant_descriptor& v, unsigned block,
                                                      const problem_config& c) {

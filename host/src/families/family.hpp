@@ -4,8 +4,8 @@
 #pragma once
 
 #include "cuda/device.hpp"
-#include "registry/metadata.hpp"
-#include "registry/variant.hpp"
+#include "spec/metadata.hpp"
+#include "spec/variant.hpp"
 
 #include <kernlab/plugin_api.h>
 
@@ -158,11 +158,6 @@ class family {
   /// Makes inputs and the reference on the host, then uploads them. Needs a current context.
   virtual std::unique_ptr<problem> make_problem(const problem_config& c,
                                                 const cuda::device_info& device) const = 0;
-  /// A measurement of the family's own that is not a row (qam256: "pipeline"), run where rows
-  /// run (in the worker process, or in process), with the device's context current. `args` and
-  /// the result are the family's JSON. The default offers none: it throws std::invalid_argument.
-  virtual nlohmann::json run_job(const std::string& name, const nlohmann::json& args,
-                                 const cuda::device_info& device) const;
 };
 
 /// The one place families are registered (explicitly, from main and the tests).

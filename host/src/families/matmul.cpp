@@ -5,7 +5,7 @@
 #include "families/splitmix64.hpp"
 #include "matmul_reference_source.hpp"  // generated from kernels_src/include/kernlab/
 #include "nvrtc/compiler.hpp"
-#include "registry/expression.hpp"
+#include "spec/expression.hpp"
 
 #include <algorithm>
 #include <cmath>

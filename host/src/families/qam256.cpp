@@ -2,9 +2,8 @@
 
 #include "cuda/resources.hpp"
 #include "families/plugin_launch.hpp"
-#include "families/qam256_pipeline.hpp"
 #include "families/splitmix64.hpp"
-#include "registry/expression.hpp"
+#include "spec/expression.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -386,12 +385,6 @@ std::unique_ptr<problem> qam256_family::make_problem(const problem_config& c,
                                 std::to_string(c.size));
   if (!std::isfinite(c.snr_db)) throw std::invalid_argument("qam256: the SNR must be finite");
   return std::make_unique<qam256_problem>(c, device);
-}
-
-nlohmann::json qam256_family::run_job(const std::string& name, const nlohmann::json& args,
-                                      const cuda::device_info& device) const {
-  if (name != "pipeline") return family::run_job(name, args, device);
-  return to_json(run_pipeline(pipeline_job_from_json(args), device));
 }
 
 }  // namespace kl

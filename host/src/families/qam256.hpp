@@ -25,9 +25,6 @@ class qam256_family final : public family {
   std::size_t device_bytes_needed(const problem_config& c) const override;
   std::unique_ptr<problem> make_problem(const problem_config& c,
                                         const cuda::device_info& device) const override;
-  /// "pipeline": the end-to-end host -> device -> host measurement (qam256_pipeline.hpp).
-  nlohmann::json run_job(const std::string& name, const nlohmann::json& args,
-                         const cuda::device_info& device) const override;
 };
 
 /// The host side of the family, exposed for the tests and the pipeline.

@@ -3,7 +3,7 @@
 #include "cuda/resources.hpp"
 #include "families/plugin_launch.hpp"
 #include "families/splitmix64.hpp"
-#include "registry/expression.hpp"
+#include "spec/expression.hpp"
 
 #include <algorithm>
 #include <cmath>

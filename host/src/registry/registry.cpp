@@ -1,8 +1,8 @@
 #include "registry/registry.hpp"
 
-#include "registry/expression.hpp"
-#include "registry/metadata.hpp"
-#include "registry/names.hpp"
+#include "spec/expression.hpp"
+#include "spec/metadata.hpp"
+#include "spec/names.hpp"
 
 #include <algorithm>
 #include <cctype>

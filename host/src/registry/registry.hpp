@@ -4,7 +4,7 @@
 
 #include "families/family.hpp"
 #include "plugins/plugin_loader.hpp"
-#include "registry/variant.hpp"
+#include "spec/variant.hpp"
 
 #include <memory>
 #include <stdexcept>

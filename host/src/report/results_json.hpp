@@ -3,8 +3,8 @@
 // docs/results_format.md; `version` changes whenever a field changes meaning or goes away.
 #pragma once
 
-#include "runner/result.hpp"
-#include "runner/runner.hpp"
+#include "exec/record_json.hpp"
+#include "exec/result.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -26,17 +26,6 @@ struct run_context {
   timing_options timing;
   std::string baseline;  ///< the --baseline name, "" for the family's library
 };
-
-nlohmann::json to_json(const result_record& r);
-nlohmann::json to_json(const timing_stats& t);
-timing_stats timing_stats_from_json(const nlohmann::json& j);
-nlohmann::json to_json(const timing_options& t);
-timing_options timing_options_from_json(const nlohmann::json& j);
-result_record record_from_json(const nlohmann::json& j);
-
-/// configuration_key() of a record of a results file (its "variant", "block" and "config");
-/// throws nlohmann::json's exceptions for a record without them.
-std::string record_key(const nlohmann::json& record);
 
 /// The whole file: context, device, launch floor, kernel sources (hash and options), records.
 nlohmann::json results_to_json(const sweep_result& sweep, const run_context& ctx);

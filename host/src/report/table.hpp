@@ -3,11 +3,10 @@
 #pragma once
 
 #include "cuda/device.hpp"
+#include "exec/result.hpp"
 #include "families/family.hpp"
 #include "nvrtc/compile_cache.hpp"
 #include "registry/registry.hpp"
-#include "runner/result.hpp"
-#include "runner/runner.hpp"
 
 #include <optional>
 #include <ostream>

@@ -125,15 +125,6 @@ std::string sanitizer_verdict(const std::string& tool, const std::string& path) 
   return tool + ": " + count + (notes.empty() ? "" : " (" + notes + ")") + " [" + path + "]";
 }
 
-const char* to_string(cache_use c) {
-  switch (c) {
-    case cache_use::off: return "-";
-    case cache_use::hit: return "hit";
-    case cache_use::miss: return "miss";
-  }
-  return "?";
-}
-
 row_job source_job(const family& f, const variant_descriptor& v, unsigned block,
                    const problem_config& c, const compile_record& compiled) {
   row_job job;

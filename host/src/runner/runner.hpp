@@ -3,11 +3,11 @@
 #pragma once
 
 #include "cuda/device.hpp"
+#include "exec/result.hpp"
+#include "exec/row.hpp"
 #include "measure/timing.hpp"
 #include "nvrtc/compile_cache.hpp"
 #include "registry/registry.hpp"
-#include "runner/result.hpp"
-#include "runner/row.hpp"
 #include "worker/executor.hpp"
 
 #include <functional>
@@ -64,61 +64,6 @@ struct run_request {
   /// that has none of the default ones (qam256 has float32 and "demap", not "sum") runs its own
   /// first dtype and op then, so that `--variant all` covers every family.
   bool dtypes_explicit = false, ops_explicit = false;
-};
-
-/// One template instantiation a file was compiled for.
-struct instantiation {
-  std::string name_expression;
-  unsigned block = 0;
-  std::string dtype, op;
-};
-
-/// Where a file's compiled image came from.
-enum class cache_use {
-  off,  ///< no cache (or nothing to compile)
-  hit,  ///< loaded from the cache
-  miss  ///< compiled by NVRTC (and stored, if it compiled)
-};
-const char* to_string(cache_use);
-
-/// One kernel file's compilation for this sweep.
-struct compile_record {
-  const registry_entry* entry = nullptr;
-  std::vector<instantiation> instances;
-  nvrtc::compile_result result;
-  std::string error;  ///< a header error or an NVRTC failure; empty when it compiled
-  cache_use cache = cache_use::off;
-  /// What the file cost this run, on its compile thread: the key and lookup, and on a miss
-  /// NVRTC and the store. (result.milliseconds is NVRTC's time when the image was made.)
-  double milliseconds = 0;
-  std::string key;  ///< the cache key in hex; "" if not compiled, or neither cached nor wanted
-};
-
-/// The compile stage of a sweep in numbers.
-struct compile_summary {
-  std::size_t files = 0;  ///< files compiled or looked up (not those with a header error)
-  std::size_t hits = 0, misses = 0, failed = 0;
-  unsigned jobs = 0;      ///< compile threads
-  double wall_ms = 0;     ///< from the stage's start until its last file was ready
-  std::string cache_dir;  ///< "" when the cache is off
-};
-
-struct sweep_result {
-  std::optional<cuda::device_info> device;
-  std::string no_device_reason;  ///< why there is no GPU here, if there is none
-  std::string arch;
-  /// An empty kernel, timed like every variant: the floor under any one-launch operation here.
-  std::optional<timing_stats> launch_floor;
-  int workers_started = 0;           ///< more than one: some kernel crashed or hung a worker
-  std::string clock_monitor_status;  ///< "" when SM clocks were read, else why not
-  /// Every source variant's compile, in request order; complete once run() returns (the rows
-  /// are run while later files still compile).
-  std::vector<compile_record> compiles;
-  compile_summary compile_stats;
-  /// Problems with the cache, each reported once (a damaged entry, a folder that cannot be
-  /// written); they never fail a variant.
-  std::vector<std::string> warnings;
-  std::vector<result_record> results;
 };
 
 /// Called with each finished group of rows (one dtype, op and size), so long sweeps print as

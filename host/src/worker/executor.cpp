@@ -1,8 +1,9 @@
 #include "worker/executor.hpp"
 
+#include "exec/family_jobs.hpp"
+#include "exec/record_json.hpp"
 #include "process/protocol.hpp"
 #include "process/worker_process.hpp"
-#include "report/results_json.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -60,10 +61,8 @@ cuda::device_info device_from_json(const json& j) {
 
 // A family job, on the device that `runner` holds (its context is current on this thread).
 json family_job(const family_registry& families, const row_runner& runner, const json& m) {
-  const std::string name = m.at("family").get<std::string>();
-  const family* f = families.find(name);
-  if (!f) throw std::runtime_error("unknown family '" + name + "'");
-  return f->run_job(m.at("name").get<std::string>(), m.at("args"), runner.device());
+  return run_family_job(families, m.at("family").get<std::string>(),
+                        m.at("name").get<std::string>(), m.at("args"), runner.device());
 }
 
 class in_process final : public row_executor {

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "cuda/device.hpp"
+#include "exec/row.hpp"
 #include "families/family.hpp"
-#include "runner/row.hpp"
 
 #include <memory>
 #include <string>
@@ -23,7 +23,7 @@ class row_executor {
   virtual result_record run(const row_job& job) = 0;
   /// How many workers were started (1 if nothing went wrong; 0 in process).
   virtual int workers_started() const { return 0; }
-  /// A family's own measurement (family::run_job, e.g. qam256's "pipeline"), run where rows
+  /// A family's own measurement (exec/family_jobs.hpp, e.g. qam256's "pipeline"), run where rows
   /// run. Throws std::runtime_error when it fails, crashes the worker or hangs it.
   virtual nlohmann::json run_family_job(const std::string& family, const std::string& name,
                                         const nlohmann::json& args) = 0;

@@ -1,4 +1,4 @@
-#include "registry/names.hpp"
+#include "spec/names.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -1,14 +1,14 @@
 // The qam256 end-to-end pipeline (docs/qam256.md): pinned
 // host input -> H2D -> kernel -> D2H -> pinned host output, the data in chunks over S streams,
 // issued breadth first (all H2D, then all kernels, then all D2H) or depth first (each chunk's
-// three stages in turn). It runs as a family job (family::run_job) where rows run: in the worker
-// process, or in process.
+// three stages in turn). It runs as a family job (exec/family_jobs.hpp) where rows run: in the
+// worker process, or in process.
 #pragma once
 
 #include "cuda/device.hpp"
+#include "exec/row.hpp"
 #include "families/family.hpp"
-#include "registry/variant.hpp"
-#include "runner/row.hpp"
+#include "spec/variant.hpp"
 
 #include <nlohmann/json.hpp>
 

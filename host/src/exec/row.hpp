@@ -5,12 +5,12 @@
 
 #include "cuda/device.hpp"
 #include "cuda/resources.hpp"
+#include "exec/result.hpp"
 #include "families/family.hpp"
 #include "measure/clock_monitor.hpp"
 #include "measure/l2_flush.hpp"
 #include "measure/timing.hpp"
 #include "plugins/plugin_loader.hpp"
-#include "runner/result.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
-#include "registry/metadata.hpp"
+#include "spec/metadata.hpp"
 
-#include "registry/expression.hpp"
-#include "registry/names.hpp"
+#include "spec/expression.hpp"
+#include "spec/names.hpp"
 
 #include <algorithm>
 #include <cctype>

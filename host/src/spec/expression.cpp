@@ -1,4 +1,4 @@
-#include "registry/expression.hpp"
+#include "spec/expression.hpp"
 
 #include <cctype>
 #include <cmath>

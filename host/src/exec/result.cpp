@@ -1,4 +1,4 @@
-#include "runner/result.hpp"
+#include "exec/result.hpp"
 
 namespace kl {
 
@@ -36,6 +36,15 @@ std::string configuration_key(const std::string& qualified_name, unsigned block,
          (sized ? " n=" + std::to_string(c.size) : "") +
          (c.shape.empty() ? "" : " " + c.shape_text()) +
          (c.input_mode == "exact" ? "" : " " + c.input_mode) + c.snr_text();
+}
+
+const char* to_string(cache_use c) {
+  switch (c) {
+    case cache_use::off: return "-";
+    case cache_use::hit: return "hit";
+    case cache_use::miss: return "miss";
+  }
+  return "?";
 }
 
 }  // namespace kl

@@ -1,4 +1,4 @@
-#include "registry/variant.hpp"
+#include "spec/variant.hpp"
 
 #include <algorithm>
 

@@ -1,6 +1,7 @@
-#include "runner/row.hpp"
+#include "exec/row.hpp"
 
-#include "report/results_json.hpp"
+#include "exec/record_json.hpp"
+#include "nvrtc/hash.hpp"
 
 #include <chrono>
 
@@ -136,7 +137,8 @@ result_record row_runner::run(const row_job& job) {
     r.flops = prob.flops();
     std::unique_ptr<operation> op;
     if (v.origin == origin_kind::source) {
-      const std::string key = v.origin_path + "#" + content_hash(job.cubin);
+      // Loaded modules, by file and image: one per compiled file, reused by its rows.
+      const std::string key = v.origin_path + "#" + std::to_string(nvrtc::checksum64(job.cubin));
       auto& mod = modules_[key];
       if (!mod) {
         const auto t0 = std::chrono::steady_clock::now();

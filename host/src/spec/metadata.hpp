@@ -1,7 +1,7 @@
 // The metadata header of a kernel source file (docs/kernel_contract.md).
 #pragma once
 
-#include "registry/variant.hpp"
+#include "spec/variant.hpp"
 
 #include <map>
 #include <stdexcept>

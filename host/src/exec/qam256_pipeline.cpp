@@ -1,8 +1,8 @@
-#include "families/qam256_pipeline.hpp"
+#include "exec/qam256_pipeline.hpp"
 
 #include "cuda/resources.hpp"
+#include "exec/record_json.hpp"
 #include "families/qam256.hpp"
-#include "report/results_json.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,0 +1,25 @@
+// A result record, and the timing figures in it, as JSON and back (docs/results_format.md).
+#pragma once
+
+#include "exec/result.hpp"
+#include "measure/timing.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace kl {
+
+nlohmann::json to_json(const result_record& r);
+nlohmann::json to_json(const timing_stats& t);
+timing_stats timing_stats_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const timing_options& t);
+timing_options timing_options_from_json(const nlohmann::json& j);
+/// Throws std::runtime_error (or nlohmann::json's exceptions) naming the key of a bad record.
+result_record record_from_json(const nlohmann::json& j);
+
+/// configuration_key() of a record of a results file (its "variant", "block" and "config");
+/// throws nlohmann::json's exceptions for a record without them.
+std::string record_key(const nlohmann::json& record);
+
+}  // namespace kl

@@ -1,0 +1,169 @@
+// Result records read back from JSON (the worker's replies, results files), with the checks a
+// file from anywhere needs, and their configuration keys. Fuzzed (tests/fuzz/fuzz_results.cpp).
+#include "exec/record_json.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+
+namespace kl {
+namespace {
+
+using nlohmann::json;
+
+// The whole number of type T at `key` of `j`. json's own conversion of a fraction or of a value
+// out of T's range is undefined behaviour: a file is refused for it instead, naming the key.
+template <typename T>
+T whole(const json& v, const char* key) {
+  if (v.is_number_unsigned()) {
+    const auto x = v.get<std::uint64_t>();
+    if (x <= static_cast<std::uint64_t>(std::numeric_limits<T>::max())) return static_cast<T>(x);
+  } else if (v.is_number_integer()) {
+    const auto x = v.get<std::int64_t>();
+    if (x >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+        (x < 0 || static_cast<std::uint64_t>(x) <=
+                      static_cast<std::uint64_t>(std::numeric_limits<T>::max())))
+      return static_cast<T>(x);
+  }
+  throw std::runtime_error(std::string("\"") + key + "\": " + v.dump() +
+                           " is not a whole number in range");
+}
+template <typename T>
+T whole_at(const json& j, const char* key) {
+  return whole<T>(j.at(key), key);
+}
+template <typename T>
+std::vector<T> wholes_at(const json& j, const char* key, bool optional = false) {
+  std::vector<T> out;
+  if (optional && !j.contains(key)) return out;
+  const json& list = j.at(key);
+  if (!list.is_array()) throw std::runtime_error(std::string("\"") + key + "\": not a list");
+  for (const auto& v : list) out.push_back(whole<T>(v, key));
+  return out;
+}
+
+variant_descriptor descriptor_from_json(const json& j) {
+  variant_descriptor d;
+  d.family = j.at("family").get<std::string>();
+  d.name = j.at("name").get<std::string>();
+  d.origin = j.at("origin") == "plugin" ? origin_kind::plugin : origin_kind::source;
+  d.origin_path = j.at("origin_path").get<std::string>();
+  d.entry = j.at("entry").get<std::string>();
+  d.blocks = wholes_at<unsigned>(j, "blocks");
+  d.tile = j.at("tile").get<std::string>();
+  d.grid = j.at("grid") == "resident" ? grid_kind::resident : grid_kind::tiles;
+  d.bounds = j.at("bounds") == "checked" ? bounds_kind::checked : bounds_kind::padded;
+  d.output = j.at("output") == "single" ? output_kind::single : output_kind::per_block;
+  d.shared_bytes = j.at("shared_bytes").get<std::string>();
+  d.workspace = j.at("workspace").get<std::string>();
+  d.dtypes = j.at("dtypes").get<std::vector<std::string>>();
+  d.ops = j.at("ops").get<std::vector<std::string>>();
+  d.summary = j.at("summary").get<std::string>();
+  d.order = whole_at<int>(j, "order");
+  d.is_baseline = j.at("is_baseline").get<bool>();
+  // Absent from files written before the 2-D launch geometry existed.
+  d.params = j.value("params", std::vector<std::pair<std::string, std::string>>{});
+  d.block_dims = j.value("block_dims", std::vector<std::string>{});
+  d.grid_dims = j.value("grid_dims", std::vector<std::string>{});
+  return d;
+}
+
+outcome outcome_from_string(const std::string& s) {
+  for (outcome o : {outcome::passed, outcome::wrong_result, outcome::failed, outcome::skipped,
+                    outcome::crashed, outcome::timeout, outcome::suspect})
+    if (s == outcome_name(o)) return o;
+  throw std::runtime_error("unknown outcome '" + s + "'");
+}
+
+}  // namespace
+
+timing_stats timing_stats_from_json(const json& t) {
+  timing_stats s;
+  s.samples = whole_at<std::size_t>(t, "samples");
+  s.median_ms = t.at("median_us").get<double>() / 1e3;
+  s.min_ms = t.at("min_us").get<double>() / 1e3;
+  s.max_ms = t.at("max_us").get<double>() / 1e3;
+  s.mean_ms = t.at("mean_us").get<double>() / 1e3;
+  s.noise = t.at("noise").get<double>();
+  s.timed_out = t.at("timed_out").get<bool>();
+  s.flush = parse_flush_mode(t.at("flush").get<std::string>());
+  s.sm_clock_min_mhz = whole_at<int>(t, "sm_clock_min_mhz");
+  s.sm_clock_max_mhz = whole_at<int>(t, "sm_clock_max_mhz");
+  s.clock_dropped = t.at("clock_dropped").get<bool>();
+  // Files written before the confidence interval have none: 0, and the rule they had.
+  s.rule = parse_stop_rule(t.value("stop_rule", "stdrel"));
+  s.ci_low_ms = t.value("ci_low_us", 0.0) / 1e3;
+  s.ci_high_ms = t.value("ci_high_us", 0.0) / 1e3;
+  return s;
+}
+
+timing_options timing_options_from_json(const json& j) {
+  timing_options t;
+  t.warmup_runs = whole_at<decltype(t.warmup_runs)>(j, "warmup_runs");
+  t.min_samples = whole_at<decltype(t.min_samples)>(j, "min_samples");
+  t.max_samples = whole_at<decltype(t.max_samples)>(j, "max_samples");
+  t.min_time_s = j.at("min_time_s");
+  t.max_noise = j.at("max_noise");
+  t.timeout_s = j.at("timeout_s");
+  t.flush = parse_flush_mode(j.at("flush"));
+  t.rule = parse_stop_rule(j.value("stop_rule", "stdrel"));
+  t.max_ci = j.value("max_ci", t.max_ci);
+  return t;
+}
+
+result_record record_from_json(const json& j) {
+  result_record r;
+  r.variant = descriptor_from_json(j.at("variant"));
+  const auto& c = j.at("config");
+  r.config.dtype = c.at("dtype").get<std::string>();
+  r.config.op = c.at("op").get<std::string>();
+  r.config.size = whole_at<std::uint64_t>(c, "size");
+  r.config.input_mode = c.at("input").get<std::string>();
+  r.config.seed = whole_at<std::uint64_t>(c, "seed");
+  r.config.snr_db = c.value("snr_db", 20.0);  // absent in files written before qam256
+  // Files written before families had shapes have no "shape": a 1-D configuration.
+  r.config.shape = wholes_at<std::uint64_t>(c, "shape", true);
+  r.block = whole_at<unsigned>(j, "block");
+  r.status = outcome_from_string(j.at("outcome").get<std::string>());
+  r.message = j.at("message").get<std::string>();
+  r.check.expected = j.at("expected").get<std::string>();
+  r.check.got = j.at("got").get<std::string>();
+  r.check.ok = r.status == outcome::passed;
+  r.bytes = j.at("bytes").get<double>();
+  r.flops = j.at("flops").get<double>();
+  r.compile_ms = j.at("compile_ms").get<double>();
+  r.load_ms = j.at("load_ms").get<double>();
+  r.validate_ms = j.at("validate_ms").get<double>();
+  r.sanitizer = j.value("sanitizer", "");
+  r.sanitizer_findings = j.value("sanitizer_findings", false);
+  if (!j.at("timing").is_null()) r.timing = timing_stats_from_json(j.at("timing"));
+  if (!j.at("resources").is_null()) {
+    const auto& x = j.at("resources");
+    nvrtc::resource_usage u;
+    u.registers = whole_at<int>(x, "registers");
+    u.static_shared_bytes = whole_at<long>(x, "static_shared_bytes");
+    u.stack_frame_bytes = whole_at<long>(x, "stack_frame_bytes");
+    u.spill_store_bytes = whole_at<long>(x, "spill_store_bytes");
+    u.spill_load_bytes = whole_at<long>(x, "spill_load_bytes");
+    r.resources = u;
+  }
+  if (!j.at("occupancy").is_null())
+    r.occupancy = occupancy_info{whole_at<int>(j.at("occupancy"), "blocks_per_sm"),
+                                 j.at("occupancy").at("fraction").get<double>()};
+  return r;
+}
+
+std::string record_key(const json& r) {
+  const auto& c = r.at("config");
+  problem_config config;
+  config.dtype = c.at("dtype").get<std::string>();
+  config.op = c.at("op").get<std::string>();
+  config.size = whole_at<std::uint64_t>(c, "size");
+  config.input_mode = c.at("input").get<std::string>();
+  config.snr_db = c.value("snr_db", 20.0);
+  config.shape = wholes_at<std::uint64_t>(c, "shape", true);
+  return configuration_key(r.at("variant").at("qualified_name").get<std::string>(),
+                           whole_at<unsigned>(r, "block"), config);
+}
+
+}  // namespace kl

@@ -1,0 +1,108 @@
+// A result record, and the timing figures in it, as JSON: the worker's replies and the results
+// file's records (docs/results_format.md). Reading them back is record_read.cpp's, apart, so that
+// the readers link without the rest of kernlab (the fuzz target tests/fuzz/fuzz_results.cpp).
+#include "exec/record_json.hpp"
+
+namespace kl {
+namespace {
+
+using nlohmann::json;
+
+json descriptor_json(const variant_descriptor& d) {
+  return {{"family", d.family},
+          {"name", d.name},
+          {"qualified_name", d.qualified_name()},
+          {"origin", to_string(d.origin)},
+          {"origin_path", d.origin_path},
+          {"entry", d.entry},
+          {"blocks", d.blocks},
+          {"tile", d.tile},
+          {"grid", to_string(d.grid)},
+          {"bounds", to_string(d.bounds)},
+          {"output", to_string(d.output)},
+          {"shared_bytes", d.shared_bytes},
+          {"workspace", d.workspace},
+          {"dtypes", d.dtypes},
+          {"ops", d.ops},
+          {"summary", d.summary},
+          {"order", d.order},
+          {"is_baseline", d.is_baseline},
+          {"params", d.params},
+          {"block_dims", d.block_dims},
+          {"grid_dims", d.grid_dims}};
+}
+
+}  // namespace
+
+json to_json(const timing_stats& t) {
+  return {{"samples", t.samples},
+          {"median_us", t.median_ms * 1e3},
+          {"min_us", t.min_ms * 1e3},
+          {"max_us", t.max_ms * 1e3},
+          {"mean_us", t.mean_ms * 1e3},
+          {"noise", t.noise},
+          {"timed_out", t.timed_out},
+          {"flush", to_string(t.flush)},
+          {"sm_clock_min_mhz", t.sm_clock_min_mhz},
+          {"sm_clock_max_mhz", t.sm_clock_max_mhz},
+          {"clock_dropped", t.clock_dropped},
+          {"stop_rule", to_string(t.rule)},
+          {"ci_low_us", t.ci_low_ms * 1e3},
+          {"ci_high_us", t.ci_high_ms * 1e3},
+          {"ci_half_width", t.ci_half_width()}};
+}
+
+json to_json(const timing_options& t) {
+  return {{"warmup_runs", t.warmup_runs},
+          {"min_samples", t.min_samples},
+          {"max_samples", t.max_samples},
+          {"min_time_s", t.min_time_s},
+          {"max_noise", t.max_noise},
+          {"timeout_s", t.timeout_s},
+          {"flush", to_string(t.flush)},
+          {"stop_rule", to_string(t.rule)},
+          {"max_ci", t.max_ci}};
+}
+
+json to_json(const result_record& r) {
+  json j = {{"variant", descriptor_json(r.variant)},
+            {"config",
+             {{"dtype", r.config.dtype},
+              {"op", r.config.op},
+              {"size", r.config.size},
+              {"input", r.config.input_mode},
+              {"seed", r.config.seed},
+              {"snr_db", r.config.snr_db},
+              {"shape", r.config.shape}}},
+            {"block", r.block},
+            {"outcome", outcome_name(r.status)},
+            {"message", r.message},
+            {"expected", r.check.expected},
+            {"got", r.check.got},
+            {"bytes", r.bytes},
+            {"flops", r.flops},
+            {"compile_ms", r.compile_ms},
+            {"load_ms", r.load_ms},
+            {"validate_ms", r.validate_ms},
+            {"sanitizer", r.sanitizer},
+            {"sanitizer_findings", r.sanitizer_findings}};
+  j["timing"] = nullptr;
+  if (r.timing) {
+    j["timing"] = to_json(*r.timing);
+    j["gbps"] = r.gbps();
+  }
+  j["resources"] = nullptr;
+  if (r.resources)
+    j["resources"] = {{"registers", r.resources->registers},
+                      {"static_shared_bytes", r.resources->static_shared_bytes},
+                      {"stack_frame_bytes", r.resources->stack_frame_bytes},
+                      {"spill_store_bytes", r.resources->spill_store_bytes},
+                      {"spill_load_bytes", r.resources->spill_load_bytes}};
+  j["occupancy"] = nullptr;
+  if (r.occupancy)
+    j["occupancy"] = {{"blocks_per_sm", r.occupancy->blocks_per_sm},
+                      {"fraction", r.occupancy->fraction}};
+  return j;
+}
+
+}  // namespace kl

@@ -1,0 +1,126 @@
+// What one (variant, configuration) came to, the record every report is made from, and what a
+// whole sweep came to.
+#pragma once
+
+#include "cuda/device.hpp"
+#include "families/family.hpp"
+#include "measure/timing.hpp"
+#include "nvrtc/compiler.hpp"
+#include "registry/registry.hpp"
+#include "spec/variant.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+enum class outcome {
+  passed,        ///< validated, then timed
+  wrong_result,  ///< ran, but the output differs from the reference
+  failed,        ///< could not run: compile error, bad header, launch or plugin error
+  skipped,       ///< cannot run here (unsupported block, dtype, device limit); not a failure
+  crashed,       ///< the kernel (or plugin) faulted: a sticky CUDA error, or the worker died
+  timeout,       ///< a launch did not finish within --kernel-timeout; the worker was killed
+  suspect        ///< was running when an earlier run went down (--resume); not run again
+};
+/// The table's word for an outcome ("passed", "WRONG", ...).
+const char* to_string(outcome);
+/// The stable name in results files ("passed", "wrong_result", "failed", "skipped").
+const char* outcome_name(outcome);
+
+/// Occupancy from the function's resources and the block size.
+struct occupancy_info {
+  int blocks_per_sm = 0;
+  double fraction = 0;  ///< resident threads / the SM's maximum
+};
+
+struct result_record {
+  variant_descriptor variant;
+  problem_config config;
+  unsigned block = 0;  ///< 0 when the block size does not apply
+  outcome status = outcome::failed;
+  std::string message;  ///< the reason for a skip, the error of a failure
+  check_result check;   ///< expected and got, for a wrong result
+  std::optional<timing_stats> timing;
+  std::optional<nvrtc::resource_usage> resources;
+  std::optional<occupancy_info> occupancy;
+  double bytes = 0, flops = 0;
+  double compile_ms = 0, load_ms = 0, validate_ms = 0;
+  /// compute-sanitizer's verdicts ("memcheck: clean, racecheck: ..."), if it ran.
+  std::string sanitizer;
+  bool sanitizer_findings = false;  ///< any tool reported an error or a hazard
+
+  /// A passed row whose median means something: rows run under compute-sanitizer are validated
+  /// and run once, at the sanitizer's pace, so they are not timed.
+  bool timed() const { return status == outcome::passed && timing && sanitizer.empty(); }
+  double gbps() const {
+    return timed() && timing->median_ms > 0 ? bytes / (timing->median_ms * 1e6) : 0;
+  }
+};
+
+/// The canonical key of a measured configuration: what two records must share to be the same
+/// measurement (compare matches rows by it, plot groups them, the journal builds on it):
+/// "reduce.reduce5 block 256 int32 sum n=16777216", then the shape, the input mode when it is
+/// not "exact", and qam256's SNR ("matmul.naive block 256 float32 mm 1024x1024x1024").
+std::string configuration_key(const std::string& qualified_name, unsigned block,
+                              const problem_config& c);
+
+// What a sweep compiled and ran: the compile stage, then every row.
+
+/// One template instantiation a file was compiled for.
+struct instantiation {
+  std::string name_expression;
+  unsigned block = 0;
+  std::string dtype, op;
+};
+
+/// Where a file's compiled image came from.
+enum class cache_use {
+  off,  ///< no cache (or nothing to compile)
+  hit,  ///< loaded from the cache
+  miss  ///< compiled by NVRTC (and stored, if it compiled)
+};
+const char* to_string(cache_use);
+
+/// One kernel file's compilation for this sweep.
+struct compile_record {
+  const registry_entry* entry = nullptr;
+  std::vector<instantiation> instances;
+  nvrtc::compile_result result;
+  std::string error;  ///< a header error or an NVRTC failure; empty when it compiled
+  cache_use cache = cache_use::off;
+  /// What the file cost this run, on its compile thread: the key and lookup, and on a miss
+  /// NVRTC and the store. (result.milliseconds is NVRTC's time when the image was made.)
+  double milliseconds = 0;
+  std::string key;  ///< the cache key in hex; "" if not compiled, or neither cached nor wanted
+};
+
+/// The compile stage of a sweep in numbers.
+struct compile_summary {
+  std::size_t files = 0;  ///< files compiled or looked up (not those with a header error)
+  std::size_t hits = 0, misses = 0, failed = 0;
+  unsigned jobs = 0;      ///< compile threads
+  double wall_ms = 0;     ///< from the stage's start until its last file was ready
+  std::string cache_dir;  ///< "" when the cache is off
+};
+
+struct sweep_result {
+  std::optional<cuda::device_info> device;
+  std::string no_device_reason;  ///< why there is no GPU here, if there is none
+  std::string arch;
+  /// An empty kernel, timed like every variant: the floor under any one-launch operation here.
+  std::optional<timing_stats> launch_floor;
+  int workers_started = 0;           ///< more than one: some kernel crashed or hung a worker
+  std::string clock_monitor_status;  ///< "" when SM clocks were read, else why not
+  /// Every source variant's compile, in request order; complete once run() returns (the rows
+  /// are run while later files still compile).
+  std::vector<compile_record> compiles;
+  compile_summary compile_stats;
+  /// Problems with the cache, each reported once (a damaged entry, a folder that cannot be
+  /// written); they never fail a variant.
+  std::vector<std::string> warnings;
+  std::vector<result_record> results;
+};
+
+}  // namespace kl
