@@ -1,5 +1,7 @@
 #include "nvrtc/compile_cache.hpp"
 
+#include "nvrtc/compile_result_json.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
@@ -178,21 +180,7 @@ bool is_temp(const fs::path& p) { return p.filename().string().rfind(kTempPrefix
 }  // namespace
 
 std::string encode_entry(const digest128& key, const compile_result& r) {
-  json res = json::object();
-  for (const auto& [expr, u] : r.resources)
-    res[expr] = {u.registers, u.static_shared_bytes, u.stack_frame_bytes, u.spill_store_bytes,
-                 u.spill_load_bytes};
-  json diags = json::array();
-  for (const auto& d : r.diagnostics) diags.push_back({d.file, d.line, d.severity, d.message});
-  const json payload = {
-      {"path", r.path},
-      {"cubin", json::binary(std::vector<std::uint8_t>(r.cubin.begin(), r.cubin.end()))},
-      {"lowered_names", r.lowered_names},
-      {"resources", res},
-      {"log", r.log},
-      {"options", r.options},
-      {"diagnostics", diags},
-      {"compile_ms", r.milliseconds}};
+  const json payload = to_json(r);
   const std::vector<std::uint8_t> cbor = json::to_cbor(payload);
   const std::string_view body(reinterpret_cast<const char*>(cbor.data()), cbor.size());
 
@@ -227,21 +215,8 @@ compile_result decode_entry(const digest128& key, std::string_view bytes) {
 
   compile_result r;
   try {
-    const json j = json::from_cbor(body);
+    r = compile_result_from_json(json::from_cbor(body));
     r.ok = true;
-    r.path = j.at("path").get<std::string>();
-    const auto& cubin = j.at("cubin").get_binary();
-    r.cubin.assign(cubin.begin(), cubin.end());
-    r.lowered_names = j.at("lowered_names").get<std::map<std::string, std::string>>();
-    for (const auto& [expr, u] : j.at("resources").items())
-      r.resources[expr] = {u.at(0).get<int>(), u.at(1).get<long>(), u.at(2).get<long>(),
-                           u.at(3).get<long>(), u.at(4).get<long>()};
-    r.log = j.at("log").get<std::string>();
-    r.options = j.at("options").get<std::vector<std::string>>();
-    for (const auto& d : j.at("diagnostics"))
-      r.diagnostics.push_back({d.at(0).get<std::string>(), d.at(1).get<int>(),
-                               d.at(2).get<std::string>(), d.at(3).get<std::string>()});
-    r.milliseconds = j.at("compile_ms").get<double>();
   } catch (const json::exception& e) {
     // The checksum matched, so this is an entry written by a kernlab that meant otherwise.
     throw cache_error(std::string("unreadable payload: ") + e.what());

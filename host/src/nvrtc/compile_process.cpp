@@ -1,5 +1,7 @@
 #include "nvrtc/compile_process.hpp"
 
+#include "nvrtc/compile_result_json.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
@@ -179,23 +181,9 @@ compile_request decode_request(std::string_view bytes) {
 
 std::string encode_reply(const compile_result& r, const std::string& error) {
   if (!error.empty()) return to_bytes({{"error", error}});
-  json resources = json::object();
-  for (const auto& [expr, u] : r.resources)
-    resources[expr] = {u.registers, u.static_shared_bytes, u.stack_frame_bytes, u.spill_store_bytes,
-                       u.spill_load_bytes};
-  json diagnostics = json::array();
-  for (const auto& d : r.diagnostics)
-    diagnostics.push_back({d.file, d.line, d.severity, d.message});
-  const std::vector<std::uint8_t> cubin(r.cubin.begin(), r.cubin.end());
-  return to_bytes({{"ok", r.ok},
-                   {"path", r.path},
-                   {"cubin", json::binary(cubin)},
-                   {"lowered_names", r.lowered_names},
-                   {"resources", resources},
-                   {"log", r.log},
-                   {"options", r.options},
-                   {"diagnostics", diagnostics},
-                   {"milliseconds", r.milliseconds}});
+  json reply = to_json(r);
+  reply["ok"] = r.ok;
+  return to_bytes(reply);
 }
 
 compile_result decode_reply(std::string_view bytes) {
@@ -207,20 +195,8 @@ compile_result decode_reply(std::string_view bytes) {
     throw nvrtc_error(j["error"].get<std::string>());
   compile_result r;
   try {
+    r = compile_result_from_json(j);
     r.ok = j.at("ok").get<bool>();
-    r.path = j.at("path").get<std::string>();
-    const auto& cubin = j.at("cubin").get_binary();
-    r.cubin.assign(cubin.begin(), cubin.end());
-    r.lowered_names = j.at("lowered_names").get<std::map<std::string, std::string>>();
-    for (const auto& [expr, u] : j.at("resources").items())
-      r.resources[expr] = {u.at(0).get<int>(), u.at(1).get<long>(), u.at(2).get<long>(),
-                           u.at(3).get<long>(), u.at(4).get<long>()};
-    r.log = j.at("log").get<std::string>();
-    r.options = j.at("options").get<std::vector<std::string>>();
-    for (const auto& d : j.at("diagnostics"))
-      r.diagnostics.push_back({d.at(0).get<std::string>(), d.at(1).get<int>(),
-                               d.at(2).get<std::string>(), d.at(3).get<std::string>()});
-    r.milliseconds = j.at("milliseconds").get<double>();
   } catch (const json::exception& e) {
     throw nvrtc_error(std::string("malformed compile reply: ") + e.what());
   }
