@@ -30,16 +30,21 @@ bool is_sticky(CUresult rc) {
   }
 }
 
+result_record row_job::record() const {
+  result_record r;
+  r.variant = variant;
+  r.config = config;
+  r.block = block;
+  r.compile_ms = compile_ms;
+  r.resources = resources;
+  return r;
+}
+
 nlohmann::json to_json(const row_job& job) {
   // The record's own serialisation carries the descriptor and the configuration.
-  result_record shell;
-  shell.variant = job.variant;
-  shell.config = job.config;
-  shell.block = job.block;
-  shell.resources = job.resources;
-  shell.compile_ms = job.compile_ms;
-  nlohmann::json j = {
-      {"row", to_json(shell)}, {"timing", to_json(job.timing)}, {"lowered_name", job.lowered_name}};
+  nlohmann::json j = {{"row", to_json(job.record())},
+                      {"timing", to_json(job.timing)},
+                      {"lowered_name", job.lowered_name}};
   j["cubin"] =
       nlohmann::json::binary(std::vector<std::uint8_t>(job.cubin.begin(), job.cubin.end()));
   return j;
@@ -117,12 +122,7 @@ void row_runner::settle() {
 }
 
 result_record row_runner::run(const row_job& job) {
-  result_record r;
-  r.variant = job.variant;
-  r.config = job.config;
-  r.block = job.block;
-  r.compile_ms = job.compile_ms;
-  r.resources = job.resources;
+  result_record r = job.record();
   const auto& v = job.variant;
   if (!context_lost_.empty()) {
     r.status = outcome::crashed;

@@ -31,6 +31,10 @@ struct row_job {
   std::string lowered_name;
   std::optional<nvrtc::resource_usage> resources;
   double compile_ms = 0;
+
+  /// The row's record before it runs: what it is (variant, configuration, block) and what its
+  /// compile reported. Running it fills in the rest.
+  result_record record() const;
 };
 
 nlohmann::json to_json(const row_job& job);

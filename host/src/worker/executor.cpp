@@ -110,12 +110,7 @@ class isolated final : public row_executor {
   }
 
   result_record run(const row_job& job) override {
-    result_record r;
-    r.variant = job.variant;
-    r.config = job.config;
-    r.block = job.block;
-    r.compile_ms = job.compile_ms;
-    r.resources = job.resources;
+    result_record r = job.record();
     const json reply =
         exchange({{"kind", "row"}, {"job", to_json(job)}},
                  job.variant.qualified_name() + " block " + std::to_string(job.block), r);
