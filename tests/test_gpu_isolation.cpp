@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -62,8 +63,11 @@ void write_good_kernels(const test::temp_dir& dir) {
               test::read_file(test::kernels_dir() + "/reduce/" + n + ".cu"));
 }
 
+// The folder's kernels at block 256, int32 and float32, short sampling, in a worker; `adjust`
+// changes the request before it runs.
 sweep_result sweep(const test::temp_dir& dir, double kernel_timeout_s,
-                   const std::string& journal = "") {
+                   const std::string& journal = "",
+                   const std::function<void(run_request&)>& adjust = {}) {
   family_registry fams;
   register_builtin_families(fams);
   registry reg(fams);
@@ -81,6 +85,7 @@ sweep_result sweep(const test::temp_dir& dir, double kernel_timeout_s,
   r.worker_command = {KERNLAB_BINARY, "--worker"};
   r.kernel_timeout_s = kernel_timeout_s;
   r.journal_path = journal;
+  if (adjust) adjust(r);
   return runner(fams, r).run();
 }
 
@@ -191,24 +196,13 @@ TEST(GpuIsolation, ImagesCompiledInChildProcessesRunAndASlowFileTimesOutAlone) {
   test::temp_dir dir("isolation_child_compile");
   write_good_kernels(dir);
   dir.write("reduce/slow.cu", test::slow_compiling_kernel("slow"));
-  family_registry fams;
-  register_builtin_families(fams);
-  registry reg(fams);
-  reg.add_source_dir(dir.str());
-  run_request r;
-  r.variants = reg.select({"all"});
-  r.blocks = {256};
-  r.dtypes = {"int32", "float32"};
-  r.ops = {"sum"};
-  r.sizes = {1000003};
-  r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
-  r.timing = test::quick_timing();
-  r.worker_command = {KERNLAB_BINARY, "--worker"};
-  r.compile_command = {KERNLAB_BINARY, "--compile-child"};
-  r.compile_timeout_s = 2;
-  const auto sweep = runner(fams, r).run();
+  const auto swept = sweep(dir, 10.0, "", [](run_request& r) {
+    r.timing = test::quick_timing();
+    r.compile_command = {KERNLAB_BINARY, "--compile-child"};
+    r.compile_timeout_s = 2;
+  });
   int passed = 0, slow = 0;
-  for (const auto& row : sweep.results) {
+  for (const auto& row : swept.results) {
     if (row.variant.name == "slow") {
       ++slow;
       EXPECT_EQ(row.status, outcome::failed) << test::describe(row);

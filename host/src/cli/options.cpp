@@ -14,6 +14,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -243,6 +244,21 @@ std::string read_config(const std::string& path) {
   if (!in || !in.read(text.data(), static_cast<std::streamsize>(size)))
     throw io_error("--config " + path + ": cannot be read");
   return text;
+}
+
+// The number a text option holds, when the whole text is one finite number. --snr and
+// --compile-timeout are read as text so that their errors quote what was written; Boost would
+// take "nan" and "inf" as doubles.
+std::optional<double> finite_number(const std::string& text) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (text.empty() || used != text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
 // A number option's value, checked once for every option: finite and within [lo, hi] (or (lo, hi]
@@ -671,39 +687,26 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   }
   o.compile_jobs = static_cast<unsigned>(bounded(vm, "compile-jobs", 0, 1, 1024, "a thread count"));
   if (vm.count("compile-timeout")) {
-    // Read as text, like --snr: Boost takes "nan" and "inf" as doubles.
     const std::string text = vm["compile-timeout"].as<std::string>();
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (text.empty() || used != text.size() || !std::isfinite(v) || v <= 0 || v > 86400)
+    const auto v = finite_number(text);
+    if (!v || *v <= 0 || *v > 86400)
       throw usage_error("--compile-timeout '" + text +
                         "' is not a time in seconds (a finite number above 0, at most 86400)");
-    o.compile_timeout_s = v;
+    o.compile_timeout_s = *v;
   }
 
   // The config file's dtype and op are defaults (for reduce): a family without them runs its own.
   o.dtypes_explicit = dtype_given;
   o.ops_explicit = op_given;
   if (vm.count("snr")) {
-    // Read as text: Boost would take "nan" and "inf" as doubles, and an SNR of either makes no
-    // inputs (the noise's deviation is NaN, or zero by accident of the formula).
+    // An SNR of nan or inf makes no inputs (the noise's deviation is NaN, or zero by accident
+    // of the formula).
     const std::string text = vm["snr"].as<std::string>();
-    std::size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (text.empty() || used != text.size() || !std::isfinite(v) || v < -50 || v > 200)
+    const auto v = finite_number(text);
+    if (!v || *v < -50 || *v > 200)
       throw usage_error("--snr '" + text +
                         "' is not a signal-to-noise ratio in dB (a finite number in -50..200)");
-    o.snr_db = v;
+    o.snr_db = *v;
   }
   o.pipeline = vm["pipeline"].as<bool>();
   if (vm.count("streams")) {
