@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 # clang-14 and libclang-rt-14-dev (libFuzzer, ASan, UBSan): ctest's short fuzz runs (tests/fuzz).
 # clang-format-14: ctest's format check (scripts/check_format.sh).
 packages=(build-essential cmake libboost-dev libboost-program-options-dev
-          nlohmann-json3-dev libgtest-dev libxxhash-dev clang-14 libclang-rt-14-dev
+          nlohmann-json3-dev libgtest-dev libxxhash-dev libtomlplusplus-dev clang-14 libclang-rt-14-dev
           clang-format-14)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

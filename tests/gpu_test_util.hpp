@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cuda/driver.hpp"
+#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "measure/timing.hpp"
 #include "registry/registry.hpp"
@@ -52,6 +53,7 @@ inline std::string describe(const result_record& r) {
 inline std::vector<std::string> shipped_source_variants(const std::string& family) {
   family_registry fams;
   register_builtin_families(fams);
+  add_data_families(fams, {kernels_dir()}, {});
   registry reg(fams);
   reg.add_source_dir(kernels_dir());
   std::vector<std::string> out;
@@ -64,7 +66,10 @@ inline std::vector<std::string> shipped_source_variants(const std::string& famil
 struct gpu_sweep {
   family_registry fams;
   registry reg{fams};
-  gpu_sweep() { register_builtin_families(fams); }
+  gpu_sweep() {
+    register_builtin_families(fams);
+    add_data_families(fams, {kernels_dir()}, {kernels_dir() + "/include", cuda_include()});
+  }
 
   /// A sweep of `family`'s `variants` at every block size, one sample a row, in a worker (the
   /// product's path). The caller adds the dtypes, ops, sizes or shapes.

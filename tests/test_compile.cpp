@@ -1,5 +1,6 @@
 // NVRTC compiles of every shipped kernel file at every block size, dtype and op (no GPU needed),
 // and compile errors that point into the user's file.
+#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "nvrtc/compile_process.hpp"
 #include "nvrtc/compiler.hpp"
@@ -29,6 +30,7 @@ run_request compile_request_for(const registry& reg, const std::string& kernels)
 TEST(Compile, EveryShippedKernelAtEveryConfiguration) {
   family_registry fams;
   register_builtin_families(fams);
+  add_data_families(fams, {test::kernels_dir()}, {});  // so that their folders are theirs
   registry reg(fams);
   reg.add_source_dir(test::kernels_dir());
   ASSERT_GE(reg.entries().size(), 13u);

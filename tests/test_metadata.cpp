@@ -253,6 +253,42 @@ TEST(Expression, OverflowIsAnError) {
   }
 }
 
+TEST(Expression, MinMaxAndCeilDiv) {
+  EXPECT_EQ(evaluate("min(RESIDENT_BLOCKS, ceil_div(N, BLOCK))",
+                     {{"RESIDENT_BLOCKS", 528}, {"N", 1000}, {"BLOCK", 256}}),
+            4);
+  EXPECT_EQ(evaluate("max(2, 3) * min(-1, 5)", {}), -3);
+  EXPECT_EQ(evaluate("ceil_div(7, 2)", {}), 4);
+  EXPECT_EQ(evaluate("ceil_div(8, 2)", {}), 4);
+  EXPECT_EQ(evaluate("ceil_div(-7, 2)", {}), -3);  // towards plus infinity
+  EXPECT_EQ(evaluate("ceil_div(-7, -2)", {}), 4);
+  EXPECT_THROW(evaluate("ceil_div(7, 0)", {}), expression_error);
+  EXPECT_THROW(evaluate("ceil_div(-1099511627776 * 8388608, -1)", {}), expression_error);
+  EXPECT_THROW(evaluate("min(1)", {}), expression_error);
+  EXPECT_THROW(evaluate("max(1, 2", {}), expression_error);
+  // A variable of that name wins, as sqrt's does.
+  EXPECT_EQ(evaluate("min", {{"min", 3}}), 3);
+}
+
+// A comma inside parentheses belongs to a function's arguments, not to the list of dimensions.
+TEST(Metadata, DimensionsSplitOnTopLevelCommasOnly) {
+  const auto h = parse_header(R"(/* kernlab
+family:    axpy
+entry:     k<T>
+blocks:    256
+grid_dims: min(RESIDENT_BLOCKS, ceil_div(N, BLOCK)), max(1, N / 2)
+*/
+)",
+                              "axpy/k.cu", {"N", "RESIDENT_BLOCKS"});
+  EXPECT_EQ(
+      h.descriptor.grid_dims,
+      (std::vector<std::string>{"min(RESIDENT_BLOCKS, ceil_div(N, BLOCK))", "max(1, N / 2)"}));
+  EXPECT_THROW(parse_header("/* kernlab\nfamily: axpy\nentry: k<T>\nblocks: 256\ngrid_dims: "
+                            "min(N, 1),\n*/\n",
+                            "axpy/k.cu", {"N"}),
+               metadata_error);  // an empty dimension
+}
+
 TEST(Expression, NestingIsLimited) {
   EXPECT_EQ(evaluate(std::string(100, '(') + "7" + std::string(100, ')'), {}), 7);
   EXPECT_EQ(evaluate(std::string(100, '-') + "7", {}), 7);

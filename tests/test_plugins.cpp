@@ -2,6 +2,7 @@
 // that names the file and the reason, and nothing else is affected. Plugins that do harm while
 // they are loaded are probed in a child process, and kernlab itself goes on.
 #include "cli/options.hpp"
+#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "registry/registry.hpp"
 #include "spec/metadata.hpp"
@@ -22,7 +23,10 @@ namespace {
 
 class Plugins : public ::testing::Test {
  protected:
-  Plugins() : reg(fams) { register_builtin_families(fams); }
+  Plugins() : reg(fams) {
+    register_builtin_families(fams);
+    add_data_families(fams, {test::kernels_dir()}, {});
+  }
   const registry_entry* entry(const std::string& name) const { return reg.find("reduce." + name); }
   std::string warning_about(const std::string& file) const {
     for (const auto& w : reg.warnings())

@@ -3,6 +3,7 @@
 #include "core/errors.hpp"
 #include "cuda/driver.hpp"
 #include "exec/qam256_pipeline.hpp"
+#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "kernlab_commit.hpp"  // generated at build time: KERNLAB_COMMIT
 #include "nvrtc/compile_cache.hpp"
@@ -84,6 +85,32 @@ std::vector<std::string> include_dirs(const kl::cli_options& o) {
   add(find_default_paths().kernel_headers);
   dirs.push_back(cuda_include_dir(o));
   return dirs;
+}
+
+// Every family: the built-in ones, then each kernels folder's that holds a family.toml. The
+// worker is given the same folders and include folders, so it builds the same families.
+void load_families(kl::family_registry& families, const std::vector<std::string>& kernels_dirs,
+                   const std::vector<std::string>& includes, std::vector<std::string>* warnings) {
+  kl::register_builtin_families(families);
+  auto w = kl::add_data_families(families, kernels_dirs, includes);
+  if (warnings) warnings->insert(warnings->end(), w.begin(), w.end());
+}
+
+// `kernlab --worker [--kernels-dir DIR]... [--include DIR]...`: the worker's own families.
+int worker_entry(int argc, char** argv) {
+  std::vector<std::string> dirs, includes;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string key = argv[i];
+    if (key == "--kernels-dir")
+      dirs.push_back(argv[i + 1]);
+    else if (key == "--include")
+      includes.push_back(argv[i + 1]);
+    else
+      throw std::invalid_argument("unknown worker argument '" + key + "'");
+  }
+  kl::family_registry families;
+  load_families(families, dirs, includes, nullptr);
+  return kl::worker_main(families);
 }
 
 // An output file (--json, --csv, plot -o): made in memory, then written whole or not at all; a
@@ -229,6 +256,7 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
       std::string families_text;
       for (const auto* e : req.variants) {
         const kl::family* f = families.find(e->descriptor.family);
+        if (!f) continue;  // a broken family: its rows fail with its error
         const auto has = (f->*list)();
         if (std::find(has.begin(), has.end(), name) != has.end()) found = true;
         if (families_text.find(f->name()) == std::string::npos)
@@ -244,24 +272,29 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   };
   check_names(opt.dtypes, opt.dtypes_explicit, "dtype", &kl::family::dtypes);
   check_names(opt.ops, opt.ops_explicit, "op", &kl::family::ops);
-  // --size W is W x W x W for a family with a shape (matmul) when it is on the command line and
+  // --size W is W x W x ... for a family with a shape (matmul) when it is on the command line and
   // every selected variant has a shape; in a sweep that also has 1-D families the sizes are
   // theirs, and matmul takes --shape or its default shape.
   const bool sizes_for_shapes =
       opt.sizes_on_command_line &&
       std::all_of(req.variants.begin(), req.variants.end(), [&](const auto* e) {
         const kl::family* f = families.find(e->descriptor.family);
-        return f && f->shape_rank() > 0;
+        return !f || f->shape_rank() > 0;
       });
   for (const auto* e : req.variants) {
     const kl::family* f = families.find(e->descriptor.family);
+    if (!f) continue;
     if (f->shape_rank() > 0) {
       const bool sizes_apply = opt.shapes.empty() && sizes_for_shapes;
-      for (auto n : sizes_apply ? opt.sizes : std::vector<std::uint64_t>{})
-        if (n > f->max_size())
-          throw kl::usage_error("--size " + std::to_string(n) + ": family " + f->name() +
-                                " takes W <= " + std::to_string(f->max_size()) +
-                                " (W x W x W; every matrix must have fewer than 2^31 elements)");
+      for (auto n : sizes_apply ? opt.sizes : std::vector<std::uint64_t>{}) {
+        kl::problem_config c{f->dtypes().front(), "", 0, opt.input_mode, opt.seed, {}};
+        c.shape.assign(f->shape_rank(), n);  // W is W in every dimension
+        try {
+          f->device_bytes_needed(c);  // checks the shape
+        } catch (const std::invalid_argument& ex) {
+          throw kl::usage_error("--size " + std::to_string(n) + ": " + ex.what());
+        }
+      }
       for (const auto& s : opt.shapes) {
         kl::problem_config c{f->dtypes().front(), "", 0, opt.input_mode, opt.seed, {}};
         c.shape = s;
@@ -297,6 +330,14 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   req.compile_only = opt.compile_only || opt.resources;
   req.in_process = opt.in_process;
   req.worker_command = {executable_path().string(), "--worker"};
+  for (const auto& dir : opt.kernels_dirs) {
+    req.worker_command.push_back("--kernels-dir");
+    req.worker_command.push_back(dir);
+  }
+  for (const auto& dir : req.include_dirs) {
+    req.worker_command.push_back("--include");
+    req.worker_command.push_back(dir);
+  }
   req.kernel_timeout_s = opt.kernel_timeout_s;
   req.journal_path = opt.journal_path.empty() ? kl::default_journal_path() : opt.journal_path;
   req.resume = opt.resume;
@@ -435,8 +476,12 @@ int run(int argc, char** argv) {
     throw kl::usage_error("no kernels folder: give --kernels-dir or set kernels-dir in the config");
 
   kl::family_registry families;
-  kl::register_builtin_families(families);
-  if (!opt.family.empty() && !families.find(opt.family)) {
+  std::vector<std::string> family_warnings;
+  load_families(families, opt.kernels_dirs, include_dirs(opt), &family_warnings);
+  if (!opt.family.empty() && !families.broken(opt.family).empty() && !opt.list)
+    throw kl::usage_error("--family " + opt.family +
+                          ": its description cannot be used: " + families.broken(opt.family));
+  if (!opt.family.empty() && !families.find(opt.family) && families.broken(opt.family).empty()) {
     const auto near = kl::nearest_names(opt.family, families.names());
     throw kl::usage_error("--family: unknown family '" + opt.family + "'" +
                           (near.empty() ? "" : "; did you mean '" + near[0] + "'?"));
@@ -455,6 +500,7 @@ int run(int argc, char** argv) {
     }
     return 0;
   }
+  for (const auto& w : family_warnings) std::cerr << "kernlab: warning: " << w << "\n";
   for (const auto& w : reg->warnings()) std::cerr << "kernlab: warning: " << w << "\n";
 
   const auto cache = open_cache(opt);
@@ -581,11 +627,9 @@ int main(int argc, char** argv) {
   // `kernlab --worker`: the child process that runs kernels for a kernlab that started it.
   // `kernlab --probe-plugin FILE`: the child process that loads a plugin before kernlab trusts it.
   if (argc == 3 && std::string(argv[1]) == "--probe-plugin") return kl::probe_main(argv[2]);
-  if (argc == 2 && std::string(argv[1]) == "--worker") {
+  if (argc >= 2 && std::string(argv[1]) == "--worker") {
     try {
-      kl::family_registry families;
-      kl::register_builtin_families(families);
-      return kl::worker_main(families);
+      return worker_entry(argc, argv);
     } catch (const std::exception& e) {
       std::cerr << "kernlab worker: " << e.what() << "\n";
       return 1;

@@ -46,7 +46,9 @@ variant_descriptor descriptor_from_json(const json& j) {
   variant_descriptor d;
   d.family = j.at("family").get<std::string>();
   d.name = j.at("name").get<std::string>();
-  d.origin = j.at("origin") == "plugin" ? origin_kind::plugin : origin_kind::source;
+  d.origin = j.at("origin") == "plugin"    ? origin_kind::plugin
+             : j.at("origin") == "builtin" ? origin_kind::builtin
+                                           : origin_kind::source;
   d.origin_path = j.at("origin_path").get<std::string>();
   d.entry = j.at("entry").get<std::string>();
   d.blocks = wholes_at<unsigned>(j, "blocks");

@@ -180,6 +180,8 @@ result_record row_runner::run(const row_job& job) {
           per_sm, static_cast<double>(per_sm) * job.block / device_.max_threads_per_sm};
       k.resident_blocks = per_sm * device_.sm_count;
       op = prob.bind(v, k);
+    } else if (v.origin == origin_kind::builtin) {
+      op = prob.bind_builtin(v);
     } else {
       auto& plugin = plugins_[v.origin_path];
       if (!plugin) plugin = load_plugin(v.origin_path);

@@ -26,7 +26,14 @@ std::map<std::string, std::int64_t> launch_variables(const variant_descriptor& v
 
 launch_dims evaluate_launch_dims(const variant_descriptor& v, unsigned block,
                                  const problem_config& c) {
-  const auto vars = launch_variables(v, block, c);
+  return evaluate_dims(v.block_dims, v.grid_dims, block, launch_variables(v, block, c),
+                       c.describe());
+}
+
+launch_dims evaluate_dims(const std::vector<std::string>& block_dims,
+                          const std::vector<std::string>& grid_dims, unsigned block,
+                          const std::map<std::string, std::int64_t>& vars,
+                          const std::string& what) {
   launch_dims d;
   auto fill = [&](const std::vector<std::string>& exprs, unsigned* out, const char* key,
                   const std::int64_t limits[3]) {
@@ -34,7 +41,7 @@ launch_dims evaluate_launch_dims(const variant_descriptor& v, unsigned block,
       const std::int64_t x = evaluate(exprs[i], vars);
       if (x < 1 || x > limits[i])
         throw std::invalid_argument(std::string(key) + " '" + exprs[i] + "' is " +
-                                    std::to_string(x) + " for " + c.describe() + " at block " +
+                                    std::to_string(x) + " for " + what + " at block " +
                                     std::to_string(block) + " (allowed: 1.." +
                                     std::to_string(limits[i]) + ")");
       out[i] = static_cast<unsigned>(x);
@@ -42,11 +49,11 @@ launch_dims evaluate_launch_dims(const variant_descriptor& v, unsigned block,
   };
   static const std::int64_t grid_limits[3] = {2147483647, 65535, 65535};
   static const std::int64_t block_limits[3] = {1024, 1024, 64};
-  if (v.block_dims.empty())
+  if (block_dims.empty())
     d.block[0] = block;
   else
-    fill(v.block_dims, d.block, "block_dims", block_limits);
-  fill(v.grid_dims, d.grid, "grid_dims", grid_limits);
+    fill(block_dims, d.block, "block_dims", block_limits);
+  fill(grid_dims, d.grid, "grid_dims", grid_limits);
   const std::uint64_t threads = std::uint64_t{d.block[0]} * d.block[1] * d.block[2];
   if (threads != block)
     throw std::invalid_argument("block_dims give " + std::to_string(d.block[0]) + "x" +
@@ -64,6 +71,13 @@ unsigned family::dynamic_shared_bytes(const variant_descriptor& v, unsigned bloc
 void family_registry::add(std::unique_ptr<family> f) {
   const std::string n = f->name();
   families_[n] = std::move(f);
+}
+void family_registry::add_broken(const std::string& name, const std::string& error) {
+  broken_[name] = error;
+}
+std::string family_registry::broken(const std::string& name) const {
+  auto it = broken_.find(name);
+  return it == broken_.end() ? "" : it->second;
 }
 const family* family_registry::find(const std::string& name) const {
   auto it = families_.find(name);
@@ -102,6 +116,7 @@ std::string substitute_words(const std::string& text,
 
 std::size_t dtype_size(const std::string& dtype) {
   if (dtype == "int32" || dtype == "float32") return 4;
+  if (dtype == "int64" || dtype == "float64") return 8;
   throw std::invalid_argument("unknown dtype '" + dtype + "'");
 }
 

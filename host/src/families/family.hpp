@@ -72,6 +72,11 @@ std::map<std::string, std::int64_t> launch_variables(const variant_descriptor& v
 launch_dims evaluate_launch_dims(const variant_descriptor& v, unsigned block,
                                  const problem_config& c);
 
+/// The same for any dimension expressions over `vars`; `what` names the configuration in errors.
+launch_dims evaluate_dims(const std::vector<std::string>& block_dims,
+                          const std::vector<std::string>& grid_dims, unsigned block,
+                          const std::map<std::string, std::int64_t>& vars, const std::string& what);
+
 /// The outcome of comparing a variant's output with the reference.
 struct check_result {
   bool ok = false;
@@ -119,6 +124,11 @@ class problem {
   virtual std::size_t device_bytes() const = 0;
   virtual std::unique_ptr<operation> bind(const variant_descriptor& v, const source_kernel& k) = 0;
   virtual std::unique_ptr<operation> bind(const variant_descriptor& v, const plugin_kernel& k) = 0;
+  /// A transfer the family does itself (origin builtin: a data family's device-to-device copy
+  /// baseline). By default there is none.
+  virtual std::unique_ptr<operation> bind_builtin(const variant_descriptor& v) {
+    throw not_supported(v.qualified_name() + " is not a variant of this family");
+  }
 };
 
 class family {
@@ -130,6 +140,8 @@ class family {
   virtual std::vector<std::string> ops() const = 0;
   /// How many dimensions a configuration's `shape` has; 0 for a 1-D family (`size` only).
   virtual std::size_t shape_rank() const { return 0; }
+  /// The names of the shape's variables in launch expressions, in shape order (matmul's M, N, K).
+  virtual std::vector<std::string> shape_variables() const { return {"M", "N", "K"}; }
   /// The shape a sweep uses when neither --shape nor --size is on the command line (the config
   /// file's `size` is the 1-D families' default).
   virtual std::vector<std::uint64_t> default_shape() const { return {}; }
@@ -164,11 +176,17 @@ class family {
 class family_registry {
  public:
   void add(std::unique_ptr<family> f);
+  /// A family whose description cannot be used: its variants are listed with `error`
+  /// ("family.toml:LINE: ..."), and none of them runs.
+  void add_broken(const std::string& name, const std::string& error);
   const family* find(const std::string& name) const;
+  /// The error of a broken family; "" for a family that is not broken.
+  std::string broken(const std::string& name) const;
   std::vector<std::string> names() const;
 
  private:
   std::map<std::string, std::unique_ptr<family>> families_;
+  std::map<std::string, std::string> broken_;
 };
 
 /// Registers every family kernlab ships.

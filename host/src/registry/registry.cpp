@@ -1,5 +1,6 @@
 #include "registry/registry.hpp"
 
+#include "families/data_family.hpp"
 #include "spec/expression.hpp"
 #include "spec/metadata.hpp"
 #include "spec/names.hpp"
@@ -127,6 +128,19 @@ void registry::add_source_dir(const std::string& dir) {
         },
         warnings_);
     const family* fam = families_.find(family_name);
+    if (const std::string broken = families_.broken(family_name); !fam && !broken.empty()) {
+      // A family whose description has a mistake: its variants are listed with the mistake,
+      // and none of them runs.
+      for (const auto& file : files) {
+        registry_entry e;
+        e.descriptor.family = family_name;
+        e.descriptor.name = file_stem(file.string());
+        e.descriptor.origin_path = file.string();
+        e.error = broken;
+        add(std::move(e));
+      }
+      continue;
+    }
     if (!fam) {
       if (!files.empty())
         warnings_.push_back(fdir.string() + ": no family named '" + family_name + "'; its " +
@@ -134,7 +148,11 @@ void registry::add_source_dir(const std::string& dir) {
       continue;
     }
     std::vector<registry_entry> found;
+    const auto* data = dynamic_cast<const data_family*>(fam);
     for (const auto& file : files) {
+      // A data family's reference kernel is not a variant.
+      std::error_code same_ec;
+      if (data && fs::equivalent(file, data->spec().reference.file, same_ec)) continue;
       registry_entry e;
       const std::string path = file.string();
       e.descriptor.family = family_name;
@@ -147,7 +165,7 @@ void registry::add_source_dir(const std::string& dir) {
         std::ostringstream text;
         text << in.rdbuf();
         e.source = without_bom(text.str());
-        parsed_header h = parse_header(e.source, path);
+        parsed_header h = parse_header(e.source, path, fam->shape_variables());
         if (h.descriptor.family != family_name)
           throw metadata_error(path, h.key_lines.at("family"),
                                "family '" + h.descriptor.family + "' but the file is in the '" +
@@ -171,7 +189,23 @@ void registry::add_source_dir(const std::string& dir) {
                        return natural_less(a.descriptor.name, b.descriptor.name);
                      });
     for (auto& e : found) add(std::move(e));
+    if (data) add_builtin_baseline(*data);
   }
+}
+
+void registry::add_builtin_baseline(const data_family& fam) {
+  const baseline_spec& b = fam.spec().baseline;
+  if (b.copy_from.empty() || find(fam.name() + ".d2d_copy")) return;
+  registry_entry e;
+  auto& d = e.descriptor;
+  d.family = fam.name();
+  d.name = "d2d_copy";
+  d.origin = origin_kind::builtin;
+  d.origin_path = fam.spec().path;
+  d.is_baseline = true;
+  d.summary = "device-to-device copy of " + b.copy_from + " into " + b.copy_to +
+              " (cuMemcpyDtoDAsync): the family's bandwidth bound";
+  add(std::move(e));
 }
 
 void registry::add_plugin_dir(const std::string& dir) {

@@ -2,6 +2,7 @@
 // It is filled by explicit calls (add_source_dir, add_plugin_dir), never by static initialisers.
 #pragma once
 
+#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "plugins/plugin_loader.hpp"
 #include "spec/variant.hpp"
@@ -57,6 +58,8 @@ class registry {
 
  private:
   void add(registry_entry e);
+  /// A data family's `[baseline] copy`, as the entry <family>.d2d_copy.
+  void add_builtin_baseline(const data_family& fam);
 
   const family_registry& families_;
   probe_options probe_;

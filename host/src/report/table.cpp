@@ -1,5 +1,7 @@
 #include "report/table.hpp"
 
+#include "families/data_family.hpp"
+
 #include "cuda/occupancy.hpp"
 
 #include <algorithm>
@@ -564,16 +566,73 @@ void print_list(std::ostream& os, const registry& reg) {
   print_list(os, reg, all);
 }
 
+namespace {
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+// One line per family of the listed entries: its axes with their defaults (and a data family's
+// limits and description file), its dtypes and its ops.
+void print_families(std::ostream& os, const registry& reg,
+                    const std::vector<const registry_entry*>& entries) {
+  std::vector<std::string> names;
+  for (const auto* e : entries)
+    if (std::find(names.begin(), names.end(), e->descriptor.family) == names.end())
+      names.push_back(e->descriptor.family);
+  for (const auto& name : names) {
+    const family* f = reg.families().find(name);
+    if (!f) {
+      const std::string broken = reg.families().broken(name);
+      if (!broken.empty()) os << "family " << name << ": ERROR " << broken << "\n";
+      continue;
+    }
+    os << "family " << name << ": ";
+    if (f->shape_rank() == 0) {
+      os << "size N (--size)";
+    } else {
+      const auto vars = f->shape_variables();
+      const auto defaults = f->default_shape();
+      const auto* data = dynamic_cast<const data_family*>(f);
+      os << "axes ";
+      for (std::size_t i = 0; i < f->shape_rank(); ++i) {
+        os << (i ? " x " : "") << vars.at(i) << "=" << defaults.at(i);
+        if (data) os << " [" << data->spec().axes[i].min << ".." << data->spec().axes[i].max << "]";
+      }
+      os << " (--shape";
+      if (f->shape_rank() == 1) os << " or --size";
+      os << ")";
+    }
+    os << "; dtypes " << joined(f->dtypes());
+    if (!f->ops().empty()) os << "; ops " << joined(f->ops());
+    if (const auto* data = dynamic_cast<const data_family*>(f)) {
+      os << "; " << data->spec().path;
+      if (!data->spec().summary.empty()) os << "\n    " << data->spec().summary;
+    }
+    os << "\n";
+  }
+}
+
+}  // namespace
+
 void print_list(std::ostream& os, const registry& reg,
                 const std::vector<const registry_entry*>& entries) {
+  print_families(os, reg, entries);
   const std::size_t nw =
       name_width(entries, [](const registry_entry* e) { return e->descriptor.qualified_name(); });
-  os << col("variant", nw) << col("blocks", 20) << "origin\n";
-  for (const auto* e : entries) {
-    const auto& d = e->descriptor;
+  auto blocks_of = [](const variant_descriptor& d) {
     std::string blocks;
     for (auto b : d.blocks) blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
-    os << col(d.qualified_name(), nw) << col(blocks.empty() ? "n/a" : blocks, 20) << d.origin_text()
+    return blocks.empty() ? std::string("n/a") : blocks;
+  };
+  std::size_t bw = 20;
+  for (const auto* e : entries) bw = std::max(bw, blocks_of(e->descriptor).size() + 2);
+  os << col("variant", nw) << col("blocks", bw) << "origin\n";
+  for (const auto* e : entries) {
+    const auto& d = e->descriptor;
+    os << col(d.qualified_name(), nw) << col(blocks_of(d), bw) << d.origin_text()
        << (d.is_baseline ? "  (baseline)" : "") << "\n";
     if (!e->error.empty())
       os << "    ERROR " << e->error << "\n";

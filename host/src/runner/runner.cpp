@@ -270,6 +270,22 @@ sweep_result runner::run(const group_callback& on_group) {
 
   for (const auto& family_name : family_order) {
     const family* fam = families_.find(family_name);
+    if (!fam) {
+      // A family whose description cannot be used: each variant is one failed row, with the
+      // description's error (file:line).
+      std::vector<result_record> group;
+      for (const registry_entry* e : request_.variants) {
+        if (e->descriptor.family != family_name) continue;
+        result_record r;
+        r.variant = e->descriptor;
+        r.status = outcome::failed;
+        r.message = e->error.empty() ? "unknown family '" + family_name + "'" : e->error;
+        group.push_back(std::move(r));
+      }
+      if (on_group) on_group(group, device, out);
+      for (auto& r : group) out.results.push_back(std::move(r));
+      continue;
+    }
     for (const problem_config& config : configs_for(*fam, request_)) {
       std::vector<result_record> group;
       for (const registry_entry* e : request_.variants) {

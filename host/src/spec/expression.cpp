@@ -1,5 +1,6 @@
 #include "spec/expression.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <string>
@@ -10,6 +11,7 @@ namespace {
 // A recursive-descent parser over the grammar
 //   expr := term (('+'|'-') term)* ; term := unary (('*'|'/'|'%') unary)*
 //   unary := '-' unary | '(' expr ')' | number | identifier | 'sqrt' '(' expr ')'
+//          | ('min' | 'max' | 'ceil_div') '(' expr ',' expr ')'
 // sqrt is the integer square root (rounded down), so that a square tile can be named from the
 // block's thread count: TILE = sqrt(BLOCK).
 class parser {
@@ -135,6 +137,22 @@ class parser {
         while (r > 0 && r > x / r) --r;
         while ((r + 1) <= x / (r + 1)) ++r;
         return r;
+      }
+      if ((name == "min" || name == "max" || name == "ceil_div") && !vars_.count(name) &&
+          accept('(')) {
+        nesting guard(*this);
+        const std::int64_t a = expr();
+        if (!accept(',')) fail("missing ',' between " + name + "'s two arguments");
+        const std::int64_t b = expr();
+        if (!accept(')')) fail("missing ')' after " + name + "'s arguments");
+        if (name == "min") return std::min(a, b);
+        if (name == "max") return std::max(a, b);
+        if (b == 0) fail("ceil_div by zero");
+        if (a == INT64_MIN && b == -1)
+          fail("ceil_div(" + std::to_string(a) + ", -1) does not fit in 64 bits");
+        // Rounds towards plus infinity for either sign.
+        const std::int64_t q = a / b;
+        return q + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);
       }
       auto it = vars_.find(name);
       if (it == vars_.end()) {

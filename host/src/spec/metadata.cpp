@@ -82,7 +82,8 @@ std::string file_stem(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
 }
 
-parsed_header parse_header(const std::string& source, const std::string& path) {
+parsed_header parse_header(const std::string& source, const std::string& path,
+                           const std::vector<std::string>& shape_names) {
   if (source.find('\0') != std::string::npos)
     throw metadata_error(path, 1, "not a text file (it contains NUL bytes)");
 
@@ -223,16 +224,22 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
         }
         if (d.params.empty()) throw metadata_error(path, line_no, "params lists no parameter");
       } else if (key == "block_dims" || key == "grid_dims") {
-        // "TILE, TILE": x, y (and z), each an expression; commas separate them.
+        // "TILE, TILE": x, y (and z), each an expression; commas outside parentheses separate
+        // them, so "min(RESIDENT_BLOCKS, ceil_div(N, BLOCK))" is one dimension.
         std::vector<std::string> dims;
-        std::string rest = value;
-        for (;;) {
-          const auto comma = rest.find(',');
-          dims.push_back(trim(rest.substr(0, comma)));
+        std::string current;
+        int depth = 0;
+        for (char c : value + ",") {
+          if (c == '(') ++depth;
+          if (c == ')') --depth;
+          if (c != ',' || depth > 0) {
+            current += c;
+            continue;
+          }
+          dims.push_back(trim(current));
+          current.clear();
           if (dims.back().empty())
             throw metadata_error(path, line_no, key + " has an empty dimension");
-          if (comma == std::string::npos) break;
-          rest = rest.substr(comma + 1);
         }
         if (dims.size() > 3)
           throw metadata_error(path, line_no, key + " has more than 3 dimensions (x, y, z)");
@@ -286,7 +293,7 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
     long min_value;
   };
   // The variables of one instantiation: BLOCK, TSIZE, then the params in order (each may use
-  // those before it), then a sample shape's M, N, K for the launch geometry.
+  // those before it), then sample values of the shape's variables for the launch geometry.
   const auto variables = [&](unsigned b, std::int64_t dim) {
     std::map<std::string, std::int64_t> vars = {{"BLOCK", b}, {"TSIZE", 4}};
     for (const auto& [name, text] : d.params) {
@@ -296,7 +303,7 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
         throw metadata_error(path, out.line_of("params"), "params: " + name + ": " + e.what());
       }
     }
-    for (const char* dim_name : {"M", "N", "K"}) vars[dim_name] = dim;
+    for (const auto& dim_name : shape_names) vars[dim_name] = dim;
     return vars;
   };
   for (unsigned b : d.blocks)
@@ -340,7 +347,7 @@ parsed_header parse_header(const std::string& source, const std::string& path) {
           const std::string k(key);
           std::map<std::string, std::int64_t> vars = variables(b, 4097);
           if (k != "shared_bytes")
-            for (const char* dim_name : {"M", "N", "K"}) vars.erase(dim_name);
+            for (const auto& dim_name : shape_names) vars.erase(dim_name);
           if (k == "workspace") vars["GRID"] = grid;
           v = evaluate(*text, vars);
         } catch (const expression_error& e) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace kl {
 
@@ -37,8 +38,11 @@ struct parsed_header {
 };
 
 /// Parses the header of `source`, read from `path`; the variant's name is the file's stem.
-/// Checks syntax and every value that needs no family knowledge; throws metadata_error.
-parsed_header parse_header(const std::string& source, const std::string& path);
+/// Checks syntax and every value that needs no family knowledge beyond `shape_names`, the
+/// variables of the launch geometry (matmul's M, N, K; a data family's axes); throws
+/// metadata_error.
+parsed_header parse_header(const std::string& source, const std::string& path,
+                           const std::vector<std::string>& shape_names = {"M", "N", "K"});
 
 /// The stem of a path: "kernels_src/reduce/my_idea.cu" -> "my_idea".
 std::string file_stem(const std::string& path);

@@ -23,7 +23,14 @@ std::string variant_descriptor::origin_text() const {
   return std::string(to_string(origin)) + " " + origin_path;
 }
 
-const char* to_string(origin_kind o) { return o == origin_kind::source ? "source" : "plugin"; }
+const char* to_string(origin_kind o) {
+  switch (o) {
+    case origin_kind::source: return "source";
+    case origin_kind::plugin: return "plugin";
+    case origin_kind::builtin: return "builtin";
+  }
+  return "?";
+}
 const char* to_string(grid_kind g) { return g == grid_kind::tiles ? "tiles" : "resident"; }
 const char* to_string(bounds_kind b) { return b == bounds_kind::padded ? "padded" : "checked"; }
 const char* to_string(output_kind o) {

@@ -9,7 +9,9 @@
 
 namespace kl {
 
-enum class origin_kind { source, plugin };
+/// Where a variant comes from: a kernel file, a plugin, or kernlab itself (a data family's
+/// device-to-device copy baseline, origin_path its family.toml).
+enum class origin_kind { source, plugin, builtin };
 /// How many blocks a pass launches: one per tile, or as many as are resident at once.
 enum class grid_kind { tiles, resident };
 /// Whether the driver pads the input with the identity, or the kernel checks `n` itself.

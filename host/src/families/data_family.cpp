@@ -1,0 +1,743 @@
+#include "families/data_family.hpp"
+
+#include "cuda/resources.hpp"
+#include "families/plugin_launch.hpp"
+#include "families/splitmix64.hpp"
+#include "nvrtc/compiler.hpp"
+#include "nvrtc/hash.hpp"
+#include "spec/expression.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace kl {
+namespace {
+
+// The output buffers' poison before a validation run: a NaN as float32, a large number as
+// float64 and as int32 no result a test family produces.
+constexpr std::uint32_t poison_bits = 0x7fbadbad;
+
+std::string format_number(double v) {
+  std::ostringstream out;
+  out.precision(17);
+  out << v;
+  return out.str();
+}
+
+// Element i of a buffer as a double, whatever its dtype.
+double element(const std::vector<std::uint8_t>& bytes, const std::string& dtype, std::size_t i) {
+  if (dtype == "float32") {
+    float f;
+    std::memcpy(&f, bytes.data() + 4 * i, 4);
+    return f;
+  }
+  if (dtype == "float64") {
+    double d;
+    std::memcpy(&d, bytes.data() + 8 * i, 8);
+    return d;
+  }
+  if (dtype == "int32") {
+    std::int32_t x;
+    std::memcpy(&x, bytes.data() + 4 * i, 4);
+    return x;
+  }
+  std::int64_t x;
+  std::memcpy(&x, bytes.data() + 8 * i, 8);
+  return static_cast<double>(x);
+}
+
+// The spacing of `dtype`'s numbers at |x|: an ulp, measured at the reference's value.
+double ulp_at(double x, const std::string& dtype) {
+  if (dtype == "int32" || dtype == "int64") return 1;
+  const bool single = dtype == "float32";
+  const int digits = single ? 24 : 53;
+  const double smallest = single ? 0x1p-149 : std::numeric_limits<double>::denorm_min();
+  const double lowest_normal =
+      single ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
+  const double a = std::fabs(x);
+  if (!(a >= lowest_normal)) return smallest;
+  int e = 0;
+  std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
+  return std::ldexp(1.0, e - digits);
+}
+
+// Reads a NumPy .npy file's data: little-endian, C order, of `dtype`, exactly `count` elements.
+std::vector<std::uint8_t> read_npy(const std::string& path, const std::string& dtype,
+                                   std::uint64_t count) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot be read");
+  char magic[8];
+  if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0)
+    throw std::runtime_error(path + ": not a .npy file");
+  std::uint32_t header_len = 0;
+  if (magic[6] == 1) {
+    unsigned char l[2];
+    in.read(reinterpret_cast<char*>(l), 2);
+    header_len = l[0] | (l[1] << 8);
+  } else {
+    unsigned char l[4];
+    in.read(reinterpret_cast<char*>(l), 4);
+    header_len = l[0] | (l[1] << 8) | (l[2] << 16) | (static_cast<std::uint32_t>(l[3]) << 24);
+  }
+  std::string header(header_len, '\0');
+  if (!in.read(header.data(), header_len)) throw std::runtime_error(path + ": truncated header");
+  static const std::map<std::string, std::string> descr = {
+      {"int32", "<i4"}, {"int64", "<i8"}, {"float32", "<f4"}, {"float64", "<f8"}};
+  if (header.find("'" + descr.at(dtype) + "'") == std::string::npos)
+    throw std::runtime_error(path + ": its dtype is not " + dtype + " ('" + descr.at(dtype) +
+                             "'): " + header);
+  if (header.find("'fortran_order': False") == std::string::npos)
+    throw std::runtime_error(path + ": Fortran order is not supported (save it in C order)");
+  const std::size_t bytes = count * data_dtype_size(dtype);
+  std::vector<std::uint8_t> out(bytes);
+  if (!in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(bytes)))
+    throw std::runtime_error(path + ": holds fewer than the " + std::to_string(count) +
+                             " elements the buffer needs");
+  if (in.peek() != std::char_traits<char>::eof())
+    throw std::runtime_error(path + ": holds more than the " + std::to_string(count) +
+                             " elements the buffer needs");
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::string& dtype,
+                                          std::uint64_t count, std::uint64_t seed,
+                                          const std::string& buffer_name) {
+  if (g.kind == "npy") return read_npy(g.file, dtype, count);
+  const std::size_t size = data_dtype_size(dtype);
+  std::vector<std::uint8_t> out(count * size);
+  // Element i draws from a counter-based stream: splitmix64's output function at
+  // base + i * gamma, where base mixes the seed with the buffer's name.
+  const std::uint64_t base = splitmix64{seed ^ nvrtc::checksum64(buffer_name)}.next();
+  auto draw = [&](std::uint64_t i) { return splitmix64{base + i * 0x632be59bd9b4e019ULL}.next(); };
+  auto unit = [](std::uint64_t r) { return static_cast<double>(r >> 11) * 0x1p-53; };  // [0, 1)
+  const double lo = std::ceil(g.min * g.den), hi = std::floor(g.max * g.den);
+  const auto range = static_cast<std::uint64_t>(std::max(0.0, hi - lo)) + 1;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    double v = 0;
+    if (g.kind == "grid") {
+      const auto k = std::min(range - 1, static_cast<std::uint64_t>(
+                                             unit(draw(i)) * static_cast<double>(range)));
+      v = (lo + static_cast<double>(k)) / g.den;
+    } else if (g.kind == "uniform") {
+      v = g.min + (g.max - g.min) * unit(draw(i));
+    } else if (g.kind == "normal") {
+      // Box-Muller on two draws of this element's own stream.
+      const double u1 = 1.0 - unit(draw(2 * i)), u2 = unit(draw(2 * i + 1));
+      v = g.mean + g.stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    } else if (g.kind == "constant") {
+      v = g.value;
+    } else if (g.kind == "iota") {
+      v = g.start + static_cast<double>(i) * g.step;
+    } else {
+      throw std::invalid_argument("unknown generator '" + g.kind + "'");
+    }
+    std::uint8_t* p = out.data() + i * size;
+    if (dtype == "float32") {
+      const float f = static_cast<float>(v);
+      std::memcpy(p, &f, 4);
+    } else if (dtype == "float64") {
+      std::memcpy(p, &v, 8);
+    } else if (dtype == "int32") {
+      const auto x = static_cast<std::int32_t>(std::trunc(v));
+      std::memcpy(p, &x, 4);
+    } else {
+      const auto x = static_cast<std::int64_t>(std::trunc(v));
+      std::memcpy(p, &x, 8);
+    }
+  }
+  return out;
+}
+
+check_result compare_buffer(const compare_spec& rule, const std::string& name,
+                            const std::string& dtype, const std::vector<std::uint8_t>& got,
+                            const std::string& ref_dtype, const std::vector<std::uint8_t>& ref) {
+  const std::size_t n = got.size() / data_dtype_size(dtype);
+  check_result r;
+  std::size_t wrong = 0, first = 0;
+  double worst = 0;  // ulp: the largest error in ulps; tolerance: the largest |got - ref|
+  double err2 = 0, ref2 = 0;
+  const std::size_t size = data_dtype_size(dtype);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double g = element(got, dtype, i), e = element(ref, ref_dtype, i);
+    bool ok = true;
+    if (rule.rule == "exact") {
+      ok = g == e;
+    } else if (rule.rule == "bytes") {
+      ok = std::memcmp(got.data() + i * size, ref.data() + i * size, size) == 0;
+    } else if (rule.rule == "ulp") {
+      const double ulps = std::fabs(g - e) / ulp_at(e, dtype);
+      ok = ulps <= rule.max_ulp;  // NaN never is
+      if (!(ulps <= worst)) worst = ulps;
+    } else if (rule.rule == "tolerance") {
+      const double d = std::fabs(g - e);
+      ok = d <= rule.abs + rule.rel * std::fabs(e);
+      if (!(d <= worst)) worst = d;
+    } else {  // frobenius
+      err2 += (g - e) * (g - e);
+      ref2 += e * e;
+      ok = std::isfinite(g);
+    }
+    if (!ok && wrong++ == 0) first = i;
+  }
+  std::ostringstream detail;
+  if (rule.rule == "frobenius") {
+    const double rel = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+    r.ok = wrong == 0 && rel <= rule.tol;
+    detail << name << ": relative Frobenius error " << rel << " (tolerance " << rule.tol << ")";
+    if (wrong) detail << ", " << wrong << " element(s) not finite";
+  } else {
+    r.ok = wrong == 0;
+    detail << name << ": " << wrong << " of " << n << " elements outside the rule (" << rule.rule;
+    if (rule.rule == "ulp") detail << ", at most " << rule.max_ulp << " ulp; worst " << worst;
+    if (rule.rule == "tolerance")
+      detail << ", |got - ref| <= " << rule.abs << " + " << rule.rel << " |ref|; worst " << worst;
+    detail << ")";
+  }
+  if (!r.ok) r.detail = detail.str();
+  const std::size_t show = wrong ? first : 0;
+  if (r.ok) {
+    r.expected = r.got = name + ": all " + std::to_string(n) + " elements match (" + rule.rule + ")";
+  } else if (n > 0) {
+    const std::string at = name + "[" + std::to_string(show) + "] = ";
+    r.expected = at + format_number(element(ref, ref_dtype, show));
+    r.got = at + format_number(element(got, dtype, show));
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+data_family::data_family(family_spec spec, std::vector<std::string> include_dirs)
+    : spec_(std::move(spec)), include_dirs_(std::move(include_dirs)) {}
+
+std::vector<std::string> data_family::shape_variables() const {
+  std::vector<std::string> out;
+  for (const auto& a : spec_.axes) out.push_back(a.name);
+  out.push_back("RESIDENT_BLOCKS");
+  out.push_back("SM_COUNT");
+  return out;
+}
+
+std::vector<std::uint64_t> data_family::default_shape() const {
+  std::vector<std::uint64_t> out;
+  for (const auto& a : spec_.axes) out.push_back(static_cast<std::uint64_t>(a.default_value));
+  return out;
+}
+
+std::map<std::string, std::int64_t> data_family::axis_variables(const problem_config& c) const {
+  std::vector<std::uint64_t> shape = c.shape;
+  if (shape.empty() && spec_.axes.size() == 1) shape = {c.size};
+  if (shape.size() != spec_.axes.size())
+    throw std::invalid_argument(spec_.name + " needs " + std::to_string(spec_.axes.size()) +
+                                " dimension(s), got " + std::to_string(shape.size()));
+  std::map<std::string, std::int64_t> vars = {
+      {"TSIZE", static_cast<std::int64_t>(data_dtype_size(c.dtype))}};
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    const axis_spec& a = spec_.axes[i];
+    if (shape[i] < static_cast<std::uint64_t>(a.min) ||
+        shape[i] > static_cast<std::uint64_t>(a.max))
+      throw std::invalid_argument(spec_.name + ": " + a.name + " = " + std::to_string(shape[i]) +
+                                  " is outside its limits " + std::to_string(a.min) + ".." +
+                                  std::to_string(a.max) + " (" + spec_.path + ":" +
+                                  std::to_string(a.line) + ")");
+    vars[a.name] = static_cast<std::int64_t>(shape[i]);
+  }
+  return vars;
+}
+
+std::string data_family::buffer_dtype(const buffer_spec& b, const problem_config& c) const {
+  return b.type == "T" ? c.dtype : b.type;
+}
+
+std::uint64_t data_family::element_count(const buffer_spec& b, const problem_config& c) const {
+  const std::int64_t n = evaluate(b.count, axis_variables(c));
+  if (n < 0)
+    throw std::invalid_argument(spec_.name + ": buffer " + b.name + " has " + std::to_string(n) +
+                                " elements at " + c.describe());
+  return static_cast<std::uint64_t>(n);
+}
+
+double data_family::problem_bytes(const problem_config& c) const {
+  if (!spec_.bytes.empty()) return static_cast<double>(evaluate(spec_.bytes, axis_variables(c)));
+  double bytes = 0;
+  for (const auto& b : spec_.buffers)
+    if (b.role != buffer_role::workspace)
+      bytes += static_cast<double>(element_count(b, c) * data_dtype_size(buffer_dtype(b, c)));
+  return bytes;
+}
+
+double data_family::problem_flops(const problem_config& c) const {
+  return static_cast<double>(evaluate(spec_.flops, axis_variables(c)));
+}
+
+void data_family::check(const parsed_header& h) const {
+  const variant_descriptor& d = h.descriptor;
+  for (const char* key : {"tile", "grid", "bounds", "output", "workspace"})
+    if (h.key_lines.count(key))
+      throw metadata_error(d.origin_path, h.line_of(key),
+                           std::string("'") + key + "' belongs to the launch plans of the C++ " +
+                               "families; a data family launches each variant once with its " +
+                               "grid_dims and block_dims (docs/families.md)");
+  if (!d.ops.empty())
+    throw metadata_error(d.origin_path, h.line_of("ops"), spec_.name + " has no ops");
+  for (const auto& t : d.dtypes)
+    if (std::find(spec_.dtypes.begin(), spec_.dtypes.end(), t) == spec_.dtypes.end())
+      throw metadata_error(d.origin_path, h.line_of("dtypes"),
+                           spec_.name + " has no dtype '" + t + "' (" + spec_.path + ")");
+  for (const auto& [name, text] : d.params)
+    for (const auto& a : spec_.axes)
+      if (name == a.name)
+        throw metadata_error(d.origin_path, h.line_of("params"),
+                             "param " + name + " has the name of one of " + spec_.name +
+                                 "'s axes");
+  // Every launch expression must evaluate at the axes' defaults for every block size.
+  problem_config c;
+  c.dtype = spec_.dtypes.front();
+  c.shape = default_shape();
+  for (unsigned b : d.blocks) {
+    try {
+      const auto vars = [&] {
+        auto v = axis_variables(c);
+        v["BLOCK"] = b;
+        for (const auto& [name, text] : d.params) v[name] = evaluate(text, v);
+        return v;
+      }();
+      evaluate(d.shared_bytes, vars);
+    } catch (const expression_error& e) {
+      throw metadata_error(d.origin_path, h.line_of("shared_bytes"),
+                           std::string("shared_bytes: ") + e.what() +
+                               " (it sees the axes, BLOCK, TSIZE and the params)");
+    }
+  }
+}
+
+std::string data_family::name_expression(const variant_descriptor& v, unsigned block,
+                                         const problem_config& c) const {
+  std::map<std::string, std::int64_t> vars = {
+      {"BLOCK", block}, {"TSIZE", static_cast<std::int64_t>(data_dtype_size(c.dtype))}};
+  std::map<std::string, std::string> words = {{"BLOCK", std::to_string(block)},
+                                              {"T", cxx_type_of(c.dtype)}};
+  for (const auto& [name, text] : v.params) {
+    vars[name] = evaluate(text, vars);  // compile-time constants: never the axes
+    words[name] = std::to_string(vars[name]);
+  }
+  return substitute_words(v.entry, words);
+}
+
+unsigned data_family::dynamic_shared_bytes(const variant_descriptor& v, unsigned block,
+                                           const problem_config& c) const {
+  auto vars = axis_variables(c);
+  vars["BLOCK"] = block;
+  for (const auto& [name, text] : v.params) vars[name] = evaluate(text, vars);
+  return static_cast<unsigned>(evaluate(v.shared_bytes, vars));
+}
+
+std::uint64_t data_family::max_size() const {
+  return static_cast<std::uint64_t>(spec_.axes.front().max);
+}
+
+std::size_t data_family::device_bytes_needed(const problem_config& c) const {
+  std::size_t bytes = 0;
+  const std::size_t ref_size = spec_.reference.type == "float64" ? 8 : 0;
+  for (const auto& b : spec_.buffers) {
+    const std::size_t n = element_count(b, c);
+    bytes += n * data_dtype_size(buffer_dtype(b, c));
+    // While the problem is made, the reference's own outputs.
+    if (b.role == buffer_role::out)
+      bytes += n * (ref_size ? ref_size : data_dtype_size(buffer_dtype(b, c)));
+  }
+  return bytes;
+}
+
+std::string data_family::reference_expression(const std::string& dtype) const {
+  return substitute_words(spec_.reference.entry, {{"T", cxx_type_of(dtype)}});
+}
+
+nvrtc::compile_request data_family::reference_request(const std::string& dtype,
+                                                      const std::string& arch) const {
+  nvrtc::compile_request req;
+  req.source = spec_.reference.source;
+  req.path = spec_.reference.file;
+  req.arch = arch;
+  req.name_expressions = {reference_expression(dtype)};
+  req.include_dirs.push_back(spec_.dir);
+  for (const auto& d : include_dirs_) req.include_dirs.push_back(d);
+  return req;
+}
+
+namespace {
+
+// The reference's image, compiled once per process, architecture, file text and entry.
+const nvrtc::compile_result& reference_image(const nvrtc::compile_request& req) {
+  static std::mutex mutex;
+  static std::map<std::string, nvrtc::compile_result> images;
+  const std::string key = req.arch + "|" + req.path + "|" + req.name_expressions.front() + "|" +
+                          std::to_string(nvrtc::checksum64(req.source));
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = images.find(key); it != images.end()) return it->second;
+  nvrtc::compile_result compiled = nvrtc::compile(req);
+  if (!compiled.ok)
+    throw std::runtime_error("the reference " + req.path + " does not compile:\n" +
+                             compiled.error_summary());
+  return images.emplace(key, std::move(compiled)).first->second;
+}
+
+// One buffer on the device, with the host copy of a generated input.
+struct data_buffer {
+  const buffer_spec* spec = nullptr;
+  std::string dtype;
+  std::uint64_t count = 0;
+  cuda::device_buffer device;
+  std::vector<std::uint8_t> host;  // inputs: what was uploaded
+};
+
+// Packs kernel arguments: each slot holds a pointer or a scalar, and params[i] points at it.
+class argument_pack {
+ public:
+  void add_pointer(CUdeviceptr p) { push(&p, sizeof p); }
+  void add_scalar(std::int64_t v, const std::string& type) {
+    if (type == "int32") {
+      const auto x = static_cast<std::int32_t>(v);
+      push(&x, 4);
+    } else if (type == "uint32") {
+      const auto x = static_cast<std::uint32_t>(v);
+      push(&x, 4);
+    } else {
+      push(&v, 8);
+    }
+  }
+  void** params() {
+    ptrs_.clear();
+    for (auto& s : slots_) ptrs_.push_back(&s);
+    return ptrs_.data();
+  }
+
+ private:
+  void push(const void* p, std::size_t n) {
+    std::uint64_t slot = 0;
+    std::memcpy(&slot, p, n);
+    slots_.push_back(slot);
+  }
+  std::vector<std::uint64_t> slots_;
+  std::vector<void*> ptrs_;
+};
+
+class data_problem final : public problem {
+ public:
+  data_problem(const data_family& fam, const problem_config& c, const cuda::device_info& device)
+      : family_(fam), config_(c), device_(device), vars_(fam.axis_variables(c)) {
+    const family_spec& s = fam.spec();
+    for (const auto& b : s.buffers) {
+      data_buffer buf;
+      buf.spec = &b;
+      buf.dtype = fam.buffer_dtype(b, c);
+      buf.count = fam.element_count(b, c);
+      const std::size_t bytes = std::max<std::size_t>(buf.count * data_dtype_size(buf.dtype), 4);
+      buf.device = cuda::device_buffer(bytes);
+      if (b.role == buffer_role::in) {
+        const generator_spec& g = c.input_mode == "random" ? *b.random : *b.exact;
+        buf.host = generate_buffer(g, buf.dtype, buf.count, c.seed, b.name);
+        buf.device.upload(buf.host.data(), buf.host.size());
+      }
+      buffers_.push_back(std::move(buf));
+    }
+    cuda::synchronize_context();
+    run_reference();
+  }
+
+  const problem_config& config() const override { return config_; }
+  double bytes() const override { return family_.problem_bytes(config_); }
+  double flops() const override { return family_.problem_flops(config_); }
+  std::size_t device_bytes() const override {
+    std::size_t n = 0;
+    for (const auto& b : buffers_) n += b.device.bytes();
+    return n;
+  }
+
+  std::unique_ptr<operation> bind(const variant_descriptor& v, const source_kernel& k) override;
+  std::unique_ptr<operation> bind(const variant_descriptor& v, const plugin_kernel& k) override;
+  std::unique_ptr<operation> bind_builtin(const variant_descriptor& v) override;
+
+  const data_family& family() const { return family_; }
+  const std::map<std::string, std::int64_t>& variables() const { return vars_; }
+  const cuda::device_info& device() const { return device_; }
+  std::vector<data_buffer>& buffers() { return buffers_; }
+  data_buffer& buffer(const std::string& name) {
+    for (auto& b : buffers_)
+      if (b.spec->name == name) return b;
+    throw std::logic_error("no buffer " + name);
+  }
+
+  // Every argument in [kernel] order; `outputs` replaces the out buffers' pointers (the
+  // reference's own).
+  argument_pack arguments(const std::map<std::string, CUdeviceptr>& outputs = {}) const {
+    argument_pack pack;
+    for (const auto& a : family_.spec().args) {
+      if (!a.buffer.empty()) {
+        auto it = outputs.find(a.buffer);
+        CUdeviceptr p = 0;
+        for (const auto& b : buffers_)
+          if (b.spec->name == a.buffer) p = b.device.get();
+        pack.add_pointer(it == outputs.end() ? p : it->second);
+      } else {
+        pack.add_scalar(evaluate(a.expression, vars_), a.type);
+      }
+    }
+    return pack;
+  }
+
+  void poison(CUstream stream) {
+    for (auto& b : buffers_)
+      if (b.spec->role == buffer_role::out)
+        KL_CU(cuMemsetD32Async(b.device.get(), poison_bits, b.device.bytes() / 4, stream));
+  }
+  void zero_workspaces(CUstream stream) {
+    for (auto& b : buffers_)
+      if (b.spec->role == buffer_role::workspace)
+        KL_CU(cuMemsetD8Async(b.device.get(), 0, b.device.bytes(), stream));
+  }
+
+  check_result check() const {
+    check_result all;
+    all.ok = true;
+    for (const auto& b : buffers_) {
+      if (b.spec->role != buffer_role::out) continue;
+      std::vector<std::uint8_t> got(b.count * data_dtype_size(b.dtype));
+      b.device.download(got.data(), got.size());
+      const std::string ref_dtype = family_.spec().reference.type == "T" ? b.dtype : "float64";
+      check_result r = compare_buffer(family_.spec().compare, b.spec->name, b.dtype, got,
+                                      ref_dtype, references_.at(b.spec->name));
+      if (!r.ok) return r;
+      all.expected += (all.expected.empty() ? "" : "; ") + r.expected;
+    }
+    all.got = all.expected;
+    return all;
+  }
+
+ private:
+  void run_reference() {
+    const family_spec& s = family_.spec();
+    const nvrtc::compile_result& image =
+        reference_image(family_.reference_request(config_.dtype, device_.arch()));
+    cuda::module mod(image.cubin);
+    CUfunction f = mod.function(image.lowered_names.at(family_.reference_expression(config_.dtype)));
+    std::map<std::string, cuda::device_buffer> outs;
+    std::map<std::string, CUdeviceptr> out_ptrs;
+    for (const auto& b : buffers_) {
+      if (b.spec->role != buffer_role::out) continue;
+      const std::size_t size = s.reference.type == "T" ? data_dtype_size(b.dtype) : 8;
+      cuda::device_buffer d(std::max<std::size_t>(b.count * size, 4));
+      KL_CU(cuMemsetD32Async(d.get(), poison_bits, d.bytes() / 4, nullptr));
+      out_ptrs[b.spec->name] = d.get();
+      outs.emplace(b.spec->name, std::move(d));
+    }
+    zero_workspaces(nullptr);
+    auto vars = vars_;
+    vars["BLOCK"] = s.reference.block;
+    int per_sm = 0;
+    KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, static_cast<int>(s.reference.block),
+                                                      0));
+    vars["SM_COUNT"] = device_.sm_count;
+    vars["RESIDENT_BLOCKS"] = std::max(1, per_sm) * device_.sm_count;
+    launch_dims dims;
+    try {
+      dims = evaluate_dims(s.reference.block_dims, s.reference.grid_dims, s.reference.block, vars,
+                           config_.describe());
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error("the reference's launch (" + s.path + "): " + e.what());
+    }
+    argument_pack pack = arguments(out_ptrs);
+    KL_CU(cuLaunchKernel(f, dims.grid[0], dims.grid[1], dims.grid[2], dims.block[0],
+                         dims.block[1], dims.block[2], 0, nullptr, pack.params(), nullptr));
+    cuda::synchronize_context();
+    for (auto& [name, d] : outs) {
+      const data_buffer& b = buffer(name);
+      const std::size_t size = s.reference.type == "T" ? data_dtype_size(b.dtype) : 8;
+      std::vector<std::uint8_t> host(b.count * size);
+      d.download(host.data(), host.size());
+      references_[name] = std::move(host);
+    }
+  }
+
+  const data_family& family_;
+  problem_config config_;
+  cuda::device_info device_;
+  std::map<std::string, std::int64_t> vars_;
+  std::vector<data_buffer> buffers_;
+  std::map<std::string, std::vector<std::uint8_t>> references_;  // by out buffer
+};
+
+// A runtime-compiled variant: one launch with its header's (or the family's) dimensions.
+class source_op final : public operation {
+ public:
+  source_op(data_problem& p, const variant_descriptor& v, const source_kernel& k)
+      : problem_(p), kernel_(k), args_(p.arguments()) {
+    const family_spec& s = p.family().spec();
+    auto vars = p.variables();
+    vars["BLOCK"] = k.block;
+    for (const auto& [name, text] : v.params) vars[name] = evaluate(text, vars);
+    vars["SM_COUNT"] = p.device().sm_count;
+    vars["RESIDENT_BLOCKS"] = std::max(1, k.resident_blocks);
+    try {
+      dims_ = evaluate_dims(v.block_dims.empty() ? s.block_dims : v.block_dims,
+                            v.grid_dims.empty() ? s.grid_dims : v.grid_dims, k.block, vars,
+                            p.config().describe());
+    } catch (const std::invalid_argument& e) {
+      throw not_supported(e.what());  // e.g. a grid past CUDA's limits for a huge shape
+    }
+  }
+  void enqueue(CUstream stream) override {
+    problem_.zero_workspaces(stream);
+    KL_CU(cuLaunchKernel(kernel_.function, dims_.grid[0], dims_.grid[1], dims_.grid[2],
+                         dims_.block[0], dims_.block[1], dims_.block[2],
+                         kernel_.dynamic_shared_bytes, stream, args_.params(), nullptr));
+  }
+  void poison_output(CUstream stream) override { problem_.poison(stream); }
+  check_result check() const override { return problem_.check(); }
+
+ private:
+  data_problem& problem_;
+  source_kernel kernel_;
+  argument_pack args_;
+  launch_dims dims_;
+};
+
+// A plugin variant: the in buffers as inputs, the out buffers as outputs, the axes as sizes.
+class plugin_op final : public operation {
+ public:
+  plugin_op(data_problem& p, const plugin_kernel& k) : problem_(p), launch_(k, args_of(p)) {}
+  void enqueue(CUstream stream) override {
+    problem_.zero_workspaces(stream);
+    launch_.run(stream);
+  }
+  void poison_output(CUstream stream) override { problem_.poison(stream); }
+  check_result check() const override { return problem_.check(); }
+
+ private:
+  static plugin_arguments args_of(data_problem& p) {
+    plugin_arguments a;
+    a.family = p.family().name();
+    a.dtype = p.config().dtype;
+    for (auto& b : p.buffers()) {
+      if (b.spec->role == buffer_role::in) a.inputs.push_back(b.device.as_ptr());
+      if (b.spec->role == buffer_role::out) a.outputs.push_back(b.device.as_ptr());
+    }
+    for (const auto& axis : p.family().spec().axes)
+      a.sizes.push_back(static_cast<std::uint64_t>(p.variables().at(axis.name)));
+    return a;
+  }
+  data_problem& problem_;
+  plugin_launch launch_;
+};
+
+// The copy baseline: cuMemcpyDtoDAsync of one buffer into another, checked byte for byte
+// against the source; its poison is the complement of the source, so a byte not copied shows.
+class copy_op final : public operation {
+ public:
+  copy_op(data_problem& p, const baseline_spec& b)
+      : from_(p.buffer(b.copy_from)), to_(p.buffer(b.copy_to)) {
+    if (from_.device.bytes() != to_.device.bytes())
+      throw not_supported("the copy baseline needs " + b.copy_from + " and " + b.copy_to +
+                          " of the same size (" + std::to_string(from_.device.bytes()) + " and " +
+                          std::to_string(to_.device.bytes()) + " bytes here)");
+    std::vector<std::uint8_t> complement(from_.device.bytes());
+    for (std::size_t i = 0; i < complement.size(); ++i)
+      complement[i] = static_cast<std::uint8_t>(~(i < from_.host.size() ? from_.host[i] : 0));
+    poison_ = cuda::device_buffer(complement.size());
+    poison_.upload(complement.data(), complement.size());
+  }
+  void enqueue(CUstream stream) override {
+    KL_CU(cuMemcpyDtoDAsync(to_.device.get(), from_.device.get(), from_.host.size(), stream));
+  }
+  void poison_output(CUstream stream) override {
+    KL_CU(cuMemcpyDtoDAsync(to_.device.get(), poison_.get(), poison_.bytes(), stream));
+  }
+  check_result check() const override {
+    std::vector<std::uint8_t> got(from_.host.size());
+    to_.device.download(got.data(), got.size());
+    check_result r;
+    const auto mismatch = std::mismatch(got.begin(), got.end(), from_.host.begin());
+    r.ok = mismatch.first == got.end();
+    if (r.ok) {
+      r.expected = r.got = "a copy of all " + std::to_string(got.size()) + " bytes";
+    } else {
+      const auto at = static_cast<std::size_t>(mismatch.first - got.begin());
+      r.expected = "byte " + std::to_string(at) + " = " + std::to_string(*mismatch.second);
+      r.got = "byte " + std::to_string(at) + " = " + std::to_string(*mismatch.first);
+    }
+    return r;
+  }
+
+ private:
+  data_buffer& from_;
+  data_buffer& to_;
+  cuda::device_buffer poison_;
+};
+
+std::unique_ptr<operation> data_problem::bind(const variant_descriptor& v,
+                                              const source_kernel& k) {
+  return std::make_unique<source_op>(*this, v, k);
+}
+std::unique_ptr<operation> data_problem::bind(const variant_descriptor&, const plugin_kernel& k) {
+  return std::make_unique<plugin_op>(*this, k);
+}
+std::unique_ptr<operation> data_problem::bind_builtin(const variant_descriptor& v) {
+  const baseline_spec& b = family_.spec().baseline;
+  if (v.name != "d2d_copy" || b.copy_from.empty())
+    throw not_supported(v.qualified_name() + " is not a variant of this family");
+  return std::make_unique<copy_op>(*this, b);
+}
+
+}  // namespace
+
+std::unique_ptr<problem> data_family::make_problem(const problem_config& c,
+                                                   const cuda::device_info& device) const {
+  return std::make_unique<data_problem>(*this, c, device);
+}
+
+std::vector<std::string> add_data_families(family_registry& registry,
+                                           const std::vector<std::string>& kernels_dirs,
+                                           const std::vector<std::string>& include_dirs) {
+  std::vector<std::string> warnings;
+  for (const auto& dir : kernels_dirs) {
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    std::vector<fs::path> folders;
+    for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      std::error_code st;
+      if (fs::is_regular_file(it->path() / "family.toml", st)) folders.push_back(it->path());
+    }
+    std::sort(folders.begin(), folders.end());
+    for (const auto& folder : folders) {
+      const std::string name = folder.filename().string();
+      const std::string path = (folder / "family.toml").string();
+      if (const family* known = registry.find(name)) {
+        // A folder of the same name in a later --kernels-dir adds variants, not a family.
+        if (!dynamic_cast<const data_family*>(known))
+          warnings.push_back(path + ": ignored: '" + name + "' is a family built into kernlab");
+        continue;
+      }
+      if (!registry.broken(name).empty()) continue;  // the first folder's error stays
+      try {
+        registry.add(std::make_unique<data_family>(load_family_spec(folder.string()),
+                                                   include_dirs));
+      } catch (const metadata_error& e) {
+        registry.add_broken(name, e.what());
+      }
+    }
+  }
+  return warnings;
+}
+
+}  // namespace kl

@@ -1,0 +1,83 @@
+// The generic family: a problem described by a folder's family.toml (docs/families.md), run with
+// no C++ of its own. Its buffers are generated from the seed, its reference is a kernel of the
+// folder compiled by NVRTC, its rule compares every output element, and every variant is one
+// launch with its header's (or the family's) grid and block dimensions.
+#pragma once
+
+#include "families/family.hpp"
+#include "nvrtc/compiler.hpp"
+#include "spec/family_spec.hpp"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+class data_family final : public family {
+ public:
+  /// `include_dirs`: where the reference's #includes are looked for (the family's folder is
+  /// searched first).
+  data_family(family_spec spec, std::vector<std::string> include_dirs);
+
+  const family_spec& spec() const { return spec_; }
+
+  std::string name() const override { return spec_.name; }
+  std::vector<std::string> dtypes() const override { return spec_.dtypes; }
+  std::vector<std::string> ops() const override { return {}; }
+  std::size_t shape_rank() const override { return spec_.axes.size(); }
+  std::vector<std::string> shape_variables() const override;
+  std::vector<std::uint64_t> default_shape() const override;
+  roofline_kind roofline() const override {
+    return spec_.compute_roofline ? roofline_kind::fp32_compute : roofline_kind::bandwidth;
+  }
+  double problem_bytes(const problem_config& c) const override;
+  double problem_flops(const problem_config& c) const override;
+  void check(const parsed_header& header) const override;
+  std::string name_expression(const variant_descriptor& v, unsigned block,
+                              const problem_config& c) const override;
+  unsigned dynamic_shared_bytes(const variant_descriptor& v, unsigned block,
+                                const problem_config& c) const override;
+  std::uint64_t max_size() const override;
+  std::size_t device_bytes_needed(const problem_config& c) const override;
+  std::unique_ptr<problem> make_problem(const problem_config& c,
+                                        const cuda::device_info& device) const override;
+
+  /// The axes' values of a configuration (its shape, or its size for a one-axis family), with
+  /// TSIZE; throws std::invalid_argument for a value outside an axis' limits.
+  std::map<std::string, std::int64_t> axis_variables(const problem_config& c) const;
+  /// The element count of a buffer at a configuration.
+  std::uint64_t element_count(const buffer_spec& b, const problem_config& c) const;
+  /// The dtype of a buffer at a configuration (T resolved).
+  std::string buffer_dtype(const buffer_spec& b, const problem_config& c) const;
+  /// The reference's compile request for one dtype and architecture (the tests compile it).
+  nvrtc::compile_request reference_request(const std::string& dtype,
+                                           const std::string& arch) const;
+  std::string reference_expression(const std::string& dtype) const;
+
+ private:
+  family_spec spec_;
+  std::vector<std::string> include_dirs_;
+};
+
+/// The bytes of buffer `b` generated for a configuration: element i depends only on the seed,
+/// the buffer's name and i (docs/families.md, "Generators"). Exposed for the tests.
+std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::string& dtype,
+                                          std::uint64_t count, std::uint64_t seed,
+                                          const std::string& buffer_name);
+
+/// Compares `got` with the reference's elements under the family's rule; `ref_dtype` is the
+/// reference's element type (float64, or the buffer's own). Exposed for the tests.
+check_result compare_buffer(const compare_spec& rule, const std::string& name,
+                            const std::string& dtype, const std::vector<std::uint8_t>& got,
+                            const std::string& ref_dtype, const std::vector<std::uint8_t>& ref);
+
+/// Registers the family of every folder of `kernels_dirs` that holds a family.toml. A folder
+/// whose description has a mistake is registered as broken, with the error naming file:line.
+/// Returns warnings (a folder that has the name of a built-in family).
+std::vector<std::string> add_data_families(family_registry& registry,
+                                           const std::vector<std::string>& kernels_dirs,
+                                           const std::vector<std::string>& include_dirs);
+
+}  // namespace kl

@@ -1,0 +1,481 @@
+#include "spec/family_spec.hpp"
+
+#include "spec/expression.hpp"
+#include "spec/metadata.hpp"
+
+// toml++ (libtomlplusplus-dev) is used header-only, in this file alone: nothing to link, nothing
+// to carry to a GPU machine.
+#define TOML_HEADER_ONLY 1
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace kl {
+namespace {
+
+const std::vector<std::string> reserved = {"BLOCK",    "TSIZE", "T",   "RESIDENT_BLOCKS",
+                                           "SM_COUNT", "GRID",  "sqrt", "min",
+                                           "max",      "ceil_div"};
+
+bool is_identifier(const std::string& s) {
+  return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
+         std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+         });
+}
+
+// Reads one family.toml, keeping its path for every error.
+class reader {
+ public:
+  reader(const std::string& path, const std::string& dir) : path_(path), dir_(dir) {}
+
+  [[noreturn]] void fail(int line, const std::string& why) const {
+    throw metadata_error(path_, line, why);
+  }
+  static int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
+
+  // Every key of `t` must be one of `allowed`.
+  void only_keys(const toml::table& t, const std::vector<std::string>& allowed,
+                 const std::string& where) const {
+    for (auto&& [key, node] : t) {
+      const std::string k(key.str());
+      if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      fail(line_of(node), "unknown key '" + k + "' in " + where + " (expected one of: " + list +
+                              ")");
+    }
+  }
+
+  const toml::table& table(const toml::node& n, const std::string& what) const {
+    if (!n.is_table()) fail(line_of(n), what + " must be a table");
+    return *n.as_table();
+  }
+  std::string string(const toml::node& n, const std::string& what) const {
+    if (!n.is_string()) fail(line_of(n), what + " must be a string");
+    return n.as_string()->get();
+  }
+  // An expression: a string, or an integer written as a number.
+  std::string expression(const toml::node& n, const std::string& what) const {
+    if (n.is_integer()) return std::to_string(n.as_integer()->get());
+    if (!n.is_string())
+      fail(line_of(n), what + " must be an expression (a string such as \"ROWS * COLS\")");
+    return n.as_string()->get();
+  }
+  std::int64_t integer(const toml::node& n, const std::string& what) const {
+    if (!n.is_integer()) fail(line_of(n), what + " must be an integer");
+    return n.as_integer()->get();
+  }
+  double number(const toml::node& n, const std::string& what) const {
+    if (n.is_integer()) return static_cast<double>(n.as_integer()->get());
+    if (!n.is_floating_point()) fail(line_of(n), what + " must be a number");
+    return n.as_floating_point()->get();
+  }
+  std::vector<std::string> strings(const toml::node& n, const std::string& what) const {
+    if (!n.is_array()) fail(line_of(n), what + " must be an array of strings");
+    std::vector<std::string> out;
+    for (const auto& e : *n.as_array()) out.push_back(string(e, what + "'s elements"));
+    return out;
+  }
+  std::vector<std::string> expressions(const toml::node& n, const std::string& what) const {
+    if (!n.is_array()) fail(line_of(n), what + " must be an array of expressions");
+    std::vector<std::string> out;
+    for (const auto& e : *n.as_array()) out.push_back(expression(e, what + "'s elements"));
+    if (out.empty() || out.size() > 3) fail(line_of(n), what + " needs 1 to 3 dimensions");
+    return out;
+  }
+
+  generator_spec generator(const toml::node& n, const std::string& what) const {
+    const toml::table& t = table(n, what + " (a generator such as { kind = \"uniform\" })");
+    generator_spec g;
+    g.line = line_of(n);
+    const toml::node* kind = t.get("kind");
+    if (!kind) fail(g.line, what + " needs a 'kind'");
+    g.kind = string(*kind, what + ".kind");
+    static const std::map<std::string, std::vector<std::string>> keys = {
+        {"grid", {"kind", "den", "min", "max"}},  {"uniform", {"kind", "min", "max"}},
+        {"normal", {"kind", "mean", "stddev"}},   {"constant", {"kind", "value"}},
+        {"iota", {"kind", "start", "step"}},      {"npy", {"kind", "file"}}};
+    auto it = keys.find(g.kind);
+    if (it == keys.end())
+      fail(line_of(*kind), "unknown generator '" + g.kind +
+                               "' (expected grid, uniform, normal, constant, iota or npy)");
+    only_keys(t, it->second, what);
+    auto num = [&](const char* key, double& out) {
+      if (const toml::node* v = t.get(key)) out = number(*v, what + "." + key);
+    };
+    num("den", g.den);
+    num("min", g.min);
+    num("max", g.max);
+    num("mean", g.mean);
+    num("stddev", g.stddev);
+    num("value", g.value);
+    num("start", g.start);
+    num("step", g.step);
+    if (g.kind == "grid" || g.kind == "uniform") {
+      if (!t.get("min") || !t.get("max")) fail(g.line, what + " needs 'min' and 'max'");
+      if (!(g.min <= g.max)) fail(g.line, what + ": min is above max");
+    }
+    if (g.kind == "grid" && !(g.den >= 1))
+      fail(g.line, what + ": den must be at least 1 (values are k / den)");
+    if (g.kind == "normal" && !(g.stddev >= 0)) fail(g.line, what + ": stddev is negative");
+    if (g.kind == "constant" && !t.get("value")) fail(g.line, what + " needs a 'value'");
+    if (g.kind == "npy") {
+      const toml::node* f = t.get("file");
+      if (!f) fail(g.line, what + " needs a 'file'");
+      g.file = (fs::path(dir_) / string(*f, what + ".file")).string();
+      std::error_code ec;
+      if (!fs::is_regular_file(g.file, ec)) fail(line_of(*f), g.file + " does not exist");
+    }
+    return g;
+  }
+
+  std::string path_, dir_;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool is_dtype(const std::string& t) { return data_dtype_size(t) != 0; }
+
+}  // namespace
+
+const buffer_spec* family_spec::buffer(const std::string& n) const {
+  for (const auto& b : buffers)
+    if (b.name == n) return &b;
+  return nullptr;
+}
+
+std::size_t data_dtype_size(const std::string& dtype) {
+  if (dtype == "int32" || dtype == "float32") return 4;
+  if (dtype == "int64" || dtype == "float64") return 8;
+  return 0;
+}
+
+std::string cxx_type_of(const std::string& dtype) {
+  if (dtype == "int32") return "int";
+  if (dtype == "int64") return "long long";
+  if (dtype == "float32") return "float";
+  if (dtype == "float64") return "double";
+  return dtype;
+}
+
+bool is_reserved_name(const std::string& name) {
+  return std::find(reserved.begin(), reserved.end(), name) != reserved.end();
+}
+
+family_spec parse_family_spec(const std::string& text, const std::string& path,
+                              const std::string& dir, const std::string& name) {
+  reader r(path, dir);
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    r.fail(static_cast<int>(e.source().begin.line), std::string(e.description()));
+  }
+  family_spec s;
+  s.name = name;
+  s.path = path;
+  s.dir = dir;
+  r.only_keys(root,
+              {"summary", "dtypes", "roofline", "bytes", "flops", "axes", "buffers", "kernel",
+               "reference", "compare", "baseline"},
+              "family.toml");
+
+  if (const toml::node* n = root.get("summary")) s.summary = r.string(*n, "summary");
+  const toml::node* dtypes = root.get("dtypes");
+  if (!dtypes) r.fail(1, "'dtypes' is missing (e.g. dtypes = [\"float32\"])");
+  s.dtypes = r.strings(*dtypes, "dtypes");
+  if (s.dtypes.empty()) r.fail(reader::line_of(*dtypes), "dtypes is empty");
+  for (const auto& t : s.dtypes)
+    if (!is_dtype(t))
+      r.fail(reader::line_of(*dtypes),
+             "unknown dtype '" + t + "' (expected int32, int64, float32 or float64" +
+                 (t == "float16" || t == "bfloat16" ? "; " + t + " is not supported yet" : "") +
+                 ")");
+  if (const toml::node* n = root.get("roofline")) {
+    const std::string v = r.string(*n, "roofline");
+    if (v != "bandwidth" && v != "compute")
+      r.fail(reader::line_of(*n), "roofline '" + v + "': expected bandwidth or compute");
+    s.compute_roofline = v == "compute";
+  }
+  if (const toml::node* n = root.get("bytes")) s.bytes = r.expression(*n, "bytes");
+  if (const toml::node* n = root.get("flops")) s.flops = r.expression(*n, "flops");
+
+  // Axes, in the order written.
+  const toml::node* axes = root.get("axes");
+  if (!axes) r.fail(1, "'[axes]' is missing: a family needs at least one axis (e.g. N)");
+  const toml::table& at = r.table(*axes, "axes");
+  std::vector<std::pair<int, axis_spec>> ordered;
+  for (auto&& [key, node] : at) {
+    axis_spec a;
+    a.name = std::string(key.str());
+    a.line = reader::line_of(node);
+    if (!is_identifier(a.name) || is_reserved_name(a.name))
+      r.fail(a.line, "axis name '" + a.name + "' is not an identifier or is reserved");
+    const toml::table& t = r.table(node, "axis " + a.name + " ({ default = N, min = N, max = N })");
+    r.only_keys(t, {"default", "min", "max"}, "axis " + a.name);
+    const toml::node* d = t.get("default");
+    if (!d) r.fail(a.line, "axis " + a.name + " needs a 'default'");
+    a.default_value = r.integer(*d, a.name + ".default");
+    if (const toml::node* v = t.get("min")) a.min = r.integer(*v, a.name + ".min");
+    if (const toml::node* v = t.get("max")) a.max = r.integer(*v, a.name + ".max");
+    if (a.min < 1) r.fail(a.line, "axis " + a.name + ": min must be at least 1");
+    if (a.max < a.min) r.fail(a.line, "axis " + a.name + ": max is below min");
+    if (a.default_value < a.min || a.default_value > a.max)
+      r.fail(a.line, "axis " + a.name + ": the default is outside [min, max]");
+    ordered.emplace_back(a.line, a);
+  }
+  // toml++ keeps a table's keys sorted; the file's order is the --shape order.
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (auto& [line, a] : ordered) s.axes.push_back(a);
+  if (s.axes.empty()) r.fail(reader::line_of(*axes), "[axes] is empty");
+
+  // The variables every expression of the file sees, at the axes' defaults.
+  std::map<std::string, std::int64_t> vars = {{"BLOCK", 256}, {"TSIZE", 4}};
+  for (const auto& a : s.axes) vars[a.name] = a.default_value;
+  auto check_expr = [&](const std::string& e, int line, const std::string& what,
+                        const std::map<std::string, std::int64_t>& v) {
+    try {
+      evaluate(e, v);
+    } catch (const expression_error& ex) {
+      r.fail(line, what + " '" + e + "': " + ex.what());
+    }
+  };
+  auto line_or = [&](const char* key, int fallback) {
+    const toml::node* n = root.get(key);
+    return n ? reader::line_of(*n) : fallback;
+  };
+  if (!s.bytes.empty()) check_expr(s.bytes, line_or("bytes", 1), "bytes", vars);
+  check_expr(s.flops, line_or("flops", 1), "flops", vars);
+
+  // Buffers.
+  const toml::node* buffers = root.get("buffers");
+  if (!buffers || !buffers->is_array())
+    r.fail(buffers ? reader::line_of(*buffers) : 1,
+           "'[[buffers]]' is missing: a family needs at least one in and one out buffer");
+  for (const auto& node : *buffers->as_array()) {
+    const toml::table& t = r.table(node, "[[buffers]]");
+    buffer_spec b;
+    b.line = reader::line_of(node);
+    r.only_keys(t, {"name", "role", "type", "count", "init", "exact", "random"}, "[[buffers]]");
+    auto need = [&](const char* key) -> const toml::node& {
+      const toml::node* n = t.get(key);
+      if (!n) r.fail(b.line, std::string("a buffer needs '") + key + "'");
+      return *n;
+    };
+    b.name = r.string(need("name"), "name");
+    if (!is_identifier(b.name)) r.fail(b.line, "buffer name '" + b.name + "' is not an identifier");
+    if (s.buffer(b.name)) r.fail(b.line, "buffer '" + b.name + "' is declared twice");
+    const std::string role = r.string(need("role"), "role");
+    if (role == "in")
+      b.role = buffer_role::in;
+    else if (role == "out")
+      b.role = buffer_role::out;
+    else if (role == "workspace")
+      b.role = buffer_role::workspace;
+    else if (role == "inout")
+      r.fail(reader::line_of(need("role")),
+             "role 'inout' is not supported yet: use an in buffer and an out buffer");
+    else
+      r.fail(reader::line_of(need("role")), "role '" + role + "': expected in, out or workspace");
+    b.type = r.string(need("type"), "type");
+    if (b.type != "T" && !is_dtype(b.type))
+      r.fail(reader::line_of(need("type")),
+             "type '" + b.type + "': expected T, int32, int64, float32 or float64");
+    b.count = r.expression(need("count"), "count");
+    check_expr(b.count, reader::line_of(need("count")), "count", vars);
+    const toml::node* init = t.get("init");
+    const toml::node* exact = t.get("exact");
+    const toml::node* random = t.get("random");
+    if (b.role == buffer_role::in) {
+      if (init && (exact || random))
+        r.fail(b.line, "buffer " + b.name + ": give 'init', or 'exact' and 'random', not both");
+      if (!init && !(exact && random))
+        r.fail(b.line, "input buffer " + b.name +
+                           " needs 'init' (a generator), or both 'exact' and 'random'");
+      b.exact = r.generator(init ? *init : *exact, b.name + (init ? ".init" : ".exact"));
+      b.random = init ? b.exact : r.generator(*random, b.name + ".random");
+    } else if (init || exact || random) {
+      r.fail(b.line, "buffer " + b.name + " is not an input: it takes no generator");
+    }
+    s.buffers.push_back(b);
+  }
+  auto has_role = [&](buffer_role role) {
+    return std::any_of(s.buffers.begin(), s.buffers.end(),
+                       [&](const buffer_spec& b) { return b.role == role; });
+  };
+  if (!has_role(buffer_role::out))
+    r.fail(reader::line_of(*buffers), "no buffer has role 'out': there is nothing to compare");
+
+  // The kernel's signature and default launch.
+  const toml::node* kernel = root.get("kernel");
+  if (!kernel) r.fail(1, "'[kernel]' is missing (its 'args' are the variants' parameters)");
+  const toml::table& kt = r.table(*kernel, "kernel");
+  s.kernel_line = reader::line_of(*kernel);
+  r.only_keys(kt, {"args", "block_dims", "grid_dims"}, "[kernel]");
+  const toml::node* args = kt.get("args");
+  if (!args || !args->is_array()) r.fail(s.kernel_line, "[kernel] needs 'args' (an array)");
+  for (const auto& a : *args->as_array()) {
+    arg_spec arg;
+    arg.line = reader::line_of(a);
+    if (a.is_table()) {
+      const toml::table& t = *a.as_table();
+      r.only_keys(t, {"value", "type"}, "an argument");
+      const toml::node* v = t.get("value");
+      if (!v) r.fail(arg.line, "an argument table needs 'value'");
+      arg.expression = r.expression(*v, "value");
+      if (const toml::node* ty = t.get("type")) arg.type = r.string(*ty, "type");
+      if (arg.type != "int32" && arg.type != "int64" && arg.type != "uint32" &&
+          arg.type != "uint64")
+        r.fail(arg.line, "argument type '" + arg.type + "': expected int32, int64, uint32 or uint64");
+    } else {
+      const std::string text = r.expression(a, "an argument");
+      if (s.buffer(text))
+        arg.buffer = text;
+      else
+        arg.expression = text;
+    }
+    if (!arg.expression.empty())
+      check_expr(arg.expression, arg.line,
+                 "argument (neither a buffer nor an expression over the axes)", vars);
+    s.args.push_back(arg);
+  }
+  for (const auto& b : s.buffers)
+    if (std::none_of(s.args.begin(), s.args.end(),
+                     [&](const arg_spec& a) { return a.buffer == b.name; }))
+      r.fail(b.line, "buffer " + b.name + " is not among [kernel] args");
+  std::map<std::string, std::int64_t> grid_vars = vars;
+  grid_vars["RESIDENT_BLOCKS"] = 1024;
+  grid_vars["SM_COUNT"] = 132;
+  if (const toml::node* n = kt.get("block_dims")) {
+    s.block_dims = r.expressions(*n, "block_dims");
+    for (const auto& e : s.block_dims) check_expr(e, reader::line_of(*n), "block_dims", vars);
+  }
+  const toml::node* grid = kt.get("grid_dims");
+  if (!grid) r.fail(s.kernel_line, "[kernel] needs 'grid_dims' (the default launch)");
+  s.grid_dims = r.expressions(*grid, "grid_dims");
+  for (const auto& e : s.grid_dims) check_expr(e, reader::line_of(*grid), "grid_dims", grid_vars);
+
+  // The reference kernel.
+  const toml::node* ref = root.get("reference");
+  if (!ref) r.fail(1, "'[reference]' is missing (the kernel whose result the variants must match)");
+  const toml::table& rt = r.table(*ref, "reference");
+  s.reference.line = reader::line_of(*ref);
+  r.only_keys(rt, {"file", "entry", "type", "block", "block_dims", "grid_dims"}, "[reference]");
+  const toml::node* file = rt.get("file");
+  const toml::node* entry = rt.get("entry");
+  if (!file || !entry) r.fail(s.reference.line, "[reference] needs 'file' and 'entry'");
+  s.reference.file = (fs::path(dir) / r.string(*file, "file")).string();
+  s.reference.entry = r.string(*entry, "entry");
+  std::error_code ec;
+  if (!fs::is_regular_file(s.reference.file, ec))
+    r.fail(reader::line_of(*file), s.reference.file + " does not exist");
+  s.reference.source = read_text(s.reference.file);
+  if (s.reference.source.empty())
+    r.fail(reader::line_of(*file), s.reference.file + " is empty or cannot be read");
+  if (const toml::node* n = rt.get("type")) {
+    s.reference.type = r.string(*n, "type");
+    if (s.reference.type != "float64" && s.reference.type != "T")
+      r.fail(reader::line_of(*n), "reference type '" + s.reference.type + "': expected float64 or T");
+  }
+  if (const toml::node* n = rt.get("block")) {
+    const std::int64_t b = r.integer(*n, "block");
+    if (b < 1 || b > 1024) r.fail(reader::line_of(*n), "reference block must be 1..1024");
+    s.reference.block = static_cast<unsigned>(b);
+  }
+  std::map<std::string, std::int64_t> ref_vars = grid_vars;
+  ref_vars["BLOCK"] = s.reference.block;
+  if (const toml::node* n = rt.get("block_dims")) {
+    s.reference.block_dims = r.expressions(*n, "block_dims");
+    for (const auto& e : s.reference.block_dims)
+      check_expr(e, reader::line_of(*n), "block_dims", ref_vars);
+  }
+  if (const toml::node* n = rt.get("grid_dims")) {
+    s.reference.grid_dims = r.expressions(*n, "grid_dims");
+    for (const auto& e : s.reference.grid_dims)
+      check_expr(e, reader::line_of(*n), "grid_dims", ref_vars);
+  } else {
+    s.reference.grid_dims = s.grid_dims;
+  }
+
+  // The comparison rule.
+  if (const toml::node* cmp = root.get("compare")) {
+    const toml::table& ct = r.table(*cmp, "compare");
+    s.compare.line = reader::line_of(*cmp);
+    r.only_keys(ct, {"rule", "max_ulp", "abs", "rel", "tol"}, "[compare]");
+    if (const toml::node* n = ct.get("rule")) s.compare.rule = r.string(*n, "rule");
+    static const std::map<std::string, std::vector<std::string>> needs = {
+        {"exact", {}}, {"bytes", {}}, {"ulp", {"max_ulp"}}, {"tolerance", {}}, {"frobenius", {"tol"}}};
+    auto it = needs.find(s.compare.rule);
+    if (it == needs.end())
+      r.fail(s.compare.line, "compare rule '" + s.compare.rule +
+                                 "': expected exact, bytes, ulp, tolerance or frobenius");
+    for (const auto& k : it->second)
+      if (!ct.get(k)) r.fail(s.compare.line, "rule " + s.compare.rule + " needs '" + k + "'");
+    if (s.compare.rule == "tolerance" && !ct.get("abs") && !ct.get("rel"))
+      r.fail(s.compare.line, "rule tolerance needs 'abs', 'rel' or both");
+    auto num = [&](const char* key, double& out) {
+      if (const toml::node* v = ct.get(key)) {
+        out = r.number(*v, key);
+        if (!(out >= 0)) r.fail(reader::line_of(*v), std::string(key) + " must be >= 0");
+      }
+    };
+    num("max_ulp", s.compare.max_ulp);
+    num("abs", s.compare.abs);
+    num("rel", s.compare.rel);
+    num("tol", s.compare.tol);
+    if (s.compare.rule == "bytes" && s.reference.type != "T")
+      r.fail(s.compare.line, "rule bytes compares with a reference of type T, not " +
+                                 s.reference.type);
+  }
+
+  // The baseline.
+  if (const toml::node* base = root.get("baseline")) {
+    const toml::table& bt = r.table(*base, "baseline");
+    s.baseline.line = reader::line_of(*base);
+    r.only_keys(bt, {"copy"}, "[baseline]");
+    if (const toml::node* n = bt.get("copy")) {
+      const toml::table& c = r.table(*n, "copy ({ from = \"x\", to = \"y\" })");
+      r.only_keys(c, {"from", "to"}, "copy");
+      const toml::node* from = c.get("from");
+      const toml::node* to = c.get("to");
+      if (!from || !to) r.fail(reader::line_of(*n), "copy needs 'from' and 'to'");
+      s.baseline.copy_from = r.string(*from, "from");
+      s.baseline.copy_to = r.string(*to, "to");
+      const buffer_spec* f = s.buffer(s.baseline.copy_from);
+      const buffer_spec* t = s.buffer(s.baseline.copy_to);
+      if (!f || f->role != buffer_role::in)
+        r.fail(reader::line_of(*from), "copy from '" + s.baseline.copy_from +
+                                           "': expected the name of an in buffer");
+      if (!t || t->role != buffer_role::out)
+        r.fail(reader::line_of(*to),
+               "copy to '" + s.baseline.copy_to + "': expected the name of an out buffer");
+    }
+  }
+  return s;
+}
+
+family_spec load_family_spec(const std::string& dir) {
+  const std::string path = (fs::path(dir) / "family.toml").string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw metadata_error(path, 1, "cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_family_spec(text.str(), path, dir, fs::path(dir).filename().string());
+}
+
+}  // namespace kl

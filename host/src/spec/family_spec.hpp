@@ -1,0 +1,113 @@
+// A family described as data (docs/families.md): the plain contents of a folder's family.toml,
+// checked when it is read. The generic family that runs it is families/data_family.hpp.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kl {
+
+/// One axis of the problem ("ROWS"), in --shape order.
+struct axis_spec {
+  std::string name;
+  std::int64_t default_value = 0;
+  std::int64_t min = 1;
+  std::int64_t max = 2147483647;
+  int line = 0;
+};
+
+/// How a buffer's elements are generated: element i depends on the seed, the buffer's name and i
+/// only (docs/families.md, "Generators").
+struct generator_spec {
+  std::string kind;  ///< grid, uniform, normal, constant, iota, npy
+  double den = 1, min = 0, max = 1;
+  double mean = 0, stddev = 1;
+  double value = 0;
+  double start = 0, step = 1;
+  std::string file;  ///< npy: the file, resolved against the family's folder
+  int line = 0;
+};
+
+enum class buffer_role { in, out, workspace };
+
+struct buffer_spec {
+  std::string name;
+  buffer_role role = buffer_role::in;
+  std::string type;   ///< "T" or a dtype name
+  std::string count;  ///< expression over the axes
+  std::optional<generator_spec> exact, random;  ///< for role in: one per input mode
+  int line = 0;
+};
+
+/// One kernel argument: a buffer's pointer, or an integer expression passed as `type`.
+struct arg_spec {
+  std::string buffer;      ///< non-empty: this buffer's device pointer
+  std::string expression;  ///< otherwise: an integer over the axes
+  std::string type = "int32";
+  int line = 0;
+};
+
+struct reference_spec {
+  std::string file;    ///< the path, resolved against the family's folder
+  std::string source;  ///< its text
+  std::string entry;
+  std::string type = "float64";  ///< of its out buffers: "float64" or "T"
+  unsigned block = 256;
+  std::vector<std::string> block_dims, grid_dims;
+  int line = 0;
+};
+
+struct compare_spec {
+  std::string rule = "exact";  ///< exact, bytes, ulp, tolerance, frobenius
+  double max_ulp = 0, abs = 0, rel = 0, tol = 0;
+  int line = 0;
+};
+
+struct baseline_spec {
+  std::string copy_from, copy_to;  ///< a device-to-device copy of one buffer into another
+  int line = 0;
+};
+
+struct family_spec {
+  std::string name;  ///< the folder's name
+  std::string path;  ///< the family.toml
+  std::string dir;   ///< its folder
+  std::string summary;
+  std::vector<std::string> dtypes;
+  bool compute_roofline = false;
+  std::string bytes;  ///< expression; "" = every buffer read or written once
+  std::string flops = "0";
+  std::vector<axis_spec> axes;
+  std::vector<buffer_spec> buffers;
+  std::vector<arg_spec> args;
+  std::vector<std::string> block_dims, grid_dims;  ///< defaults for variants without their own
+  int kernel_line = 0;
+  reference_spec reference;
+  compare_spec compare;
+  baseline_spec baseline;
+
+  const buffer_spec* buffer(const std::string& name) const;
+};
+
+/// Parses family.toml's text; `path` names it in errors, `dir` resolves the files it names (the
+/// reference's source is read from there). Throws metadata_error ("family.toml:LINE: ...").
+family_spec parse_family_spec(const std::string& text, const std::string& path,
+                              const std::string& dir, const std::string& name);
+
+/// Reads <dir>/family.toml and the files it names. Throws metadata_error.
+family_spec load_family_spec(const std::string& dir);
+
+/// Size in bytes of one element of a dtype that data families may use (int32, int64, float32,
+/// float64); 0 for a name that is none of them.
+std::size_t data_dtype_size(const std::string& dtype);
+
+/// The C++ type of a dtype name ("float32" -> "float").
+std::string cxx_type_of(const std::string& dtype);
+
+/// The names expressions may not give to an axis or a param.
+bool is_reserved_name(const std::string& name);
+
+}  // namespace kl

@@ -1,0 +1,119 @@
+// A family that kernlab does not ship, written by the tests into a temporary kernels folder: a
+// family.toml, a reference kernel and variants, and nothing else (docs/families.md).
+#pragma once
+
+#include "test_util.hpp"
+
+#include <string>
+
+namespace kl::test {
+
+inline const char* axpy_family_toml = R"kl(# y = 3 x + y0, for the tests
+summary = "y = 3 * x + y0, any N"
+dtypes = ["float32", "int32"]
+bytes = "3 * N * TSIZE"
+flops = "2 * N"
+
+[axes]
+N = { default = 1000003, min = 1, max = 1073741824 }
+
+[[buffers]]
+name = "x"
+role = "in"
+type = "T"
+count = "N"
+exact = { kind = "grid", den = 4, min = -100, max = 100 }
+random = { kind = "uniform", min = -1.0, max = 1.0 }
+
+[[buffers]]
+name = "y0"
+role = "in"
+type = "T"
+count = "N"
+init = { kind = "iota", start = -5, step = 1 }
+
+[[buffers]]
+name = "y"
+role = "out"
+type = "T"
+count = "N"
+
+[kernel]
+args = ["x", "y0", "y", "N"]
+grid_dims = ["ceil_div(N, BLOCK)"]
+
+[reference]
+file = "reference.cu"
+entry = "axpy_reference<T>"
+type = "T"
+
+[compare]
+rule = "exact"
+
+[baseline]
+copy = { from = "x", to = "y" }
+)kl";
+
+inline const char* axpy_reference = R"kl(template <typename T>
+__global__ void axpy_reference(const T* x, const T* y0, T* y, int n) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = T(3) * x[i] + y0[i];
+}
+)kl";
+
+inline const char* axpy_simple = R"kl(/* kernlab
+family:  axpy
+entry:   simple<T>
+blocks:  128 256 512 1024
+summary: one thread per element
+order:   1
+*/
+template <typename T>
+__global__ void simple(const T* x, const T* y0, T* y, int n) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = T(3) * x[i] + y0[i];
+}
+)kl";
+
+inline const char* axpy_gridstride = R"kl(/* kernlab
+family:    axpy
+entry:     gridstride<T>
+blocks:    256 512
+grid_dims: min(RESIDENT_BLOCKS, ceil_div(N, BLOCK))
+summary:   as many blocks as fit at once, each looping over the array
+order:     2
+*/
+template <typename T>
+__global__ void gridstride(const T* x, const T* y0, T* y, int n) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    y[i] = T(3) * x[i] + y0[i];
+}
+)kl";
+
+// Forgets the last element whenever N is not a multiple of the block.
+inline const char* axpy_off_by_one = R"kl(/* kernlab
+family:  axpy
+entry:   off_by_one<T>
+blocks:  256
+summary: drops the last element
+order:   3
+*/
+template <typename T>
+__global__ void off_by_one(const T* x, const T* y0, T* y, int n) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n - 1) y[i] = T(3) * x[i] + y0[i];
+}
+)kl";
+
+/// Writes the axpy family into `<dir>/<folder>/`; with `wrong`, also a variant that is wrong.
+inline void write_axpy_family(const temp_dir& dir, const std::string& folder = "axpy",
+                              bool wrong = false) {
+  dir.write(folder + "/family.toml", axpy_family_toml);
+  dir.write(folder + "/reference.cu", axpy_reference);
+  dir.write(folder + "/simple.cu", axpy_simple);
+  dir.write(folder + "/gridstride.cu", axpy_gridstride);
+  if (wrong) dir.write(folder + "/off_by_one.cu", axpy_off_by_one);
+}
+
+}  // namespace kl::test

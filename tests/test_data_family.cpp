@@ -1,0 +1,410 @@
+// Families as data (docs/families.md): family.toml's parser and its errors, the generators, the
+// comparison rules, and the binary with a family folder it does not ship. No GPU needed.
+#include "data_family_fixture.hpp"
+#include "families/data_family.hpp"
+#include "registry/registry.hpp"
+#include "runner/runner.hpp"
+#include "spec/metadata.hpp"
+#include "test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace kl {
+namespace {
+
+family_spec parse_axpy(const std::string& toml) {
+  test::temp_dir dir("spec");
+  dir.write("axpy/reference.cu", test::axpy_reference);
+  return parse_family_spec(toml, "axpy/family.toml", (dir.path() / "axpy").string(), "axpy");
+}
+
+TEST(FamilySpec, ReadsEveryPartOfTheExample) {
+  const family_spec s = parse_axpy(test::axpy_family_toml);
+  EXPECT_EQ(s.name, "axpy");
+  EXPECT_EQ(s.dtypes, (std::vector<std::string>{"float32", "int32"}));
+  ASSERT_EQ(s.axes.size(), 1u);
+  EXPECT_EQ(s.axes[0].name, "N");
+  EXPECT_EQ(s.axes[0].default_value, 1000003);
+  EXPECT_EQ(s.axes[0].max, 1073741824);
+  ASSERT_EQ(s.buffers.size(), 3u);
+  EXPECT_EQ(s.buffers[0].exact->kind, "grid");
+  EXPECT_EQ(s.buffers[0].random->kind, "uniform");
+  EXPECT_EQ(s.buffers[1].exact->kind, "iota");
+  EXPECT_EQ(s.buffers[2].role, buffer_role::out);
+  ASSERT_EQ(s.args.size(), 4u);
+  EXPECT_EQ(s.args[2].buffer, "y");
+  EXPECT_EQ(s.args[3].expression, "N");
+  EXPECT_EQ(s.grid_dims, (std::vector<std::string>{"ceil_div(N, BLOCK)"}));
+  EXPECT_EQ(s.reference.entry, "axpy_reference<T>");
+  EXPECT_EQ(s.reference.type, "T");
+  EXPECT_NE(s.reference.source.find("axpy_reference"), std::string::npos);
+  EXPECT_EQ(s.compare.rule, "exact");
+  EXPECT_EQ(s.baseline.copy_from, "x");
+  EXPECT_EQ(s.baseline.copy_to, "y");
+}
+
+// Axes keep the file's order, which is --shape's order, although TOML tables are unordered.
+TEST(FamilySpec, AxesKeepTheFileOrder) {
+  std::string toml = test::axpy_family_toml;
+  toml.replace(toml.find("N = {"), 0, "ROWS = { default = 3 }\nA = { default = 2 }\n");
+  const family_spec s = parse_axpy(toml);
+  ASSERT_EQ(s.axes.size(), 3u);
+  EXPECT_EQ(s.axes[0].name, "ROWS");
+  EXPECT_EQ(s.axes[1].name, "A");
+  EXPECT_EQ(s.axes[2].name, "N");
+}
+
+struct mistake {
+  std::string from, to;  // the edit to the example
+  int line;              // the line the error must name
+  std::string says;      // and a piece of its text
+};
+
+class FamilySpecMistake : public ::testing::TestWithParam<mistake> {};
+
+// Line numbers of the example: 8 is "N = {...}", 15 the first buffer's exact, 18 the second
+// [[buffers]], 27 the third's role, 31 [kernel], 32 args, 33 grid_dims, 36 the reference's file,
+// 40 [compare], 44 copy.
+TEST_P(FamilySpecMistake, NamesTheLineAndWhatWasExpected) {
+  const mistake& m = GetParam();
+  std::string toml = test::axpy_family_toml;
+  const auto at = toml.find(m.from);
+  ASSERT_NE(at, std::string::npos) << m.from;
+  toml.replace(at, m.from.size(), m.to);
+  try {
+    parse_axpy(toml);
+    FAIL() << "no error for " << m.to;
+  } catch (const metadata_error& e) {
+    EXPECT_EQ(e.line(), m.line) << e.what();
+    EXPECT_NE(std::string(e.what()).find(m.says), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("axpy/family.toml:", 0), 0u) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Examples, FamilySpecMistake,
+    ::testing::Values(
+        mistake{"flops = \"2 * N\"", "flops = \"2 * N\"\nspeed = 3", 6, "unknown key 'speed'"},
+        mistake{"[\"float32\", \"int32\"]", "[\"float32\", \"half\"]", 3, "unknown dtype 'half'"},
+        mistake{"[\"float32\", \"int32\"]", "[\"float16\"]", 3, "not supported yet"},
+        mistake{"min = 1, max", "min = 0, max", 8, "min must be at least 1"},
+        mistake{"count = \"N\"\nexact", "count = \"N * M\"\nexact", 14, "unknown variable 'M'"},
+        mistake{"kind = \"grid\"", "kind = \"gaussian\"", 15, "unknown generator 'gaussian'"},
+        mistake{"init = { kind = \"iota\", start = -5, step = 1 }", "", 18,
+                "needs 'init' (a generator)"},
+        mistake{"role = \"out\"", "role = \"output\"", 27, "expected in, out or workspace"},
+        mistake{"args = [\"x\", \"y0\", \"y\", \"N\"]", "args = [\"x\", \"y0\", \"y\", \"n\"]",
+                32, "neither a buffer nor an expression"},
+        mistake{"args = [\"x\", \"y0\", \"y\", \"N\"]", "args = [\"x\", \"y\", \"N\"]", 18,
+                "buffer y0 is not among [kernel] args"},
+        mistake{"grid_dims = [\"ceil_div(N, BLOCK)\"]", "grid_dims = [\"ceil_div(N BLOCK)\"]",
+                33, "missing ','"},
+        mistake{"file = \"reference.cu\"", "file = \"ref.cu\"", 36, "does not exist"},
+        mistake{"rule = \"exact\"", "rule = \"ulp\"", 40, "rule ulp needs 'max_ulp'"},
+        mistake{"rule = \"exact\"", "rule = \"close\"", 40, "expected exact, bytes, ulp"},
+        mistake{"from = \"x\"", "from = \"y\"", 44, "expected the name of an in buffer"},
+        mistake{"[compare]", "[compare", 40, ""},  // TOML's own syntax error
+        mistake{"[kernel]\nargs", "[kernels]\nargs", 31, "unknown key 'kernels'"}));
+
+TEST(FamilySpec, ExpressionsGainMinMaxAndCeilDiv) {
+  family_registry fams;
+  test::temp_dir dir("axpy_vars");
+  test::write_axpy_family(dir);
+  add_data_families(fams, {dir.str()}, {});
+  const auto* f = dynamic_cast<const data_family*>(fams.find("axpy"));
+  ASSERT_NE(f, nullptr) << fams.broken("axpy");
+  problem_config c{"float32", "", 0, "exact", 1, {7}};
+  EXPECT_EQ(f->axis_variables(c).at("N"), 7);
+  EXPECT_EQ(f->problem_bytes(c), 3.0 * 7 * 4);
+  EXPECT_EQ(f->problem_flops(c), 14.0);
+  c.shape = {0};
+  EXPECT_THROW(f->axis_variables(c), std::invalid_argument);  // below min
+  c.shape = {1, 2};
+  EXPECT_THROW(f->axis_variables(c), std::invalid_argument);  // one axis, two values
+}
+
+TEST(Generators, DependOnlyOnSeedNameAndIndex) {
+  generator_spec g;
+  g.kind = "grid";
+  g.den = 4;
+  g.min = -100;
+  g.max = 100;
+  const auto a = generate_buffer(g, "float32", 1000, 7, "x");
+  const auto b = generate_buffer(g, "float32", 1000, 7, "x");
+  const auto longer = generate_buffer(g, "float32", 2000, 7, "x");
+  EXPECT_EQ(a, b);
+  EXPECT_TRUE(std::equal(a.begin(), a.end(), longer.begin()));  // the count changes nothing
+  EXPECT_NE(a, generate_buffer(g, "float32", 1000, 8, "x"));    // the seed does
+  EXPECT_NE(a, generate_buffer(g, "float32", 1000, 7, "y"));    // so does the buffer's name
+  bool low = false, high = false;
+  for (std::size_t i = 0; i < 1000; ++i) {
+    float v;
+    std::memcpy(&v, a.data() + 4 * i, 4);
+    EXPECT_EQ(v * 4, std::floor(v * 4)) << v;  // k / 4: exact
+    EXPECT_GE(v, -100);
+    EXPECT_LE(v, 100);
+    low |= v < -90;
+    high |= v > 90;
+  }
+  EXPECT_TRUE(low && high);
+}
+
+TEST(Generators, EachKind) {
+  auto values = [](const generator_spec& g, const std::string& dtype, std::size_t n) {
+    const auto bytes = generate_buffer(g, dtype, n, 1, "b");
+    std::vector<double> out;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (dtype == "int32") {
+        std::int32_t x;
+        std::memcpy(&x, bytes.data() + 4 * i, 4);
+        out.push_back(x);
+      } else {
+        double x;
+        std::memcpy(&x, bytes.data() + 8 * i, 8);
+        out.push_back(x);
+      }
+    }
+    return out;
+  };
+  generator_spec iota;
+  iota.kind = "iota";
+  iota.start = -2;
+  iota.step = 3;
+  EXPECT_EQ(values(iota, "int32", 4), (std::vector<double>{-2, 1, 4, 7}));
+  generator_spec constant;
+  constant.kind = "constant";
+  constant.value = 2.5;
+  EXPECT_EQ(values(constant, "float64", 2), (std::vector<double>{2.5, 2.5}));
+  generator_spec normal;
+  normal.kind = "normal";
+  normal.mean = 10;
+  normal.stddev = 2;
+  const auto n = values(normal, "float64", 20000);
+  double sum = 0, sq = 0;
+  for (double v : n) sum += v, sq += v * v;
+  const double mean = sum / n.size(), var = sq / n.size() - mean * mean;
+  EXPECT_NEAR(mean, 10, 0.1);
+  EXPECT_NEAR(std::sqrt(var), 2, 0.1);
+  generator_spec uniform;
+  uniform.kind = "uniform";
+  uniform.min = 1;
+  uniform.max = 2;
+  for (double v : values(uniform, "float64", 1000)) {
+    EXPECT_GE(v, 1);
+    EXPECT_LT(v, 2);
+  }
+}
+
+TEST(Generators, ReadsNpyFiles) {
+  test::temp_dir dir("npy");
+  // A version 1.0 .npy of three little-endian float32: 1.5, -2, 8.
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }";
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string file = std::string("\x93NUMPY\x01\x00", 8);
+  file += static_cast<char>(header.size() & 0xff);
+  file += static_cast<char>(header.size() >> 8);
+  file += header;
+  const float data[3] = {1.5f, -2.0f, 8.0f};
+  file.append(reinterpret_cast<const char*>(data), sizeof data);
+  generator_spec g;
+  g.kind = "npy";
+  g.file = dir.write("x.npy", file);
+  const auto bytes = generate_buffer(g, "float32", 3, 1, "x");
+  ASSERT_EQ(bytes.size(), 12u);
+  EXPECT_EQ(std::memcmp(bytes.data(), data, 12), 0);
+  EXPECT_THROW(generate_buffer(g, "float32", 4, 1, "x"), std::runtime_error);  // too few
+  EXPECT_THROW(generate_buffer(g, "int32", 3, 1, "x"), std::runtime_error);    // wrong dtype
+}
+
+std::vector<std::uint8_t> floats(std::initializer_list<float> v) {
+  std::vector<std::uint8_t> out(v.size() * 4);
+  std::memcpy(out.data(), v.begin(), out.size());
+  return out;
+}
+std::vector<std::uint8_t> doubles(std::initializer_list<double> v) {
+  std::vector<std::uint8_t> out(v.size() * 8);
+  std::memcpy(out.data(), v.begin(), out.size());
+  return out;
+}
+
+TEST(CompareRules, ReportTheFirstMismatchWithItsIndex) {
+  compare_spec exact;
+  const auto ok = compare_buffer(exact, "y", "float32", floats({1, 2, 3}), "float32",
+                                 floats({1, 2, 3}));
+  EXPECT_TRUE(ok.ok);
+  const auto bad = compare_buffer(exact, "y", "float32", floats({1, 2.5f, 4}), "float32",
+                                  floats({1, 2, 3}));
+  EXPECT_FALSE(bad.ok);
+  EXPECT_EQ(bad.expected, "y[1] = 2");
+  EXPECT_EQ(bad.got, "y[1] = 2.5");
+  EXPECT_NE(bad.detail.find("2 of 3 elements"), std::string::npos) << bad.detail;
+}
+
+TEST(CompareRules, UlpIsMeasuredAtTheReference) {
+  compare_spec ulp;
+  ulp.rule = "ulp";
+  ulp.max_ulp = 2;
+  const double one_ulp = std::ldexp(1.0, -23);  // float32's spacing in [1, 2)
+  EXPECT_TRUE(compare_buffer(ulp, "y", "float32", floats({1.0f + 2 * 0x1p-23f}), "float64",
+                             doubles({1.0}))
+                  .ok);
+  EXPECT_FALSE(compare_buffer(ulp, "y", "float32", floats({1.0f + 3 * 0x1p-23f}), "float64",
+                              doubles({1.0}))
+                   .ok);
+  // Half an ulp away from a double reference is 0.5 ulp.
+  EXPECT_TRUE(compare_buffer(ulp, "y", "float32", floats({1.0f}), "float64",
+                             doubles({1.0 + one_ulp / 2}))
+                  .ok);
+  EXPECT_FALSE(
+      compare_buffer(ulp, "y", "float32", floats({NAN}), "float64", doubles({1.0})).ok);
+  // Tiny values: the denormal spacing, so zero against 1e-45 is one ulp.
+  EXPECT_TRUE(
+      compare_buffer(ulp, "y", "float32", floats({0.0f}), "float64", doubles({1.4e-45})).ok);
+}
+
+TEST(CompareRules, ToleranceFrobeniusAndBytes) {
+  compare_spec tol;
+  tol.rule = "tolerance";
+  tol.abs = 0.01;
+  tol.rel = 0.1;
+  EXPECT_TRUE(compare_buffer(tol, "y", "float32", floats({10.9f}), "float64", doubles({10})).ok);
+  EXPECT_FALSE(compare_buffer(tol, "y", "float32", floats({11.2f}), "float64", doubles({10})).ok);
+  EXPECT_FALSE(
+      compare_buffer(tol, "y", "float32", floats({INFINITY}), "float64", doubles({10})).ok);
+  compare_spec frob;
+  frob.rule = "frobenius";
+  frob.tol = 1e-3;
+  EXPECT_TRUE(compare_buffer(frob, "y", "float32", floats({1, 1000.5f}), "float64",
+                             doubles({1, 1000}))
+                  .ok);
+  EXPECT_FALSE(
+      compare_buffer(frob, "y", "float32", floats({2, 1000}), "float64", doubles({1, 10})).ok);
+  compare_spec bytes;
+  bytes.rule = "bytes";
+  // -0 and +0 are equal numbers but different bytes.
+  EXPECT_TRUE(compare_buffer(compare_spec{}, "y", "float32", floats({-0.0f}), "float32",
+                             floats({0.0f}))
+                  .ok);
+  EXPECT_FALSE(
+      compare_buffer(bytes, "y", "float32", floats({-0.0f}), "float32", floats({0.0f})).ok);
+}
+
+// The binary, with a family folder that kernlab does not ship: listed with its axes, its
+// variants and its baseline, and compiled at every block size and dtype, with no rebuild.
+TEST(DataFamilyBinary, ListsAndCompilesAFolderItDoesNotShip) {
+  test::temp_dir dir("axpy_bin");
+  test::write_axpy_family(dir);
+  const auto list = test::run_kernlab("--kernels-dir " + dir.str() + " --family axpy --list");
+  EXPECT_EQ(list.code, 0) << list.output;
+  EXPECT_NE(list.output.find("family axpy: axes N=1000003 [1..1073741824]"), std::string::npos)
+      << list.output;
+  EXPECT_NE(list.output.find("dtypes float32, int32"), std::string::npos) << list.output;
+  for (const char* v : {"axpy.simple", "axpy.gridstride", "axpy.d2d_copy"})
+    EXPECT_NE(list.output.find(v), std::string::npos) << v << "\n" << list.output;
+  EXPECT_EQ(list.output.find("axpy.reference"), std::string::npos) << list.output;
+  const auto compiled = test::run_kernlab("--kernels-dir " + dir.str() +
+                                          " --family axpy --block all --dtype float32,int32 "
+                                          "--compile-only --no-cache");
+  EXPECT_EQ(compiled.code, 0) << compiled.output;
+  // simple<T> and gridstride<T>: one instance per dtype, whatever the block.
+  EXPECT_NE(compiled.output.find("axpy.simple                      2"), std::string::npos)
+      << compiled.output;
+  EXPECT_NE(compiled.output.find("axpy.gridstride                  2"), std::string::npos)
+      << compiled.output;
+  EXPECT_EQ(test::count_of(compiled.output, " ok\n"), 2u) << compiled.output;
+}
+
+// A mistake in one family.toml costs that family alone: its variants are listed with the error
+// (file:line), asking for it by name is a usage error, and every other family still compiles.
+TEST(DataFamilyBinary, ABrokenDescriptionCostsItsOwnFamilyOnly) {
+  test::temp_dir dir("axpy_broken");
+  test::write_axpy_family(dir);
+  std::string broken = test::axpy_family_toml;
+  broken.replace(broken.find("rule = \"exact\""), 14, "rule = \"close\"");
+  dir.write("bent/family.toml", broken);
+  dir.write("bent/reference.cu", test::axpy_reference);
+  std::string variant = test::axpy_simple;
+  variant.replace(variant.find("family:  axpy"), 13, "family:  bent");
+  dir.write("bent/simple.cu", variant);
+  const std::string where = dir.str() + "/bent/family.toml:40:";
+
+  const auto list = test::run_kernlab("--kernels-dir " + dir.str() + " --family bent --list");
+  EXPECT_EQ(list.code, 0) << list.output;
+  EXPECT_NE(list.output.find("family bent: ERROR " + where), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("ERROR " + where), std::string::npos) << list.output;
+
+  const auto asked = test::run_kernlab("--kernels-dir " + dir.str() + " --family bent --compile-only");
+  EXPECT_EQ(asked.code, 2) << asked.output;
+  EXPECT_NE(asked.output.find(where), std::string::npos) << asked.output;
+  EXPECT_NE(asked.output.find("expected exact, bytes, ulp"), std::string::npos) << asked.output;
+
+  const auto other = test::run_kernlab("--kernels-dir " + dir.str() +
+                                       " --family axpy --compile-only --no-cache");
+  EXPECT_EQ(other.code, 0) << other.output;
+
+  // Every variant at once: the broken family's rows fail with the error, the others compile.
+  const auto all = test::run_kernlab("--kernels-dir " + dir.str() +
+                                     " --variant all --compile-only --no-cache");
+  EXPECT_EQ(all.code, 1) << all.output;
+  EXPECT_NE(all.output.find("axpy.simple"), std::string::npos) << all.output;
+  EXPECT_NE(all.output.find(where), std::string::npos) << all.output;
+}
+
+// A folder with the name of a built-in family is not a second family of that name.
+TEST(DataFamilyBinary, AFolderNamedLikeABuiltInFamilyIsIgnoredWithAWarning) {
+  test::temp_dir dir("axpy_shadow");
+  dir.write("matmul/family.toml", test::axpy_family_toml);
+  dir.write("matmul/reference.cu", test::axpy_reference);
+  const auto r = test::run_kernlab("--kernels-dir " + dir.str() + " --family matmul --compile-only");
+  EXPECT_NE(r.output.find("family.toml: ignored: 'matmul' is a family built into kernlab"),
+            std::string::npos)
+      << r.output;
+}
+
+// The shipped data families: every variant at every block size and dtype, and the reference,
+// compile with NVRTC (no GPU needed).
+TEST(DataFamilyCompile, EveryShippedDataFamilyAndItsReference) {
+  family_registry fams;
+  register_builtin_families(fams);
+  const std::vector<std::string> includes = {test::kernels_dir() + "/include",
+                                             test::cuda_include()};
+  EXPECT_TRUE(add_data_families(fams, {test::kernels_dir()}, includes).empty());
+  registry reg(fams);
+  reg.add_source_dir(test::kernels_dir());
+  int families = 0;
+  for (const auto& name : fams.names()) {
+    const auto* f = dynamic_cast<const data_family*>(fams.find(name));
+    if (!f) continue;
+    ++families;
+    SCOPED_TRACE(name);
+    for (const auto& dtype : f->dtypes()) {
+      const auto ref = nvrtc::compile(f->reference_request(dtype, "sm_90"));
+      EXPECT_TRUE(ref.ok) << ref.error_summary();
+    }
+    run_request r;
+    r.variants = reg.select({"all"}, name);
+    r.blocks = {128, 256, 512, 1024};
+    r.dtypes = f->dtypes();
+    r.sizes_for_shapes = false;  // the family's default shape
+    r.include_dirs = includes;
+    r.compile_only = true;
+    const auto sweep = runner(fams, r).run();
+    for (const auto& c : sweep.compiles) {
+      SCOPED_TRACE(c.entry->descriptor.qualified_name());
+      EXPECT_EQ(c.entry->error, "");
+      EXPECT_EQ(c.error, "");
+      EXPECT_GE(c.result.lowered_names.size(), f->dtypes().size());
+      EXPECT_LE(c.result.lowered_names.size(),
+                c.entry->descriptor.blocks.size() * f->dtypes().size());
+      for (const auto& kv : c.result.resources) EXPECT_EQ(kv.second.spill_store_bytes, 0) << kv.first;
+    }
+  }
+  EXPECT_GE(families, 2);  // softmax, transpose
+}
+
+}  // namespace
+}  // namespace kl

@@ -1,0 +1,106 @@
+// Families as data on the GPU: a family folder written by the test (kernlab does not ship it)
+// runs through the built binary with no rebuild, and the shipped data families pass at awkward
+// shapes.
+#include "data_family_fixture.hpp"
+#include "gpu_test_util.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace kl {
+namespace {
+
+const char* quick = " --min-time 0 --timeout 0.2 --no-cache";
+
+// The records of a --json file, by outcome: "variant block config: outcome message".
+struct run_records {
+  nlohmann::json records;
+  std::map<std::string, int> by_outcome;
+  std::string text;
+};
+
+run_records read_records(const std::string& path) {
+  run_records out;
+  out.records = nlohmann::json::parse(test::read_file(path)).at("records");
+  for (const auto& r : out.records) {
+    const std::string outcome = r.at("outcome");
+    ++out.by_outcome[outcome];
+    out.text += r.at("variant").at("qualified_name").get<std::string>() + " block " +
+                std::to_string(r.at("block").get<unsigned>()) + " " +
+                r.at("config").at("dtype").get<std::string>() + " " +
+                r.at("config").at("shape").dump() + ": " + outcome + " " +
+                r.at("message").get<std::string>() + "\n";
+  }
+  return out;
+}
+
+TEST(GpuDataFamily, AFolderWrittenHereRunsValidatedAndTimedWithNoRebuild) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("axpy_gpu");
+  test::write_axpy_family(dir, "axpy", /*wrong=*/true);
+  const std::string json = dir.str() + "/run.json";
+  for (const char* input : {"exact", "random"}) {
+    SCOPED_TRACE(input);
+    const auto r = test::run_kernlab("--kernels-dir " + dir.str() +
+                                     " --family axpy --block all --dtype float32,int32"
+                                     " --size 1,7,256,1000003 --input " +
+                                     input + " --json " + json + quick);
+    // The wrong variant fails the run; everything else passes.
+    EXPECT_EQ(r.code, 1) << r.output;
+    run_records got = read_records(json);
+    // simple: 4 blocks, gridstride 2, d2d_copy 1, off_by_one 1; x 2 dtypes x 4 sizes.
+    EXPECT_EQ(got.records.size(), 8u * 8u) << got.text;
+    EXPECT_EQ(got.by_outcome["passed"], 7 * 8) << got.text;
+    EXPECT_EQ(got.by_outcome["wrong_result"], 8) << got.text;
+    for (const auto& rec : got.records) {
+      const std::string name = rec.at("variant").at("name");
+      if (name != "off_by_one") continue;
+      const auto n = rec.at("config").at("shape").at(0).get<std::uint64_t>();
+      // The first element it skips is the last one, reported with its index.
+      EXPECT_EQ(rec.at("expected").get<std::string>().rfind("y[" + std::to_string(n - 1) + "]", 0),
+                0u)
+          << rec.dump();
+    }
+    EXPECT_NE(r.output.find("d2d_copy"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("WRONG"), std::string::npos) << r.output;
+  }
+}
+
+// Each shipped data family at shapes that catch boundary mistakes: 1, primes, a tile +- 1, long
+// thin rows and columns; every row passes or is skipped with a reason, none fails.
+struct shipped_case {
+  std::string family, shapes;
+};
+
+class GpuShippedDataFamily : public ::testing::TestWithParam<shipped_case> {};
+
+TEST_P(GpuShippedDataFamily, PassesAtAwkwardShapes) {
+  KL_REQUIRE_GPU();
+  const shipped_case& c = GetParam();
+  test::temp_dir dir("shipped_gpu");
+  const std::string json = dir.str() + "/run.json";
+  for (const char* input : {"exact", "random"}) {
+    SCOPED_TRACE(input);
+    const auto r = test::run_kernlab("--kernels-dir " + test::kernels_dir() + " --family " +
+                                     c.family + " --block all --shape " + c.shapes +
+                                     " --input " + input + " --json " + json + quick);
+    EXPECT_EQ(r.code, 0) << r.output;
+    run_records got = read_records(json);
+    EXPECT_GT(got.by_outcome["passed"], 0) << got.text;
+    EXPECT_EQ(got.by_outcome["passed"] + got.by_outcome["skipped"],
+              static_cast<int>(got.records.size()))
+        << got.text;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shipped, GpuShippedDataFamily,
+    ::testing::Values(shipped_case{"transpose", "1x1,1x33,33x1,31x33,97x131,1025x1023,3x70001"},
+                      shipped_case{"softmax", "1x1,1x33,33x1,31x33,97x131,7x100003,3000x1000"}),
+    [](const auto& info) { return info.param.family; });
+
+}  // namespace
+}  // namespace kl
