@@ -96,12 +96,12 @@ INSTANTIATE_TEST_SUITE_P(
         mistake{"init = { kind = \"iota\", start = -5, step = 1 }", "", 18,
                 "needs 'init' (a generator)"},
         mistake{"role = \"out\"", "role = \"output\"", 27, "expected in, out or workspace"},
-        mistake{"args = [\"x\", \"y0\", \"y\", \"N\"]", "args = [\"x\", \"y0\", \"y\", \"n\"]",
-                32, "neither a buffer nor an expression"},
+        mistake{"args = [\"x\", \"y0\", \"y\", \"N\"]", "args = [\"x\", \"y0\", \"y\", \"n\"]", 32,
+                "neither a buffer nor an expression"},
         mistake{"args = [\"x\", \"y0\", \"y\", \"N\"]", "args = [\"x\", \"y\", \"N\"]", 18,
                 "buffer y0 is not among [kernel] args"},
-        mistake{"grid_dims = [\"ceil_div(N, BLOCK)\"]", "grid_dims = [\"ceil_div(N BLOCK)\"]",
-                33, "missing ','"},
+        mistake{"grid_dims = [\"ceil_div(N, BLOCK)\"]", "grid_dims = [\"ceil_div(N BLOCK)\"]", 33,
+                "missing ','"},
         mistake{"file = \"reference.cu\"", "file = \"ref.cu\"", 36, "does not exist"},
         mistake{"rule = \"exact\"", "rule = \"ulp\"", 40, "rule ulp needs 'max_ulp'"},
         mistake{"rule = \"exact\"", "rule = \"close\"", 40, "expected exact, bytes, ulp"},
@@ -233,11 +233,11 @@ std::vector<std::uint8_t> doubles(std::initializer_list<double> v) {
 
 TEST(CompareRules, ReportTheFirstMismatchWithItsIndex) {
   compare_spec exact;
-  const auto ok = compare_buffer(exact, "y", "float32", floats({1, 2, 3}), "float32",
-                                 floats({1, 2, 3}));
+  const auto ok =
+      compare_buffer(exact, "y", "float32", floats({1, 2, 3}), "float32", floats({1, 2, 3}));
   EXPECT_TRUE(ok.ok);
-  const auto bad = compare_buffer(exact, "y", "float32", floats({1, 2.5f, 4}), "float32",
-                                  floats({1, 2, 3}));
+  const auto bad =
+      compare_buffer(exact, "y", "float32", floats({1, 2.5f, 4}), "float32", floats({1, 2, 3}));
   EXPECT_FALSE(bad.ok);
   EXPECT_EQ(bad.expected, "y[1] = 2");
   EXPECT_EQ(bad.got, "y[1] = 2.5");
@@ -249,18 +249,17 @@ TEST(CompareRules, UlpIsMeasuredAtTheReference) {
   ulp.rule = "ulp";
   ulp.max_ulp = 2;
   const double one_ulp = std::ldexp(1.0, -23);  // float32's spacing in [1, 2)
-  EXPECT_TRUE(compare_buffer(ulp, "y", "float32", floats({1.0f + 2 * 0x1p-23f}), "float64",
-                             doubles({1.0}))
-                  .ok);
-  EXPECT_FALSE(compare_buffer(ulp, "y", "float32", floats({1.0f + 3 * 0x1p-23f}), "float64",
-                              doubles({1.0}))
-                   .ok);
-  // Half an ulp away from a double reference is 0.5 ulp.
-  EXPECT_TRUE(compare_buffer(ulp, "y", "float32", floats({1.0f}), "float64",
-                             doubles({1.0 + one_ulp / 2}))
-                  .ok);
+  EXPECT_TRUE(
+      compare_buffer(ulp, "y", "float32", floats({1.0f + 2 * 0x1p-23f}), "float64", doubles({1.0}))
+          .ok);
   EXPECT_FALSE(
-      compare_buffer(ulp, "y", "float32", floats({NAN}), "float64", doubles({1.0})).ok);
+      compare_buffer(ulp, "y", "float32", floats({1.0f + 3 * 0x1p-23f}), "float64", doubles({1.0}))
+          .ok);
+  // Half an ulp away from a double reference is 0.5 ulp.
+  EXPECT_TRUE(
+      compare_buffer(ulp, "y", "float32", floats({1.0f}), "float64", doubles({1.0 + one_ulp / 2}))
+          .ok);
+  EXPECT_FALSE(compare_buffer(ulp, "y", "float32", floats({NAN}), "float64", doubles({1.0})).ok);
   // Tiny values: the denormal spacing, so zero against 1e-45 is one ulp.
   EXPECT_TRUE(
       compare_buffer(ulp, "y", "float32", floats({0.0f}), "float64", doubles({1.4e-45})).ok);
@@ -278,17 +277,16 @@ TEST(CompareRules, ToleranceFrobeniusAndBytes) {
   compare_spec frob;
   frob.rule = "frobenius";
   frob.tol = 1e-3;
-  EXPECT_TRUE(compare_buffer(frob, "y", "float32", floats({1, 1000.5f}), "float64",
-                             doubles({1, 1000}))
-                  .ok);
+  EXPECT_TRUE(
+      compare_buffer(frob, "y", "float32", floats({1, 1000.5f}), "float64", doubles({1, 1000})).ok);
   EXPECT_FALSE(
       compare_buffer(frob, "y", "float32", floats({2, 1000}), "float64", doubles({1, 10})).ok);
   compare_spec bytes;
   bytes.rule = "bytes";
   // -0 and +0 are equal numbers but different bytes.
-  EXPECT_TRUE(compare_buffer(compare_spec{}, "y", "float32", floats({-0.0f}), "float32",
-                             floats({0.0f}))
-                  .ok);
+  EXPECT_TRUE(
+      compare_buffer(compare_spec{}, "y", "float32", floats({-0.0f}), "float32", floats({0.0f}))
+          .ok);
   EXPECT_FALSE(
       compare_buffer(bytes, "y", "float32", floats({-0.0f}), "float32", floats({0.0f})).ok);
 }
@@ -337,18 +335,19 @@ TEST(DataFamilyBinary, ABrokenDescriptionCostsItsOwnFamilyOnly) {
   EXPECT_NE(list.output.find("family bent: ERROR " + where), std::string::npos) << list.output;
   EXPECT_NE(list.output.find("ERROR " + where), std::string::npos) << list.output;
 
-  const auto asked = test::run_kernlab("--kernels-dir " + dir.str() + " --family bent --compile-only");
+  const auto asked =
+      test::run_kernlab("--kernels-dir " + dir.str() + " --family bent --compile-only");
   EXPECT_EQ(asked.code, 2) << asked.output;
   EXPECT_NE(asked.output.find(where), std::string::npos) << asked.output;
   EXPECT_NE(asked.output.find("expected exact, bytes, ulp"), std::string::npos) << asked.output;
 
-  const auto other = test::run_kernlab("--kernels-dir " + dir.str() +
-                                       " --family axpy --compile-only --no-cache");
+  const auto other =
+      test::run_kernlab("--kernels-dir " + dir.str() + " --family axpy --compile-only --no-cache");
   EXPECT_EQ(other.code, 0) << other.output;
 
   // Every variant at once: the broken family's rows fail with the error, the others compile.
-  const auto all = test::run_kernlab("--kernels-dir " + dir.str() +
-                                     " --variant all --compile-only --no-cache");
+  const auto all =
+      test::run_kernlab("--kernels-dir " + dir.str() + " --variant all --compile-only --no-cache");
   EXPECT_EQ(all.code, 1) << all.output;
   EXPECT_NE(all.output.find("axpy.simple"), std::string::npos) << all.output;
   EXPECT_NE(all.output.find(where), std::string::npos) << all.output;
@@ -359,7 +358,8 @@ TEST(DataFamilyBinary, AFolderNamedLikeABuiltInFamilyIsIgnoredWithAWarning) {
   test::temp_dir dir("axpy_shadow");
   dir.write("matmul/family.toml", test::axpy_family_toml);
   dir.write("matmul/reference.cu", test::axpy_reference);
-  const auto r = test::run_kernlab("--kernels-dir " + dir.str() + " --family matmul --compile-only");
+  const auto r =
+      test::run_kernlab("--kernels-dir " + dir.str() + " --family matmul --compile-only");
   EXPECT_NE(r.output.find("family.toml: ignored: 'matmul' is a family built into kernlab"),
             std::string::npos)
       << r.output;
@@ -400,7 +400,8 @@ TEST(DataFamilyCompile, EveryShippedDataFamilyAndItsReference) {
       EXPECT_GE(c.result.lowered_names.size(), f->dtypes().size());
       EXPECT_LE(c.result.lowered_names.size(),
                 c.entry->descriptor.blocks.size() * f->dtypes().size());
-      for (const auto& kv : c.result.resources) EXPECT_EQ(kv.second.spill_store_bytes, 0) << kv.first;
+      for (const auto& kv : c.result.resources)
+        EXPECT_EQ(kv.second.spill_store_bytes, 0) << kv.first;
     }
   }
   EXPECT_GE(families, 2);  // softmax, transpose

@@ -51,13 +51,15 @@ TEST(GpuDataFamily, AFolderWrittenHereRunsValidatedAndTimedWithNoRebuild) {
     // The wrong variant fails the run; everything else passes.
     EXPECT_EQ(r.code, 1) << r.output;
     run_records got = read_records(json);
-    // simple: 4 blocks, gridstride 2, d2d_copy 1, off_by_one 1; x 2 dtypes x 4 sizes.
-    EXPECT_EQ(got.records.size(), 8u * 8u) << got.text;
+    // Per configuration (2 dtypes x 4 sizes): simple at 4 blocks, gridstride at 2 (skipped at
+    // the other 2), off_by_one at 1 (skipped at 3), and d2d_copy once.
+    EXPECT_EQ(got.records.size(), 13u * 8u) << got.text;
     EXPECT_EQ(got.by_outcome["passed"], 7 * 8) << got.text;
     EXPECT_EQ(got.by_outcome["wrong_result"], 8) << got.text;
+    EXPECT_EQ(got.by_outcome["skipped"], 5 * 8) << got.text;
     for (const auto& rec : got.records) {
       const std::string name = rec.at("variant").at("name");
-      if (name != "off_by_one") continue;
+      if (name != "off_by_one" || rec.at("outcome") != "wrong_result") continue;
       const auto n = rec.at("config").at("shape").at(0).get<std::uint64_t>();
       // The first element it skips is the last one, reported with its index.
       EXPECT_EQ(rec.at("expected").get<std::string>().rfind("y[" + std::to_string(n - 1) + "]", 0),
@@ -85,8 +87,8 @@ TEST_P(GpuShippedDataFamily, PassesAtAwkwardShapes) {
   for (const char* input : {"exact", "random"}) {
     SCOPED_TRACE(input);
     const auto r = test::run_kernlab("--kernels-dir " + test::kernels_dir() + " --family " +
-                                     c.family + " --block all --shape " + c.shapes +
-                                     " --input " + input + " --json " + json + quick);
+                                     c.family + " --block all --shape " + c.shapes + " --input " +
+                                     input + " --json " + json + quick);
     EXPECT_EQ(r.code, 0) << r.output;
     run_records got = read_records(json);
     EXPECT_GT(got.by_outcome["passed"], 0) << got.text;

@@ -16,6 +16,8 @@
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
+#include <type_traits>
 
 namespace fs = std::filesystem;
 
@@ -31,43 +33,6 @@ std::string format_number(double v) {
   out.precision(17);
   out << v;
   return out.str();
-}
-
-// Element i of a buffer as a double, whatever its dtype.
-double element(const std::vector<std::uint8_t>& bytes, const std::string& dtype, std::size_t i) {
-  if (dtype == "float32") {
-    float f;
-    std::memcpy(&f, bytes.data() + 4 * i, 4);
-    return f;
-  }
-  if (dtype == "float64") {
-    double d;
-    std::memcpy(&d, bytes.data() + 8 * i, 8);
-    return d;
-  }
-  if (dtype == "int32") {
-    std::int32_t x;
-    std::memcpy(&x, bytes.data() + 4 * i, 4);
-    return x;
-  }
-  std::int64_t x;
-  std::memcpy(&x, bytes.data() + 8 * i, 8);
-  return static_cast<double>(x);
-}
-
-// The spacing of `dtype`'s numbers at |x|: an ulp, measured at the reference's value.
-double ulp_at(double x, const std::string& dtype) {
-  if (dtype == "int32" || dtype == "int64") return 1;
-  const bool single = dtype == "float32";
-  const int digits = single ? 24 : 53;
-  const double smallest = single ? 0x1p-149 : std::numeric_limits<double>::denorm_min();
-  const double lowest_normal =
-      single ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
-  const double a = std::fabs(x);
-  if (!(a >= lowest_normal)) return smallest;
-  int e = 0;
-  std::frexp(a, &e);  // a = m * 2^e, m in [0.5, 1)
-  return std::ldexp(1.0, e - digits);
 }
 
 // Reads a NumPy .npy file's data: little-endian, C order, of `dtype`, exactly `count` elements.
@@ -110,88 +75,152 @@ std::vector<std::uint8_t> read_npy(const std::string& path, const std::string& d
 
 }  // namespace
 
-std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::string& dtype,
-                                          std::uint64_t count, std::uint64_t seed,
-                                          const std::string& buffer_name) {
-  if (g.kind == "npy") return read_npy(g.file, dtype, count);
-  const std::size_t size = data_dtype_size(dtype);
-  std::vector<std::uint8_t> out(count * size);
-  // Element i draws from a counter-based stream: splitmix64's output function at
-  // base + i * gamma, where base mixes the seed with the buffer's name.
-  const std::uint64_t base = splitmix64{seed ^ nvrtc::checksum64(buffer_name)}.next();
+namespace {
+
+// Writes elements [begin, end) of a generated buffer as T.
+template <typename T>
+void generate_range(const generator_spec& g, std::uint64_t base, T* out, std::uint64_t begin,
+                    std::uint64_t end) {
   auto draw = [&](std::uint64_t i) { return splitmix64{base + i * 0x632be59bd9b4e019ULL}.next(); };
   auto unit = [](std::uint64_t r) { return static_cast<double>(r >> 11) * 0x1p-53; };  // [0, 1)
   const double lo = std::ceil(g.min * g.den), hi = std::floor(g.max * g.den);
   const auto range = static_cast<std::uint64_t>(std::max(0.0, hi - lo)) + 1;
-  for (std::uint64_t i = 0; i < count; ++i) {
+  enum class kind { grid, uniform, normal, constant, iota };
+  const kind k = g.kind == "grid"       ? kind::grid
+                 : g.kind == "uniform"  ? kind::uniform
+                 : g.kind == "normal"   ? kind::normal
+                 : g.kind == "constant" ? kind::constant
+                                        : kind::iota;
+  for (std::uint64_t i = begin; i < end; ++i) {
     double v = 0;
-    if (g.kind == "grid") {
-      const auto k = std::min(range - 1, static_cast<std::uint64_t>(
-                                             unit(draw(i)) * static_cast<double>(range)));
-      v = (lo + static_cast<double>(k)) / g.den;
-    } else if (g.kind == "uniform") {
-      v = g.min + (g.max - g.min) * unit(draw(i));
-    } else if (g.kind == "normal") {
-      // Box-Muller on two draws of this element's own stream.
-      const double u1 = 1.0 - unit(draw(2 * i)), u2 = unit(draw(2 * i + 1));
-      v = g.mean + g.stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-    } else if (g.kind == "constant") {
-      v = g.value;
-    } else if (g.kind == "iota") {
-      v = g.start + static_cast<double>(i) * g.step;
-    } else {
-      throw std::invalid_argument("unknown generator '" + g.kind + "'");
+    switch (k) {
+      case kind::grid: {
+        const auto step = std::min(
+            range - 1, static_cast<std::uint64_t>(unit(draw(i)) * static_cast<double>(range)));
+        v = (lo + static_cast<double>(step)) / g.den;
+        break;
+      }
+      case kind::uniform: v = g.min + (g.max - g.min) * unit(draw(i)); break;
+      case kind::normal: {
+        // Box-Muller on two draws of this element's own stream.
+        const double u1 = 1.0 - unit(draw(2 * i)), u2 = unit(draw(2 * i + 1));
+        v = g.mean + g.stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+        break;
+      }
+      case kind::constant: v = g.value; break;
+      case kind::iota: v = g.start + static_cast<double>(i) * g.step; break;
     }
-    std::uint8_t* p = out.data() + i * size;
-    if (dtype == "float32") {
-      const float f = static_cast<float>(v);
-      std::memcpy(p, &f, 4);
-    } else if (dtype == "float64") {
-      std::memcpy(p, &v, 8);
-    } else if (dtype == "int32") {
-      const auto x = static_cast<std::int32_t>(std::trunc(v));
-      std::memcpy(p, &x, 4);
-    } else {
-      const auto x = static_cast<std::int64_t>(std::trunc(v));
-      std::memcpy(p, &x, 8);
-    }
+    out[i] = std::is_integral_v<T> ? static_cast<T>(std::trunc(v)) : static_cast<T>(v);
   }
+}
+
+// Element i depends on (base, i) only, so the chunks may go to any number of threads.
+template <typename T>
+void generate_all(const generator_spec& g, std::uint64_t base, std::uint8_t* bytes,
+                  std::uint64_t count) {
+  T* out = reinterpret_cast<T*>(bytes);
+  const std::uint64_t chunk = std::uint64_t{1} << 20;
+  const unsigned threads =
+      std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(),
+                                      static_cast<unsigned>((count + chunk - 1) / chunk)));
+  if (threads == 1) return generate_range(g, base, out, 0, count);
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      const std::uint64_t b = count * t / threads, e = count * (t + 1) / threads;
+      generate_range(g, base, out, b, e);
+    });
+  for (auto& th : pool) th.join();
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::string& dtype,
+                                          std::uint64_t count, std::uint64_t seed,
+                                          const std::string& buffer_name) {
+  if (g.kind == "npy") return read_npy(g.file, dtype, count);
+  static const std::vector<std::string> kinds = {"grid", "uniform", "normal", "constant", "iota"};
+  if (std::find(kinds.begin(), kinds.end(), g.kind) == kinds.end())
+    throw std::invalid_argument("unknown generator '" + g.kind + "'");
+  std::vector<std::uint8_t> out(count * data_dtype_size(dtype));
+  // Element i draws from a counter-based stream: splitmix64's output function at
+  // base + i * gamma, where base mixes the seed with the buffer's name.
+  const std::uint64_t base = splitmix64{seed ^ nvrtc::checksum64(buffer_name)}.next();
+  if (dtype == "float32")
+    generate_all<float>(g, base, out.data(), count);
+  else if (dtype == "float64")
+    generate_all<double>(g, base, out.data(), count);
+  else if (dtype == "int32")
+    generate_all<std::int32_t>(g, base, out.data(), count);
+  else if (dtype == "int64")
+    generate_all<std::int64_t>(g, base, out.data(), count);
+  else
+    throw std::invalid_argument("unknown dtype '" + dtype + "'");
   return out;
 }
 
-check_result compare_buffer(const compare_spec& rule, const std::string& name,
-                            const std::string& dtype, const std::vector<std::uint8_t>& got,
-                            const std::string& ref_dtype, const std::vector<std::uint8_t>& ref) {
-  const std::size_t n = got.size() / data_dtype_size(dtype);
-  check_result r;
+namespace {
+
+// The comparison over typed elements: G is the output's type, R the reference's. The rule is
+// resolved once, outside the loop (a 8192 x 8192 output is 67 M elements, compared twice a row).
+template <typename G, typename R>
+check_result compare_typed(const compare_spec& rule, const std::string& name, const G* got,
+                           const R* ref, std::size_t n) {
+  enum class kind { exact, bytes, ulp, tolerance, frobenius };
+  const kind k = rule.rule == "bytes"       ? kind::bytes
+                 : rule.rule == "ulp"       ? kind::ulp
+                 : rule.rule == "tolerance" ? kind::tolerance
+                 : rule.rule == "frobenius" ? kind::frobenius
+                                            : kind::exact;
+  const bool integral = std::is_integral_v<G>;
+  const int digits = std::is_same_v<G, float> ? 24 : 53;
+  const double smallest =
+      std::is_same_v<G, float> ? 0x1p-149 : std::numeric_limits<double>::denorm_min();
+  const double lowest_normal = std::is_same_v<G, float> ? std::numeric_limits<float>::min()
+                                                        : std::numeric_limits<double>::min();
   std::size_t wrong = 0, first = 0;
   double worst = 0;  // ulp: the largest error in ulps; tolerance: the largest |got - ref|
   double err2 = 0, ref2 = 0;
-  const std::size_t size = data_dtype_size(dtype);
   for (std::size_t i = 0; i < n; ++i) {
-    const double g = element(got, dtype, i), e = element(ref, ref_dtype, i);
+    const double g = static_cast<double>(got[i]), e = static_cast<double>(ref[i]);
     bool ok = true;
-    if (rule.rule == "exact") {
-      ok = g == e;
-    } else if (rule.rule == "bytes") {
-      ok = std::memcmp(got.data() + i * size, ref.data() + i * size, size) == 0;
-    } else if (rule.rule == "ulp") {
-      const double ulps = std::fabs(g - e) / ulp_at(e, dtype);
-      ok = ulps <= rule.max_ulp;  // NaN never is
-      if (!(ulps <= worst)) worst = ulps;
-    } else if (rule.rule == "tolerance") {
-      const double d = std::fabs(g - e);
-      ok = d <= rule.abs + rule.rel * std::fabs(e);
-      if (!(d <= worst)) worst = d;
-    } else {  // frobenius
-      err2 += (g - e) * (g - e);
-      ref2 += e * e;
-      ok = std::isfinite(g);
+    switch (k) {
+      case kind::exact: ok = g == e; break;
+      case kind::bytes: ok = std::memcmp(got + i, ref + i, sizeof(G)) == 0; break;
+      case kind::ulp: {
+        double spacing = 1;  // integers: an ulp is 1
+        if (!integral) {
+          const double a = std::fabs(e);
+          if (!(a >= lowest_normal)) {
+            spacing = smallest;
+          } else {
+            int ex = 0;
+            std::frexp(a, &ex);  // a = m * 2^ex, m in [0.5, 1)
+            spacing = std::ldexp(1.0, ex - digits);
+          }
+        }
+        const double ulps = std::fabs(g - e) / spacing;
+        ok = ulps <= rule.max_ulp;  // NaN never is
+        if (!(ulps <= worst)) worst = ulps;
+        break;
+      }
+      case kind::tolerance: {
+        const double d = std::fabs(g - e);
+        ok = d <= rule.abs + rule.rel * std::fabs(e);
+        if (!(d <= worst)) worst = d;
+        break;
+      }
+      case kind::frobenius:
+        err2 += (g - e) * (g - e);
+        ref2 += e * e;
+        ok = std::isfinite(g);
+        break;
     }
     if (!ok && wrong++ == 0) first = i;
   }
+  check_result r;
   std::ostringstream detail;
-  if (rule.rule == "frobenius") {
+  if (k == kind::frobenius) {
     const double rel = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
     r.ok = wrong == 0 && rel <= rule.tol;
     detail << name << ": relative Frobenius error " << rel << " (tolerance " << rule.tol << ")";
@@ -199,21 +228,50 @@ check_result compare_buffer(const compare_spec& rule, const std::string& name,
   } else {
     r.ok = wrong == 0;
     detail << name << ": " << wrong << " of " << n << " elements outside the rule (" << rule.rule;
-    if (rule.rule == "ulp") detail << ", at most " << rule.max_ulp << " ulp; worst " << worst;
-    if (rule.rule == "tolerance")
+    if (k == kind::ulp) detail << ", at most " << rule.max_ulp << " ulp; worst " << worst;
+    if (k == kind::tolerance)
       detail << ", |got - ref| <= " << rule.abs << " + " << rule.rel << " |ref|; worst " << worst;
     detail << ")";
   }
   if (!r.ok) r.detail = detail.str();
-  const std::size_t show = wrong ? first : 0;
   if (r.ok) {
-    r.expected = r.got = name + ": all " + std::to_string(n) + " elements match (" + rule.rule + ")";
+    r.expected = r.got =
+        name + ": all " + std::to_string(n) + " elements match (" + rule.rule + ")";
   } else if (n > 0) {
+    const std::size_t show = wrong ? first : 0;
     const std::string at = name + "[" + std::to_string(show) + "] = ";
-    r.expected = at + format_number(element(ref, ref_dtype, show));
-    r.got = at + format_number(element(got, dtype, show));
+    r.expected = at + format_number(static_cast<double>(ref[show]));
+    r.got = at + format_number(static_cast<double>(got[show]));
   }
   return r;
+}
+
+template <typename G>
+check_result compare_against(const compare_spec& rule, const std::string& name,
+                             const std::vector<std::uint8_t>& got, const std::string& ref_dtype,
+                             const std::vector<std::uint8_t>& ref) {
+  const std::size_t n = got.size() / sizeof(G);
+  const auto* g = reinterpret_cast<const G*>(got.data());
+  if (ref_dtype == "float64")
+    return compare_typed(rule, name, g, reinterpret_cast<const double*>(ref.data()), n);
+  return compare_typed(rule, name, g, reinterpret_cast<const G*>(ref.data()), n);
+}
+
+}  // namespace
+
+check_result compare_buffer(const compare_spec& rule, const std::string& name,
+                            const std::string& dtype, const std::vector<std::uint8_t>& got,
+                            const std::string& ref_dtype, const std::vector<std::uint8_t>& ref) {
+  const std::size_t ref_size = data_dtype_size(ref_dtype);
+  if (ref_dtype != "float64" && ref_dtype != dtype)
+    throw std::invalid_argument("a reference of " + ref_dtype + " for an output of " + dtype);
+  if (ref.size() / std::max<std::size_t>(ref_size, 1) < got.size() / data_dtype_size(dtype))
+    throw std::invalid_argument("the reference of " + name + " has fewer elements than it");
+  if (dtype == "float32") return compare_against<float>(rule, name, got, ref_dtype, ref);
+  if (dtype == "float64") return compare_against<double>(rule, name, got, ref_dtype, ref);
+  if (dtype == "int32") return compare_against<std::int32_t>(rule, name, got, ref_dtype, ref);
+  if (dtype == "int64") return compare_against<std::int64_t>(rule, name, got, ref_dtype, ref);
+  throw std::invalid_argument("unknown dtype '" + dtype + "'");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -299,8 +357,7 @@ void data_family::check(const parsed_header& h) const {
     for (const auto& a : spec_.axes)
       if (name == a.name)
         throw metadata_error(d.origin_path, h.line_of("params"),
-                             "param " + name + " has the name of one of " + spec_.name +
-                                 "'s axes");
+                             "param " + name + " has the name of one of " + spec_.name + "'s axes");
   // Every launch expression must evaluate at the axes' defaults for every block size.
   problem_config c;
   c.dtype = spec_.dtypes.front();
@@ -516,8 +573,8 @@ class data_problem final : public problem {
       std::vector<std::uint8_t> got(b.count * data_dtype_size(b.dtype));
       b.device.download(got.data(), got.size());
       const std::string ref_dtype = family_.spec().reference.type == "T" ? b.dtype : "float64";
-      check_result r = compare_buffer(family_.spec().compare, b.spec->name, b.dtype, got,
-                                      ref_dtype, references_.at(b.spec->name));
+      check_result r = compare_buffer(family_.spec().compare, b.spec->name, b.dtype, got, ref_dtype,
+                                      references_.at(b.spec->name));
       if (!r.ok) return r;
       all.expected += (all.expected.empty() ? "" : "; ") + r.expected;
     }
@@ -531,7 +588,8 @@ class data_problem final : public problem {
     const nvrtc::compile_result& image =
         reference_image(family_.reference_request(config_.dtype, device_.arch()));
     cuda::module mod(image.cubin);
-    CUfunction f = mod.function(image.lowered_names.at(family_.reference_expression(config_.dtype)));
+    CUfunction f =
+        mod.function(image.lowered_names.at(family_.reference_expression(config_.dtype)));
     std::map<std::string, cuda::device_buffer> outs;
     std::map<std::string, CUdeviceptr> out_ptrs;
     for (const auto& b : buffers_) {
@@ -546,8 +604,8 @@ class data_problem final : public problem {
     auto vars = vars_;
     vars["BLOCK"] = s.reference.block;
     int per_sm = 0;
-    KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, static_cast<int>(s.reference.block),
-                                                      0));
+    KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f,
+                                                      static_cast<int>(s.reference.block), 0));
     vars["SM_COUNT"] = device_.sm_count;
     vars["RESIDENT_BLOCKS"] = std::max(1, per_sm) * device_.sm_count;
     launch_dims dims;
@@ -558,8 +616,8 @@ class data_problem final : public problem {
       throw std::runtime_error("the reference's launch (" + s.path + "): " + e.what());
     }
     argument_pack pack = arguments(out_ptrs);
-    KL_CU(cuLaunchKernel(f, dims.grid[0], dims.grid[1], dims.grid[2], dims.block[0],
-                         dims.block[1], dims.block[2], 0, nullptr, pack.params(), nullptr));
+    KL_CU(cuLaunchKernel(f, dims.grid[0], dims.grid[1], dims.grid[2], dims.block[0], dims.block[1],
+                         dims.block[2], 0, nullptr, pack.params(), nullptr));
     cuda::synchronize_context();
     for (auto& [name, d] : outs) {
       const data_buffer& b = buffer(name);
@@ -685,8 +743,7 @@ class copy_op final : public operation {
   cuda::device_buffer poison_;
 };
 
-std::unique_ptr<operation> data_problem::bind(const variant_descriptor& v,
-                                              const source_kernel& k) {
+std::unique_ptr<operation> data_problem::bind(const variant_descriptor& v, const source_kernel& k) {
   return std::make_unique<source_op>(*this, v, k);
 }
 std::unique_ptr<operation> data_problem::bind(const variant_descriptor&, const plugin_kernel& k) {
@@ -730,8 +787,8 @@ std::vector<std::string> add_data_families(family_registry& registry,
       }
       if (!registry.broken(name).empty()) continue;  // the first folder's error stays
       try {
-        registry.add(std::make_unique<data_family>(load_family_spec(folder.string()),
-                                                   include_dirs));
+        registry.add(
+            std::make_unique<data_family>(load_family_spec(folder.string()), include_dirs));
       } catch (const metadata_error& e) {
         registry.add_broken(name, e.what());
       }

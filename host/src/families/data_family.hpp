@@ -52,8 +52,7 @@ class data_family final : public family {
   /// The dtype of a buffer at a configuration (T resolved).
   std::string buffer_dtype(const buffer_spec& b, const problem_config& c) const;
   /// The reference's compile request for one dtype and architecture (the tests compile it).
-  nvrtc::compile_request reference_request(const std::string& dtype,
-                                           const std::string& arch) const;
+  nvrtc::compile_request reference_request(const std::string& dtype, const std::string& arch) const;
   std::string reference_expression(const std::string& dtype) const;
 
  private:

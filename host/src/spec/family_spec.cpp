@@ -20,9 +20,8 @@ namespace fs = std::filesystem;
 namespace kl {
 namespace {
 
-const std::vector<std::string> reserved = {"BLOCK",    "TSIZE", "T",   "RESIDENT_BLOCKS",
-                                           "SM_COUNT", "GRID",  "sqrt", "min",
-                                           "max",      "ceil_div"};
+const std::vector<std::string> reserved = {
+    "BLOCK", "TSIZE", "T", "RESIDENT_BLOCKS", "SM_COUNT", "GRID", "sqrt", "min", "max", "ceil_div"};
 
 bool is_identifier(const std::string& s) {
   return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
@@ -49,8 +48,8 @@ class reader {
       if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      fail(line_of(node), "unknown key '" + k + "' in " + where + " (expected one of: " + list +
-                              ")");
+      fail(line_of(node),
+           "unknown key '" + k + "' in " + where + " (expected one of: " + list + ")");
     }
   }
 
@@ -100,9 +99,9 @@ class reader {
     if (!kind) fail(g.line, what + " needs a 'kind'");
     g.kind = string(*kind, what + ".kind");
     static const std::map<std::string, std::vector<std::string>> keys = {
-        {"grid", {"kind", "den", "min", "max"}},  {"uniform", {"kind", "min", "max"}},
-        {"normal", {"kind", "mean", "stddev"}},   {"constant", {"kind", "value"}},
-        {"iota", {"kind", "start", "step"}},      {"npy", {"kind", "file"}}};
+        {"grid", {"kind", "den", "min", "max"}}, {"uniform", {"kind", "min", "max"}},
+        {"normal", {"kind", "mean", "stddev"}},  {"constant", {"kind", "value"}},
+        {"iota", {"kind", "start", "step"}},     {"npy", {"kind", "file"}}};
     auto it = keys.find(g.kind);
     if (it == keys.end())
       fail(line_of(*kind), "unknown generator '" + g.kind +
@@ -341,7 +340,8 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
       if (const toml::node* ty = t.get("type")) arg.type = r.string(*ty, "type");
       if (arg.type != "int32" && arg.type != "int64" && arg.type != "uint32" &&
           arg.type != "uint64")
-        r.fail(arg.line, "argument type '" + arg.type + "': expected int32, int64, uint32 or uint64");
+        r.fail(arg.line,
+               "argument type '" + arg.type + "': expected int32, int64, uint32 or uint64");
     } else {
       const std::string text = r.expression(a, "an argument");
       if (s.buffer(text))
@@ -390,7 +390,8 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   if (const toml::node* n = rt.get("type")) {
     s.reference.type = r.string(*n, "type");
     if (s.reference.type != "float64" && s.reference.type != "T")
-      r.fail(reader::line_of(*n), "reference type '" + s.reference.type + "': expected float64 or T");
+      r.fail(reader::line_of(*n),
+             "reference type '" + s.reference.type + "': expected float64 or T");
   }
   if (const toml::node* n = rt.get("block")) {
     const std::int64_t b = r.integer(*n, "block");
@@ -418,8 +419,11 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
     s.compare.line = reader::line_of(*cmp);
     r.only_keys(ct, {"rule", "max_ulp", "abs", "rel", "tol"}, "[compare]");
     if (const toml::node* n = ct.get("rule")) s.compare.rule = r.string(*n, "rule");
-    static const std::map<std::string, std::vector<std::string>> needs = {
-        {"exact", {}}, {"bytes", {}}, {"ulp", {"max_ulp"}}, {"tolerance", {}}, {"frobenius", {"tol"}}};
+    static const std::map<std::string, std::vector<std::string>> needs = {{"exact", {}},
+                                                                          {"bytes", {}},
+                                                                          {"ulp", {"max_ulp"}},
+                                                                          {"tolerance", {}},
+                                                                          {"frobenius", {"tol"}}};
     auto it = needs.find(s.compare.rule);
     if (it == needs.end())
       r.fail(s.compare.line, "compare rule '" + s.compare.rule +
@@ -439,8 +443,8 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
     num("rel", s.compare.rel);
     num("tol", s.compare.tol);
     if (s.compare.rule == "bytes" && s.reference.type != "T")
-      r.fail(s.compare.line, "rule bytes compares with a reference of type T, not " +
-                                 s.reference.type);
+      r.fail(s.compare.line,
+             "rule bytes compares with a reference of type T, not " + s.reference.type);
   }
 
   // The baseline.
@@ -459,8 +463,8 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
       const buffer_spec* f = s.buffer(s.baseline.copy_from);
       const buffer_spec* t = s.buffer(s.baseline.copy_to);
       if (!f || f->role != buffer_role::in)
-        r.fail(reader::line_of(*from), "copy from '" + s.baseline.copy_from +
-                                           "': expected the name of an in buffer");
+        r.fail(reader::line_of(*from),
+               "copy from '" + s.baseline.copy_from + "': expected the name of an in buffer");
       if (!t || t->role != buffer_role::out)
         r.fail(reader::line_of(*to),
                "copy to '" + s.baseline.copy_to + "': expected the name of an out buffer");

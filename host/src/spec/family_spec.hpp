@@ -36,8 +36,8 @@ enum class buffer_role { in, out, workspace };
 struct buffer_spec {
   std::string name;
   buffer_role role = buffer_role::in;
-  std::string type;   ///< "T" or a dtype name
-  std::string count;  ///< expression over the axes
+  std::string type;                             ///< "T" or a dtype name
+  std::string count;                            ///< expression over the axes
   std::optional<generator_spec> exact, random;  ///< for role in: one per input mode
   int line = 0;
 };
