@@ -11,7 +11,8 @@ set(layers
   "worker"                                 # rows in a child process
   "report"                                 # tables, results files, compare, plot
   "runner"                                 # the sweep: compile stage, executor, journal
-  "watch")                                 # --watch
+  "watch"                                  # --watch
+  "app")                                   # the program's commands; main.cpp sits above them
 get_filename_component(SRC "${SRC}" ABSOLUTE)
 set(rank 0)
 foreach(layer IN LISTS layers)

@@ -76,6 +76,7 @@ TEST(GpuDataFamily, AFolderWrittenHereRunsValidatedAndTimedWithNoRebuild) {
 struct shipped_case {
   std::string family, shapes;
 };
+void PrintTo(const shipped_case& c, std::ostream* os) { *os << c.family << " " << c.shapes; }
 
 class GpuShippedDataFamily : public ::testing::TestWithParam<shipped_case> {};
 

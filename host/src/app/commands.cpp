@@ -1,0 +1,91 @@
+#include "app/commands.hpp"
+
+#include "app/environment.hpp"
+#include "core/errors.hpp"
+#include "report/exports.hpp"
+#include "report/table.hpp"
+#include "report/results_json.hpp"
+#include "worker/executor.hpp"
+
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace kl::app {
+
+int results_command(const kl::cli_options& opt) {
+  auto load = [](const std::string& path) {
+    nlohmann::json j = kl::read_results_file(path);
+    try {
+      kl::records_from_results(j);  // checks the format and every record
+    } catch (const std::exception& e) {
+      throw kl::io_error(path + ": " + e.what());
+    }
+    return j;
+  };
+  if (opt.command[0] == "compare") {
+    const nlohmann::json before = load(opt.command[1]), after = load(opt.command[2]);
+    // Medians from two GPU models differ by design, not by regression.
+    const std::string a = kl::results_device_name(before), b = kl::results_device_name(after);
+    if (!a.empty() && !b.empty() && a != b && !opt.force)
+      throw kl::usage_error(opt.command[1] + " was measured on " + a + " and " + opt.command[2] +
+                            " on " + b + ": pass --force to compare them anyway");
+    const auto s = kl::compare_results(before, after, std::cout, opt.compare_threshold_pct);
+    return s.regressions > 0 ? 1 : 0;
+  }
+  const nlohmann::json results = load(opt.command[1]);
+  const std::string out = opt.output_path.empty() ? "sweep.svg" : opt.output_path;
+  std::ostringstream svg;
+  try {
+    kl::write_svg(results, svg);
+  } catch (const std::exception& e) {
+    throw kl::io_error(opt.command[1] + ": " + e.what());
+  }
+  kl::write_output_file(out, svg.str());
+  std::cout << "wrote " << out << " (" << results.at("records").size() << " records)\n";
+  return 0;
+}
+
+int cache_command(const kl::cli_options& o) {
+  const fs::path dir = cache_dir(o);
+  if (dir.empty())
+    throw kl::usage_error(
+        "no cache folder: neither XDG_CACHE_HOME nor HOME is set; give --cache-dir");
+  const kl::nvrtc::compile_cache cache(
+      dir, o.cache_max_bytes.value_or(kl::nvrtc::kDefaultCacheMaxBytes));
+  try {
+    if (o.command[1] == "info") {
+      kl::print_cache_info(std::cout, cache.info());
+    } else if (o.command[1] == "prune") {
+      const std::uint64_t limit = o.prune_max_bytes.value_or(cache.max_bytes());
+      kl::print_prune_result(std::cout, cache.prune(limit), limit, dir);
+    } else {
+      const std::uint64_t removed = cache.clear();
+      std::cout << "removed " << removed << " entr" << (removed == 1 ? "y" : "ies")
+                << " and the counters from " << dir.string() << "\n";
+    }
+  } catch (const kl::nvrtc::cache_error& e) {  // a folder or file kernlab cannot use: exit code 4
+    throw kl::io_error(e.what());
+  }
+  return 0;
+}
+
+int worker_entry(int argc, char** argv) {
+  std::vector<std::string> dirs, includes;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string key = argv[i];
+    if (key == "--kernels-dir")
+      dirs.push_back(argv[i + 1]);
+    else if (key == "--include")
+      includes.push_back(argv[i + 1]);
+    else
+      throw std::invalid_argument("unknown worker argument '" + key + "'");
+  }
+  kl::family_registry families;
+  load_families(families, dirs, includes, nullptr);
+  return kl::worker_main(families);
+}
+
+}  // namespace kl::app

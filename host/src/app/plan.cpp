@@ -1,0 +1,195 @@
+#include "app/plan.hpp"
+
+#include "app/environment.hpp"
+#include "core/errors.hpp"
+#include "kernlab_commit.hpp"  // generated at build time: KERNLAB_COMMIT
+#include "nvrtc/compiler.hpp"
+#include "runner/journal.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace kl::app {
+
+std::unique_ptr<kl::registry> load_registry(const kl::cli_options& opt,
+                                            const kl::family_registry& families) {
+  auto reg = std::make_unique<kl::registry>(families);
+  for (const auto& dir : opt.kernels_dirs) reg->add_source_dir(dir);
+  if (!opt.no_plugins) {
+    // Plugins are probed in a child process (`kernlab --probe-plugin FILE`), never loaded here;
+    // the verdicts are kept beside the compile cache (none with --no-cache).
+    kl::probe_options probe;
+    probe.command = {executable_path().string(), "--probe-plugin"};
+    probe.timeout_s = opt.kernel_timeout_s;
+    if (!opt.no_cache) probe.cache_dir = cache_dir(opt);
+    reg->set_probe_options(probe);
+    for (const auto& dir : opt.plugin_dirs) reg->add_plugin_dir(dir);
+    for (const auto& dir : kl::plugin_path_dirs(std::getenv("KERNLAB_PLUGIN_PATH")))
+      reg->add_plugin_dir(dir);
+  }
+  return reg;
+}
+
+kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg,
+                             const kl::family_registry& families,
+                             std::shared_ptr<const kl::nvrtc::compile_cache> cache) {
+  kl::run_request req;
+  try {
+    req.variants = reg.select(opt.variants, opt.family);
+  } catch (const kl::selection_error& e) {
+    throw kl::usage_error(std::string("--variant: ") + e.what());
+  }
+  // A block size that none of the selected variants takes is a mistake, not a skip.
+  for (unsigned b : opt.blocks_explicit ? opt.blocks : std::vector<unsigned>{}) {
+    std::string supported;
+    bool any = false;
+    for (const auto* e : req.variants) {
+      const auto& d = e->descriptor;
+      if (d.blocks.empty() || d.supports_block(b) || !e->error.empty()) any = true;
+      if (supported.empty() && !d.blocks.empty()) {
+        supported = d.name + " supports ";
+        for (std::size_t i = 0; i < d.blocks.size(); ++i)
+          supported += (i ? "," : "") + std::to_string(d.blocks[i]);
+      }
+    }
+    if (!any)
+      throw kl::usage_error("--block " + std::to_string(b) + ": no selected variant takes it (" +
+                            supported + ")");
+  }
+  // A dtype or an op named on the command line must belong to some selected family (the
+  // defaults, int32,float32 and sum, need not: a family without them runs its own).
+  auto check_names = [&](const std::vector<std::string>& names, bool named, const char* option,
+                         std::vector<std::string> (kl::family::*list)() const) {
+    if (!named) return;
+    for (const auto& name : names) {
+      bool found = false;
+      std::string families_text;
+      for (const auto* e : req.variants) {
+        const kl::family* f = families.find(e->descriptor.family);
+        if (!f) continue;  // a broken family: its rows fail with its error
+        const auto has = (f->*list)();
+        if (std::find(has.begin(), has.end(), name) != has.end()) found = true;
+        if (families_text.find(f->name()) == std::string::npos)
+          families_text += (families_text.empty() ? "" : ", ") + f->name();
+      }
+      if (!found && !req.variants.empty())
+        throw kl::usage_error(std::string("--") + option + ": " +
+                              (families_text.find(',') == std::string::npos
+                                   ? "family " + families_text
+                                   : "each selected family (" + families_text + ")") +
+                              " has no " + option + " '" + name + "'");
+    }
+  };
+  check_names(opt.dtypes, opt.dtypes_explicit, "dtype", &kl::family::dtypes);
+  check_names(opt.ops, opt.ops_explicit, "op", &kl::family::ops);
+  // --size W is W x W x ... for a family with a shape (matmul) when it is on the command line and
+  // every selected variant has a shape; in a sweep that also has 1-D families the sizes are
+  // theirs, and matmul takes --shape or its default shape.
+  const bool sizes_for_shapes =
+      opt.sizes_on_command_line &&
+      std::all_of(req.variants.begin(), req.variants.end(), [&](const auto* e) {
+        const kl::family* f = families.find(e->descriptor.family);
+        return !f || f->shape_rank() > 0;
+      });
+  for (const auto* e : req.variants) {
+    const kl::family* f = families.find(e->descriptor.family);
+    if (!f) continue;
+    if (f->shape_rank() > 0) {
+      const bool sizes_apply = opt.shapes.empty() && sizes_for_shapes;
+      for (auto n : sizes_apply ? opt.sizes : std::vector<std::uint64_t>{}) {
+        kl::problem_config c{f->dtypes().front(), "", 0, opt.input_mode, opt.seed, {}};
+        c.shape.assign(f->shape_rank(), n);  // W is W in every dimension
+        try {
+          f->device_bytes_needed(c);  // checks the shape
+        } catch (const std::invalid_argument& ex) {
+          throw kl::usage_error("--size " + std::to_string(n) + ": " + ex.what());
+        }
+      }
+      for (const auto& s : opt.shapes) {
+        kl::problem_config c{f->dtypes().front(), "", 0, opt.input_mode, opt.seed, {}};
+        c.shape = s;
+        if (s.size() != f->shape_rank())
+          throw kl::usage_error("--shape " + c.shape_text() + ": family " + f->name() + " needs " +
+                                std::to_string(f->shape_rank()) + " dimensions");
+        try {
+          f->device_bytes_needed(c);  // checks the shape
+        } catch (const std::invalid_argument& ex) {
+          throw kl::usage_error(std::string("--shape: ") + ex.what());
+        }
+      }
+      continue;
+    }
+    for (auto n : opt.sizes)
+      if (n > f->max_size())
+        throw kl::usage_error("--size " + std::to_string(n) + ": family " + f->name() +
+                              " takes at most " + std::to_string(f->max_size()) + " elements");
+  }
+  std::error_code ec;
+  req.blocks = opt.blocks;
+  req.dtypes = opt.dtypes;
+  req.ops = opt.ops;
+  req.sizes = opt.sizes;
+  req.shapes = opt.shapes;
+  req.sizes_for_shapes = sizes_for_shapes;
+  req.input_mode = opt.input_mode;
+  req.seed = opt.seed;
+  req.fallback_arch = opt.arch;
+  req.include_dirs = include_dirs(opt);
+  req.toolkit_include_dirs = {cuda_include_dir(opt)};
+  req.timing = opt.timing;
+  req.compile_only = opt.compile_only || opt.resources;
+  req.in_process = opt.in_process;
+  req.worker_command = {executable_path().string(), "--worker"};
+  for (const auto& dir : opt.kernels_dirs) {
+    req.worker_command.push_back("--kernels-dir");
+    req.worker_command.push_back(dir);
+  }
+  for (const auto& dir : req.include_dirs) {
+    req.worker_command.push_back("--include");
+    req.worker_command.push_back(dir);
+  }
+  req.kernel_timeout_s = opt.kernel_timeout_s;
+  req.journal_path = opt.journal_path.empty() ? kl::default_journal_path() : opt.journal_path;
+  req.resume = opt.resume;
+  req.sanitize = opt.sanitize;
+  if (!req.sanitize.empty()) {
+    // Under a sanitizer a kernel runs orders of magnitude slower: validate, time once.
+    req.timing.warmup_runs = 0;
+    req.timing.min_samples = 1;
+    req.timing.min_time_s = 0;
+    req.timing.timeout_s = 1;
+    req.timing.flush = kl::flush_mode::none;
+    const char* home = std::getenv("CUDA_HOME");
+    const fs::path candidate =
+        fs::path(home ? home : "/usr/local/cuda") / "bin" / "compute-sanitizer";
+    if (fs::exists(candidate, ec)) req.sanitizer = candidate.string();
+  }
+  req.compile_jobs = opt.compile_jobs;
+  req.compile_command = {executable_path().string(), "--compile-child"};
+  req.compile_timeout_s = opt.compile_timeout_s;
+  req.cache = std::move(cache);
+  req.want_keys = opt.watch;  // a round compares the keys of the files it compiled
+  req.snr_db = opt.snr_db;
+  req.dtypes_explicit = opt.dtypes_explicit;
+  req.ops_explicit = opt.ops_explicit;
+  return req;
+}
+
+kl::run_context context_of(const kl::cli_options& opt, const kl::run_request& req, int argc,
+                           char** argv) {
+  kl::run_context ctx;
+  ctx.command.assign(argv, argv + argc);
+  ctx.date = kl::utc_now_iso8601();
+  ctx.kernlab_version = KERNLAB_VERSION;
+  ctx.kernlab_commit = KERNLAB_COMMIT;
+  ctx.nvrtc_version = kl::nvrtc::version();
+  ctx.seed = req.seed;
+  ctx.timing = req.timing;
+  ctx.baseline = opt.baseline;
+  return ctx;
+}
+
+}  // namespace kl::app

@@ -1,0 +1,175 @@
+#include "app/sweep.hpp"
+
+#include "app/environment.hpp"
+#include "app/pipeline_mode.hpp"
+#include "app/plan.hpp"
+#include "core/errors.hpp"
+#include "cuda/driver.hpp"
+#include "nvrtc/compiler.hpp"
+#include "registry/registry.hpp"
+#include "report/exports.hpp"
+#include "report/results_json.hpp"
+#include "report/table.hpp"
+#include "runner/runner.hpp"
+#include "spec/names.hpp"
+#include "watch/directory_watcher.hpp"
+#include "watch/watch_session.hpp"
+
+#include <unistd.h>
+
+#include <iomanip>
+#include <iostream>
+
+namespace kl::app {
+
+int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
+  if (opt.kernels_dirs.empty())
+    throw kl::usage_error("no kernels folder: give --kernels-dir or set kernels-dir in the config");
+
+  kl::family_registry families;
+  std::vector<std::string> family_warnings;
+  load_families(families, opt.kernels_dirs, include_dirs(opt), &family_warnings);
+  if (!opt.family.empty() && !families.broken(opt.family).empty() && !opt.list)
+    throw kl::usage_error("--family " + opt.family +
+                          ": its description cannot be used: " + families.broken(opt.family));
+  if (!opt.family.empty() && !families.find(opt.family) && families.broken(opt.family).empty()) {
+    const auto near = kl::nearest_names(opt.family, families.names());
+    throw kl::usage_error("--family: unknown family '" + opt.family + "'" +
+                          (near.empty() ? "" : "; did you mean '" + near[0] + "'?"));
+  }
+
+  std::unique_ptr<kl::registry> reg = load_registry(opt, families);
+  if (opt.list) {
+    if (opt.family.empty() && opt.variants == std::vector<std::string>{"all"}) {
+      kl::print_list(std::cout, *reg);
+    } else {
+      try {
+        kl::print_list(std::cout, *reg, reg->select(opt.variants, opt.family));
+      } catch (const kl::selection_error& e) {
+        throw kl::usage_error(std::string("--variant: ") + e.what());
+      }
+    }
+    return 0;
+  }
+  for (const auto& w : family_warnings) std::cerr << "kernlab: warning: " << w << "\n";
+  for (const auto& w : reg->warnings()) std::cerr << "kernlab: warning: " << w << "\n";
+
+  const auto cache = open_cache(opt);
+  // Watching starts before the sweep, so a file saved while it runs still makes a round.
+  std::unique_ptr<kl::directory_watcher> watcher;
+  if (opt.watch) watcher = std::make_unique<kl::directory_watcher>(opt.kernels_dirs);
+  const kl::run_request req = make_request(opt, *reg, families, cache);
+  if (opt.pipeline) return pipeline_mode(opt, families, req, argc, argv);
+  if (req.journal_path.empty() && !req.compile_only)
+    std::cerr << "kernlab: warning: neither XDG_CACHE_HOME nor HOME is set, so this run keeps no "
+                 "journal and cannot be resumed; give --journal FILE to have one\n";
+
+  kl::runner runner(families, req);
+  kl::table_options table;
+  table.baseline = opt.baseline;
+  table.markdown = opt.markdown;
+  table.families = &families;
+  // Progress on a terminal only: a piped or redirected run stays quiet.
+  const bool show_progress = isatty(STDERR_FILENO);
+  if (show_progress)
+    runner.on_progress(
+        [](const char* phase, std::size_t done, std::size_t total, const std::string& what) {
+          std::cerr << "\r\033[K[" << phase << " " << done << "/" << total << "] " << what
+                    << std::flush;
+        });
+  auto clear_progress = [&] {
+    if (show_progress) std::cerr << "\r\033[K" << std::flush;
+  };
+  std::cout << "kernlab " << KERNLAB_VERSION << ": " << req.variants.size() << " variant(s), seed "
+            << req.seed << ", NVRTC " << kl::nvrtc::version() << "\n"
+            << std::flush;
+
+  bool announced = false;
+  const kl::sweep_result sweep =
+      runner.run([&](const std::vector<kl::result_record>& group, const kl::cuda::device_info& d,
+                     const kl::sweep_result& so_far) {
+        clear_progress();
+        if (!announced) {
+          announced = true;
+          std::cout << "device " << d.ordinal << ": " << d.name << " (" << d.arch() << ", "
+                    << d.sm_count << " SMs, " << static_cast<int>(d.peak_bandwidth() / 1e9)
+                    << " GB/s theoretical, driver " << d.driver_version / 1000 << "."
+                    << d.driver_version % 1000 / 10 << ")\n";
+          if (so_far.launch_floor)
+            std::cout << "launch floor: an empty kernel times at " << std::fixed
+                      << std::setprecision(1) << so_far.launch_floor->median_ms * 1e3
+                      << std::defaultfloat << " us (median, measured like every row)\n";
+        }
+        kl::print_group(std::cout, group, d, table);
+        std::cout << std::flush;
+      });
+  for (const auto& w : sweep.warnings) std::cerr << "kernlab: warning: " << w << "\n";
+  clear_progress();
+  // --json and --csv are written whatever the mode: a compile-only file still records the
+  // sources' hashes, the compile options and the compile times.
+  auto write_outputs = [&] {
+    if (opt.json_path.empty() && opt.csv_path.empty()) return;
+    const kl::run_context ctx = context_of(opt, req, argc, argv);
+    const nlohmann::json results = kl::results_to_json(sweep, ctx);
+    if (!opt.json_path.empty())
+      write_file(opt.json_path, [&](std::ostream& os) { os << results.dump(1) << "\n"; });
+    if (!opt.csv_path.empty())
+      write_file(opt.csv_path, [&](std::ostream& os) { kl::write_csv(results, os); });
+  };
+  if (opt.resources) {
+    write_outputs();
+    kl::print_resources(std::cout, sweep.compiles, sweep.arch, opt.markdown);
+    for (const auto& c : sweep.compiles)
+      if (!c.error.empty()) return 1;
+    return 0;
+  }
+  if (!opt.compile_only && !sweep.device) {
+    // Nothing was measured: an existing --json or --csv (an earlier run's measurements) is kept.
+    for (const auto& path : {opt.json_path, opt.csv_path})
+      if (!path.empty())
+        std::cerr << "kernlab: " << path << " not written: no device, nothing was measured "
+                  << "(--compile-only records the compile results)\n";
+    kl::print_compile_table(std::cout, sweep.compiles, sweep.arch);
+    kl::print_compile_summary(std::cout, sweep.compile_stats);
+    throw kl::cuda::no_device_error(sweep.no_device_reason);
+  }
+  int code = 0;
+  if (opt.compile_only) {
+    kl::print_compile_table(std::cout, sweep.compiles, sweep.arch);
+    kl::print_compile_summary(std::cout, sweep.compile_stats);
+    if (!sweep.no_device_reason.empty())
+      std::cout << "(no GPU here: " << sweep.no_device_reason << "; compiled for " << sweep.arch
+                << ")\n";
+    for (const auto& c : sweep.compiles)
+      if (!c.error.empty()) code = 1;
+  } else {
+    if (sweep.compile_stats.files > 0) {
+      std::cout << "\n";
+      kl::print_compile_summary(std::cout, sweep.compile_stats);
+    }
+    code = kl::exit_code_for(sweep.results);
+  }
+  if (sweep.workers_started > 1)
+    std::cout << "(" << sweep.workers_started - 1
+              << " worker restart(s): see the CRASHED and TIMEOUT rows)\n";
+  if (!sweep.clock_monitor_status.empty())
+    std::cout << "(SM clocks not monitored: " << sweep.clock_monitor_status << ")\n";
+  write_outputs();
+  if (!watcher) return code;
+
+  kl::watch_workspace first{std::move(reg), req};
+  kl::watch_session session(
+      families,
+      [&] {
+        kl::watch_workspace ws;
+        ws.reg = load_registry(opt, families);
+        ws.request = make_request(opt, *ws.reg, families, cache);
+        ws.request.resume =
+            false;  // a round after a save runs what changed, whatever the journal says
+        return ws;
+      },
+      first, sweep);
+  session.run(*watcher, opt.kernels_dirs, std::cout, std::cerr);
+}
+
+}  // namespace kl::app
