@@ -3,8 +3,8 @@
 #include "app/environment.hpp"
 #include "core/errors.hpp"
 #include "report/exports.hpp"
-#include "report/table.hpp"
 #include "report/results_json.hpp"
+#include "report/table.hpp"
 #include "worker/executor.hpp"
 
 #include <iostream>
