@@ -31,21 +31,23 @@ po::options_description make_description() {
   po::options_description select("Selecting what runs");
   select.add_options()
     ("variant,v", po::value<std::vector<std::string>>()->composing(),
-     "variants: a name, a comma list, a wildcard (reduce*, reduce.reduce5) or 'all' (every "
-     "family's)")
+     "variants: a name, a comma list, a wildcard (my_idea*, family.my_idea, family.*) or 'all' "
+     "(every family's)")
     ("family", po::value<std::string>(),
      "only this family (kernlab --list shows them; default: every family)")
     ("problem", po::value<std::string>(), "same as --family")
     ("block,b", po::value<std::string>(), "block sizes: a comma list or 'all' (128,256,512,1024)")
     ("size,n", po::value<std::string>(),
-     "problem sizes: a comma list of 268435456, 2^28, 2^20+3, 16M (matmul: W means W x W x W)")
+     "problem sizes: a comma list of 268435456, 2^28, 2^20+3, 16M (a family with several axes: W "
+     "in every axis)")
     ("shape", po::value<std::string>(),
-     "matmul shapes: a comma list of MxNxK, e.g. 4096x4096x4096,4095x4097x1023 (default "
-     "4096x4096x4096)")
+     "shapes, one value per axis of the family, e.g. 4096x1000,4095x17 (kernlab --list shows each "
+     "family's axes and defaults)")
     ("dtype", po::value<std::string>(),
-     "element types, for the families that have them: int32, float32 (comma list)")
+     "element types, a comma list of int32, int64, float32, float64; each family runs the ones "
+     "it has (kernlab --list shows them)")
     ("op", po::value<std::string>(),
-     "operations, for the families that have them: sum, min, max (comma list)")
+     "operations, for the families that have them (comma list; kernlab --list shows them)")
     ("seed", po::value<std::string>(), "seed of the input generator (printed with the results)")
     ("input", po::value<std::string>(), "input values: exact (default) or random")
     ("baseline", po::value<std::string>(),
@@ -499,16 +501,15 @@ std::string help_text() {
   os << "kernlab: compile, validate and time CUDA kernel variants\n\n"
         "usage: kernlab [options]\n"
         "       kernlab cache info|clear|prune [--cache-dir DIR] [--max-size SIZE]\n"
-        "  kernlab --variant reduce5 --block 512\n"
-        "  kernlab --variant 'reduce*' --size 2^28 --dtype int32,float32\n"
-        "  kernlab --family matmul --shape 4096x4096x4096,4095x4097x1023\n"
-        "  kernlab --list\n"
-        "  kernlab --family qam256 --size 2^28\n"
-        "  kernlab --pipeline --variant qam256.vec2_gridstride --block 256 --size 2^27\n"
+        "  kernlab --list --variant all              every family, its axes and its variants\n"
+        "  kernlab --variant my_idea --block 512\n"
+        "  kernlab --variant 'my_idea*' --size 2^28 --dtype int32,float32\n"
+        "  kernlab --family FAMILY --shape 4096x1000,4095x17\n"
+        "  kernlab --kernels-dir my_kernels --family my_problem\n"
         "  kernlab --compile-only --variant all\n"
         "  kernlab --size 2^28 --json run.json && kernlab plot run.json -o sweep.svg\n"
         "  kernlab compare before.json after.json\n"
-        "  kernlab --watch --variant my_idea,reduce5\n"
+        "  kernlab --watch --variant my_idea\n"
         "  kernlab cache info\n\n"
         "exit codes: 0 every run passed, 1 a variant failed or was wrong, 2 usage error,\n"
         "            3 no CUDA driver/device for a run that needs one, 4 a file or tool failed\n"
