@@ -669,6 +669,30 @@ TEST(Plot, MatmulInTflopsWithAPanelPerShape) {
   EXPECT_GT(std::stoi(m[1]), 112 + 200 * 7);
 }
 
+// A bandwidth-bound family that also counts its flops (a data family's axpy) is drawn in GB/s:
+// the record's roofline decides, not whether it has flops.
+TEST(Plot, TheRecordsRooflineDecidesTheUnit) {
+  auto axpy = make_record("simple", 256, 100, 0.001);
+  axpy.variant.family = "axpy";
+  axpy.config = {"float32", "", 0, "exact", 12345, {1000003}};
+  axpy.bytes = 12.0 * 1000003;
+  axpy.flops = 2.0 * 1000003;
+  axpy.roofline = "bandwidth";
+  auto mm = make_matmul("naive", 1024, 1500);
+  mm.roofline = "compute";
+  auto results = results_of({axpy, mm});
+  results["reproducibility"]["device"]["peak_fp32_tflops"] = 60.0;
+  EXPECT_EQ(results.at("records").at(0).at("roofline"), "bandwidth");
+  std::ostringstream os;
+  write_svg(results, os);
+  const std::string svg = os.str();
+  EXPECT_NE(svg.find(">axpy float32 1000003</text>"), std::string::npos) << svg;
+  EXPECT_EQ(test::count_of(svg, ">TFLOP/s (% of peak)</text>"), 1u);
+  EXPECT_EQ(test::count_of(svg, ">GB/s (% of peak)</text>"), 1u);
+  // Read back, the record keeps it.
+  EXPECT_EQ(records_from_results(results).at(0).roofline, "bandwidth");
+}
+
 TEST(Plot, APipelineResultIsAClearErrorNotABlankImage) {
   auto results = results_of({});
   results["pipeline"] = nlohmann::json::array({nlohmann::json::object()});

@@ -133,6 +133,7 @@ result_record record_from_json(const json& j) {
   r.check.ok = r.status == outcome::passed;
   r.bytes = j.at("bytes").get<double>();
   r.flops = j.at("flops").get<double>();
+  r.roofline = j.value("roofline", std::string());  // absent from files before 2026-11-23
   r.compile_ms = j.at("compile_ms").get<double>();
   r.load_ms = j.at("load_ms").get<double>();
   r.validate_ms = j.at("validate_ms").get<double>();

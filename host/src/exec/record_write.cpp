@@ -81,6 +81,7 @@ json to_json(const result_record& r) {
             {"got", r.check.got},
             {"bytes", r.bytes},
             {"flops", r.flops},
+            {"roofline", r.roofline},
             {"compile_ms", r.compile_ms},
             {"load_ms", r.load_ms},
             {"validate_ms", r.validate_ms},

@@ -46,6 +46,9 @@ struct result_record {
   std::optional<nvrtc::resource_usage> resources;
   std::optional<occupancy_info> occupancy;
   double bytes = 0, flops = 0;
+  /// What the row's throughput is measured against: "bandwidth" (GB/s, DRAM peak) or "compute"
+  /// (TFLOP/s, FP32 peak), from its family; "" when the row never reached its problem.
+  std::string roofline;
   double compile_ms = 0, load_ms = 0, validate_ms = 0;
   /// compute-sanitizer's verdicts ("memcheck: clean, racecheck: ..."), if it ran.
   std::string sanitizer;

@@ -135,6 +135,7 @@ result_record row_runner::run(const row_job& job) {
     problem& prob = problem_for(*fam, job.config);
     r.bytes = prob.bytes();
     r.flops = prob.flops();
+    r.roofline = fam->roofline() == roofline_kind::fp32_compute ? "compute" : "bandwidth";
     std::unique_ptr<operation> op;
     if (v.origin == origin_kind::source) {
       // Loaded modules, by file and image: one per compiled file, reused by its rows.

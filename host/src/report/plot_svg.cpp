@@ -143,9 +143,13 @@ void write_svg(const json& results, std::ostream& os) {
     const std::string title = panel_title(r);
     if (!index.count(title)) {
       index[title] = panels.size();
+      // The record's roofline, from its family; files written before records had one: a
+      // compute-bound row is one that counts flops.
+      const std::string roofline = r.value("roofline", std::string());
       const bool flops =
           r.contains("flops") && r.at("flops").is_number() && r.at("flops").get<double>() > 0;
-      panels.push_back({title, flops ? compute : bandwidth, {}, {}, 0, ""});
+      const bool by_compute = roofline.empty() ? flops : roofline == "compute";
+      panels.push_back({title, by_compute ? compute : bandwidth, {}, {}, 0, ""});
     }
     panel& p = panels[index[title]];
     const std::string name = r.at("variant").at("name");
