@@ -2,6 +2,8 @@
 // editors' scratch files), a watch session's rounds in-process, and the kernlab binary reacting
 // to a file written into a temporary kernels folder.
 #include "cli/options.hpp"
+#include "data_family_fixture.hpp"
+#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
@@ -251,6 +253,46 @@ TEST_F(Session, RerunsOnlyWhatASaveChanged) {
   fs::remove(dir.path() / "reduce" / "mine.cu");
   EXPECT_EQ(round(s, "reduce/mine.cu"), 0u);
   EXPECT_NE(out.find("reduce.mine: removed"), std::string::npos) << out;
+}
+
+// A saved family.toml re-runs its family's variants, and only theirs: each round reads the
+// families anew, as kernlab's own loader does.
+TEST(DataFamilySession, ASavedDescriptionRerunsItsFamily) {
+  test::temp_dir dir("data_session");
+  test::write_axpy_family(dir);
+  test::temp_dir cache("data_session_cache");
+  const auto load = [&] {
+    auto fams = std::make_shared<family_registry>();
+    register_builtin_families(*fams);
+    add_data_families(*fams, {dir.str()}, {test::cuda_include()});
+    watch_workspace ws;
+    ws.families = fams;
+    ws.reg = std::make_unique<registry>(*fams);
+    ws.reg->add_source_dir(dir.str());
+    ws.request.variants = ws.reg->select({"all"}, "axpy");
+    ws.request.blocks = {256};
+    ws.request.dtypes = {"float32"};
+    ws.request.sizes_for_shapes = false;
+    ws.request.include_dirs = {test::cuda_include()};
+    ws.request.toolkit_include_dirs = {test::cuda_include()};
+    ws.request.compile_only = true;
+    ws.request.cache = std::make_shared<const nvrtc::compile_cache>(cache.path());
+    return ws;
+  };
+  const watch_workspace first = load();
+  const sweep_result sweep = runner(*first.families, first.request).run();
+  ASSERT_EQ(sweep.compiles.size(), 2u);
+  family_registry unused;
+  watch_session s(unused, load, first, sweep);
+  std::ostringstream o, e;
+  EXPECT_EQ(s.round({dir.str() + "/axpy/family.toml"}, o, e), 0u) << o.str() << e.str();
+  ASSERT_TRUE(test::replace_in_file(dir.str() + "/axpy/family.toml", "bytes = \"3 * N * TSIZE\"",
+                                    "bytes = \"4 * N * TSIZE\""));
+  EXPECT_EQ(s.round({dir.str() + "/axpy/family.toml"}, o, e), 2u) << o.str() << e.str();
+  EXPECT_EQ(s.round({dir.str() + "/axpy/family.toml"}, o, e), 0u) << o.str() << e.str();
+  // The reference is part of the description.
+  ASSERT_TRUE(test::replace_in_file(dir.str() + "/axpy/reference.cu", "y[i] =", "y[i] = 0 +"));
+  EXPECT_EQ(s.round({dir.str() + "/axpy/reference.cu"}, o, e), 2u) << o.str() << e.str();
 }
 
 // ---------------------------------------------------------------------------------------------

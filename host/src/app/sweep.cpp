@@ -157,13 +157,18 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
   write_outputs();
   if (!watcher) return code;
 
-  kl::watch_workspace first{std::move(reg), req};
+  kl::watch_workspace first{nullptr, std::move(reg), req};
   kl::watch_session session(
       families,
       [&] {
+        // Each round reads the families anew: a saved family.toml changes its family.
+        auto round_families = std::make_shared<kl::family_registry>();
+        std::vector<std::string> warnings;
+        load_families(*round_families, opt.kernels_dirs, include_dirs(opt), &warnings);
         kl::watch_workspace ws;
-        ws.reg = load_registry(opt, families);
-        ws.request = make_request(opt, *ws.reg, families, cache);
+        ws.families = round_families;
+        ws.reg = load_registry(opt, *round_families);
+        ws.request = make_request(opt, *ws.reg, *round_families, cache);
         ws.request.resume =
             false;  // a round after a save runs what changed, whatever the journal says
         return ws;

@@ -188,6 +188,7 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   s.name = name;
   s.path = path;
   s.dir = dir;
+  s.text = text;
   r.only_keys(root,
               {"summary", "dtypes", "roofline", "bytes", "flops", "axes", "buffers", "kernel",
                "reference", "compare", "baseline"},

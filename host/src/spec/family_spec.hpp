@@ -75,6 +75,7 @@ struct family_spec {
   std::string name;  ///< the folder's name
   std::string path;  ///< the family.toml
   std::string dir;   ///< its folder
+  std::string text;  ///< the description as read (--watch compares it between rounds)
   std::string summary;
   std::vector<std::string> dtypes;
   bool compute_roofline = false;

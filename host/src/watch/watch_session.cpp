@@ -1,5 +1,7 @@
 #include "watch/watch_session.hpp"
 
+#include "families/data_family.hpp"
+
 #include "cli/options.hpp"
 #include "runner/compile_stage.hpp"
 
@@ -35,7 +37,10 @@ std::string row_key(const result_record& r) {
 
 watch_session::watch_session(const family_registry& families, workspace_loader load,
                              const watch_workspace& first_workspace, const sweep_result& first)
-    : families_(families), load_(std::move(load)), arch_(first.arch) {
+    : families_(families),
+      round_families_(first_workspace.families),
+      load_(std::move(load)),
+      arch_(first.arch) {
   run_rows_ = first.device.has_value() && !first_workspace.request.compile_only;
   if (run_rows_) {
     CUdevice dev = 0;
@@ -47,15 +52,24 @@ watch_session::watch_session(const family_registry& families, workspace_loader l
 
 watch_session::~watch_session() = default;
 
+std::string watch_session::family_fingerprint(const std::string& family) const {
+  const auto* data = dynamic_cast<const data_family*>(families().find(family));
+  if (!data) return "";
+  return " family " +
+         nvrtc::hash128(data->spec().text + '\0' + data->spec().reference.source).hex();
+}
+
 std::string watch_session::fingerprint(const registry_entry& e, const run_request& request,
                                        nvrtc::include_scanner& scanner) const {
   if (!e.error.empty()) return "header error " + nvrtc::hash128(e.source + '\0' + e.error).hex();
-  const auto req = make_compile_request(*families_.find(e.descriptor.family), e, request, arch_);
-  if (req.name_expressions.empty()) return "nothing to compile " + nvrtc::hash128(e.source).hex();
+  const auto req = make_compile_request(*families().find(e.descriptor.family), e, request, arch_);
+  const std::string fam = family_fingerprint(e.descriptor.family);
+  if (req.name_expressions.empty())
+    return "nothing to compile " + nvrtc::hash128(e.source).hex() + fam;
   try {
-    return nvrtc::make_key(req, scanner).hex();
+    return nvrtc::make_key(req, scanner).hex() + fam;
   } catch (const nvrtc::scan_error& err) {  // the compile reports it; a new message is a change
-    return "scan error " + nvrtc::hash128(err.what()).hex();
+    return "scan error " + nvrtc::hash128(err.what()).hex() + fam;
   }
 }
 
@@ -64,7 +78,8 @@ void watch_session::remember(const run_request& request, const sweep_result& swe
   for (const compile_record& c : sweep.compiles) {
     variant_state& s = state_[c.entry->descriptor.qualified_name()];
     // The key the sweep compiled with: a save made while it ran then still counts as a change.
-    s.fingerprint = c.key.empty() ? fingerprint(*c.entry, request, scanner) : c.key;
+    s.fingerprint = c.key.empty() ? fingerprint(*c.entry, request, scanner)
+                                  : c.key + family_fingerprint(c.entry->descriptor.family);
     s.compile = snapshot_of(c);
     s.rows.clear();
   }
@@ -84,6 +99,8 @@ std::size_t watch_session::round(const std::vector<std::string>& saved, std::ost
     return 0;
   }
 
+  // This round's families (and its registry, which points into them) live until the next one.
+  if (ws.families) round_families_ = ws.families;
   nvrtc::include_scanner scanner(ws.request.toolkit_include_dirs);
   std::vector<const registry_entry*> changed;
   std::set<std::string> present;
@@ -112,7 +129,7 @@ std::size_t watch_session::round(const std::vector<std::string>& saved, std::ost
   request.variants = changed;
   request.compile_only = !run_rows_;
   request.want_keys = true;
-  const sweep_result sweep = runner(families_, request).run();
+  const sweep_result sweep = runner(families(), request).run();
 
   std::vector<compile_change> compiles;
   for (const compile_record& c : sweep.compiles) {

@@ -26,6 +26,9 @@ namespace kl {
 /// The kernel files as the user's options select them now. Every round makes a new one: a save
 /// can add, remove or rename a variant, or break its header.
 struct watch_workspace {
+  /// The families `reg` was made with, when the loader makes them anew (a saved family.toml
+  /// changes its family); null: the session's own.
+  std::shared_ptr<const family_registry> families;
   std::unique_ptr<registry> reg;
   run_request request;  ///< its variants point into `reg`
 };
@@ -60,10 +63,15 @@ class watch_session {
   };
   std::string fingerprint(const registry_entry& e, const run_request& request,
                           nvrtc::include_scanner& scanner) const;
+  /// "" for a built-in family; for a data family, a hash of its description and reference, so
+  /// that a saved family.toml re-runs the family's variants.
+  std::string family_fingerprint(const std::string& family) const;
+  const family_registry& families() const { return round_families_ ? *round_families_ : families_; }
   /// Records `sweep` as the state to compare the next round with.
   void remember(const run_request& request, const sweep_result& sweep);
 
   const family_registry& families_;
+  std::shared_ptr<const family_registry> round_families_;  // the last round's, when it made some
   workspace_loader load_;
   std::string arch_;
   bool run_rows_ = false;  ///< a GPU is here and the user did not ask for --compile-only
