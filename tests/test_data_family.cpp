@@ -3,6 +3,7 @@
 #include "data_family_fixture.hpp"
 #include "families/data_family.hpp"
 #include "registry/registry.hpp"
+#include "report/table.hpp"
 #include "runner/runner.hpp"
 #include "spec/metadata.hpp"
 #include "test_util.hpp"
@@ -289,6 +290,50 @@ TEST(CompareRules, ToleranceFrobeniusAndBytes) {
           .ok);
   EXPECT_FALSE(
       compare_buffer(bytes, "y", "float32", floats({-0.0f}), "float32", floats({0.0f})).ok);
+}
+
+// When the copy baseline is the fastest row (it is the family's bound), the table still names
+// the best variant compiled here and its ratio to the copy.
+TEST(DataFamilyTable, TheBestCompiledVariantBesideAFasterCopy) {
+  family_registry fams;
+  test::temp_dir dir("axpy_table");
+  test::write_axpy_family(dir);
+  add_data_families(fams, {dir.str()}, {});
+  auto row = [](const std::string& name, origin_kind origin, double median_us) {
+    result_record r;
+    r.variant.family = "axpy";
+    r.variant.name = name;
+    r.variant.origin = origin;
+    r.variant.is_baseline = origin == origin_kind::builtin;
+    r.config = {"float32", "", 0, "exact", 1, {1000003}};
+    r.block = origin == origin_kind::builtin ? 0 : 256;
+    r.status = outcome::passed;
+    r.bytes = 12.0 * 1000003;
+    r.roofline = "bandwidth";
+    timing_stats t;
+    t.samples = 100;
+    t.median_ms = t.min_ms = t.max_ms = t.mean_ms = median_us / 1e3;
+    r.timing = t;
+    return r;
+  };
+  cuda::device_info d;
+  d.name = "Test H100";
+  d.cc_major = 9;
+  d.sm_count = 132;
+  d.mem_clock_khz = 2619000;
+  d.bus_width_bits = 5120;
+  d.l2_bytes = 50u << 20;
+  table_options opt;
+  opt.families = &fams;
+  std::ostringstream os;
+  print_group(
+      os, {row("simple", origin_kind::source, 10.0), row("d2d_copy", origin_kind::builtin, 8.0)}, d,
+      opt);
+  const std::string out = os.str();
+  EXPECT_NE(out.find("best: d2d_copy"), std::string::npos) << out;
+  EXPECT_NE(out.find("best compiled here: simple block 256, 1200.0 GB/s, 0.80x of d2d_copy"),
+            std::string::npos)
+      << out;
 }
 
 // The binary, with a family folder that kernlab does not ship: listed with its axes, its

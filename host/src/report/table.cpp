@@ -301,6 +301,12 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   }
   t.write(os, opt.markdown);
   if (opt.markdown) os << "\n";
+  // The best runtime-compiled variant, for when a library or a copy is the fastest row.
+  const result_record* best_source = nullptr;
+  for (const auto& r : group)
+    if (r.timed() && r.variant.origin == origin_kind::source &&
+        (!best_source || r.timing->median_ms < best_source->timing->median_ms))
+      best_source = &r;
   if (best && compute) {
     os << "best: " << best->variant.name << " block " << block_text(best->block) << ", "
        << fmt("%.2f", tflops_of(*best)) << " TFLOP/s ("
@@ -309,12 +315,6 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     if (base)
       os << ", " << fmt("%.2f", base->timing->median_ms / best->timing->median_ms) << "x of "
          << base->variant.name;
-    // The best runtime-compiled variant, when the library itself is the fastest row.
-    const result_record* best_source = nullptr;
-    for (const auto& r : group)
-      if (r.timed() && r.variant.origin == origin_kind::source &&
-          (!best_source || r.timing->median_ms < best_source->timing->median_ms))
-        best_source = &r;
     if (best_source && best_source != best) {
       os << "; best compiled here: " << best_source->variant.name << " block "
          << block_text(best_source->block) << ", " << fmt("%.2f", tflops_of(*best_source))
@@ -331,6 +331,13 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     if (base)
       os << ", " << fmt("%.2f", base->timing->median_ms / best->timing->median_ms) << "x of "
          << base->variant.name;
+    if (best_source && best_source != best) {
+      os << "; best compiled here: " << best_source->variant.name << " block "
+         << block_text(best_source->block) << ", " << fmt("%.1f", best_source->gbps()) << " GB/s";
+      if (base)
+        os << ", " << fmt("%.2f", base->timing->median_ms / best_source->timing->median_ms)
+           << "x of " << base->variant.name;
+    }
     os << "\n";
   }
   if (untimed > 0)
