@@ -270,6 +270,37 @@ TEST(Expression, MinMaxAndCeilDiv) {
   EXPECT_EQ(evaluate("min", {{"min", 3}}), 3);
 }
 
+TEST(Expression, ComparisonsLogicAndTheConditional) {
+  const std::map<std::string, std::int64_t> v = {{"BLOCK", 256}, {"ITEMS", 8}};
+  EXPECT_EQ(evaluate("BLOCK * ITEMS <= 8192", v), 1);
+  EXPECT_EQ(evaluate("BLOCK * ITEMS < 2048", v), 0);
+  EXPECT_EQ(evaluate("BLOCK >= 256 && ITEMS != 4", v), 1);
+  EXPECT_EQ(evaluate("BLOCK > 256 || ITEMS == 8", v), 1);
+  EXPECT_EQ(evaluate("!(BLOCK == 256)", v), 0);
+  EXPECT_EQ(evaluate("!0 + !5", v), 1);
+  EXPECT_EQ(evaluate("ITEMS > 4 ? BLOCK / ITEMS : BLOCK", v), 32);
+  EXPECT_EQ(evaluate("ITEMS > 8 ? 1 : ITEMS > 4 ? 2 : 3", v), 2);  // right-associative
+  // C's precedence: arithmetic, then comparisons, then &&, then ||, then ?:.
+  EXPECT_EQ(evaluate("1 + 2 < 4 && 2 * 3 == 6 || 0", {}), 1);
+  EXPECT_EQ(evaluate("0 || 1 && 0", {}), 0);
+  // The side that is not taken is not evaluated: no division by zero there.
+  EXPECT_EQ(evaluate("ITEMS == 0 ? BLOCK / ITEMS : 7", v), 7);
+  EXPECT_EQ(evaluate("0 && 1 / 0", {}), 0);
+  EXPECT_EQ(evaluate("1 || 1 / 0", {}), 1);
+  EXPECT_THROW(evaluate("1 ? 1 / 0 : 0", {}), expression_error);
+  // But it must still parse.
+  EXPECT_THROW(evaluate("0 && (1 +", {}), expression_error);
+  EXPECT_THROW(evaluate("1 ? 2", {}), expression_error);
+  EXPECT_THROW(evaluate("BLOCK = 256", v), expression_error);
+  EXPECT_THROW(evaluate("BLOCK =< 256", v), expression_error);
+  EXPECT_THROW(evaluate(std::string(200, '1') + "", {}), expression_error);
+  std::string chain;
+  for (int i = 0; i < 200; ++i) chain += "1 ? ";
+  chain += "1";
+  for (int i = 0; i < 200; ++i) chain += " : 0";
+  EXPECT_THROW(evaluate(chain, {}), expression_error);  // nested too deep, not a crash
+}
+
 // A comma inside parentheses belongs to a function's arguments, not to the list of dimensions.
 TEST(Metadata, DimensionsSplitOnTopLevelCommasOnly) {
   const auto h = parse_header(R"(/* kernlab
