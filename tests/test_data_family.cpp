@@ -398,6 +398,59 @@ TEST(DataFamilyBinary, ABrokenDescriptionCostsItsOwnFamilyOnly) {
   EXPECT_NE(all.output.find(where), std::string::npos) << all.output;
 }
 
+// A kernel file with tunables is one variant per point of its space, selected by the file's
+// name, or a point (or a part of the space) by a wildcard; a data family's launch sees them.
+TEST(TunableBinary, EveryPointIsAVariantCompiledWithItsValues) {
+  test::temp_dir dir("tunable_bin");
+  test::write_axpy_family(dir);
+  dir.write("axpy/chunks.cu", R"kl(/* kernlab
+family:    axpy
+entry:     chunks<T, ITEMS>
+blocks:    128 256 512 1024
+tune:      ITEMS = 1..8 pow2; SPARE = 0, 1
+require:   BLOCK * ITEMS <= 2048; SPARE <= ITEMS / 4
+grid_dims: ceil_div(N, BLOCK * ITEMS)
+summary:   ITEMS consecutive elements per thread
+*/
+template <typename T, int ITEMS>
+__global__ void chunks(const T* x, const T* y0, T* y, int n) {
+  const long long first = (blockIdx.x * (long long)blockDim.x + threadIdx.x) * ITEMS;
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k)
+    if (first + k < n) y[first + k] = T(3) * x[first + k] + y0[first + k];
+}
+)kl");
+  const std::string base = "--kernels-dir " + dir.str() + " --family axpy --no-cache ";
+  const auto list = test::run_kernlab(base + "--variant chunks --list");
+  EXPECT_EQ(list.code, 0) << list.output;
+  // ITEMS 1, 2, 4, 8 with SPARE 0; SPARE 1 needs ITEMS >= 4.
+  for (const char* p : {"axpy.chunks[ITEMS=1;SPARE=0]", "axpy.chunks[ITEMS=4;SPARE=1]",
+                        "axpy.chunks[ITEMS=8;SPARE=1]"})
+    EXPECT_NE(list.output.find(p), std::string::npos) << p << "\n" << list.output;
+  EXPECT_EQ(list.output.find("ITEMS=2;SPARE=1"), std::string::npos) << list.output;
+  EXPECT_EQ(test::count_of(list.output, "axpy.chunks["), 6u) << list.output;
+  // ITEMS=8 allows blocks up to 256 (8 x 256 = 2048).
+  EXPECT_NE(list.output.find("axpy.chunks[ITEMS=8;SPARE=0]  128,256 "), std::string::npos)
+      << list.output;
+
+  const auto some = test::run_kernlab(base +
+                                      "--variant 'chunks[ITEMS=8*' --block all "
+                                      "--dtype float32 --compile-only");
+  EXPECT_EQ(some.code, 0) << some.output;
+  EXPECT_EQ(test::count_of(some.output, " ok\n"), 2u) << some.output;
+  EXPECT_EQ(some.output.find("ITEMS=4"), std::string::npos) << some.output;
+
+  // A requirement that does not evaluate is the file's error, with its line; the family's other
+  // variants are unaffected.
+  ASSERT_TRUE(test::replace_in_file(dir.str() + "/axpy/chunks.cu", "SPARE <= ITEMS / 4",
+                                    "SPARE <= ITEM / 4"));
+  const auto broken = test::run_kernlab(base + "--variant all --compile-only");
+  EXPECT_EQ(broken.code, 1) << broken.output;
+  EXPECT_NE(broken.output.find("chunks.cu:6: require:"), std::string::npos) << broken.output;
+  EXPECT_NE(broken.output.find("unknown variable 'ITEM'"), std::string::npos) << broken.output;
+  EXPECT_EQ(test::count_of(broken.output, " ok\n"), 2u) << broken.output;  // simple, gridstride
+}
+
 // A folder with the name of a built-in family is not a second family of that name.
 TEST(DataFamilyBinary, AFolderNamedLikeABuiltInFamilyIsIgnoredWithAWarning) {
   test::temp_dir dir("axpy_shadow");

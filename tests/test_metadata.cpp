@@ -330,3 +330,89 @@ TEST(Expression, NestingIsLimited) {
 
 }  // namespace
 }  // namespace kl
+
+namespace kl {
+namespace {
+
+TEST(Tunables, ValueLists) {
+  EXPECT_EQ(parse_tunable_values("1, 2, 4"), (std::vector<std::int64_t>{1, 2, 4}));
+  EXPECT_EQ(parse_tunable_values("3..6"), (std::vector<std::int64_t>{3, 4, 5, 6}));
+  EXPECT_EQ(parse_tunable_values("20..300 pow2"), (std::vector<std::int64_t>{32, 64, 128, 256}));
+  EXPECT_EQ(parse_tunable_values("4..16 step 4"), (std::vector<std::int64_t>{4, 8, 12, 16}));
+  EXPECT_EQ(parse_tunable_values("-2..0"), (std::vector<std::int64_t>{-2, -1, 0}));
+  for (const char* bad : {"", "x", "1, 1", "4..2", "1..5000", "1..8 pow3", "1..8 step 0",
+                          "1..8 step", "5..7 pow2", "1.5", "1..8 step 2 3"})
+    EXPECT_THROW(parse_tunable_values(bad), std::invalid_argument) << bad;
+}
+
+std::string tunable_header(const std::string& tune, const std::string& require = "",
+                           const std::string& extra = "") {
+  return "/* kernlab\nfamily:  reduce\nentry:   k<BLOCK, ITEMS, T, OP>\nblocks:  128 256 512 "
+         "1024\ntile:    ITEMS * BLOCK\ntune:    " +
+         tune + "\n" + (require.empty() ? "" : "require: " + require + "\n") + extra + "*/\n";
+}
+
+TEST(Tunables, OneVariantPerPointWithTheBlocksTheRequirementsAllow) {
+  const parsed_header h = parse_header(
+      tunable_header("ITEMS = 1..8 pow2; U = 1, 2", "BLOCK * ITEMS <= 2048; U <= ITEMS"),
+      "reduce/k.cu");
+  EXPECT_EQ(h.descriptor.tunables.size(), 2u);
+  const auto points = expand_tunables(h, {"M", "N", "K"});
+  std::vector<std::string> names;
+  for (const auto& p : points) names.push_back(p.descriptor.name);
+  // ITEMS=1 allows U=1 only (U <= ITEMS).
+  EXPECT_EQ(names, (std::vector<std::string>{"k[ITEMS=1;U=1]", "k[ITEMS=2;U=1]", "k[ITEMS=2;U=2]",
+                                             "k[ITEMS=4;U=1]", "k[ITEMS=4;U=2]", "k[ITEMS=8;U=1]",
+                                             "k[ITEMS=8;U=2]"}));
+  const auto& p = points[3].descriptor;  // ITEMS=4, U=1
+  EXPECT_EQ(p.params,
+            (std::vector<std::pair<std::string, std::string>>{{"ITEMS", "4"}, {"U", "1"}}));
+  EXPECT_EQ(p.blocks, (std::vector<unsigned>{128, 256, 512}));  // 1024 * 4 > 2048
+  EXPECT_TRUE(p.tunables.empty());
+  EXPECT_EQ(points[5].descriptor.blocks, (std::vector<unsigned>{128, 256}));
+  EXPECT_EQ(base_name(p.name), "k");
+  EXPECT_EQ(base_name("plain"), "plain");
+}
+
+TEST(Tunables, MistakesNameTheirLine) {
+  auto error_of = [](const std::string& text) -> std::string {
+    try {
+      parse_header(text, "reduce/k.cu");
+    } catch (const metadata_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error_of(tunable_header("BLOCK = 1, 2"))
+                .find("reduce/k.cu:6: tune: 'BLOCK' is a "
+                      "reserved name"),
+            std::string::npos);
+  EXPECT_NE(error_of(tunable_header("ITEMS = 1; ITEMS = 2")).find("given twice"),
+            std::string::npos);
+  EXPECT_NE(error_of(tunable_header("ITEMS = 1..")).find("reduce/k.cu:6: tune: ITEMS:"),
+            std::string::npos);
+  EXPECT_NE(error_of(tunable_header("ITEMS = 1, 2", "ITEM < 2"))
+                .find("reduce/k.cu:7: require: in expression 'ITEM < 2': unknown variable 'ITEM'"),
+            std::string::npos)
+      << error_of(tunable_header("ITEMS = 1, 2", "ITEM < 2"));
+  EXPECT_NE(error_of(tunable_header("ITEMS = 1, 2", "ITEMS > 2"))
+                .find("reduce/k.cu:7: require leaves none of the 2 points"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(tunable_header("ITEMS = 1..64; B = 1..64; C = 1..2")).find("more than 4096 points"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(tunable_header("ITEMS = 1, 2", "", "params:  ITEMS = 4\n")).find("also a tunable"),
+      std::string::npos);
+  // An expression that fails at one point is the file's error, with the key's line.
+  EXPECT_NE(error_of(tunable_header("ITEMS = 1, 0")).find("reduce/k.cu:5: tile"), std::string::npos)
+      << error_of(tunable_header("ITEMS = 1, 0"));
+  // require without tune.
+  EXPECT_NE(error_of("/* kernlab\nfamily: reduce\nentry: k<BLOCK, T, OP>\nblocks: 128\ntile: "
+                     "BLOCK\nrequire: BLOCK < 256\n*/\n")
+                .find("has no 'tune:'"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace kl

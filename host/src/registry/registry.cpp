@@ -170,9 +170,17 @@ void registry::add_source_dir(const std::string& dir) {
           throw metadata_error(path, h.key_lines.at("family"),
                                "family '" + h.descriptor.family + "' but the file is in the '" +
                                    family_name + "' folder");
-        fam->check(h);
-        check_no_shape(*fam, h);
-        e.descriptor = h.descriptor;
+        // A file with tunables is one variant per point of its space (spec/metadata.hpp).
+        std::vector<registry_entry> points;
+        for (const parsed_header& p : expand_tunables(h, fam->shape_variables())) {
+          fam->check(p);
+          check_no_shape(*fam, p);
+          registry_entry point = e;
+          point.descriptor = p.descriptor;
+          points.push_back(std::move(point));
+        }
+        for (auto& point : points) found.push_back(std::move(point));
+        continue;
       } catch (const metadata_error& err) {
         e.error = err.what();
       }
@@ -272,8 +280,14 @@ std::vector<const registry_entry*> registry::select(const std::vector<std::strin
     for (const auto& e : entries_) {
       if (!family_filter.empty() && e.descriptor.family != family_filter) continue;
       // "reduce*" means names that start with reduce; "reduce.*" means the family's variants.
+      // A tunable file's name ("my_kernel") selects every point of it ("my_kernel[ITEMS=4]").
       const bool qualified = pattern.find('.') != std::string::npos;
-      if (!wildcard_match(pattern, qualified ? e.descriptor.qualified_name() : e.descriptor.name))
+      const std::string name = qualified ? e.descriptor.qualified_name() : e.descriptor.name;
+      const std::string file_name = qualified
+                                        ? e.descriptor.family + "." + base_name(e.descriptor.name)
+                                        : base_name(e.descriptor.name);
+      if (!wildcard_match(pattern, name) &&
+          !(pattern.find('[') == std::string::npos && wildcard_match(pattern, file_name)))
         continue;
       matched = true;
       if (std::find(out.begin(), out.end(), &e) == out.end()) out.push_back(&e);

@@ -12,8 +12,9 @@ namespace kl {
 namespace {
 
 const std::vector<std::string> known_keys = {
-    "family", "entry",   "blocks", "tile",   "grid",      "bounds", "shared_bytes", "dtypes",
-    "ops",    "summary", "order",  "output", "workspace", "params", "block_dims",   "grid_dims"};
+    "family",       "entry",  "blocks",     "tile",      "grid",  "bounds",
+    "shared_bytes", "dtypes", "ops",        "summary",   "order", "output",
+    "workspace",    "params", "block_dims", "grid_dims", "tune",  "require"};
 
 // Names an expression already has, which a param may not take.
 const std::vector<std::string> reserved_names = {"BLOCK", "TSIZE", "GRID", "M",   "N",
@@ -201,6 +202,45 @@ parsed_header parse_header(const std::string& source, const std::string& path,
                                "output must be 'per_block' or 'single', not '" + value + "'");
       } else if (key == "workspace") {
         d.workspace = value;
+      } else if (key == "tune") {
+        // "ITEMS = 1, 2, 4, 8; UNROLL = 1..4; WIDTH = 32..1024 pow2; STEP = 4..64 step 4"
+        std::string rest = value;
+        while (!rest.empty()) {
+          const auto semi = rest.find(';');
+          const std::string item = trim(rest.substr(0, semi));
+          rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
+          if (item.empty()) continue;
+          const auto eq = item.find('=');
+          const std::string name = trim(item.substr(0, eq == std::string::npos ? 0 : eq));
+          const std::string values = eq == std::string::npos ? "" : trim(item.substr(eq + 1));
+          if (eq == std::string::npos || !is_identifier(name) || values.empty())
+            throw metadata_error(
+                path, line_no,
+                "tune: '" + item +
+                    "' is not 'NAME = values' (a list such as "
+                    "1, 2, 4, or a range such as 1..8, 32..1024 pow2, 4..64 step 4)");
+          if (std::count(reserved_names.begin(), reserved_names.end(), name))
+            throw metadata_error(path, line_no, "tune: '" + name + "' is a reserved name");
+          for (const auto& t : d.tunables)
+            if (t.first == name)
+              throw metadata_error(path, line_no, "tune: '" + name + "' given twice");
+          try {
+            d.tunables.emplace_back(name, parse_tunable_values(values));
+          } catch (const std::invalid_argument& e) {
+            throw metadata_error(path, line_no, "tune: " + name + ": " + e.what());
+          }
+        }
+        if (d.tunables.empty()) throw metadata_error(path, line_no, "tune lists no parameter");
+      } else if (key == "require") {
+        // "BLOCK * ITEMS <= 8192; UNROLL <= ITEMS": each must hold (be non-zero) for a point.
+        std::string rest = value;
+        while (!rest.empty()) {
+          const auto semi = rest.find(';');
+          const std::string item = trim(rest.substr(0, semi));
+          rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
+          if (!item.empty()) d.requires.push_back(item);
+        }
+        if (d.requires.empty()) throw metadata_error(path, line_no, "require lists no condition");
       } else if (key == "params") {
         // "TILE = sqrt(BLOCK); BK = 8": expressions hold no ';', so it separates the items.
         std::string rest = value;
@@ -285,6 +325,25 @@ parsed_header parse_header(const std::string& source, const std::string& path,
           path, out.header_line,
           std::string("the kernlab header lacks the required key '") + required + "'");
 
+  for (const auto& [name, text] : d.params)
+    for (const auto& t : d.tunables)
+      if (t.first == name)
+        throw metadata_error(path, out.line_of("params"),
+                             "params: '" + name + "' is also a tunable (tune:)");
+  if (!d.requires.empty() && d.tunables.empty())
+    throw metadata_error(path, out.line_of("require"),
+                         "require constrains tunables: the header has no 'tune:'");
+  if (!d.tunables.empty()) {
+    expand_tunables(out, shape_names);  // checks every point's expressions
+    return out;
+  }
+  check_expressions(out, shape_names);
+  return out;
+}
+
+void check_expressions(parsed_header& out, const std::vector<std::string>& shape_names) {
+  variant_descriptor& d = out.descriptor;
+  const std::string& path = d.origin_path;
   // Expressions must evaluate for every block size the variant claims (GRID, known only when
   // the pass is planned, is tried as 1 and as a large grid).
   struct expr_key {
@@ -359,7 +418,130 @@ parsed_header parse_header(const std::string& source, const std::string& path,
                                    " for BLOCK=" + std::to_string(b));
       }
   }
+}
+
+std::vector<std::int64_t> parse_tunable_values(const std::string& text) {
+  constexpr std::size_t max_values = 1024;
+  auto integer = [](const std::string& t) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(t, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (t.empty() || used != t.size() || v < -(1LL << 40) || v > (1LL << 40))
+      throw std::invalid_argument("'" + t + "' is not an integer");
+    return static_cast<std::int64_t>(v);
+  };
+  std::vector<std::int64_t> out;
+  const auto dots = text.find("..");
+  if (dots == std::string::npos) {
+    for (const auto& item : split_list(text)) {
+      const std::int64_t v = integer(item);
+      if (std::count(out.begin(), out.end(), v))
+        throw std::invalid_argument(item + " is listed twice");
+      out.push_back(v);
+    }
+  } else {
+    // a..b, a..b pow2, a..b step s
+    std::istringstream words(text.substr(dots + 2));
+    std::string hi_text, how, step_text, extra;
+    words >> hi_text >> how >> step_text >> extra;
+    const std::int64_t lo = integer(trim(text.substr(0, dots))), hi = integer(hi_text);
+    if (hi < lo) throw std::invalid_argument("the range " + trim(text) + " is empty");
+    if (how.empty()) {
+      if (hi - lo + 1 > static_cast<std::int64_t>(max_values))
+        throw std::invalid_argument("the range " + trim(text) + " has more than 1024 values");
+      for (std::int64_t v = lo; v <= hi; ++v) out.push_back(v);
+    } else if (how == "pow2" && step_text.empty()) {
+      for (std::int64_t v = 1; v <= hi; v *= 2)
+        if (v >= lo) out.push_back(v);
+      if (out.empty())
+        throw std::invalid_argument("no power of two in " + std::to_string(lo) + ".." + hi_text);
+    } else if (how == "step" && !step_text.empty() && extra.empty()) {
+      const std::int64_t step = integer(step_text);
+      if (step < 1) throw std::invalid_argument("the step must be at least 1");
+      if ((hi - lo) / step + 1 > static_cast<std::int64_t>(max_values))
+        throw std::invalid_argument("the range " + trim(text) + " has more than 1024 values");
+      for (std::int64_t v = lo; v <= hi; v += step) out.push_back(v);
+    } else {
+      throw std::invalid_argument("'" + trim(text) +
+                                  "' is not a range (a..b, a..b pow2 or a..b step s)");
+    }
+  }
+  if (out.empty()) throw std::invalid_argument("no value");
+  if (out.size() > max_values) throw std::invalid_argument("more than 1024 values");
   return out;
+}
+
+std::vector<parsed_header> expand_tunables(const parsed_header& h,
+                                           const std::vector<std::string>& shape_names) {
+  const variant_descriptor& base = h.descriptor;
+  if (base.tunables.empty()) return {h};
+  constexpr std::size_t max_points = 4096;
+  std::size_t total = 1;
+  for (const auto& t : base.tunables) {
+    total *= t.second.size();
+    if (total > max_points)
+      throw metadata_error(base.origin_path, h.line_of("tune"),
+                           "tune: more than " + std::to_string(max_points) +
+                               " points; narrow the values or split the file");
+  }
+  std::vector<parsed_header> out;
+  std::vector<std::size_t> index(base.tunables.size(), 0);
+  for (std::size_t n = 0; n < total; ++n) {
+    // The point: each tunable's value, the first tunable varying slowest.
+    std::vector<std::pair<std::string, std::int64_t>> point;
+    for (std::size_t i = 0; i < base.tunables.size(); ++i)
+      point.emplace_back(base.tunables[i].first, base.tunables[i].second[index[i]]);
+    for (std::size_t i = base.tunables.size(); i-- > 0;) {
+      if (++index[i] < base.tunables[i].second.size()) break;
+      index[i] = 0;
+    }
+    // The blocks the requirements allow at this point.
+    std::vector<unsigned> blocks;
+    for (unsigned b : base.blocks) {
+      std::map<std::string, std::int64_t> vars = {{"BLOCK", b}};
+      for (const auto& [name, v] : point) vars[name] = v;
+      bool ok = true;
+      for (const auto& cond : base.requires) {
+        try {
+          ok = ok && evaluate(cond, vars) != 0;
+        } catch (const expression_error& e) {
+          throw metadata_error(
+              base.origin_path, h.line_of("require"),
+              "require: " + std::string(e.what()) + " (it sees BLOCK and the tunables)");
+        }
+      }
+      if (ok) blocks.push_back(b);
+    }
+    if (blocks.empty()) continue;
+    parsed_header p = h;
+    variant_descriptor& d = p.descriptor;
+    std::string suffix;
+    std::vector<std::pair<std::string, std::string>> params;
+    for (const auto& [name, v] : point) {
+      suffix += (suffix.empty() ? "" : ";") + name + "=" + std::to_string(v);
+      params.emplace_back(name, std::to_string(v));
+    }
+    d.name = base.name + "[" + suffix + "]";
+    params.insert(params.end(), base.params.begin(), base.params.end());
+    d.params = params;
+    d.blocks = blocks;
+    d.tunables.clear();
+    check_expressions(p, shape_names);
+    out.push_back(std::move(p));
+  }
+  if (out.empty())
+    throw metadata_error(
+        base.origin_path, h.line_of(base.requires.empty() ? "tune" : "require"),
+        "require leaves none of the " + std::to_string(total) + " points at any of the blocks");
+  return out;
+}
+
+std::string base_name(const std::string& variant_name) {
+  return variant_name.substr(0, variant_name.find('['));
 }
 
 }  // namespace kl

@@ -3,6 +3,7 @@
 
 #include "spec/variant.hpp"
 
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -43,6 +44,25 @@ struct parsed_header {
 /// metadata_error.
 parsed_header parse_header(const std::string& source, const std::string& path,
                            const std::vector<std::string>& shape_names = {"M", "N", "K"});
+
+/// Checks every expression of a header (tile, shared_bytes, workspace, params, block_dims,
+/// grid_dims) at every block it lists; throws metadata_error naming the key's line.
+void check_expressions(parsed_header& header, const std::vector<std::string>& shape_names);
+
+/// The values of one `tune:` item: "1, 2, 4", "1..8", "32..1024 pow2", "4..64 step 4".
+/// Throws std::invalid_argument.
+std::vector<std::int64_t> parse_tunable_values(const std::string& text);
+
+/// A header with `tune:` as one header per point: the point's values become the first params
+/// (so every family substitutes them like params), the blocks are those `require:` allows at
+/// the point (points it allows at no block are left out), and the name gets the point:
+/// "my_kernel[ITEMS=4;UNROLL=2]". A header without tunables is returned as it is. Throws
+/// metadata_error (too many points, a requirement that does not evaluate, none left).
+std::vector<parsed_header> expand_tunables(const parsed_header& header,
+                                           const std::vector<std::string>& shape_names);
+
+/// "my_kernel" of "my_kernel[ITEMS=4;UNROLL=2]": the file a point of a tunable variant is from.
+std::string base_name(const std::string& variant_name);
 
 /// The stem of a path: "kernels_src/reduce/my_idea.cu" -> "my_idea".
 std::string file_stem(const std::string& path);

@@ -2,6 +2,7 @@
 // kernel source file or from a plugin. It is printed by --list and written into every result.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -45,6 +46,12 @@ struct variant_descriptor {
   /// empty grid_dims: the family plans the grid (reduce's `tile` and `grid`).
   std::vector<std::string> block_dims;
   std::vector<std::string> grid_dims;
+  /// Tuning parameters (`tune:`), each with its values, and the conditions a point must meet
+  /// (`require:`). The registry lists one variant per point (spec/metadata.hpp,
+  /// expand_tunables), whose params start with the point's values; its own tunables are empty.
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> tunables;
+  std::vector<std::string>
+  requires;
 
   /// "reduce.reduce5"
   std::string qualified_name() const { return family + "." + name; }
