@@ -68,6 +68,20 @@ bool is_entry(const std::string& s) {
                       [](char c) { return c == '\n' || c == '\r'; });
 }
 
+// The non-empty items of a ';'-separated value (params, tune, require), trimmed: expressions
+// hold no ';'.
+std::vector<std::string> split_items(const std::string& value) {
+  std::vector<std::string> out;
+  std::string rest = value;
+  while (!rest.empty()) {
+    const auto semi = rest.find(';');
+    const std::string item = trim(rest.substr(0, semi));
+    rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
 // Drops a trailing "# comment".
 std::string strip_comment(const std::string& s) {
   const auto hash = s.find('#');
@@ -204,12 +218,7 @@ parsed_header parse_header(const std::string& source, const std::string& path,
         d.workspace = value;
       } else if (key == "tune") {
         // "ITEMS = 1, 2, 4, 8; UNROLL = 1..4; WIDTH = 32..1024 pow2; STEP = 4..64 step 4"
-        std::string rest = value;
-        while (!rest.empty()) {
-          const auto semi = rest.find(';');
-          const std::string item = trim(rest.substr(0, semi));
-          rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
-          if (item.empty()) continue;
+        for (const std::string& item : split_items(value)) {
           const auto eq = item.find('=');
           const std::string name = trim(item.substr(0, eq == std::string::npos ? 0 : eq));
           const std::string values = eq == std::string::npos ? "" : trim(item.substr(eq + 1));
@@ -233,22 +242,11 @@ parsed_header parse_header(const std::string& source, const std::string& path,
         if (d.tunables.empty()) throw metadata_error(path, line_no, "tune lists no parameter");
       } else if (key == "require") {
         // "BLOCK * ITEMS <= 8192; UNROLL <= ITEMS": each must hold (be non-zero) for a point.
-        std::string rest = value;
-        while (!rest.empty()) {
-          const auto semi = rest.find(';');
-          const std::string item = trim(rest.substr(0, semi));
-          rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
-          if (!item.empty()) d.requires.push_back(item);
-        }
+        for (const std::string& item : split_items(value)) d.requires.push_back(item);
         if (d.requires.empty()) throw metadata_error(path, line_no, "require lists no condition");
       } else if (key == "params") {
         // "TILE = sqrt(BLOCK); BK = 8": expressions hold no ';', so it separates the items.
-        std::string rest = value;
-        while (!rest.empty()) {
-          const auto semi = rest.find(';');
-          const std::string item = trim(rest.substr(0, semi));
-          rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
-          if (item.empty()) continue;
+        for (const std::string& item : split_items(value)) {
           const auto eq = item.find('=');
           const std::string name = trim(item.substr(0, eq == std::string::npos ? 0 : eq));
           const std::string text = eq == std::string::npos ? "" : trim(item.substr(eq + 1));
