@@ -77,6 +77,16 @@ std::vector<std::uint8_t> read_npy(const std::string& path, const std::string& d
 
 namespace {
 
+// Calls f with a value of the C++ type of `dtype` (the type is what matters, not the value).
+template <typename F>
+decltype(auto) with_dtype(const std::string& dtype, F&& f) {
+  if (dtype == "float32") return f(float{});
+  if (dtype == "float64") return f(double{});
+  if (dtype == "int32") return f(std::int32_t{});
+  if (dtype == "int64") return f(std::int64_t{});
+  throw std::invalid_argument("unknown dtype '" + dtype + "'");
+}
+
 // Writes elements [begin, end) of a generated buffer as T.
 template <typename T>
 void generate_range(const generator_spec& g, std::uint64_t base, T* out, std::uint64_t begin,
@@ -146,16 +156,7 @@ std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::st
   // Element i draws from a counter-based stream: splitmix64's output function at
   // base + i * gamma, where base mixes the seed with the buffer's name.
   const std::uint64_t base = splitmix64{seed ^ nvrtc::checksum64(buffer_name)}.next();
-  if (dtype == "float32")
-    generate_all<float>(g, base, out.data(), count);
-  else if (dtype == "float64")
-    generate_all<double>(g, base, out.data(), count);
-  else if (dtype == "int32")
-    generate_all<std::int32_t>(g, base, out.data(), count);
-  else if (dtype == "int64")
-    generate_all<std::int64_t>(g, base, out.data(), count);
-  else
-    throw std::invalid_argument("unknown dtype '" + dtype + "'");
+  with_dtype(dtype, [&](auto t) { generate_all<decltype(t)>(g, base, out.data(), count); });
   return out;
 }
 
@@ -267,11 +268,8 @@ check_result compare_buffer(const compare_spec& rule, const std::string& name,
     throw std::invalid_argument("a reference of " + ref_dtype + " for an output of " + dtype);
   if (ref.size() / std::max<std::size_t>(ref_size, 1) < got.size() / data_dtype_size(dtype))
     throw std::invalid_argument("the reference of " + name + " has fewer elements than it");
-  if (dtype == "float32") return compare_against<float>(rule, name, got, ref_dtype, ref);
-  if (dtype == "float64") return compare_against<double>(rule, name, got, ref_dtype, ref);
-  if (dtype == "int32") return compare_against<std::int32_t>(rule, name, got, ref_dtype, ref);
-  if (dtype == "int64") return compare_against<std::int64_t>(rule, name, got, ref_dtype, ref);
-  throw std::invalid_argument("unknown dtype '" + dtype + "'");
+  return with_dtype(
+      dtype, [&](auto t) { return compare_against<decltype(t)>(rule, name, got, ref_dtype, ref); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -474,9 +472,13 @@ class argument_pack {
       push(&v, 8);
     }
   }
+  /// The launch's parameter array. Built on the first call (the slots are complete by then) and
+  /// reused: enqueue() runs in the timed region.
   void** params() {
-    ptrs_.clear();
-    for (auto& s : slots_) ptrs_.push_back(&s);
+    if (ptrs_.size() != slots_.size()) {
+      ptrs_.clear();
+      for (auto& s : slots_) ptrs_.push_back(&s);
+    }
     return ptrs_.data();
   }
 

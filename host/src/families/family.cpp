@@ -4,6 +4,7 @@
 #include "families/qam256.hpp"
 #include "families/reduce.hpp"
 #include "spec/expression.hpp"
+#include "spec/family_spec.hpp"
 
 #include <cctype>
 #include <cstdio>
@@ -115,8 +116,7 @@ std::string substitute_words(const std::string& text,
 }
 
 std::size_t dtype_size(const std::string& dtype) {
-  if (dtype == "int32" || dtype == "float32") return 4;
-  if (dtype == "int64" || dtype == "float64") return 8;
+  if (const std::size_t size = data_dtype_size(dtype)) return size;
   throw std::invalid_argument("unknown dtype '" + dtype + "'");
 }
 

@@ -4,6 +4,7 @@
 #include "families/plugin_launch.hpp"
 #include "families/splitmix64.hpp"
 #include "spec/expression.hpp"
+#include "spec/family_spec.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -183,7 +184,7 @@ using namespace reduce;
 // kernlab's reduce kernels index with 32-bit unsigned integers, as the seeds do.
 constexpr std::uint64_t max_elements = std::uint64_t{1} << 31;
 
-std::string cuda_type(const std::string& dtype) { return dtype == "int32" ? "int" : "float"; }
+std::string cuda_type(const std::string& dtype) { return cxx_type_of(dtype); }
 
 // Input uploaded once per problem, padded with the identity to a multiple of
 // KL_REDUCE_INPUT_PADDING so that any variant whose tile divides it reads whole tiles.

@@ -170,9 +170,17 @@ void registry::add_source_dir(const std::string& dir) {
           throw metadata_error(path, h.key_lines.at("family"),
                                "family '" + h.descriptor.family + "' but the file is in the '" +
                                    family_name + "' folder");
-        // A file with tunables is one variant per point of its space (spec/metadata.hpp).
+        // A file with tunables is one variant per point of its space, expanded (and checked)
+        // when its header was read.
+        std::vector<parsed_header> headers;
+        if (h.points.empty()) headers.push_back(h);
+        for (const variant_descriptor& d : h.points) {
+          headers.push_back(h);
+          headers.back().descriptor = d;
+          headers.back().points.clear();
+        }
         std::vector<registry_entry> points;
-        for (const parsed_header& p : expand_tunables(h, fam->shape_variables())) {
+        for (const parsed_header& p : headers) {
           fam->check(p);
           check_no_shape(*fam, p);
           registry_entry point = e;

@@ -332,7 +332,8 @@ parsed_header parse_header(const std::string& source, const std::string& path,
     throw metadata_error(path, out.line_of("require"),
                          "require constrains tunables: the header has no 'tune:'");
   if (!d.tunables.empty()) {
-    expand_tunables(out, shape_names);  // checks every point's expressions
+    for (const parsed_header& p : expand_tunables(out, shape_names))  // checks every point
+      out.points.push_back(p.descriptor);
     return out;
   }
   check_expressions(out, shape_names);
@@ -516,6 +517,7 @@ std::vector<parsed_header> expand_tunables(const parsed_header& h,
     }
     if (blocks.empty()) continue;
     parsed_header p = h;
+    p.points.clear();
     variant_descriptor& d = p.descriptor;
     std::string suffix;
     std::vector<std::pair<std::string, std::string>> params;

@@ -30,6 +30,9 @@ struct parsed_header {
   variant_descriptor descriptor;
   std::map<std::string, int> key_lines;  ///< where each key was given, for later errors
   int header_line = 0;                   ///< the line of "/* kernlab"
+  /// With `tune:`: one descriptor per point (expand_tunables), made and checked when the header
+  /// is read; empty without tunables.
+  std::vector<variant_descriptor> points;
 
   /// The line `key` was given on, or the header's line when it was not given.
   int line_of(const std::string& key) const {
