@@ -8,6 +8,7 @@ set(layers
   "families cli"                           # the problems; the command line
   "registry"                               # discovery and selection of variants
   "exec"                                   # one row: load, validate, time; a family's own jobs
+  "tune"                                   # the tuning space, strategies and store
   "worker"                                 # rows in a child process
   "report"                                 # tables, results files, compare, plot
   "runner"                                 # the sweep: compile stage, executor, journal
