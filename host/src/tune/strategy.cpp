@@ -48,6 +48,11 @@ struct entry {
 const entry strategies[] = {
     {"exhaustive", "every point, in the space's order (ignores the seed)", detail::make_exhaustive},
     {"random", "uniform sampling without replacement", detail::make_random},
+    {"greedy",
+     "hill climbing over one-step neighbours, restarting at random from each local optimum",
+     detail::make_greedy},
+    {"annealing", "simulated annealing over neighbours, cooling as the budget is spent",
+     detail::make_annealing},
     {"halving", "successive halving: a brief timing of a sample, a full one of its best third",
      detail::make_halving},
 };
@@ -117,6 +122,10 @@ std::size_t uniform_index(std::mt19937_64& rng, std::size_t n) {
   return static_cast<std::size_t>(draw % range);
 }
 
+double uniform_unit(std::mt19937_64& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;  // the top 53 bits: every double in [0, 1)
+}
+
 bool failed(double value) { return !(value > 0) || !std::isfinite(value); }
 
 ledger::ledger(std::size_t points) {
@@ -148,6 +157,50 @@ void ledger::update(const std::vector<observation>& history) {
 
 double ledger::value(std::size_t point, fidelity level) const {
   return value_[static_cast<int>(level)][point];
+}
+
+std::vector<std::size_t> neighbours(const search_space& space, std::size_t point,
+                                    bool every_value) {
+  std::vector<std::size_t> found;
+  std::vector<std::uint32_t> coords = space.points[point];
+  // Each move changes one parameter to a value of its own, so no point is found twice.
+  const auto add = [&found](std::ptrdiff_t p) {
+    if (p >= 0) found.push_back(static_cast<std::size_t>(p));
+  };
+  for (std::size_t d = 0; d < coords.size(); ++d) {
+    const std::uint32_t here = coords[d];
+    const auto count = static_cast<std::uint32_t>(space.parameters[d].values.size());
+    if (every_value) {
+      for (std::uint32_t v = 0; v < count; ++v) {
+        if (v == here) continue;
+        coords[d] = v;
+        add(space.find(coords));
+      }
+    } else {
+      for (std::uint32_t v = here; v-- > 0;) {  // down: the nearest value that makes a point
+        coords[d] = v;
+        if (const std::ptrdiff_t p = space.find(coords); p >= 0) {
+          add(p);
+          break;
+        }
+      }
+      for (std::uint32_t v = here + 1; v < count; ++v) {  // up
+        coords[d] = v;
+        if (const std::ptrdiff_t p = space.find(coords); p >= 0) {
+          add(p);
+          break;
+        }
+      }
+    }
+    coords[d] = here;
+  }
+  return found;
+}
+
+bool sparse(const search_space& space) {
+  double grid = 1;
+  for (const parameter& p : space.parameters) grid *= static_cast<double>(p.values.size());
+  return static_cast<double>(space.points.size()) < grid / 2;
 }
 
 strategy_base::strategy_base(const search_space& space, const strategy_options& options)
@@ -186,6 +239,11 @@ std::vector<proposal> strategy_base::propose(const std::vector<observation>& his
   if (const auto twice = std::adjacent_find(points.begin(), points.end()); twice != points.end())
     throw broken("point " + std::to_string(*twice) + " twice in one batch");
   return batch;
+}
+
+double strategy_base::progress() const {
+  if (options_.budget == 0) return 1;
+  return std::min(1.0, static_cast<double>(ledger_.count()) / static_cast<double>(options_.budget));
 }
 
 bool strategy_base::in(const std::vector<proposal>& batch, std::size_t point) const {

@@ -1,5 +1,5 @@
 // What the strategies share (internal to tune/): what the history says about each point, the
-// random numbers, and the checks that every strategy keeps the contract
+// random numbers, local moves in the space, and the checks that every strategy keeps the contract
 // of strategy::propose.
 #pragma once
 
@@ -19,6 +19,8 @@ namespace kl::tune::detail {
 
 /// Uniform in [0, n), n >= 1 (by rejection: no modulo bias).
 std::size_t uniform_index(std::mt19937_64& rng, std::size_t n);
+/// Uniform in [0, 1).
+double uniform_unit(std::mt19937_64& rng);
 /// Fisher-Yates over uniform_index.
 template <typename T>
 void shuffle(std::vector<T>& items, std::mt19937_64& rng) {
@@ -58,6 +60,17 @@ class ledger {
   std::size_t count_ = 0;
 };
 
+/// The local moves from `point`: for each parameter, in each direction, the nearest value that
+/// makes a point of the space with the other parameters kept (so a constraint's hole is jumped
+/// over). With `every_value`, every other value of each parameter that makes a point (single-
+/// parameter jumps, for sparse spaces). In parameter order, without duplicates.
+std::vector<std::size_t> neighbours(const search_space& space, std::size_t point, bool every_value);
+
+/// Whether the space holds less than half of its full grid (the product of the value counts):
+/// then one-step moves are often blocked by a constraint, and local moves jump to any value of a
+/// parameter (neighbours' every_value).
+bool sparse(const search_space& space);
+
 /// The base of every strategy: keeps the ledger, the budget and the batch size, and checks what
 /// a strategy proposes against the contract (a violation is a bug here: std::logic_error).
 class strategy_base : public strategy {
@@ -70,6 +83,8 @@ class strategy_base : public strategy {
   /// The next proposals, at most `batch` (>= 1, already within the budget); the ledger is current.
   virtual std::vector<proposal> next(std::size_t batch) = 0;
 
+  /// The fraction of the budget used so far, in [0, 1].
+  double progress() const;
   bool in(const std::vector<proposal>& batch, std::size_t point) const;
   /// A point not observed at full fidelity and not in `batch`, uniformly at random; -1 when none
   /// is left.
@@ -90,6 +105,9 @@ class strategy_base : public strategy {
 std::unique_ptr<strategy> make_exhaustive(const search_space& space,
                                           const strategy_options& options);
 std::unique_ptr<strategy> make_random(const search_space& space, const strategy_options& options);
+std::unique_ptr<strategy> make_greedy(const search_space& space, const strategy_options& options);
+std::unique_ptr<strategy> make_annealing(const search_space& space,
+                                         const strategy_options& options);
 std::unique_ptr<strategy> make_halving(const search_space& space, const strategy_options& options);
 
 }  // namespace kl::tune::detail
