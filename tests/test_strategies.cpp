@@ -181,8 +181,8 @@ std::string param_name(const ::testing::TestParamInfo<std::string>& info) { retu
 
 TEST(StrategyRegistry, NamesHelpAndUnknownName) {
   const std::vector<std::string> names = strategy_names();
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"exhaustive", "random", "greedy", "annealing", "halving"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"exhaustive", "random", "greedy", "annealing",
+                                             "genetic", "halving"}));
   const std::string help = strategy_help();
   EXPECT_EQ(std::count(help.begin(), help.end(), '\n'), static_cast<long>(names.size()));
   for (const std::string& name : names) {
@@ -403,7 +403,8 @@ INSTANTIATE_TEST_SUITE_P(All, StrategyQuality,
                          ::testing::Values(quality_case{"random", 0.5},
                                            quality_case{"halving", 0.25},
                                            quality_case{"greedy", 0.05},
-                                           quality_case{"annealing", 0.05}),
+                                           quality_case{"annealing", 0.05},
+                                           quality_case{"genetic", 0.05}),
                          [](const ::testing::TestParamInfo<quality_case>& info) {
                            return std::string(info.param.strategy);
                          });

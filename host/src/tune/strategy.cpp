@@ -53,6 +53,9 @@ const entry strategies[] = {
      detail::make_greedy},
     {"annealing", "simulated annealing over neighbours, cooling as the budget is spent",
      detail::make_annealing},
+    {"genetic",
+     "a small genetic algorithm: tournament selection, uniform crossover, neighbour mutation",
+     detail::make_genetic},
     {"halving", "successive halving: a brief timing of a sample, a full one of its best third",
      detail::make_halving},
 };
@@ -195,6 +198,28 @@ std::vector<std::size_t> neighbours(const search_space& space, std::size_t point
     coords[d] = here;
   }
   return found;
+}
+
+std::size_t nearest_point(const search_space& space, const std::vector<std::uint32_t>& coords,
+                          std::mt19937_64& rng) {
+  std::vector<double> step(space.parameters.size());
+  for (std::size_t d = 0; d < step.size(); ++d)
+    step[d] = 1.0 / std::max<double>(1, static_cast<double>(space.parameters[d].values.size()) - 1);
+  double nearest = std::numeric_limits<double>::infinity();
+  std::vector<std::size_t> ties;
+  for (std::size_t i = 0; i < space.points.size(); ++i) {
+    double distance = 0;
+    for (std::size_t d = 0; d < step.size(); ++d)
+      distance += std::abs(static_cast<double>(space.points[i][d]) - coords[d]) * step[d];
+    // A tolerance, so that equal distances summed in another order still tie.
+    if (distance < nearest - 1e-9) {
+      nearest = distance;
+      ties.assign(1, i);
+    } else if (distance <= nearest + 1e-9) {
+      ties.push_back(i);
+    }
+  }
+  return ties[uniform_index(rng, ties.size())];
 }
 
 bool sparse(const search_space& space) {

@@ -66,6 +66,12 @@ class ledger {
 /// parameter jumps, for sparse spaces). In parameter order, without duplicates.
 std::vector<std::size_t> neighbours(const search_space& space, std::size_t point, bool every_value);
 
+/// The point nearest to `coords` (value indices, maybe no point of the space), by the sum over
+/// parameters of the index distance divided by the parameter's number of steps; ties are broken
+/// at random. The space must not be empty.
+std::size_t nearest_point(const search_space& space, const std::vector<std::uint32_t>& coords,
+                          std::mt19937_64& rng);
+
 /// Whether the space holds less than half of its full grid (the product of the value counts):
 /// then one-step moves are often blocked by a constraint, and local moves jump to any value of a
 /// parameter (neighbours' every_value).
@@ -108,6 +114,7 @@ std::unique_ptr<strategy> make_random(const search_space& space, const strategy_
 std::unique_ptr<strategy> make_greedy(const search_space& space, const strategy_options& options);
 std::unique_ptr<strategy> make_annealing(const search_space& space,
                                          const strategy_options& options);
+std::unique_ptr<strategy> make_genetic(const search_space& space, const strategy_options& options);
 std::unique_ptr<strategy> make_halving(const search_space& space, const strategy_options& options);
 
 }  // namespace kl::tune::detail
