@@ -9,9 +9,10 @@ cd "$(dirname "$0")/.."
 
 # clang-14 and libclang-rt-14-dev (libFuzzer, ASan, UBSan): ctest's short fuzz runs (tests/fuzz).
 # clang-format-14: ctest's format check (scripts/check_format.sh).
+# libeigen3-dev: the linear algebra of `kernlab tune`'s model-based strategy (header-only).
 packages=(build-essential cmake libboost-dev libboost-program-options-dev
           nlohmann-json3-dev libgtest-dev libxxhash-dev libtomlplusplus-dev clang-14 libclang-rt-14-dev
-          clang-format-14)
+          clang-format-14 libeigen3-dev)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -58,6 +58,8 @@ const entry strategies[] = {
      detail::make_genetic},
     {"halving", "successive halving: a brief timing of a sample, a full one of its best third",
      detail::make_halving},
+    {"bayes", "Bayesian optimisation: a Gaussian process on log(time), expected improvement",
+     detail::make_bayes},
 };
 
 // The space must be what search_space promises, or the strategies would index out of range or

@@ -116,5 +116,6 @@ std::unique_ptr<strategy> make_annealing(const search_space& space,
                                          const strategy_options& options);
 std::unique_ptr<strategy> make_genetic(const search_space& space, const strategy_options& options);
 std::unique_ptr<strategy> make_halving(const search_space& space, const strategy_options& options);
+std::unique_ptr<strategy> make_bayes(const search_space& space, const strategy_options& options);
 
 }  // namespace kl::tune::detail

@@ -1,0 +1,194 @@
+// Bayesian optimisation: a Gaussian process (gaussian_process.hpp) models log(time) over the
+// parameters' normalised value indices, and the points of largest expected improvement are timed
+// next. The space is enumerable, so the acquisition is maximised exactly, over every point not
+// yet timed, instead of by an inner optimiser.
+#include "tune/gaussian_process.hpp"
+#include "tune/strategy_base.hpp"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <vector>
+
+namespace kl::tune::detail {
+namespace {
+
+// Expected improvement below `best` of a normal with this mean and deviation.
+double expected_improvement(double mean, double deviation, double best) {
+  const double gain = best - mean;
+  if (deviation < 1e-12) return std::max(gain, 0.0);
+  const double z = gain / deviation;
+  const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
+  const double pdf = 0.3989422804014327 * std::exp(-0.5 * z * z);  // 1 / sqrt(2 pi)
+  return gain * cdf + deviation * pdf;
+}
+
+class bayes final : public strategy_base {
+ public:
+  bayes(const search_space& space, const strategy_options& options)
+      : strategy_base(space, options), features_(space_.points.size(), space_.parameters.size()) {
+    for (std::size_t i = 0; i < space_.points.size(); ++i)
+      for (std::size_t d = 0; d < space_.parameters.size(); ++d) {
+        const auto steps = static_cast<double>(space_.parameters[d].values.size()) - 1;
+        features_(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(d)) =
+            steps > 0 ? space_.points[i][d] / steps : 0.0;
+      }
+    design();
+  }
+  const char* name() const override { return "bayes"; }
+
+ private:
+  // The initial design is about a tenth of the budget, at least 8 points: the first fit has one
+  // length-scale per parameter to settle, and fewer points would leave it to the prior.
+  static constexpr std::size_t min_design = 8;
+  // Candidates drawn for each design point; the one farthest from those chosen is kept.
+  static constexpr std::size_t design_candidates = 32;
+  // The hyperparameters are fitted again when the successful observations have grown by this
+  // factor since the last fit: they change slowly, and a fit costs a hundred factorisations.
+  static constexpr double refit_growth = 1.25;
+  // Batches are chosen among this many points of largest expected improvement (or 4 per point
+  // of the batch, if more), on which the kriging believer's updates are exact and cheap.
+  static constexpr std::size_t shortlist_min = 64;
+
+  // A space-filling start (greedy maximin over random candidates): a random design leaves holes
+  // and clusters that cost the first fit dearly when it is a handful of points.
+  void design() {
+    const std::size_t points = space_.points.size();
+    const std::size_t size =
+        std::min({points, options_.budget, std::max(min_design, options_.budget / 10)});
+    std::vector<char> chosen(points, 0);
+    for (std::size_t i = 0; i < size; ++i) {
+      std::size_t pick = 0;
+      double farthest = -1;
+      for (std::size_t c = 0; c < design_candidates; ++c) {
+        const std::size_t candidate = uniform_index(rng_, points);
+        if (chosen[candidate]) continue;
+        double nearest = std::numeric_limits<double>::infinity();
+        for (const proposal& p : design_)
+          nearest = std::min(nearest, (features_.row(static_cast<Eigen::Index>(candidate)) -
+                                       features_.row(static_cast<Eigen::Index>(p.point)))
+                                          .squaredNorm());
+        if (nearest > farthest) {
+          farthest = nearest;
+          pick = candidate;
+        }
+      }
+      if (farthest < 0) {  // every candidate drawn was chosen already: a small space
+        const std::ptrdiff_t any = random_unobserved(design_);
+        if (any < 0) break;
+        pick = static_cast<std::size_t>(any);
+      }
+      chosen[pick] = 1;
+      design_.push_back({pick, fidelity::full});
+    }
+  }
+
+  std::vector<proposal> next(std::size_t batch) override {
+    std::vector<proposal> out;
+    for (const proposal& p : design_)
+      if (out.size() < batch && !ledger_.observed(p.point, fidelity::full)) out.push_back(p);
+    if (!out.empty()) return out;
+
+    std::vector<std::size_t> timed;  // successful, in the order observed
+    for (const std::size_t p : ledger_.order(fidelity::full))
+      if (!failed(ledger_.value(p, fidelity::full))) timed.push_back(p);
+    if (timed.size() < 3) {
+      // Nothing to model yet (the design failed): more random points until some succeed.
+      while (out.size() < batch) {
+        const std::ptrdiff_t p = random_unobserved(out);
+        if (p < 0) break;
+        out.push_back({static_cast<std::size_t>(p), fidelity::full});
+      }
+      return out;
+    }
+    std::vector<std::size_t> candidates;
+    for (std::size_t p = 0; p < space_.points.size(); ++p)
+      if (!ledger_.observed(p, fidelity::full)) candidates.push_back(p);
+    if (candidates.empty()) return out;
+
+    const Eigen::MatrixXd x = rows(timed);
+    Eigen::VectorXd y(static_cast<Eigen::Index>(timed.size()));
+    for (std::size_t i = 0; i < timed.size(); ++i)
+      y[static_cast<Eigen::Index>(i)] = std::log(ledger_.value(timed[i], fidelity::full));
+    if (!hyper_ || static_cast<double>(timed.size()) >= refit_growth * fitted_with_) {
+      hyper_ = gaussian_process::fit(x, y, hyper_ ? &*hyper_ : nullptr);
+      fitted_with_ = static_cast<double>(timed.size());
+    }
+    const gaussian_process model(x, y, *hyper_);
+    // The incumbent is the best posterior mean at a timed point, not the best time: with noisy
+    // times the luckiest sample would make every improvement look smaller than it is.
+    double best = model.fitted().minCoeff();
+
+    Eigen::VectorXd mean, variance;
+    model.predict(rows(candidates), mean, variance);
+    std::vector<double> ei(candidates.size());
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const auto k = static_cast<Eigen::Index>(i);
+      ei[i] = expected_improvement(mean[k], std::sqrt(variance[k]), best);
+    }
+    std::vector<std::size_t> shortlist(candidates.size());
+    std::iota(shortlist.begin(), shortlist.end(), 0);
+    const std::size_t keep = std::min(shortlist.size(), std::max(shortlist_min, 4 * batch));
+    std::partial_sort(
+        shortlist.begin(), shortlist.begin() + static_cast<std::ptrdiff_t>(keep), shortlist.end(),
+        [&](std::size_t a, std::size_t b) { return ei[a] > ei[b] || (ei[a] == ei[b] && a < b); });
+    shortlist.resize(keep);
+
+    // The kriging believer: each point chosen is taken as observed at its posterior mean. That
+    // leaves the mean where it is and shrinks the variance around the point, so the next choice
+    // goes where the model is still unsure or promising, not next to the first.
+    std::vector<std::size_t> chosen_points;
+    for (const std::size_t s : shortlist) chosen_points.push_back(candidates[s]);
+    Eigen::MatrixXd cov = model.covariance(rows(chosen_points));
+    Eigen::VectorXd short_mean(static_cast<Eigen::Index>(keep));
+    for (std::size_t i = 0; i < keep; ++i)
+      short_mean[static_cast<Eigen::Index>(i)] = mean[static_cast<Eigen::Index>(shortlist[i])];
+    std::vector<char> taken(keep, 0);
+    while (out.size() < batch && out.size() < keep) {
+      std::size_t pick = keep;
+      double pick_ei = -1;
+      for (std::size_t i = 0; i < keep; ++i) {
+        if (taken[i]) continue;
+        const auto k = static_cast<Eigen::Index>(i);
+        const double value =
+            expected_improvement(short_mean[k], std::sqrt(std::max(cov(k, k), 0.0)), best);
+        if (value > pick_ei) {
+          pick_ei = value;
+          pick = i;
+        }
+      }
+      taken[pick] = 1;
+      out.push_back({chosen_points[pick], fidelity::full});
+      const auto k = static_cast<Eigen::Index>(pick);
+      best = std::min(best, short_mean[k]);
+      const Eigen::VectorXd column = cov.col(k);
+      cov -= column * column.transpose() / (column[k] + model.noise_variance());
+    }
+    return out;
+  }
+
+  Eigen::MatrixXd rows(const std::vector<std::size_t>& points) const {
+    Eigen::MatrixXd out(static_cast<Eigen::Index>(points.size()), features_.cols());
+    for (std::size_t i = 0; i < points.size(); ++i)
+      out.row(static_cast<Eigen::Index>(i)) = features_.row(static_cast<Eigen::Index>(points[i]));
+    return out;
+  }
+
+  Eigen::MatrixXd features_;  ///< per point, each value index divided by the parameter's steps
+  std::vector<proposal> design_;
+  std::optional<gp_hyperparameters> hyper_;
+  double fitted_with_ = 0;  ///< successful observations at the last fit
+};
+
+}  // namespace
+
+std::unique_ptr<strategy> make_bayes(const search_space& space, const strategy_options& options) {
+  return std::make_unique<bayes>(space, options);
+}
+
+}  // namespace kl::tune::detail
