@@ -8,17 +8,6 @@ cd "$src" || exit 1
 
 { date -u; nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } > "$out/device.log" 2>&1
 
-step() {  # step NAME SECONDS COMMAND...
-  local name=$1 secs=$2; shift 2
-  echo "=== $name: $*" > "$out/$name.log"
-  local t0 t1
-  t0=$(date +%s.%N)
-  timeout "$secs" "$@" >> "$out/$name.log" 2>&1
-  local rc=$?
-  t1=$(date +%s.%N)
-  echo "=== $name: exit $rc after $(awk "BEGIN{printf \"%.2f\", $t1 - $t0}") s" | tee -a "$out/$name.log"
-}
-
 step ctest_gpu "${CTEST_SECONDS:-280}" ctest --test-dir build -L gpu --output-on-failure -j2
 # The shipped config's timing (stop-rule ci, max-ci 0.5, min-time 0.05, timeout 1).
 step transpose 120 ./build/kernlab --family transpose --block all \

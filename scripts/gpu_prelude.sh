@@ -14,3 +14,16 @@ if [ -z "$src" ]; then echo "gpu_prelude: no build/CMakeCache.txt here" >&2; exi
 if [ "$src" != "$here" ] && [ ! -e "$src" ]; then
   mkdir -p "$(dirname "$src")" && ln -s "$here" "$src"
 fi
+
+# step NAME SECONDS COMMAND...: runs COMMAND under a time limit, its output appended to
+# $out/NAME.log between a line that names it and one with its exit code and wall time.
+step() {
+  local name=$1 secs=$2; shift 2
+  echo "=== $name: $*" >> "$out/$name.log"
+  local t0 t1
+  t0=$(date +%s.%N)
+  timeout "$secs" "$@" >> "$out/$name.log" 2>&1
+  local rc=$?
+  t1=$(date +%s.%N)
+  echo "=== $name: exit $rc after $(awk "BEGIN{printf \"%.2f\", $t1 - $t0}") s" | tee -a "$out/$name.log"
+}

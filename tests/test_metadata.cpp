@@ -398,9 +398,14 @@ TEST(Tunables, MistakesNameTheirLine) {
   EXPECT_NE(error_of(tunable_header("ITEMS = 1, 2", "ITEMS > 2"))
                 .find("reduce/k.cu:7: require leaves none of the 2 points"),
             std::string::npos);
-  EXPECT_NE(
-      error_of(tunable_header("ITEMS = 1..64; B = 1..64; C = 1..2")).find("more than 4096 points"),
-      std::string::npos);
+  EXPECT_NE(error_of(tunable_header("ITEMS = 1..64; B = 1..64; C = 1..32"))
+                .find("more than 65536 combinations"),
+            std::string::npos);
+  // Past 4096 points that meet the requirements (65 x 64 = 4160 here, each at some block).
+  EXPECT_NE(error_of(tunable_header("ITEMS = 1..65; B = 1..64"))
+                .find("more than 4096 points meet the requirements"),
+            std::string::npos)
+      << error_of(tunable_header("ITEMS = 1..65; B = 1..64"));
   EXPECT_NE(
       error_of(tunable_header("ITEMS = 1, 2", "", "params:  ITEMS = 4\n")).find("also a tunable"),
       std::string::npos);

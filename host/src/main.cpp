@@ -3,11 +3,13 @@
 #include "app/commands.hpp"
 #include "app/environment.hpp"
 #include "app/sweep.hpp"
+#include "app/tune.hpp"
 #include "cli/options.hpp"
 #include "core/errors.hpp"
 #include "cuda/driver.hpp"
 #include "nvrtc/compile_process.hpp"
 #include "plugins/plugin_loader.hpp"
+#include "tune/strategy.hpp"
 
 #include <iostream>
 #include <string>
@@ -17,15 +19,17 @@ namespace {
 int run(int argc, char** argv) {
   const kl::cli_options opt = kl::parse_command_line(argc, argv, kl::app::find_default_paths());
   if (opt.help) {
-    std::cout << kl::help_text();
+    std::cout << kl::help_text(kl::tune::strategy_help());
     return 0;
   }
   if (opt.version) {
     std::cout << kl::app::version_line() << "\n";
     return 0;
   }
-  if (!opt.command.empty())
+  if (!opt.command.empty()) {
+    if (opt.command[0] == "tune") return kl::app::tune_command(opt, argc, argv);
     return opt.command[0] == "cache" ? kl::app::cache_command(opt) : kl::app::results_command(opt);
+  }
   return kl::app::sweep_command(opt, argc, argv);
 }
 

@@ -134,6 +134,23 @@ po::options_description make_description() {
     ("compile-timeout", po::value<std::string>(),
      "a file whose compile takes longer than this many seconds fails its rows; the others go on "
      "(default 300)");
+  po::options_description tune("kernlab tune");
+  tune.add_options()
+    ("strategy", po::value<std::string>(),
+     "tune: how the space is searched (default annealing; the list is below)")
+    ("budget", po::value<std::string>(),
+     "tune: evaluations per file and configuration (200), or wall time (90s, 5m, 1h); default 100")
+    ("store", po::value<std::string>(),
+     "tune: the tuning store, every evaluation as a JSON line (default: tuning.jsonl in the cache "
+     "folder); a point already stored for the same source, device and toolkit is not run again")
+    ("fresh", po::bool_switch(), "tune: measure every point again, whatever the store holds")
+    ("export", po::value<std::string>(),
+     "tune: write the tuning table (the best configuration per problem, with provenance) as JSON")
+    ("export-header", po::value<std::string>(),
+     "tune: write the best configurations as a C/C++ header (constexpr tables and #defines)")
+    ("replay", po::value<std::string>(),
+     "tune: answer every point from a recorded exhaustive tune (its --json) instead of the GPU, to "
+     "compare strategies on a measured space at no GPU time");
   po::options_description qam("qam256 and its pipeline");
   qam.add_options()
     ("snr", po::value<std::string>(),
@@ -151,7 +168,7 @@ po::options_description make_description() {
      "pipeline: timed runs per configuration, after a warm-up; the median is shown (default 5)");
   // clang-format on
   po::options_description all;
-  all.add(actions).add(select).add(where).add(timing).add(safety).add(outputs).add(qam);
+  all.add(actions).add(select).add(where).add(timing).add(safety).add(outputs).add(tune).add(qam);
   return all;
 }
 
@@ -285,7 +302,7 @@ T bounded(const po::variables_map& vm, const char* key, T fallback, T lo, T hi, 
 }
 
 // What a command does, and so which options apply to it.
-enum class mode { sweep, list, compile_only, resources, pipeline, compare, plot, cache };
+enum class mode { sweep, list, compile_only, resources, pipeline, compare, plot, cache, tune };
 
 const char* mode_name(mode m) {
   switch (m) {
@@ -297,6 +314,7 @@ const char* mode_name(mode m) {
     case mode::compare: return "kernlab compare";
     case mode::plot: return "kernlab plot";
     case mode::cache: return "kernlab cache";
+    case mode::tune: return "kernlab tune";
   }
   return "?";
 }
@@ -306,10 +324,12 @@ const char* mode_name(mode m) {
 // on the command line for a mode it does not apply to is a usage error.
 const std::map<std::string, std::vector<mode>>& option_modes() {
   using m = mode;
-  static const std::vector<m> selecting = {m::sweep, m::list, m::compile_only, m::resources,
-                                           m::pipeline};
-  static const std::vector<m> compiling = {m::sweep, m::compile_only, m::resources, m::pipeline};
-  static const std::vector<m> running = {m::sweep, m::pipeline};
+  static const std::vector<m> selecting = {m::sweep,     m::list,     m::compile_only,
+                                           m::resources, m::pipeline, m::tune};
+  static const std::vector<m> compiling = {m::sweep, m::compile_only, m::resources, m::pipeline,
+                                           m::tune};
+  static const std::vector<m> running = {m::sweep, m::pipeline, m::tune};
+  static const std::vector<m> timing = {m::sweep, m::tune};
   // The problem's options are checked against the selected families by a compile too, so a
   // sweep's command line stays valid with --compile-only or --resources added.
   static const std::vector<m>& problem = compiling;
@@ -325,34 +345,42 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"seed", problem},
       {"input", problem},
       {"snr", problem},
-      {"baseline", {m::sweep}},
+      {"baseline", timing},
       {"arch", compiling},
       {"cuda-include", compiling},
       {"compile-jobs", compiling},
       // The cache holds the plugins' probe verdicts too, which --list reads.
-      {"cache-dir", {m::sweep, m::list, m::compile_only, m::resources, m::pipeline, m::cache}},
+      {"cache-dir",
+       {m::sweep, m::list, m::compile_only, m::resources, m::pipeline, m::cache, m::tune}},
       {"no-cache", selecting},
-      {"warmup", {m::sweep}},
-      {"min-samples", {m::sweep}},
-      {"min-time", {m::sweep}},
-      {"max-noise", {m::sweep}},
-      {"timeout", {m::sweep}},
-      {"hot", {m::sweep}},
-      {"flush", {m::sweep}},
-      {"stop-rule", {m::sweep}},
-      {"max-ci", {m::sweep}},
+      {"warmup", timing},
+      {"min-samples", timing},
+      {"min-time", timing},
+      {"max-noise", timing},
+      {"timeout", timing},
+      {"hot", timing},
+      {"flush", timing},
+      {"stop-rule", timing},
+      {"max-ci", timing},
       {"compile-timeout", compiling},
-      {"cache-max-size", {m::sweep, m::compile_only, m::resources, m::pipeline, m::cache}},
+      {"cache-max-size", {m::sweep, m::compile_only, m::resources, m::pipeline, m::cache, m::tune}},
       {"max-size", {m::cache}},
       // A launch's time limit, and a plugin probe's (whatever reads the plugins' tables).
       {"kernel-timeout", selecting},
       {"in-process", running},
       {"journal", {m::sweep}},
-      {"resume", {m::sweep}},
+      {"resume", timing},
       {"sanitize", {m::sweep}},
-      {"json", {m::sweep, m::compile_only, m::resources, m::pipeline}},
-      {"csv", {m::sweep, m::compile_only, m::resources}},
-      {"markdown", {m::sweep, m::resources, m::pipeline}},
+      {"json", {m::sweep, m::compile_only, m::resources, m::pipeline, m::tune}},
+      {"csv", {m::sweep, m::compile_only, m::resources, m::tune}},
+      {"markdown", {m::sweep, m::resources, m::pipeline, m::tune}},
+      {"strategy", {m::tune}},
+      {"budget", {m::tune}},
+      {"store", {m::tune}},
+      {"fresh", {m::tune}},
+      {"export", {m::tune}},
+      {"export-header", {m::tune}},
+      {"replay", {m::tune}},
       {"output", {m::plot}},
       {"threshold", {m::compare}},
       {"force", {m::compare}},
@@ -381,6 +409,30 @@ void check_options_apply(mode md, const std::set<std::string>& given) {
 }
 
 }  // namespace
+
+void parse_budget(const std::string& text, std::size_t& evaluations, double& seconds) {
+  auto fail = [&] {
+    throw usage_error("--budget '" + text +
+                      "' is not a budget: a number of evaluations (200) or a wall time (90s, 5m, "
+                      "1h)");
+  };
+  if (text.empty()) fail();
+  const char unit = text.back();
+  const double scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : 0;
+  const std::string number = scale > 0 ? text.substr(0, text.size() - 1) : text;
+  if (number.empty() ||
+      !std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      number.size() > 9)
+    fail();
+  const long v = std::stol(number);
+  if (v < 1) fail();
+  evaluations = 0;
+  seconds = 0;
+  if (scale > 0)
+    seconds = static_cast<double>(v) * scale;
+  else
+    evaluations = static_cast<std::size_t>(v);
+}
 
 std::uint64_t parse_size(const std::string& text) {
   auto fail = [&]() -> std::uint64_t {
@@ -496,10 +548,11 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& option
                     "' (B, K, M, G, T; KiB, MiB, GiB, TiB are the same)");
 }
 
-std::string help_text() {
+std::string help_text(const std::string& appendix) {
   std::ostringstream os;
   os << "kernlab: compile, validate and time CUDA kernel variants\n\n"
         "usage: kernlab [options]\n"
+        "       kernlab tune --variant FILE [--strategy S] [--budget N|90s] [--size/--shape ...]\n"
         "       kernlab cache info|clear|prune [--cache-dir DIR] [--max-size SIZE]\n"
         "  kernlab --list --variant all              every family, its axes and its variants\n"
         "  kernlab --variant my_idea --block 512\n"
@@ -510,12 +563,13 @@ std::string help_text() {
         "  kernlab --size 2^28 --json run.json && kernlab plot run.json -o sweep.svg\n"
         "  kernlab compare before.json after.json\n"
         "  kernlab --watch --variant my_idea\n"
+        "  kernlab tune --variant my_tunable --strategy bayes --budget 200 --export best.json\n"
         "  kernlab cache info\n\n"
         "exit codes: 0 every run passed, 1 a variant failed or was wrong, 2 usage error,\n"
         "            3 no CUDA driver/device for a run that needs one, 4 a file or tool failed\n"
         "options on the command line win over the config file (--config); an option that does not\n"
         "apply to what the command does is an error\n"
-     << make_description();
+     << make_description() << appendix;
   return os.str();
 }
 
@@ -665,9 +719,13 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     else if (c == "cache" && o.command.size() > 2)
       throw usage_error("too many words on the command line: 'cache " + o.command[1] +
                         "' takes no argument");
-    else if (c != "compare" && c != "plot" && c != "cache")
-      throw usage_error("unknown command '" + c +
-                        "' (kernlab compare, kernlab plot, kernlab cache; options start with --)");
+    else if (c == "tune" && o.command.size() > 1)
+      throw usage_error("too many words on the command line: 'tune' takes options only (" +
+                        o.command[1] + "?); name the kernel with --variant");
+    else if (c != "compare" && c != "plot" && c != "cache" && c != "tune")
+      throw usage_error(
+          "unknown command '" + c +
+          "' (kernlab tune, kernlab compare, kernlab plot, kernlab cache; options start with --)");
   }
   o.watch = vm["watch"].as<bool>();
   o.no_cache = vm["no-cache"].as<bool>();
@@ -709,6 +767,14 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
                         "' is not a signal-to-noise ratio in dB (a finite number in -50..200)");
     o.snr_db = *v;
   }
+  if (vm.count("strategy")) o.strategy = vm["strategy"].as<std::string>();
+  if (vm.count("budget"))
+    parse_budget(vm["budget"].as<std::string>(), o.budget_evaluations, o.budget_seconds);
+  o.store_path = str("store", "");
+  o.fresh = vm["fresh"].as<bool>();
+  o.export_json = str("export", "");
+  o.export_header = str("export-header", "");
+  o.replay_path = str("replay", "");
   o.pipeline = vm["pipeline"].as<bool>();
   if (vm.count("streams")) {
     o.streams.clear();
@@ -782,6 +848,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   // Which command this is, and whether every option named on the command line applies to it.
   const mode md = !o.command.empty() ? (o.command[0] == "compare" ? mode::compare
                                         : o.command[0] == "plot"  ? mode::plot
+                                        : o.command[0] == "tune"  ? mode::tune
                                                                   : mode::cache)
                   : o.list           ? mode::list
                   : o.pipeline       ? mode::pipeline

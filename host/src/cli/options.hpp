@@ -67,6 +67,14 @@ struct cli_options {
   std::string journal_path;  ///< "" for the default
   bool resume = false;
   std::vector<std::string> sanitize;  ///< compute-sanitizer tools
+  // `kernlab tune`.
+  std::string strategy = "annealing";  ///< --strategy: how the space is searched
+  std::size_t budget_evaluations = 0;  ///< --budget N: evaluations per tune (0: none given)
+  double budget_seconds = 0;           ///< --budget 90s / 5m: wall time per tune (0: none given)
+  std::string store_path;              ///< --store FILE; "" = tuning.jsonl beside the cache
+  bool fresh = false;                  ///< --fresh: measure again what the store holds
+  std::string export_json, export_header;  ///< --export FILE.json, --export-header FILE.h
+  std::string replay_path;  ///< --replay FILE: rows answered from a recorded tune, no GPU
   /// A subcommand and its arguments: {"compare", "a.json", "b.json"}, {"plot", "r.json"},
   /// {"cache", "info"}, {"cache", "clear"}, {"cache", "prune"}; empty for a sweep.
   std::vector<std::string> command;
@@ -96,9 +104,13 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& option
 /// Throws usage_error naming --shape.
 std::vector<std::uint64_t> parse_shape(const std::string& text);
 
+/// --budget: "200" (evaluations), "90s", "5m", "1h" (wall time). Throws usage_error.
+void parse_budget(const std::string& text, std::size_t& evaluations, double& seconds);
+
 /// "all" -> {128, 256, 512, 1024}; "256,512" -> {256, 512}. Throws usage_error.
 std::vector<unsigned> parse_blocks(const std::string& text);
 
-std::string help_text();
+/// The --help text; `appendix` (the tune strategies) comes last.
+std::string help_text(const std::string& appendix = "");
 
 }  // namespace kl

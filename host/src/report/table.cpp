@@ -1,5 +1,7 @@
 #include "report/table.hpp"
 
+#include "report/text_table.hpp"
+
 #include "families/data_family.hpp"
 
 #include "cuda/occupancy.hpp"
@@ -13,23 +15,11 @@
 namespace kl {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 std::string block_text(unsigned b) { return b == 0 ? "-" : std::to_string(b); }
 
 std::string first_line(const std::string& s) {
   const auto nl = s.find('\n');
   return nl == std::string::npos ? s : s.substr(0, nl);
-}
-
-// Pads or cuts to a column.
-std::string col(const std::string& s, std::size_t w, bool right = false) {
-  if (s.size() >= w) return s.substr(0, w);
-  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
 }
 
 // The width of the name column: the longest name, at least `floor`.
@@ -91,55 +81,6 @@ int exit_code_for(const std::vector<result_record>& results) {
   }
   return 0;
 }
-
-namespace {
-
-// A table built as cells, then written either as aligned columns or as markdown.
-struct text_table {
-  std::vector<std::string> header;
-  std::vector<bool> right;  ///< right-aligned columns
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> trailers;  ///< a row's free text after its cells (skip reasons)
-
-  void write(std::ostream& os, bool markdown) const {
-    if (markdown) {
-      os << "|";
-      for (const auto& h : header) os << " " << h << " |";
-      os << "\n|";
-      for (std::size_t c = 0; c < header.size(); ++c) os << (right[c] ? " ---: |" : " --- |");
-      os << "\n";
-      for (std::size_t r = 0; r < rows.size(); ++r) {
-        os << "|";
-        for (std::size_t c = 0; c < header.size(); ++c) {
-          std::string cell = c < rows[r].size() ? rows[r][c] : "";
-          if (c + 1 == header.size() && !trailers[r].empty()) cell = trailers[r];
-          for (auto& ch : cell)
-            if (ch == '|') ch = '/';
-          os << " " << cell << " |";
-        }
-        os << "\n";
-      }
-      return;
-    }
-    std::vector<std::size_t> w(header.size());
-    for (std::size_t c = 0; c < header.size(); ++c) w[c] = header[c].size();
-    for (const auto& row : rows)
-      for (std::size_t c = 0; c < row.size(); ++c) w[c] = std::max(w[c], row[c].size());
-    auto line = [&](const std::vector<std::string>& cells) {
-      for (std::size_t c = 0; c < cells.size(); ++c)
-        os << (c ? "  " : "") << col(cells[c], w[c], right[c]);
-    };
-    line(header);
-    os << "\n";
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      line(rows[r]);
-      if (!trailers[r].empty()) os << "  " << trailers[r];
-      os << "\n";
-    }
-  }
-};
-
-}  // namespace
 
 namespace {
 

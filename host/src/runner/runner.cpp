@@ -199,6 +199,24 @@ std::vector<problem_config> configs_for(const family& f, const run_request& r) {
   return out;
 }
 
+std::optional<std::pair<outcome, std::string>> decide_before_compile(
+    const registry_entry& e, unsigned block, const problem_config& config,
+    const cuda::device_info& device) {
+  const variant_descriptor& v = e.descriptor;
+  if (!e.error.empty()) return std::make_pair(outcome::failed, e.error);
+  if (!v.supports_dtype(config.dtype))
+    return std::make_pair(outcome::skipped, "supports dtypes " + join(v.dtypes) + " only");
+  if (!v.supports_op(config.op))
+    return std::make_pair(outcome::skipped, "supports ops " + join(v.ops) + " only");
+  if (block != 0 && !v.supports_block(block))
+    return std::make_pair(outcome::skipped, "supports blocks " + join(v.blocks) + " only");
+  if (block > static_cast<unsigned>(device.max_threads_per_block))
+    return std::make_pair(outcome::skipped, device.name + " allows at most " +
+                                                std::to_string(device.max_threads_per_block) +
+                                                " threads per block");
+  return std::nullopt;
+}
+
 std::vector<unsigned> blocks_for(const variant_descriptor& v, const run_request& r) {
   if (v.blocks.empty()) return {0};
   return r.blocks;
@@ -322,18 +340,8 @@ sweep_result runner::run(const group_callback& on_group) {
           const std::string key = journal_key(*e, block, config);
           bool ran_now = false;
           // Decisions that need no GPU are made here; everything else runs in the executor.
-          if (!e->error.empty()) {
-            settle(outcome::failed, e->error);
-          } else if (!v.supports_dtype(config.dtype)) {
-            settle(outcome::skipped, "supports dtypes " + join(v.dtypes) + " only");
-          } else if (!v.supports_op(config.op)) {
-            settle(outcome::skipped, "supports ops " + join(v.ops) + " only");
-          } else if (block != 0 && !v.supports_block(block)) {
-            settle(outcome::skipped, "supports blocks " + join(v.blocks) + " only");
-          } else if (block > static_cast<unsigned>(device.max_threads_per_block)) {
-            settle(outcome::skipped, device.name + " allows at most " +
-                                         std::to_string(device.max_threads_per_block) +
-                                         " threads per block");
+          if (auto verdict = decide_before_compile(*e, block, config, device)) {
+            settle(verdict->first, verdict->second);
           } else if (v.origin == origin_kind::source && !compiles.get(e).error.empty()) {
             settle(outcome::failed, compiles.get(e).error);
           } else if (resumed.in_flight.count(key)) {

@@ -130,6 +130,13 @@ std::string sanitizer_verdict(const std::string& tool, const std::string& log_pa
 /// rows again instead of skipping them.
 std::string journal_key(const registry_entry& e, unsigned block, const problem_config& c);
 
+/// What a row comes to without compiling or running anything, when that is already decided: a
+/// variant that cannot be used fails; a dtype, op or block it does not take, or a block past the
+/// device's limit, is a skip with the reason. std::nullopt: the row must be compiled and run.
+std::optional<std::pair<outcome, std::string>> decide_before_compile(
+    const registry_entry& e, unsigned block, const problem_config& config,
+    const cuda::device_info& device);
+
 /// The blocks a variant gets rows for: the requested ones, or 0 for "does not apply".
 std::vector<unsigned> blocks_for(const variant_descriptor& v, const run_request& r);
 

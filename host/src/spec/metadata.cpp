@@ -478,14 +478,16 @@ std::vector<parsed_header> expand_tunables(const parsed_header& h,
                                            const std::vector<std::string>& shape_names) {
   const variant_descriptor& base = h.descriptor;
   if (base.tunables.empty()) return {h};
-  constexpr std::size_t max_points = 4096;
+  // The combinations are filtered by `require` as the header is read (every run), so their
+  // number is capped to keep that quick; the points left are variants, each its own compile.
+  constexpr std::size_t max_combinations = 65536, max_points = 4096;
   std::size_t total = 1;
   for (const auto& t : base.tunables) {
     total *= t.second.size();
-    if (total > max_points)
+    if (total > max_combinations)
       throw metadata_error(base.origin_path, h.line_of("tune"),
-                           "tune: more than " + std::to_string(max_points) +
-                               " points; narrow the values or split the file");
+                           "tune: more than " + std::to_string(max_combinations) +
+                               " combinations of values; narrow the values or split the file");
   }
   std::vector<parsed_header> out;
   std::vector<std::size_t> index(base.tunables.size(), 0);
@@ -532,6 +534,11 @@ std::vector<parsed_header> expand_tunables(const parsed_header& h,
     d.tunables.clear();
     check_expressions(p, shape_names);
     out.push_back(std::move(p));
+    if (out.size() > max_points)
+      throw metadata_error(base.origin_path, h.line_of(base.requires.empty() ? "tune" : "require"),
+                           "more than " + std::to_string(max_points) +
+                               " points meet the requirements; narrow the values or split the "
+                               "file");
   }
   if (out.empty())
     throw metadata_error(
