@@ -19,7 +19,8 @@ namespace {
 int run(int argc, char** argv) {
   const kl::cli_options opt = kl::parse_command_line(argc, argv, kl::app::find_default_paths());
   if (opt.help) {
-    std::cout << kl::help_text(kl::tune::strategy_help());
+    std::cout << kl::help_text("\nkernlab tune --strategy (docs/tuning.md):\n" +
+                               kl::tune::strategy_help());
     return 0;
   }
   if (opt.version) {

@@ -1,0 +1,295 @@
+#include "report/tune_report.hpp"
+
+#include "report/text_table.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+namespace kl {
+namespace {
+
+bool compute_bound(const result_record& r) { return r.roofline == "compute"; }
+
+// Throughput in the row's own unit (TFLOP/s or GB/s) and as a fraction of the device's peak.
+std::pair<double, double> throughput(const result_record& r, const cuda::device_info& d) {
+  if (!r.timed() || r.timing->median_ms <= 0) return {0, 0};
+  const double seconds = r.timing->median_ms * 1e-3;
+  if (compute_bound(r)) {
+    const double flops = r.flops / seconds;
+    return {flops / 1e12, d.peak_fp32_flops() > 0 ? flops / d.peak_fp32_flops() : 0};
+  }
+  const double bytes = r.bytes / seconds;
+  return {bytes / 1e9, d.peak_bandwidth() > 0 ? bytes / d.peak_bandwidth() : 0};
+}
+
+std::string unit_of(const tune::tune_outcome& t) {
+  for (const auto& e : t.evaluations)
+    if (!e.record.roofline.empty()) return compute_bound(e.record) ? "TFLOP/s" : "GB/s";
+  return "GB/s";
+}
+
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+// One line that says why a point failed: a compile error's first line that names an error (the
+// message's own first line is only "compile error:"), else the message's first line.
+std::string why_failed(const std::string& message) {
+  std::istringstream in(message);
+  std::string line;
+  std::getline(in, line);
+  const std::string head = line;
+  while (std::getline(in, line))
+    if (line.find("error") != std::string::npos) return head + " " + line;
+  return head;
+}
+
+std::string micros(double ms) { return fmt(ms * 1e3 < 100 ? "%.2f" : "%.1f", ms * 1e3); }
+
+const result_record* baseline_of(const tune::tune_outcome& t) {
+  for (const auto& b : t.baselines)
+    if (b.timed()) return &b;
+  return nullptr;
+}
+
+// A C identifier from a name: "my-kernel" -> "my_kernel".
+std::string identifier(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
+  return out;
+}
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The problem's axes as (name, value): the shape's dimensions by the family's names, or n.
+std::vector<std::pair<std::string, std::uint64_t>> axes_of(const problem_config& c,
+                                                           const std::vector<std::string>& names) {
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  if (c.shape.empty()) {
+    out.emplace_back("n", c.size);
+    return out;
+  }
+  for (std::size_t i = 0; i < c.shape.size(); ++i)
+    out.emplace_back(i < names.size() ? names[i] : "D" + std::to_string(i), c.shape[i]);
+  return out;
+}
+
+}  // namespace
+
+void print_tune_best(std::ostream& os, const tune::tune_outcome& t, const cuda::device_info& d) {
+  const tune::evaluation* best = t.best();
+  const std::string what = t.space->family + "." + t.space->name + " " + t.config.describe();
+  if (!best) {
+    os << "best: none of the " << t.evaluations.size() << " evaluated points of " << what
+       << " passed\n";
+    return;
+  }
+  const auto [value, peak] = throughput(best->record, d);
+  os << "best: " << what << ": " << tune::describe(t.space->candidates[best->point]) << ", "
+     << micros(best->record.timing->median_ms) << " us, " << fmt("%.1f", value) << " "
+     << unit_of(t) << " (" << fmt("%.1f", peak * 100) << "% of peak)";
+  if (const result_record* b = baseline_of(t))
+    os << ", " << fmt("%.2f", b->timing->median_ms / best->record.timing->median_ms) << "x "
+       << b->variant.name;
+  os << "\n";
+}
+
+void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda::device_info& d,
+                      const table_options& opt) {
+  const auto& params = t.space->space.parameters;
+  const std::string unit = unit_of(t);
+  text_table tab;
+  tab.header = {"rank"};
+  for (const auto& p : params) tab.header.push_back(p.name);
+  for (const char* h : {"status", "median us", "ci95", "noise"}) tab.header.push_back(h);
+  tab.header.push_back(unit);
+  tab.header.push_back("% peak");
+  tab.header.push_back("x best");
+  const result_record* base = baseline_of(t);
+  if (base) tab.header.push_back("x " + base->variant.name);
+  tab.right.assign(tab.header.size(), true);
+  tab.right[1 + params.size()] = false;  // status
+
+  // Timed rows fastest first, then the rest in the order they were evaluated.
+  std::vector<const tune::evaluation*> order;
+  for (const auto& e : t.evaluations) order.push_back(&e);
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+    if (a->record.timed() != b->record.timed()) return a->record.timed();
+    if (!a->record.timed()) return false;
+    return a->record.timing->median_ms < b->record.timing->median_ms;
+  });
+  const tune::evaluation* best = t.best();
+  std::size_t rank = 0;
+  std::vector<const tune::evaluation*> failures;
+  for (const auto* e : order) {
+    const result_record& r = e->record;
+    if (!r.timed() && r.status != outcome::skipped) failures.push_back(e);
+    std::vector<std::string> row = {r.timed() ? std::to_string(++rank) : "-"};
+    const auto& coords = t.space->space.points[e->point];
+    for (std::size_t i = 0; i < params.size(); ++i)
+      row.push_back(std::to_string(params[i].values[coords[i]]));
+    std::string status = to_string(r.status);
+    if (e->level == tune::fidelity::brief) status += " (brief)";
+    if (e->from_store) status += " *";
+    row.push_back(status);
+    if (r.timed()) {
+      const auto [value, peak] = throughput(r, d);
+      row.push_back(micros(r.timing->median_ms));
+      row.push_back(r.timing->has_ci() ? "+-" + fmt("%.2f", r.timing->ci_half_width() * 100) + "%"
+                                       : "-");
+      row.push_back(fmt("%.1f", r.timing->noise * 100) + "%");
+      row.push_back(fmt("%.1f", value));
+      row.push_back(fmt("%.1f", peak * 100));
+      row.push_back(best ? fmt("%.2f", best->record.timing->median_ms / r.timing->median_ms) + "x"
+                         : "-");
+      if (base) row.push_back(fmt("%.2f", base->timing->median_ms / r.timing->median_ms) + "x");
+      tab.rows.push_back(row);
+      tab.trailers.emplace_back();
+    } else {
+      // A skip's reason beside it; a failure's in the list under the table.
+      tab.rows.push_back(row);
+      tab.trailers.push_back(r.status == outcome::skipped ? first_line(r.message) : "");
+    }
+  }
+  os << "\n"
+     << (opt.markdown ? "### " : "== ") << t.space->family << "." << t.space->name << "  "
+     << t.config.describe() << "  (" << t.strategy << ", " << t.evaluations.size()
+     << " evaluated, "
+     << (t.replayed_from.empty() ? std::to_string(t.measured()) + " measured in this run"
+                                 : "replayed from " + t.replayed_from)
+     << ", " << fmt("%.1f", t.seconds) << " s; stopped by " << t.stopped_by << ")\n";
+  tab.write(os, opt.markdown);
+  bool any_stored = false;
+  for (const auto& e : t.evaluations) any_stored = any_stored || e.from_store;
+  if (any_stored) os << "*: from the tuning store (measured by an earlier tune)\n";
+  for (const auto* e : failures)
+    os << "  " << to_string(e->record.status) << " "
+       << tune::describe(t.space->candidates[e->point]) << ": " << why_failed(e->record.message)
+       << "\n";
+  for (const auto& b : t.baselines)
+    if (!b.timed())
+      os << "  baseline " << b.variant.qualified_name() << ": " << to_string(b.status) << " "
+         << first_line(b.message) << "\n";
+}
+
+nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
+                                 const cuda::device_info& d, const run_context& ctx) {
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& t : tunes) {
+    nlohmann::json e = {{"variant", t.space->family + "." + t.space->name},
+                        {"file", t.space->file},
+                        {"strategy", t.strategy},
+                        {"budget", t.budget},
+                        {"seed", t.seed},
+                        {"evaluated", t.evaluations.size()},
+                        {"measured", t.measured()},
+                        {"seconds", t.seconds},
+                        {"stopped_by", t.stopped_by}};
+    result_record config_only;
+    config_only.variant.family = t.space->family;
+    config_only.config = t.config;
+    e["config"] = to_json(config_only).at("config");
+    std::size_t failed = 0;
+    for (const auto& ev : t.evaluations)
+      if (!ev.record.timed() && ev.record.status != outcome::skipped) ++failed;
+    e["failed"] = failed;
+    if (const tune::evaluation* best = t.best()) {
+      nlohmann::json values = nlohmann::json::object();
+      for (const auto& [name, v] : t.space->candidates[best->point].values) values[name] = v;
+      const auto [value, peak] = throughput(best->record, d);
+      e["best"] = {{"variant", best->record.variant.qualified_name()},
+                   {"values", values},
+                   {"fidelity", best->level == tune::fidelity::full ? "full" : "brief"},
+                   {"timing", to_json(*best->record.timing)},
+                   {compute_bound(best->record) ? "tflops" : "gbps", value},
+                   {"fraction_of_peak", peak}};
+      if (const result_record* b = baseline_of(t))
+        e["baseline"] = {{"variant", b->variant.qualified_name()},
+                         {"median_ms", b->timing->median_ms},
+                         {"speedup", b->timing->median_ms / best->record.timing->median_ms}};
+    } else {
+      e["best"] = nullptr;
+    }
+    entries.push_back(std::move(e));
+  }
+  return {{"format", "kernlab-tuning-table"},
+          {"version", 1},
+          {"provenance",
+           {{"device", d.name},
+            {"uuid", d.uuid},
+            {"arch", d.arch()},
+            {"driver", d.driver_version},
+            {"kernlab_version", ctx.kernlab_version},
+            {"kernlab_commit", ctx.kernlab_commit},
+            {"nvrtc", ctx.nvrtc_version},
+            {"date", ctx.date},
+            {"command", ctx.command},
+            {"timing", to_json(ctx.timing)}}},
+          {"tunes", entries}};
+}
+
+std::string tuning_header(const std::vector<tune::tune_outcome>& tunes, const cuda::device_info& d,
+                          const run_context& ctx) {
+  std::ostringstream h;
+  h << "// Generated by kernlab tune: the best configuration found for each problem.\n"
+    << "// kernlab " << ctx.kernlab_version << " (commit " << ctx.kernlab_commit << ", NVRTC "
+    << ctx.nvrtc_version << ") on " << d.name << " (" << d.arch() << ", driver "
+    << d.driver_version / 1000 << "." << d.driver_version % 1000 / 10 << "), " << ctx.date << "\n"
+    << "// command:";
+  for (const auto& a : ctx.command) h << " " << a;
+  h << "\n#pragma once\n";
+  // The tunes of one file together: one table each.
+  std::vector<std::string> files;
+  for (const auto& t : tunes)
+    if (std::find(files.begin(), files.end(), t.space->file) == files.end())
+      files.push_back(t.space->file);
+  for (const auto& file : files) {
+    std::vector<const tune::tune_outcome*> mine;
+    for (const auto& t : tunes)
+      if (t.space->file == file && t.best()) mine.push_back(&t);
+    if (mine.empty()) {
+      h << "\n// " << file << ": no configuration passed; nothing to export\n";
+      continue;
+    }
+    const tune::tuning_space& s = *mine.front()->space;
+    const std::string id = identifier(s.family + "_" + s.name);
+    const auto axes = axes_of(mine.front()->config, mine.front()->axis_names);
+    h << "\n// " << s.family << "." << s.name << " (" << file << "), strategy "
+      << mine.front()->strategy << ", seed " << mine.front()->seed << "\n";
+    for (const auto* t : mine) {
+      const auto& r = t->best()->record;
+      const auto [value, peak] = throughput(r, d);
+      h << "//   " << t->config.describe() << ": " << micros(r.timing->median_ms)
+        << " us (median of " << r.timing->samples << " samples";
+      if (r.timing->has_ci()) h << ", 95% CI +-" << fmt("%.2f", r.timing->ci_half_width() * 100) << "%";
+      h << ", noise " << fmt("%.1f", r.timing->noise * 100) << "%), " << fmt("%.1f", value) << " "
+        << (compute_bound(r) ? "TFLOP/s" : "GB/s") << ", " << t->evaluations.size()
+        << " points evaluated\n";
+    }
+    h << "struct " << id << "_config {\n";
+    for (const auto& [name, v] : axes) h << "  long long " << identifier(name) << ";\n";
+    for (const auto& [name, v] : s.candidates.front().values) h << "  int " << identifier(name) << ";\n";
+    h << "};\ninline constexpr " << id << "_config " << id << "_configs[] = {\n";
+    for (const auto* t : mine) {
+      h << "    {";
+      bool first = true;
+      for (const auto& [name, v] : axes_of(t->config, t->axis_names)) {
+        h << (first ? "" : ", ") << v;
+        first = false;
+      }
+      for (const auto& [name, v] : s.candidates[t->best()->point].values) h << ", " << v;
+      h << "},  // " << t->config.describe() << "\n";
+    }
+    h << "};\n";
+    h << "// " << mine.front()->config.describe() << ":\n";
+    for (const auto& [name, v] : s.candidates[mine.front()->best()->point].values)
+      h << "#define " << upper(id) << "_" << identifier(name) << " " << v << "\n";
+  }
+  return h.str();
+}
+
+}  // namespace kl

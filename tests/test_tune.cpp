@@ -1,0 +1,311 @@
+// kernlab tune without a GPU: the space a file's tunables make, the tuning store, the exports,
+// and the command line.
+#include "core/errors.hpp"
+#include "report/tune_report.hpp"
+#include "spec/metadata.hpp"
+#include "test_util.hpp"
+#include "tune/space.hpp"
+#include "tune/store.hpp"
+#include "tune_fixture.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace kl {
+namespace {
+
+registry_entry entry_of(const variant_descriptor& d) {
+  registry_entry e;
+  e.descriptor = d;
+  e.source = "// source";
+  return e;
+}
+
+// The points of a tunable header, as registry entries.
+std::vector<registry_entry> points_of(const std::string& header, const std::string& path) {
+  std::vector<registry_entry> out;
+  for (const auto& p : parse_header(header, path).points) out.push_back(entry_of(p));
+  return out;
+}
+
+const char* items_header =
+    "/* kernlab\nfamily:  reduce\nentry:   k<BLOCK, ITEMS, U, T, OP>\nblocks:  128 256 512 "
+    "1024\ntile:    ITEMS * BLOCK\ntune:    ITEMS = 4, 1, 2; U = 1, 2\nrequire: BLOCK * ITEMS <= "
+    "1024; U <= ITEMS\n*/\n";
+
+TEST(TuneSpace, PointValuesComeBackFromTheVariantName) {
+  using values = std::vector<std::pair<std::string, std::int64_t>>;
+  EXPECT_EQ(tune::point_values("k[ITEMS=4;U=2]"), (values{{"ITEMS", 4}, {"U", 2}}));
+  EXPECT_EQ(tune::point_values("k[N=-3]"), (values{{"N", -3}}));
+  EXPECT_TRUE(tune::point_values("reduce5").empty());
+  for (const char* bad : {"k[ITEMS=4", "k[ITEMS]", "k[=4]", "k[A=4x]", "k[A=4;]"})
+    EXPECT_THROW(tune::point_values(bad), std::invalid_argument) << bad;
+}
+
+TEST(TuneSpace, ParametersAreSortedAndEveryPointIsABlockOfAVariant) {
+  const auto entries = points_of(items_header, "reduce/k.cu");
+  std::vector<const registry_entry*> selected;
+  for (const auto& e : entries) selected.push_back(&e);
+  const auto spaces = tune::make_spaces(selected, {128, 256, 512, 1024}, 1024);
+  ASSERT_EQ(spaces.size(), 1u);
+  const tune::tuning_space& s = spaces[0];
+  EXPECT_EQ(s.name, "k");
+  EXPECT_EQ(s.family, "reduce");
+  ASSERT_EQ(s.space.parameters.size(), 3u);
+  EXPECT_EQ(s.space.parameters[0].name, "ITEMS");
+  EXPECT_EQ(s.space.parameters[0].values, (std::vector<std::int64_t>{1, 2, 4}));  // sorted
+  EXPECT_EQ(s.space.parameters[2].name, "BLOCK");
+  // ITEMS=1,U=1 at 4 blocks; ITEMS=2 (U=1,2) at 3; ITEMS=4 (U=1,2) at 2: 4 + 6 + 4.
+  EXPECT_EQ(s.candidates.size(), 14u);
+  ASSERT_EQ(s.space.points.size(), s.candidates.size());
+  for (std::size_t i = 0; i < s.candidates.size(); ++i) {
+    const auto& c = s.candidates[i];
+    const auto& coords = s.space.points[i];
+    ASSERT_EQ(c.values.size(), 3u);
+    for (std::size_t p = 0; p < 3; ++p)
+      EXPECT_EQ(s.space.parameters[p].values[coords[p]], c.values[p].second) << tune::describe(c);
+    EXPECT_EQ(c.values[2].second, c.block);
+    EXPECT_LE(c.block * c.values[0].second, 1024) << tune::describe(c);
+  }
+  EXPECT_EQ(tune::describe(s.candidates.front()), "ITEMS=4 U=1 BLOCK=128");
+  EXPECT_TRUE(s.turned_down.empty());
+}
+
+TEST(TuneSpace, TheDeviceLimitTurnsPointsDownWithTheReason) {
+  const auto entries = points_of(items_header, "reduce/k.cu");
+  std::vector<const registry_entry*> selected;
+  for (const auto& e : entries) selected.push_back(&e);
+  const auto spaces = tune::make_spaces(selected, {128, 256, 512, 1024}, 512);
+  ASSERT_EQ(spaces.size(), 1u);
+  EXPECT_EQ(spaces[0].candidates.size(), 13u);
+  ASSERT_EQ(spaces[0].turned_down.size(), 1u);
+  EXPECT_EQ(spaces[0].turned_down.begin()->second, 1u);
+  EXPECT_NE(spaces[0].turned_down.begin()->first.find("block 1024"), std::string::npos);
+  // Only the requested blocks.
+  EXPECT_EQ(tune::make_spaces(selected, {256}, 1024)[0].candidates.size(), 5u);
+}
+
+TEST(TuneSpace, PluginsAndBrokenFilesHaveNothingToTune) {
+  variant_descriptor plugin;
+  plugin.family = "reduce";
+  plugin.name = "cub";
+  plugin.origin = origin_kind::plugin;
+  const registry_entry p = entry_of(plugin);
+  EXPECT_THROW(tune::make_spaces({&p}, {256}, 1024), std::invalid_argument);
+  variant_descriptor d;
+  d.family = "reduce";
+  d.name = "bad";
+  registry_entry broken = entry_of(d);
+  broken.error = "reduce/bad.cu:3: entry: missing";
+  try {
+    tune::make_spaces({&broken}, {256}, 1024);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "reduce/bad.cu:3: entry: missing");
+  }
+}
+
+result_record passed_record(const std::string& name, unsigned block, double ms) {
+  result_record r;
+  r.variant.family = "reduce";
+  r.variant.name = name;
+  r.config = problem_config{"int32", "sum", 1000003, "exact", 7, {}};
+  r.block = block;
+  r.status = outcome::passed;
+  timing_stats t;
+  t.samples = 40;
+  t.median_ms = ms;
+  t.min_ms = ms * 0.99;
+  t.max_ms = ms * 1.02;
+  t.mean_ms = ms;
+  t.noise = 0.004;
+  t.ci_low_ms = ms * 0.998;
+  t.ci_high_ms = ms * 1.003;
+  r.timing = t;
+  r.bytes = 4e6;
+  r.roofline = "bandwidth";
+  return r;
+}
+
+TEST(TuningStore, ResultsSurviveAReopenAndALineCutShortIsSkipped) {
+  test::temp_dir dir("tune_store");
+  const std::string path = dir.str() + "/sub/tuning.jsonl";
+  {
+    tune::tuning_store s(path);
+    EXPECT_EQ(s.size(), 0u);
+    s.add({"a|full", passed_record("k[ITEMS=2]", 256, 0.5), {{"device", "X"}}});
+    s.add({"b|full", passed_record("k[ITEMS=4]", 128, 0.25), {}});
+    s.add({"a|full", passed_record("k[ITEMS=2]", 256, 0.4), {}});  // a later line wins
+  }
+  // A kill in the middle of a write leaves half a line.
+  std::ofstream(path, std::ios::app) << "{\"key\": \"c|full\", \"rec";
+  tune::tuning_store s(path);
+  EXPECT_EQ(s.size(), 2u);
+  ASSERT_EQ(s.warnings().size(), 1u);
+  EXPECT_NE(s.warnings()[0].find("tuning.jsonl:4: not a stored result"), std::string::npos)
+      << s.warnings()[0];
+  ASSERT_NE(s.find("a|full"), nullptr);
+  EXPECT_DOUBLE_EQ(s.find("a|full")->record.timing->median_ms, 0.4);
+  EXPECT_EQ(s.find("b|full")->record.variant.name, "k[ITEMS=4]");
+  EXPECT_EQ(s.find("b|full")->record.block, 128u);
+  EXPECT_EQ(s.find("c|full"), nullptr);
+  EXPECT_EQ(s.count_containing("|full"), 2u);
+  // It still appends after the cut line, on a line of its own.
+  s.add({"d|full", passed_record("k[ITEMS=1]", 512, 1.0), {}});
+  EXPECT_EQ(tune::tuning_store(path).size(), 3u);
+}
+
+TEST(TuningStore, AnUnwritableStoreIsAnIoErrorNamingIt) {
+  test::temp_dir dir("tune_store_ro");
+  const std::string path = dir.write("file", "x") + "/tuning.jsonl";  // under a regular file
+  try {
+    tune::tuning_store s(path);
+    FAIL() << "no exception";
+  } catch (const io_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+}
+
+// A finished tune, as the command makes it, over the items header's space.
+struct finished_tune {
+  std::vector<registry_entry> entries;
+  std::vector<tune::tuning_space> spaces;
+  std::vector<tune::tune_outcome> tunes;
+  cuda::device_info device;
+  run_context ctx;
+
+  finished_tune() {
+    entries = points_of(items_header, "reduce/k.cu");
+    std::vector<const registry_entry*> selected;
+    for (const auto& e : entries) selected.push_back(&e);
+    spaces = tune::make_spaces(selected, {128, 256}, 1024);
+    tune::tune_outcome t;
+    t.space = &spaces[0];
+    t.config = problem_config{"int32", "sum", 1000003, "exact", 7, {}};
+    t.strategy = "exhaustive";
+    t.budget = 3;
+    t.seed = 7;
+    for (std::size_t i = 0; i < 3; ++i) {
+      const auto& c = spaces[0].candidates[i];
+      tune::evaluation e;
+      e.point = i;
+      e.record = passed_record(c.entry->descriptor.name, c.block, 1.0 - 0.2 * i);
+      t.evaluations.push_back(e);
+    }
+    tune::evaluation failed;
+    failed.point = 3;
+    failed.record.status = outcome::wrong_result;
+    failed.record.message = "sum: expected 10, got 9\nmore";
+    t.evaluations.push_back(failed);
+    result_record cub = passed_record("cub", 0, 0.5);
+    cub.variant.is_baseline = true;
+    t.baselines.push_back(cub);
+    t.stopped_by = "the budget";
+    tunes.push_back(t);
+    device.name = "Test GPU";
+    device.mem_clock_khz = 1000000;
+    device.bus_width_bits = 4096;
+    ctx.date = "2026-11-23T12:00:00Z";
+    ctx.kernlab_version = "0.1.0";
+    ctx.kernlab_commit = "abc1234";
+    ctx.nvrtc_version = "13.0";
+    ctx.command = {"kernlab", "tune", "--variant", "k"};
+  }
+};
+
+TEST(TuneReport, TheTableRanksThePassedPointsAndListsTheFailures) {
+  finished_tune f;
+  std::ostringstream os;
+  print_tune_table(os, f.tunes[0], f.device, {});
+  print_tune_best(os, f.tunes[0], f.device);
+  const std::string text = os.str();
+  // The fastest (0.6 ms, the third point) ranks first, at 1.00x of the best and 0.83x of cub.
+  ASSERT_NE(text.find("\n   1      4  2    128  passed      600.0"), std::string::npos) << text;
+  EXPECT_NE(text.find("600.0"), std::string::npos) << text;
+  EXPECT_LT(text.find("600.0"), text.find("800.0")) << text;
+  EXPECT_NE(text.find("x cub"), std::string::npos) << text;
+  EXPECT_NE(text.find("0.83x"), std::string::npos) << text;
+  EXPECT_NE(text.find("WRONG"), std::string::npos) << text;
+  EXPECT_NE(text.find("sum: expected 10, got 9"), std::string::npos) << text;
+  EXPECT_EQ(text.find("more"), std::string::npos) << text;  // the first line only
+  // Once, under the table, not also in the row.
+  EXPECT_EQ(text.find("got 9"), text.rfind("got 9")) << text;
+  EXPECT_NE(text.find("best: reduce.k"), std::string::npos) << text;
+}
+
+TEST(TuneReport, TheTuningTableHasTheBestPointAndItsProvenance) {
+  finished_tune f;
+  const auto j = tuning_table_json(f.tunes, f.device, f.ctx);
+  EXPECT_EQ(j.at("format"), "kernlab-tuning-table");
+  EXPECT_EQ(j.at("provenance").at("device"), "Test GPU");
+  EXPECT_EQ(j.at("provenance").at("kernlab_commit"), "abc1234");
+  const auto& t = j.at("tunes").at(0);
+  EXPECT_EQ(t.at("variant"), "reduce.k");
+  EXPECT_EQ(t.at("evaluated"), 4);
+  EXPECT_EQ(t.at("failed"), 1);
+  const auto& c = f.spaces[0].candidates[2];
+  EXPECT_EQ(t.at("best").at("values").at("ITEMS"), c.values[0].second);
+  EXPECT_EQ(t.at("best").at("values").at("BLOCK"), c.block);
+  EXPECT_DOUBLE_EQ(t.at("best").at("timing").at("median_us").get<double>(), 600);
+  EXPECT_NEAR(t.at("baseline").at("speedup").get<double>(), 0.5 / 0.6, 1e-12);
+}
+
+TEST(TuneReport, TheHeaderCompilesAndHoldsTheBestConfiguration) {
+  finished_tune f;
+  const std::string header = tuning_header(f.tunes, f.device, f.ctx);
+  const auto& c = f.spaces[0].candidates[2];
+  EXPECT_NE(header.find("#define REDUCE_K_ITEMS " + std::to_string(c.values[0].second)),
+            std::string::npos)
+      << header;
+  EXPECT_NE(header.find("Test GPU"), std::string::npos) << header;
+  // It is C++ a program can include: a constexpr table and the #defines, checked by the compiler.
+  test::temp_dir dir("tune_header");
+  const std::string h = dir.write("tuned.h", header);
+  const std::string cpp = dir.write(
+      "use.cpp", "#include \"tuned.h\"\nstatic_assert(reduce_k_configs[0].n == 1000003);\n"
+                 "static_assert(reduce_k_configs[0].BLOCK == REDUCE_K_BLOCK);\nint main() {}\n");
+  const auto r = test::run_command("c++ -std=c++17 -fsyntax-only " + cpp);
+  EXPECT_EQ(r.code, 0) << r.output << "\n" << header;
+}
+
+TEST(TuneCommand, WithoutAGpuItShowsTheSpaceAndSaysThereIsNoDevice) {
+  test::temp_dir dir("tune_cli");
+  test::write_tunable_reduce(dir, "tsum");
+  const auto r = test::run_kernlab("tune --kernels-dir " + dir.str() +
+                                   " --variant tsum --strategy random --budget 5");
+  EXPECT_EQ(r.code, 3) << r.output;
+  EXPECT_NE(r.output.find("reduce.tsum"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("11 points over ITEMS(4) BLOCK(3)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no CUDA driver/device"), std::string::npos) << r.output;
+}
+
+TEST(TuneCommand, BadInputIsAUsageErrorNamingIt) {
+  test::temp_dir dir("tune_cli_bad");
+  test::write_tunable_reduce(dir, "tsum");
+  const std::string k = " --kernels-dir " + dir.str();
+  const struct {
+    std::string args, message;
+  } cases[] = {
+      {"tune" + k, "name the kernel file to tune with --variant"},
+      {"tune" + k + " --variant nosuch", "--variant: "},
+      {"tune" + k + " --variant tsum --strategy sideways", "unknown strategy 'sideways'"},
+      {"tune" + k + " --variant tsum --budget 0", "--budget '0' is not a budget"},
+      {"tune" + k + " --variant tsum --budget 3d", "--budget '3d' is not a budget"},
+      {"tune" + k + " --variant tsum --block 1024", "--block 1024: no selected variant takes it"},
+      {"tune" + k + " --variant tsum extra", "'tune' takes options only"},
+      {"--variant tsum --strategy random" + k, "--strategy does not apply to a sweep"},
+      {"--variant tsum --export x.json" + k, "--export does not apply to a sweep"},
+      {"compare a.json b.json --budget 5", "--budget does not apply to kernlab compare"},
+  };
+  for (const auto& c : cases) {
+    const auto r = test::run_kernlab(c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace kl
