@@ -1423,7 +1423,9 @@ def dry_run(args, h, space, kt):
                 print(f"  {d}")
         else:
             print(f"Kernel Tuner's Searchspace: {size} configurations, the same set ({secs * 1000:.0f} ms to build)")
-    if args.kernlab:
+    if args.kernlab and not Path(args.kernlab).is_file():
+        print(f"kernlab --list: skipped, no {args.kernlab}")
+    elif args.kernlab:
         rows, cmd = kernlab_list(args.kernlab, args.kernel, h["name"])
         diffs = compare_kernlab_list(space, rows)
         n = sum(len(b) for b in rows.values())
@@ -1498,7 +1500,9 @@ def main(argv=None):
         diffs, size, secs = compare_space(space, kt)
         checks["kt_searchspace"] = f"{size} configurations, the same set" if not diffs else diffs
         problems += diffs
-    if not problems and args.kernlab:
+    if not problems and args.kernlab and not Path(args.kernlab).is_file():
+        checks["kernlab_list"] = f"skipped: no {args.kernlab}"
+    elif not problems and args.kernlab:
         rows, _ = kernlab_list(args.kernlab, args.kernel, h["name"])
         diffs = compare_kernlab_list(space, rows)
         checks["kernlab_list"] = f"{sum(len(b) for b in rows.values())} configurations, the same" if not diffs else diffs
