@@ -132,7 +132,6 @@ namespace tmm {
 // (WIDE), every piece in range (NARROW: one float at a time, no checks), or pieces may be out of
 // range (CHECKED: each checked, wide only where aligned and wholly inside).
 enum mode_kind { WIDE, NARROW, CHECKED };
-template <int V> struct mode { static constexpr int value = V; };
 
 // The shared-memory address of a generic pointer into shared memory, for cp.async's operand.
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
@@ -257,16 +256,15 @@ __global__ void __launch_bounds__(BLOCK, MINB)
   if constexpr (!ASYNC) {
     // Through registers: global loads into ra/rb, stored into a stage after the compute.
     float ra[NA][AV], rb[NB][VEC];
-    auto load = [&](int k0, auto mode) {
-      constexpr int MODE = decltype(mode)::value;
+    auto load = [&](int k0, const int mode) {  // mode: a constant at each call (inlined)
       const float* At = A + (m0 * K + k0);
       const float* Bt = B + (k0 * N + n0);
-      if constexpr (MODE != tmm::CHECKED) {
+      if (mode != tmm::CHECKED) {
         // Every piece in range: walk pointers; the wide loads wherever the rows are aligned.
         const float* pa = At + (ar * K + ak);
 #pragma unroll
         for (int q = 0; q < NA; ++q, pa += (BLOCK / AV_R) * K) {
-          if (MODE == tmm::WIDE) {
+          if (mode == tmm::WIDE) {
             tmm::load_wide<AV>(ra[q], pa);
           } else {
 #pragma unroll
@@ -278,7 +276,7 @@ __global__ void __launch_bounds__(BLOCK, MINB)
         for (int q = 0; q < NB; ++q) {
           if (q > 0 && q % B_QPR == 0) pb += B_KSTEP * N;
           const float* p = pb + q % B_QPR * BLOCK * VEC;
-          if (MODE == tmm::WIDE) {
+          if (mode == tmm::WIDE) {
             tmm::load_wide<VEC>(rb[q], p);
           } else {
 #pragma unroll
@@ -313,11 +311,11 @@ __global__ void __launch_bounds__(BLOCK, MINB)
     };
     auto load_tile = [&](int k0) {
       if (!inside_mn || k0 + BK > K)
-        load(k0, tmm::mode<tmm::CHECKED>{});
+        load(k0, tmm::CHECKED);
       else if (VEC > 1 && a_vec && b_vec)
-        load(k0, tmm::mode<tmm::WIDE>{});
+        load(k0, tmm::WIDE);
       else
-        load(k0, tmm::mode<tmm::NARROW>{});
+        load(k0, tmm::NARROW);
     };
     auto store = [&](int s) {
 #pragma unroll
@@ -365,11 +363,10 @@ __global__ void __launch_bounds__(BLOCK, MINB)
     // warp's 32 copies are 32 / BK tile rows of BK consecutive floats. A checked copy out of
     // range reads nothing (src-size 0: four zero bytes land) from the tile's corner, a valid
     // address.
-    auto issue = [&](int s, int k0, auto mode) {
-      constexpr int MODE = decltype(mode)::value;
+    auto issue = [&](int s, int k0, const int mode) {  // mode: a constant at each call
       const float* At = A + (m0 * K + k0);
       const float* Bt = B + (k0 * N + n0);
-      if constexpr (MODE != tmm::CHECKED) {
+      if (mode != tmm::CHECKED) {
         // Every piece in range: walk pointers (one 64-bit multiply-add per piece).
         const float* pa = At + (ar * K + ak);
 #pragma unroll
@@ -381,7 +378,7 @@ __global__ void __launch_bounds__(BLOCK, MINB)
           if (q > 0 && q % B_QPR == 0) pb += B_KSTEP * N;
           const int kb = br + q / B_QPR * B_KSTEP, nn = bn + q % B_QPR * BLOCK * VEC;
           const float* p = pb + q % B_QPR * BLOCK * VEC;
-          if (MODE == tmm::WIDE) {
+          if (mode == tmm::WIDE) {
             tmm::cp_async<4 * VEC>(&Bs[s][kb][nn], p, 4 * VEC);
           } else {
 #pragma unroll
@@ -414,11 +411,11 @@ __global__ void __launch_bounds__(BLOCK, MINB)
     };
     auto issue_tile = [&](int s, int k0) {
       if (!inside_mn || k0 + BK > K)
-        issue(s, k0, tmm::mode<tmm::CHECKED>{});
+        issue(s, k0, tmm::CHECKED);
       else if (VEC > 1 && b_vec)  // A goes one float at a time whatever its alignment
-        issue(s, k0, tmm::mode<tmm::WIDE>{});
+        issue(s, k0, tmm::WIDE);
       else
-        issue(s, k0, tmm::mode<tmm::NARROW>{});
+        issue(s, k0, tmm::NARROW);
     };
     const int KT = (K + BK - 1) / BK;
 #pragma unroll
