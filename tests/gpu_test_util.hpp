@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -49,17 +51,47 @@ inline std::string describe(const result_record& r) {
   return os.str();
 }
 
-/// The names of `family`'s shipped kernel files, for parameterised tests.
-inline std::vector<std::string> shipped_source_variants(const std::string& family) {
+/// The variants of `family`'s shipped kernel files, for parameterised tests: every plain file,
+/// and of a tunable file (hundreds of points) a sample of `per_tunable_file` points that run at
+/// some block from 128 to 1024, the first, the last and evenly spaced ones between; `kernlab
+/// tune` validates every point it times.
+inline std::vector<std::string> shipped_source_variants(const std::string& family,
+                                                        std::size_t per_tunable_file = 6) {
   family_registry fams;
   register_builtin_families(fams);
   add_data_families(fams, {kernels_dir()}, {});
   registry reg(fams);
   reg.add_source_dir(kernels_dir());
   std::vector<std::string> out;
-  for (const auto& e : reg.entries())
-    if (e.descriptor.family == family) out.push_back(e.descriptor.name);
+  std::map<std::string, std::vector<std::string>> points;  // by file
+  std::vector<std::string> files;
+  for (const auto& e : reg.entries()) {
+    if (e.descriptor.family != family) continue;
+    if (e.descriptor.name.find('[') == std::string::npos) {
+      out.push_back(e.descriptor.name);
+      continue;
+    }
+    // Only points a sweep's blocks (128 to 1024) can run: a point at 64 threads would skip all.
+    bool runs = false;
+    for (unsigned b : {128u, 256u, 512u, 1024u}) runs = runs || e.descriptor.supports_block(b);
+    if (!runs) continue;
+    if (!points.count(e.descriptor.origin_path)) files.push_back(e.descriptor.origin_path);
+    points[e.descriptor.origin_path].push_back(e.descriptor.name);
+  }
+  for (const auto& file : files) {
+    const auto& all = points[file];
+    const std::size_t n = std::min(per_tunable_file, all.size());
+    for (std::size_t i = 0; i < n; ++i)
+      out.push_back(all[n == 1 ? 0 : i * (all.size() - 1) / (n - 1)]);
+  }
   return out;
+}
+
+/// A variant's name as a test name: "tunable[BM=64;BN=32]" -> "tunable_BM_64_BN_32_".
+inline std::string test_name(std::string name) {
+  for (auto& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
 }
 
 /// The builtin families and a registry for a test to fill (source folders, plugin folders).

@@ -61,7 +61,7 @@ TEST_P(GpuQam256, ExactAtEveryBlockAndAwkwardSize) {
 
 INSTANTIATE_TEST_SUITE_P(Shipped, GpuQam256,
                          ::testing::ValuesIn(test::shipped_source_variants("qam256")),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& info) { return test::test_name(info.param); });
 
 // A lower SNR puts many symbols near and past the decision boundaries, where the soft bits are
 // not saturated: every rounding matters there.

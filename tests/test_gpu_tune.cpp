@@ -104,8 +104,7 @@ TEST(GpuTune, AKilledTuneResumesWithoutMeasuringWhatItStored) {
   ASSERT_LT(stored, 11u) << "the tune finished before the kill";
   const auto resumed = test::run_kernlab(args + " --resume");
   ASSERT_EQ(resumed.code, 0) << resumed.output;
-  EXPECT_EQ(evaluated_measured(resumed.output),
-            std::make_pair(11, static_cast<int>(11 - stored)))
+  EXPECT_EQ(evaluated_measured(resumed.output), std::make_pair(11, static_cast<int>(11 - stored)))
       << resumed.output;
 }
 

@@ -1,12 +1,15 @@
 // Discovery of kernel files, registry errors, and selection by name, wildcard and family.
 #include "families/family.hpp"
 #include "registry/registry.hpp"
+#include "report/table.hpp"
 #include "spec/names.hpp"
 #include "test_util.hpp"
+#include "tune_fixture.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -214,6 +217,42 @@ TEST(Substitute, WholeWordsOnly) {
       substitute_words("k<BLOCK, T, OP>", {{"BLOCK", "256"}, {"T", "int"}, {"OP", "kl::sum<int>"}}),
       "k<256, int, kl::sum<int>>");
   EXPECT_EQ(substitute_words("k<BLOCKS, TT>", {{"BLOCK", "1"}, {"T", "x"}}), "k<BLOCKS, TT>");
+}
+
+}  // namespace
+}  // namespace kl
+
+namespace kl {
+namespace {
+
+// A tunable file's points are a space for `kernlab tune`: "all", "family.*" and a family alone
+// leave them out (the default job stays the ladder); a pattern that names the file takes them.
+TEST(RegistryTunables, EverythingLeavesPointsOutAndNamingTheFileTakesThem) {
+  family_registry fams;
+  register_builtin_families(fams);
+  registry reg(fams);
+  test::temp_dir dir("registry_tunables");
+  test::write_tunable_reduce(dir, "tsum");
+  dir.write("reduce/plain.cu", test::read_file(test::kernels_dir() + "/reduce/reduce5.cu"));
+  reg.add_source_dir(dir.str());
+  auto names = [&](const std::vector<std::string>& patterns, const std::string& family = "") {
+    std::vector<std::string> out;
+    for (const auto* e : reg.select(patterns, family)) out.push_back(e->descriptor.name);
+    return out;
+  };
+  const std::vector<std::string> plain = {"plain"};
+  EXPECT_EQ(names({"all"}), plain);
+  EXPECT_EQ(names({"all"}, "reduce"), plain);
+  EXPECT_EQ(names({"reduce.*"}), plain);
+  EXPECT_EQ(names({"tsum"}).size(), 4u);  // ITEMS = 1, 2, 4, 8
+  EXPECT_EQ(names({"reduce.tsum"}).size(), 4u);
+  EXPECT_EQ(names({"ts*"}).size(), 4u);
+  EXPECT_EQ(names({"tsum[ITEMS=8]"}), std::vector<std::string>{"tsum[ITEMS=8]"});
+  // --list without a selection shows the file once, with its number of points.
+  std::ostringstream os;
+  print_list(os, reg);
+  EXPECT_NE(os.str().find("4 points: kernlab tune --variant tsum"), std::string::npos) << os.str();
+  EXPECT_EQ(os.str().find("tsum[ITEMS=8]"), std::string::npos) << os.str();
 }
 
 }  // namespace

@@ -264,9 +264,10 @@ TEST(TuneReport, TheHeaderCompilesAndHoldsTheBestConfiguration) {
   // It is C++ a program can include: a constexpr table and the #defines, checked by the compiler.
   test::temp_dir dir("tune_header");
   const std::string h = dir.write("tuned.h", header);
-  const std::string cpp = dir.write(
-      "use.cpp", "#include \"tuned.h\"\nstatic_assert(reduce_k_configs[0].n == 1000003);\n"
-                 "static_assert(reduce_k_configs[0].BLOCK == REDUCE_K_BLOCK);\nint main() {}\n");
+  const std::string cpp =
+      dir.write("use.cpp",
+                "#include \"tuned.h\"\nstatic_assert(reduce_k_configs[0].n == 1000003);\n"
+                "static_assert(reduce_k_configs[0].BLOCK == REDUCE_K_BLOCK);\nint main() {}\n");
   const auto r = test::run_command("c++ -std=c++17 -fsyntax-only " + cpp);
   EXPECT_EQ(r.code, 0) << r.output << "\n" << header;
 }

@@ -40,8 +40,8 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
 
   std::unique_ptr<kl::registry> reg = load_registry(opt, families);
   if (opt.list) {
-    if (opt.family.empty() && opt.variants == std::vector<std::string>{"all"}) {
-      kl::print_list(std::cout, *reg);
+    if (opt.variants == std::vector<std::string>{"all"}) {
+      kl::print_list(std::cout, *reg, opt.family);
     } else {
       try {
         kl::print_list(std::cout, *reg, reg->select(opt.variants, opt.family));

@@ -59,7 +59,8 @@ timing_options brief_timing(timing_options t) {
 // otherwise one line per batch.
 class progress_display {
  public:
-  explicit progress_display(std::string what) : what_(std::move(what)), tty_(isatty(STDERR_FILENO)) {}
+  explicit progress_display(std::string what)
+      : what_(std::move(what)), tty_(isatty(STDERR_FILENO)) {}
   void show(const tune::tune_outcome& t, std::size_t budget, std::size_t in_batch,
             const compile_summary* compiles, bool end_of_batch) {
     if (!tty_ && !end_of_batch) return;
@@ -77,8 +78,8 @@ class progress_display {
     if (compiles)
       os << " | compiled " << compiles->files - compiles->hits << ", " << compiles->hits
          << " cache hits";
-    os << " | " << stored << " from the store | " << std::fixed << std::setprecision(0)
-       << t.seconds << " s";
+    os << " | " << stored << " from the store | " << std::fixed << std::setprecision(0) << t.seconds
+       << " s";
     if (tty_)
       std::cerr << "\r\033[K" << os.str() << std::flush;
     else
@@ -111,8 +112,8 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
   const cuda::device_info& d = *rows_at.device;
   const timing_options brief = brief_timing(opt.timing);
   // Enough rows per batch to keep every compile thread busy while the GPU times.
-  const std::size_t batch_size =
-      std::max<std::size_t>(4, opt.compile_jobs ? opt.compile_jobs : thread_pool::hardware_threads());
+  const std::size_t batch_size = std::max<std::size_t>(
+      4, opt.compile_jobs ? opt.compile_jobs : thread_pool::hardware_threads());
   progress_display progress(s.name + " " + t.config.describe());
   std::vector<tune::observation> history;
   const auto t0 = clock_type::now();
@@ -254,9 +255,9 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     }
     if (!e->error.empty()) throw usage_error("tune: " + e->error);
     if (!families.find(e->descriptor.family))
-      throw usage_error("tune: " + e->descriptor.qualified_name() +
-                        ": its family's description cannot be used: " +
-                        families.broken(e->descriptor.family));
+      throw usage_error(
+          "tune: " + e->descriptor.qualified_name() +
+          ": its family's description cannot be used: " + families.broken(e->descriptor.family));
     sources.push_back(e);
   }
   if (sources.empty()) throw usage_error("tune: --variant selects no kernel file");
@@ -318,9 +319,8 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
       session->run(rows, done);
     };
     const cuda::device_info& d = session->device();
-    std::cout << "device 0: " << d.name << " (" << d.arch() << ", " << d.sm_count
-              << " SMs, driver " << d.driver_version / 1000 << "." << d.driver_version % 1000 / 10
-              << ")";
+    std::cout << "device 0: " << d.name << " (" << d.arch() << ", " << d.sm_count << " SMs, driver "
+              << d.driver_version / 1000 << "." << d.driver_version % 1000 / 10 << ")";
     if (store) std::cout << "; tuning store " << store->path().string();
     std::cout << "\n";
     if (opt.resume && store)
@@ -331,9 +331,12 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   const cuda::device_info& d = *rows_at.device;
 
   const run_context ctx = context_of(opt, req, argc, argv);
-  const nlohmann::json provenance = {{"device", d.name},       {"uuid", d.uuid},
-                                     {"driver", d.driver_version}, {"nvrtc", ctx.nvrtc_version},
-                                     {"kernlab_commit", ctx.kernlab_commit}, {"date", ctx.date}};
+  const nlohmann::json provenance = {{"device", d.name},
+                                     {"uuid", d.uuid},
+                                     {"driver", d.driver_version},
+                                     {"nvrtc", ctx.nvrtc_version},
+                                     {"kernlab_commit", ctx.kernlab_commit},
+                                     {"date", ctx.date}};
   table_options table;
   table.markdown = opt.markdown;
   table.families = &families;
@@ -357,11 +360,13 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
       t.budget_seconds = opt.budget_seconds;
       t.replayed_from = opt.replay_path;
       // Without a budget in evaluations the space's size bounds the search (a time budget may end
-      // it sooner); without any budget, 100 evaluations.
-      t.budget = opt.budget_evaluations    ? opt.budget_evaluations
-                 : opt.budget_seconds > 0 ? s.candidates.size()
-                                          : std::min<std::size_t>(100, s.candidates.size());
-      if (opt.budget_evaluations == 0 && opt.budget_seconds == 0 && s.candidates.size() > 100)
+      // it sooner); without any budget, 100 evaluations (exhaustive: all of them).
+      // exhaustive means every point: without a budget, the space's size.
+      const bool whole = opt.budget_seconds > 0 || opt.strategy == "exhaustive";
+      t.budget = opt.budget_evaluations ? opt.budget_evaluations
+                 : whole                ? s.candidates.size()
+                                        : std::min<std::size_t>(100, s.candidates.size());
+      if (opt.budget_evaluations == 0 && !whole && s.candidates.size() > 100)
         std::cout << "(no --budget: " << t.budget << " of the " << s.candidates.size()
                   << " points)\n";
       tune::strategy_options so;
@@ -381,8 +386,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     }
   }
   if (session) {
-    for (const auto& w : session->take_warnings())
-      std::cerr << "kernlab: warning: " << w << "\n";
+    for (const auto& w : session->take_warnings()) std::cerr << "kernlab: warning: " << w << "\n";
     const auto& c = session->compile_stats();
     std::cout << "\ncompile: " << session->compiled_files() << " points compiled or loaded, "
               << c.hits << " cache hits, " << c.misses << " misses, " << c.failed << " failed\n";

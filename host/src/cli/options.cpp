@@ -137,7 +137,7 @@ po::options_description make_description() {
   po::options_description tune("kernlab tune");
   tune.add_options()
     ("strategy", po::value<std::string>(),
-     "tune: how the space is searched (default annealing; the list is below)")
+     "tune: how the space is searched (default bayes; the list is below)")
     ("budget", po::value<std::string>(),
      "tune: evaluations per file and configuration (200), or wall time (90s, 5m, 1h); default 100")
     ("store", po::value<std::string>(),

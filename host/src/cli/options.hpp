@@ -68,7 +68,7 @@ struct cli_options {
   bool resume = false;
   std::vector<std::string> sanitize;  ///< compute-sanitizer tools
   // `kernlab tune`.
-  std::string strategy = "annealing";  ///< --strategy: how the space is searched
+  std::string strategy = "bayes";      ///< --strategy: how the space is searched
   std::size_t budget_evaluations = 0;  ///< --budget N: evaluations per tune (0: none given)
   double budget_seconds = 0;           ///< --budget 90s / 5m: wall time per tune (0: none given)
   std::string store_path;              ///< --store FILE; "" = tuning.jsonl beside the cache

@@ -1,6 +1,7 @@
 #include "report/table.hpp"
 
 #include "report/text_table.hpp"
+#include "spec/metadata.hpp"
 
 #include "families/data_family.hpp"
 
@@ -508,10 +509,17 @@ void print_prune_result(std::ostream& os, const nvrtc::prune_result& r, std::uin
      << human_bytes(static_cast<double>(limit)) << ") in " << dir.string() << "\n";
 }
 
-void print_list(std::ostream& os, const registry& reg) {
+void print_list(std::ostream& os, const registry& reg, const std::string& family) {
+  // A tunable file is one line here, with its number of points: hundreds of them would bury
+  // the rest (--list --variant FILE lists them).
   std::vector<const registry_entry*> all;
-  for (const auto& e : reg.entries()) all.push_back(&e);
-  print_list(os, reg, all);
+  std::map<std::string, std::size_t> points;  // by file
+  for (const auto& e : reg.entries()) {
+    if (!family.empty() && e.descriptor.family != family) continue;
+    const bool point = e.descriptor.name.find('[') != std::string::npos;
+    if (!point || points[e.descriptor.origin_path]++ == 0) all.push_back(&e);
+  }
+  print_list(os, reg, all, points);
 }
 
 namespace {
@@ -566,7 +574,8 @@ void print_families(std::ostream& os, const registry& reg,
 }  // namespace
 
 void print_list(std::ostream& os, const registry& reg,
-                const std::vector<const registry_entry*>& entries) {
+                const std::vector<const registry_entry*>& entries,
+                const std::map<std::string, std::size_t>& collapsed) {
   print_families(os, reg, entries);
   const std::size_t nw =
       name_width(entries, [](const registry_entry* e) { return e->descriptor.qualified_name(); });
@@ -580,6 +589,13 @@ void print_list(std::ostream& os, const registry& reg,
   os << col("variant", nw) << col("blocks", bw) << "origin\n";
   for (const auto* e : entries) {
     const auto& d = e->descriptor;
+    const auto file = collapsed.find(d.origin_path);
+    if (d.name.find('[') != std::string::npos && file != collapsed.end()) {
+      os << col(d.family + "." + base_name(d.name), nw) << col("tunable", bw) << d.origin_text()
+         << "\n    " << file->second << " points: kernlab tune --variant " << base_name(d.name)
+         << " searches them; --list --variant " << base_name(d.name) << " lists them\n";
+      continue;
+    }
     os << col(d.qualified_name(), nw) << col(blocks_of(d), bw) << d.origin_text()
        << (d.is_baseline ? "  (baseline)" : "") << "\n";
     if (!e->error.empty())

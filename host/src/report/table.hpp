@@ -8,6 +8,7 @@
 #include "nvrtc/compile_cache.hpp"
 #include "registry/registry.hpp"
 
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -81,10 +82,14 @@ void print_prune_result(std::ostream& os, const nvrtc::prune_result& r, std::uin
                         const std::filesystem::path& dir);
 
 /// Every registered variant with its origin, and every registration warning.
-void print_list(std::ostream& os, const registry& reg);
+/// Every variant (of `family`, if given); a tunable file is one line with its number of points.
+void print_list(std::ostream& os, const registry& reg, const std::string& family = "");
 /// The same for a selection of `reg`'s variants (--list --variant ... / --family ...).
 void print_list(std::ostream& os, const registry& reg,
-                const std::vector<const registry_entry*>& entries);
+                const std::vector<const registry_entry*>& entries,
+                const std::map<std::string, std::size_t>& collapsed = {});
+///< `collapsed`: the files whose points are listed as one line (entries holds one point each),
+///< with their number of points.
 
 /// The baseline row of a group: `name` if given, else the family's library (is_baseline) row.
 /// Only a passed row can be a baseline.

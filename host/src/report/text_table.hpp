@@ -68,5 +68,4 @@ struct text_table {
   }
 };
 
-
 }  // namespace kl

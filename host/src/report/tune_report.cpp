@@ -90,8 +90,8 @@ void print_tune_best(std::ostream& os, const tune::tune_outcome& t, const cuda::
   }
   const auto [value, peak] = throughput(best->record, d);
   os << "best: " << what << ": " << tune::describe(t.space->candidates[best->point]) << ", "
-     << micros(best->record.timing->median_ms) << " us, " << fmt("%.1f", value) << " "
-     << unit_of(t) << " (" << fmt("%.1f", peak * 100) << "% of peak)";
+     << micros(best->record.timing->median_ms) << " us, " << fmt("%.1f", value) << " " << unit_of(t)
+     << " (" << fmt("%.1f", peak * 100) << "% of peak)";
   if (const result_record* b = baseline_of(t))
     os << ", " << fmt("%.2f", b->timing->median_ms / best->record.timing->median_ms) << "x "
        << b->variant.name;
@@ -157,8 +157,7 @@ void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda:
   }
   os << "\n"
      << (opt.markdown ? "### " : "== ") << t.space->family << "." << t.space->name << "  "
-     << t.config.describe() << "  (" << t.strategy << ", " << t.evaluations.size()
-     << " evaluated, "
+     << t.config.describe() << "  (" << t.strategy << ", " << t.evaluations.size() << " evaluated, "
      << (t.replayed_from.empty() ? std::to_string(t.measured()) + " measured in this run"
                                  : "replayed from " + t.replayed_from)
      << ", " << fmt("%.1f", t.seconds) << " s; stopped by " << t.stopped_by << ")\n";
@@ -265,14 +264,16 @@ std::string tuning_header(const std::vector<tune::tune_outcome>& tunes, const cu
       const auto [value, peak] = throughput(r, d);
       h << "//   " << t->config.describe() << ": " << micros(r.timing->median_ms)
         << " us (median of " << r.timing->samples << " samples";
-      if (r.timing->has_ci()) h << ", 95% CI +-" << fmt("%.2f", r.timing->ci_half_width() * 100) << "%";
+      if (r.timing->has_ci())
+        h << ", 95% CI +-" << fmt("%.2f", r.timing->ci_half_width() * 100) << "%";
       h << ", noise " << fmt("%.1f", r.timing->noise * 100) << "%), " << fmt("%.1f", value) << " "
         << (compute_bound(r) ? "TFLOP/s" : "GB/s") << ", " << t->evaluations.size()
         << " points evaluated\n";
     }
     h << "struct " << id << "_config {\n";
     for (const auto& [name, v] : axes) h << "  long long " << identifier(name) << ";\n";
-    for (const auto& [name, v] : s.candidates.front().values) h << "  int " << identifier(name) << ";\n";
+    for (const auto& [name, v] : s.candidates.front().values)
+      h << "  int " << identifier(name) << ";\n";
     h << "};\ninline constexpr " << id << "_config " << id << "_configs[] = {\n";
     for (const auto* t : mine) {
       h << "    {";

@@ -21,8 +21,9 @@ int row_session::workers_started() const { return executor_->workers_started(); 
 
 std::vector<std::string> row_session::take_warnings() { return std::exchange(warnings_, {}); }
 
-std::vector<result_record> row_session::run(const std::vector<row_request>& rows,
-                                            const std::function<void(std::size_t, const result_record&)>& on_row) {
+std::vector<result_record> row_session::run(
+    const std::vector<row_request>& rows,
+    const std::function<void(std::size_t, const result_record&)>& on_row) {
   // The files of this batch not compiled yet, once each, in the order their rows come.
   run_request request = base_;
   request.variants.clear();

@@ -40,8 +40,9 @@ class row_session {
   /// Runs the rows in order and returns their records in the same order. The source files among
   /// them that were not compiled before are compiled first, on the pool of compile threads, while
   /// the earlier rows run. `on_row` is called after each row with its index and record.
-  std::vector<result_record> run(const std::vector<row_request>& rows,
-                                 const std::function<void(std::size_t, const result_record&)>& on_row = {});
+  std::vector<result_record> run(
+      const std::vector<row_request>& rows,
+      const std::function<void(std::size_t, const result_record&)>& on_row = {});
 
   /// The compile stage's numbers over every batch so far (files, hits, misses, failures).
   const compile_summary& compile_stats() const { return stats_; }

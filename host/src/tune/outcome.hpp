@@ -26,11 +26,11 @@ struct tune_outcome {
   std::size_t budget = 0;
   double budget_seconds = 0;  ///< 0: none
   std::uint64_t seed = 0;
-  std::vector<evaluation> evaluations;  ///< in the order they were made
+  std::vector<evaluation> evaluations;   ///< in the order they were made
   std::vector<result_record> baselines;  ///< the family's library, at the same configuration
   double seconds = 0;                    ///< the search's wall time
-  std::string stopped_by;  ///< "the budget", "the time budget", "the strategy (...)"
-  std::string replayed_from;  ///< --replay: the recorded tune that answered every row
+  std::string stopped_by;                ///< "the budget", "the time budget", "the strategy (...)"
+  std::string replayed_from;             ///< --replay: the recorded tune that answered every row
 
   /// The fastest passed evaluation at full fidelity (brief ones only when no full one passed:
   /// their medians are rougher); null when nothing passed.

@@ -36,7 +36,8 @@ std::vector<std::pair<std::string, std::int64_t>> point_values(const std::string
 
 std::string describe(const candidate& c) {
   std::string s;
-  for (const auto& [name, v] : c.values) s += (s.empty() ? "" : " ") + name + "=" + std::to_string(v);
+  for (const auto& [name, v] : c.values)
+    s += (s.empty() ? "" : " ") + name + "=" + std::to_string(v);
   return s;
 }
 

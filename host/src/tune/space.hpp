@@ -22,10 +22,10 @@ struct candidate {
 };
 
 struct tuning_space {
-  std::string file;    ///< the kernel file
-  std::string name;    ///< the file's stem: "tunable"
-  std::string family;  ///< "matmul"
-  search_space space;  ///< what a strategy sees: parameters and points
+  std::string file;                   ///< the kernel file
+  std::string name;                   ///< the file's stem: "tunable"
+  std::string family;                 ///< "matmul"
+  search_space space;                 ///< what a strategy sees: parameters and points
   std::vector<candidate> candidates;  ///< the same points, in the same order
   /// The points left out before any run, by reason ("block 1024: the NVIDIA H100 allows at most
   /// ..."), with how many each; every point is either a candidate or counted here.
