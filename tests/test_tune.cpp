@@ -283,6 +283,18 @@ TEST(TuneCommand, WithoutAGpuItShowsTheSpaceAndSaysThereIsNoDevice) {
   EXPECT_NE(r.output.find("no CUDA driver/device"), std::string::npos) << r.output;
 }
 
+TEST(TuneCommand, WithoutBlockItTakesEveryBlockTheFileLists) {
+  test::temp_dir dir("tune_cli_blocks");
+  const std::string file = test::write_tunable_reduce(dir, "tsum");
+  ASSERT_TRUE(test::replace_in_file(file, "blocks:  128 256 512", "blocks:  64 128 256 512"));
+  const std::string k = "tune --kernels-dir " + dir.str() + " --variant tsum";
+  // 64 threads are not among a sweep's default blocks, but a tune takes the file's.
+  auto r = test::run_kernlab(k);
+  EXPECT_NE(r.output.find("15 points over ITEMS(4) BLOCK(4)"), std::string::npos) << r.output;
+  r = test::run_kernlab(k + " --block 128,256,512");
+  EXPECT_NE(r.output.find("11 points over ITEMS(4) BLOCK(3)"), std::string::npos) << r.output;
+}
+
 TEST(TuneCommand, BadInputIsAUsageErrorNamingIt) {
   test::temp_dir dir("tune_cli_bad");
   test::write_tunable_reduce(dir, "tsum");

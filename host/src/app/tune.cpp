@@ -241,7 +241,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   std::unique_ptr<registry> reg = load_registry(opt, families);
   for (const auto& w : reg->warnings()) std::cerr << "kernlab: warning: " << w << "\n";
   const auto cache = open_cache(opt);
-  const run_request req = make_request(opt, *reg, families, cache);
+  run_request req = make_request(opt, *reg, families, cache);
 
   // What is tuned: the selected kernel files. A plugin has nothing to tune; the family's library
   // runs beside the tunes as their baseline anyway.
@@ -261,6 +261,16 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     sources.push_back(e);
   }
   if (sources.empty()) throw usage_error("tune: --variant selects no kernel file");
+  // Without --block, a tune takes every block its files allow (a tile file's 64-thread points
+  // too), not a sweep's 128 to 1024.
+  if (!opt.blocks_explicit) {
+    std::vector<unsigned> blocks;
+    for (const registry_entry* e : sources)
+      for (unsigned b : e->descriptor.blocks)
+        if (std::find(blocks.begin(), blocks.end(), b) == blocks.end()) blocks.push_back(b);
+    std::sort(blocks.begin(), blocks.end());
+    req.blocks = blocks;
+  }
 
   std::optional<cuda::device_info> device;
   std::string no_device;
