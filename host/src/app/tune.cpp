@@ -352,7 +352,6 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   table.families = &families;
 
   std::vector<tune::tune_outcome> tunes;
-  tunes.reserve(spaces.size() * 8);
   for (const auto& s : spaces) {
     const family& fam = *families.find(s.family);
     // The family's library (CUB, cuBLAS plugins), at every configuration the file is tuned at.
@@ -371,7 +370,6 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
       t.replayed_from = opt.replay_path;
       // Without a budget in evaluations the space's size bounds the search (a time budget may end
       // it sooner); without any budget, 100 evaluations (exhaustive: all of them).
-      // exhaustive means every point: without a budget, the space's size.
       const bool whole = opt.budget_seconds > 0 || opt.strategy == "exhaustive";
       t.budget = opt.budget_evaluations ? opt.budget_evaluations
                  : whole                ? s.candidates.size()
