@@ -57,29 +57,50 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (line <= h.header_line) broken_promise("key '" + key + "' placed before the header");
 
   // What parse_header checked: every expression evaluates, with TSIZE=4 (every dtype kernlab has
-  // today), GRID=1 and GRID=65536, to at least its minimum.
+  // today), GRID=1 and GRID=65536, to at least its minimum; the params are variables of the
+  // expressions after them. A header with tunables is checked point by point (each point's
+  // values are its first params), as the registry uses it.
   const std::int64_t grids[] = {1, 2, 3, 255, 65536, 1 << 20, 2147483647};  // up to CUDA's grid.x
-  for (unsigned b : d.blocks) {
-    const std::int64_t block = b;
-    for (std::int64_t tsize : {1, 2, 4, 8, 16}) {
-      std::int64_t v = 0;
-      const bool promised = tsize == 4;
-      if (!d.tile.empty()) {
-        const bool ok = try_evaluate(d.tile, {{"BLOCK", block}, {"TSIZE", tsize}}, v);
-        if (promised && (!ok || v < 1))
-          broken_promise("tile '" + d.tile + "' accepted but unusable");
-      }
-      const bool ok = try_evaluate(d.shared_bytes, {{"BLOCK", block}, {"TSIZE", tsize}}, v);
-      if (promised && (!ok || v < 0))
-        broken_promise("shared_bytes '" + d.shared_bytes + "' accepted but unusable");
-      if (!d.workspace.empty())
-        for (std::int64_t grid : grids) {
-          const bool ws_ok =
-              try_evaluate(d.workspace, {{"BLOCK", block}, {"TSIZE", tsize}, {"GRID", grid}}, v);
-          if (promised && (grid == 1 || grid == 65536) && (!ws_ok || v < 0))
-            broken_promise("workspace '" + d.workspace + "' accepted but unusable");
+  auto check = [&](const kl::variant_descriptor& d) {
+    for (unsigned b : d.blocks) {
+      const std::int64_t block = b;
+      for (std::int64_t tsize : {1, 2, 4, 8, 16}) {
+        const bool promised = tsize == 4;
+        std::map<std::string, std::int64_t> vars = {{"BLOCK", block}, {"TSIZE", tsize}};
+        bool params_ok = true;
+        for (const auto& [name, text] : d.params) {
+          std::int64_t p = 0;
+          params_ok = params_ok && try_evaluate(text, vars, p);
+          vars[name] = p;
         }
+        if (!params_ok) {
+          if (promised) broken_promise("params accepted but unusable");
+          continue;
+        }
+        std::int64_t v = 0;
+        if (!d.tile.empty()) {
+          const bool ok = try_evaluate(d.tile, vars, v);
+          if (promised && (!ok || v < 1))
+            broken_promise("tile '" + d.tile + "' accepted but unusable");
+        }
+        const bool ok = try_evaluate(d.shared_bytes, vars, v);
+        if (promised && (!ok || v < 0))
+          broken_promise("shared_bytes '" + d.shared_bytes + "' accepted but unusable");
+        if (!d.workspace.empty())
+          for (std::int64_t grid : grids) {
+            auto with_grid = vars;
+            with_grid["GRID"] = grid;
+            const bool ws_ok = try_evaluate(d.workspace, with_grid, v);
+            if (promised && (grid == 1 || grid == 65536) && (!ws_ok || v < 0))
+              broken_promise("workspace '" + d.workspace + "' accepted but unusable");
+          }
+      }
     }
+  };
+  if (h.points.empty()) {
+    check(d);
+  } else {
+    for (const auto& point : h.points) check(point);
   }
   return 0;
 }
