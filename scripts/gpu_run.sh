@@ -11,23 +11,16 @@ cd "$src" || exit 1
 { date -u; nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw --format=csv; } > "$out/device.log" 2>&1
 cat "$out/device.log"
 
-step() {  # step NAME SECONDS COMMAND...
-  local name=$1 secs=$2; shift 2
-  echo "=== $name: $*" | tee "$out/$name.log"
-  local t0 t1
-  t0=$(date +%s.%N)
-  timeout "$secs" "$@" >> "$out/$name.log" 2>&1
-  local rc=$?
-  t1=$(date +%s.%N)
-  echo "=== $name: exit $rc after $(awk "BEGIN{printf \"%.2f\", $t1 - $t0}") s" | tee -a "$out/$name.log"
-  tail -n 25 "$out/$name.log"
+shown() {  # shown NAME SECONDS COMMAND...: gpu_prelude.sh's step, then the log's last lines
+  step "$@"
+  tail -n 25 "$out/$1.log"
 }
 
-step ctest 200 ctest --test-dir build --output-on-failure -j4
+shown ctest 200 ctest --test-dir build --output-on-failure -j4
 cat "$out/device.log" >> "$out/ctest.log" && rm "$out/device.log"
 # The README's first command's job (config/kernlab.cfg), and its single-configuration example.
-step default_job 200 ./build/kernlab --json "$out/default_job.json"
-step readme_example 60 ./build/kernlab --variant reduce5 --block 512
+shown default_job 200 ./build/kernlab --json "$out/default_job.json"
+shown readme_example 60 ./build/kernlab --variant reduce5 --block 512
 
 timed() {  # timed LOG LABEL COMMAND...: appends the command's output and its wall time to LOG
   local log=$1 label=$2 t0 t1 rc; shift 2
