@@ -60,6 +60,9 @@ struct result_record {
   double gbps() const {
     return timed() && timing->median_ms > 0 ? bytes / (timing->median_ms * 1e6) : 0;
   }
+  double tflops() const {
+    return timed() && timing->median_ms > 0 ? flops / (timing->median_ms * 1e9) : 0;
+  }
 };
 
 /// The canonical key of a measured configuration: what two records must share to be the same

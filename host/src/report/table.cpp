@@ -114,10 +114,6 @@ problem_figures figures_of(const std::vector<result_record>& group, const table_
   return {};
 }
 
-double tflops_of(const result_record& r) {
-  return r.timing && r.timing->median_ms > 0 ? r.flops / (r.timing->median_ms * 1e-3) / 1e12 : 0;
-}
-
 }  // namespace
 
 void print_group(std::ostream& os, const std::vector<result_record>& group,
@@ -205,8 +201,8 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       row.push_back(r.timing->has_ci() ? "+-" + ci + (by_ci ? flags : "") : "-");
       row.push_back(fmt("%.1f%%", r.timing->noise * 100) + (by_ci ? "" : flags));
       if (compute) {
-        row.push_back(fmt("%.2f", tflops_of(r)));
-        row.push_back(fp32_peak > 0 ? fmt("%.1f", tflops_of(r) * 1e12 / fp32_peak * 100) : "-");
+        row.push_back(fmt("%.2f", r.tflops()));
+        row.push_back(fp32_peak > 0 ? fmt("%.1f", r.tflops() * 1e12 / fp32_peak * 100) : "-");
       } else {
         row.push_back(fmt("%.1f", r.gbps()));
         row.push_back(fmt("%.1f", r.gbps() * 1e9 / peak * 100));
@@ -251,15 +247,15 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       best_source = &r;
   if (best && compute) {
     os << "best: " << best->variant.name << " block " << block_text(best->block) << ", "
-       << fmt("%.2f", tflops_of(*best)) << " TFLOP/s ("
-       << (fp32_peak > 0 ? fmt("%.1f", tflops_of(*best) * 1e12 / fp32_peak * 100) : "-")
+       << fmt("%.2f", best->tflops()) << " TFLOP/s ("
+       << (fp32_peak > 0 ? fmt("%.1f", best->tflops() * 1e12 / fp32_peak * 100) : "-")
        << "% of the " << fmt("%.1f", fp32_peak / 1e12) << " TFLOP/s FP32 peak)";
     if (base)
       os << ", " << fmt("%.2f", base->timing->median_ms / best->timing->median_ms) << "x of "
          << base->variant.name;
     if (best_source && best_source != best) {
       os << "; best compiled here: " << best_source->variant.name << " block "
-         << block_text(best_source->block) << ", " << fmt("%.2f", tflops_of(*best_source))
+         << block_text(best_source->block) << ", " << fmt("%.2f", best_source->tflops())
          << " TFLOP/s";
       if (base)
         os << ", " << fmt("%.2f", base->timing->median_ms / best_source->timing->median_ms)

@@ -14,14 +14,9 @@ bool compute_bound(const result_record& r) { return r.roofline == "compute"; }
 
 // Throughput in the row's own unit (TFLOP/s or GB/s) and as a fraction of the device's peak.
 std::pair<double, double> throughput(const result_record& r, const cuda::device_info& d) {
-  if (!r.timed() || r.timing->median_ms <= 0) return {0, 0};
-  const double seconds = r.timing->median_ms * 1e-3;
-  if (compute_bound(r)) {
-    const double flops = r.flops / seconds;
-    return {flops / 1e12, d.peak_fp32_flops() > 0 ? flops / d.peak_fp32_flops() : 0};
-  }
-  const double bytes = r.bytes / seconds;
-  return {bytes / 1e9, d.peak_bandwidth() > 0 ? bytes / d.peak_bandwidth() : 0};
+  if (compute_bound(r))
+    return {r.tflops(), d.peak_fp32_flops() > 0 ? r.tflops() * 1e12 / d.peak_fp32_flops() : 0};
+  return {r.gbps(), d.peak_bandwidth() > 0 ? r.gbps() * 1e9 / d.peak_bandwidth() : 0};
 }
 
 std::string unit_of(const tune::tune_outcome& t) {
