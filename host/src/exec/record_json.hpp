@@ -11,6 +11,7 @@
 namespace kl {
 
 nlohmann::json to_json(const result_record& r);
+nlohmann::json to_json(const problem_config& c);  ///< a record's "config"
 nlohmann::json to_json(const timing_stats& t);
 timing_stats timing_stats_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const timing_options& t);

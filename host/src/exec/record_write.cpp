@@ -64,16 +64,14 @@ json to_json(const timing_options& t) {
           {"max_ci", t.max_ci}};
 }
 
+json to_json(const problem_config& c) {
+  return {{"dtype", c.dtype}, {"op", c.op},         {"size", c.size},  {"input", c.input_mode},
+          {"seed", c.seed},   {"snr_db", c.snr_db}, {"shape", c.shape}};
+}
+
 json to_json(const result_record& r) {
   json j = {{"variant", descriptor_json(r.variant)},
-            {"config",
-             {{"dtype", r.config.dtype},
-              {"op", r.config.op},
-              {"size", r.config.size},
-              {"input", r.config.input_mode},
-              {"seed", r.config.seed},
-              {"snr_db", r.config.snr_db},
-              {"shape", r.config.shape}}},
+            {"config", to_json(r.config)},
             {"block", r.block},
             {"outcome", outcome_name(r.status)},
             {"message", r.message},

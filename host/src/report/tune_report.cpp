@@ -183,10 +183,7 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
                         {"measured", t.measured()},
                         {"seconds", t.seconds},
                         {"stopped_by", t.stopped_by}};
-    result_record config_only;
-    config_only.variant.family = t.space->family;
-    config_only.config = t.config;
-    e["config"] = to_json(config_only).at("config");
+    e["config"] = to_json(t.config);
     std::size_t failed = 0;
     for (const auto& ev : t.evaluations)
       if (!ev.record.timed() && ev.record.status != outcome::skipped) ++failed;
