@@ -10,7 +10,7 @@
 //  - Block tile BM x BN of C per block, over K in k-tiles of BK. Grid: ceil(N / BN) x
 //    ceil(M / BM) blocks, blockIdx.x along N.
 //  - Warp tile WM x WN: the block's (BM / WM) x (BN / WN) warps, so BLOCK = that many x 32 (a
-//    requirement below; the block size is the ordinary BLOCK tunable, 64 to 512).
+//    requirement below; the block size is the ordinary BLOCK tunable, 128 to 512).
 //  - Thread tile TM x TN, TN = WM * WN / (32 TM) derived (the 32 lanes cover the warp tile
 //    once). The lanes sit LM x LN = (WM / TM) x (WN / TN) in the warp tile, and a lane's TM rows
 //    and TN columns are not contiguous: they are TM/4 x TN/4 sub-tiles of 4 x 4 (the "warp
@@ -54,19 +54,33 @@
 //    VEC elements go one at a time. With ASYNC, VEC applies to B; A is copied one float per
 //    cp.async because its tile is transposed on the way (a 16-byte copy cannot scatter): 8
 //    copies per thread per k-tile at 128 x 128 x 8 with 128 threads, against 1024 FMAs.
-//  - MINB (derived): __launch_bounds__(BLOCK, MINB). EST estimates the registers (accumulators,
-//    fragments, the staging registers of ASYNC = 0, 24 for addresses and counters) and MINB is
-//    the most blocks per SM that leave EST each, 1 to 4: the cap that gave warptile two blocks
-//    per SM at 256 threads (128 registers; 0.94x as fast without it), without forcing the
-//    larger tiles into spills.
+//  - REGS and MINB (derived): __launch_bounds__(BLOCK, MINB), MINB = 65536 / (BLOCK * REGS): a
+//    register budget per thread, REGS, chosen by class from ptxas' reports of the whole space
+//    (kernlab --resources; none of the points spills):
+//      128 accumulators: 255 (2 blocks per SM at 128 threads, 1 at 256);
+//      32 accumulators: 128;
+//      64 accumulators: 168 at 128 threads (3 blocks per SM; at 128 most of them spilled; 255
+//        for cp.async 16 x 4 at BK = 16, VEC = 2, which spilled 8 bytes at 168), 128
+//        at 512 (the most there is), and at 256 threads 128 (2 blocks per SM, warptile's cap:
+//        0.94x as fast without it) where ptxas fits that without spilling, else 255. It fits for
+//        the plain pipeline, for cp.async at TM = 8 or VEC = 4, and for register double
+//        buffering at VEC = 4, BK = 16 with TM = 16 or at most 16 staging registers (warptile's
+//        point); it spilled (8 to 120 bytes) for the others.
+//    A first version derived the cap from an estimate of the registers; ptxas' needs at the
+//    128-register boundary turned out too irregular for that (VEC = 4 spilling where VEC = 1
+//    fitted, for one), hence the table.
 //
 // Requirements, in the order of the header: the block's threads are its warps; the tiles divide
 // (WM | BM, WN | BN; the lanes tile the warp: TN = WM WN / (32 TM) a multiple of 4, LM = WM / TM
-// and LN = WN / TN whole); TM * TN <= 128 accumulators, EST within the 65536 registers of an SM
-// and at most 224 (so that the cap never squeezes a tile into spills); shared memory <= 48 KiB;
-// the loads of a k-tile divide evenly among the threads (every element of a stage is written by
-// exactly one thread, every k-tile); ASYNC with 2-4 stages, registers with 1-2; the plain
-// pipeline (a ladder step, never the fastest) at VEC = 4 only.
+// and LN = WN / TN whole); TM * TN <= 128 accumulators; an estimate of the registers
+// (accumulators, fragments, the staging registers of ASYNC = 0, 24 for addresses) within the
+// 65536 of an SM and at most 224; shared memory <= 48 KiB; the loads of a k-tile divide evenly
+// among the threads (every element of a stage is written by exactly one thread, every k-tile);
+// ASYNC with 2-4 stages, registers with 1-2; the plain pipeline (a ladder step, never the
+// fastest) at VEC = 4 only; and two exclusions where ptxas spilled at the only budget there is:
+// one-float register-path loads at 512 threads (128 registers), and at 128 accumulators with
+// BK = 16 (255 registers). Blocks of 64 threads are left out: kernlab's `--block all` is 128 to
+// 1024, and two-warp blocks do not compete at the sizes that matter here.
 //
 // Boundaries, walked through for the edge tiles (any M, N, K >= 1):
 //  - A k-tile may run past K (the last one when K % BK != 0) and a block tile past M or N (the
@@ -116,10 +130,10 @@
 /* kernlab
 family:     matmul
 entry:      tunable<BLOCK, BM, BN, BK, WM, WN, TM, TN, STAGES, ASYNC, VEC, MINB>
-blocks:     64 128 256 512
+blocks:     128 256 512
 tune:       BM = 64, 128, 256; BN = 64, 128, 256; BK = 8, 16; WM = 32, 64; WN = 32, 64; TM = 8, 16; STAGES = 1..4; ASYNC = 0, 1; VEC = 1, 2, 4
-params:     TN = WM * WN / (32 * TM); EST = TM * TN + TM + TN + (ASYNC ? 0 : (BM * BK + BK * BN) / BLOCK) + 24; MINB = max(1, min(4, 65536 / (BLOCK * EST)))
-require:    BLOCK == (BM / WM) * (BN / WN) * 32; BM % WM == 0 && BN % WN == 0; WM * WN % (32 * TM) == 0 && WM % TM == 0; WM * WN / (32 * TM) % 4 == 0 && WN % (WM * WN / (32 * TM)) == 0; WM * WN / 32 <= 128; WM * WN / 32 + TM + WM * WN / (32 * TM) + (ASYNC ? 0 : (BM * BK + BK * BN) / BLOCK) + 24 <= min(224, 65536 / BLOCK); STAGES * BK * (BM + 4 + BN) * 4 <= 49152; BM * BK % (BLOCK * (ASYNC ? 1 : VEC)) == 0 && BK * BN % (BLOCK * VEC) == 0; ASYNC ? STAGES >= 2 : STAGES <= 2; STAGES > 1 || VEC == 4
+params:     TN = WM * WN / (32 * TM); REGS = TM * TN >= 128 ? 255 : TM * TN <= 32 ? 128 : BLOCK <= 128 ? (ASYNC && TM == 16 && BK == 16 && VEC == 2 ? 255 : 168) : BLOCK >= 512 ? 128 : (ASYNC ? TM == 8 || VEC == 4 : STAGES == 1 || VEC == 4 && BK == 16 && (TM == 16 || (BM + BN) * BK / BLOCK <= 16)) ? 128 : 255; MINB = max(1, min(4, 65536 / (BLOCK * REGS)))
+require:    BLOCK == (BM / WM) * (BN / WN) * 32; BM % WM == 0 && BN % WN == 0; WM * WN % (32 * TM) == 0 && WM % TM == 0; WM * WN / (32 * TM) % 4 == 0 && WN % (WM * WN / (32 * TM)) == 0; WM * WN / 32 <= 128; WM * WN / 32 + TM + WM * WN / (32 * TM) + (ASYNC ? 0 : (BM * BK + BK * BN) / BLOCK) + 24 <= min(224, 65536 / BLOCK); STAGES * BK * (BM + 4 + BN) * 4 <= 49152; BM * BK % (BLOCK * (ASYNC ? 1 : VEC)) == 0 && BK * BN % (BLOCK * VEC) == 0; ASYNC ? STAGES >= 2 : STAGES <= 2; STAGES > 1 || VEC == 4; ASYNC || VEC > 1 || BLOCK < 512; ASYNC || VEC > 1 || BK == 8 || WM * WN / 32 < 128
 block_dims: BLOCK, 1
 grid_dims:  ceil_div(N, BN), ceil_div(M, BM)
 summary:    warp-tiled SGEMM: tunable block/warp/thread tiles, registers or cp.async with 1-4 shared stages, 1/2/4-float loads
