@@ -33,12 +33,17 @@ TEST(GpuTune, ExhaustiveTuneRanksEveryPointExportsTheBestAndRerunsFromTheStore) 
   test::temp_dir dir("tune_gpu");
   test::write_tunable_reduce(dir, "tsum");
   const std::string d = dir.str();
+  // One compile thread: batches of 4, each proposed ahead and queued behind the last, so the
+  // 11 points run as 4 + 4 + 3 with the next batch compiling while one is timed.
   const std::string args = "tune --kernels-dir " + d + " --variant tsum --strategy exhaustive" +
                            " --store " + d + "/store.jsonl --json " + d + "/run.json --export " +
-                           d + "/best.json --export-header " + d + "/best.h" + quick;
+                           d + "/best.json --export-header " + d + "/best.h -j 1" + quick;
   const auto r = test::run_kernlab(args);
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(evaluated_measured(r.output), std::make_pair(11, 11)) << r.output;
+  EXPECT_NE(r.output.find("compile: 4 points compiled or loaded"), std::string::npos)  // 4 ITEMS
+      << r.output;
+  EXPECT_NE(r.output.find("time: rows ran"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("best: reduce.tsum"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("x cub"), std::string::npos) << r.output;
   EXPECT_EQ(lines_in(d + "/store.jsonl"), 11u);

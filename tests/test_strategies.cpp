@@ -137,15 +137,26 @@ struct run_log {
 };
 
 // Drives a strategy to its end as the tune command does: propose, time every proposal, repeat.
+// With `ahead`, as the tune command does on a GPU: each batch after the first is proposed before
+// the last one's times are in (propose_ahead), when the strategy can.
 run_log drive(const std::string& name, const problem& p, std::uint64_t seed, std::size_t budget,
-              std::size_t max_batch) {
+              std::size_t max_batch, bool ahead = false) {
   const auto s = make_strategy(name, p.space, {seed, budget});
   run_log log;
+  std::vector<proposal> next;
   // Each call proposes at least one point, and there are at most budget of them: more calls
   // than that is a stall.
   for (std::size_t calls = 0; calls <= budget; ++calls) {
-    std::vector<proposal> batch = s->propose(log.history, max_batch);
+    std::vector<proposal> batch =
+        !next.empty() ? std::exchange(next, {}) : s->propose(log.history, max_batch);
     if (batch.empty()) return log;
+    if (ahead && log.history.size() + batch.size() < budget) {
+      next = s->propose_ahead(log.history, batch, max_batch);
+      for (const proposal& q : next)
+        for (const proposal& b : batch)
+          EXPECT_FALSE(q.point == b.point && q.level == b.level)
+              << name << ": pending point " << q.point << " proposed ahead";
+    }
     for (const proposal& q : batch)
       log.history.push_back({q.point, q.level, p.observe(q.point, q.level)});
     log.batches.push_back(std::move(batch));
@@ -343,7 +354,75 @@ TEST_P(StrategyContract, UsesObservationsItDidNotAskFor) {
   EXPECT_EQ(history.size(), 60u);
 }
 
+// Proposing ahead keeps the contract: no point twice, batches within max_batch, the budget kept
+// exactly, and the same proposals for the same seed.
+TEST_P(StrategyContract, AheadKeepsTheContract) {
+  const problem p = rugged();
+  for (const std::size_t max_batch : {1, 3, 16}) {
+    const std::size_t budget = 120;
+    const run_log log = drive(GetParam(), p, 7, budget, max_batch, true);
+    EXPECT_EQ(log.history.size(), budget) << "max_batch " << max_batch;
+    std::set<std::pair<std::size_t, fidelity>> seen;
+    for (const auto& batch : log.batches) {
+      EXPECT_LE(batch.size(), max_batch);
+      for (const proposal& q : batch)
+        EXPECT_TRUE(seen.insert({q.point, q.level}).second) << "point " << q.point << " again";
+    }
+    const run_log again = drive(GetParam(), p, 7, budget, max_batch, true);
+    ASSERT_EQ(again.history.size(), log.history.size());
+    for (std::size_t i = 0; i < log.history.size(); ++i)
+      EXPECT_EQ(again.history[i].point, log.history[i].point) << "max_batch " << max_batch;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(All, StrategyContract, ::testing::ValuesIn(strategy_names()), param_name);
+
+// Which strategies propose ahead: those whose next batch does not hang on the last one's times
+// (a sample fixed in advance, or a model that believes its pending points); the local searches
+// wait. Ahead proposals count the pending batch against the budget, and bad calls are refused.
+TEST(StrategyAhead, WhoLooksAheadAndTheBudget) {
+  const problem p = bowl();
+  for (const std::string& name : strategy_names()) {
+    // Bayes's first batch is its space-filling design (a tenth of the budget): 20 of 200.
+    const auto s = make_strategy(name, p.space, {5, 200});
+    const std::vector<proposal> first = s->propose({}, 16);  // greedy: a point and 8 neighbours
+    ASSERT_FALSE(first.empty()) << name;
+    const std::vector<proposal> ahead = s->propose_ahead({}, first, 16);
+    const bool looks_ahead =
+        name == "exhaustive" || name == "random" || name == "halving" || name == "bayes";
+    EXPECT_EQ(!ahead.empty(), looks_ahead) << name;
+    EXPECT_EQ(ahead.size(), !looks_ahead ? 0u : name == "bayes" ? 4u : 16u) << name;
+    EXPECT_THROW(s->propose_ahead({}, first, 0), std::invalid_argument) << name;
+    EXPECT_THROW(s->propose_ahead({}, {{p.space.points.size(), fidelity::full}}, 4),
+                 std::invalid_argument)
+        << name;
+  }
+  const auto s = make_strategy("random", p.space, {5, 40});
+  std::vector<proposal> pending = s->propose({}, 16);
+  const std::vector<proposal> ahead = s->propose_ahead({}, pending, 16);
+  ASSERT_EQ(ahead.size(), 16u);
+  pending.insert(pending.end(), ahead.begin(), ahead.end());
+  EXPECT_EQ(s->propose_ahead({}, pending, 16).size(), 8u) << "40 - 32 left";
+}
+
+// Exhaustive ahead is still every point in order; bayes ahead still finds the optimum's
+// neighbourhood (its believer takes the pending points in).
+TEST(StrategyAhead, ExhaustiveInOrderAndBayesStillSearches) {
+  const problem p = rugged();
+  const run_log log = drive("exhaustive", p, 0, 100000, 7, true);
+  ASSERT_EQ(log.history.size(), p.space.points.size());
+  for (std::size_t i = 0; i < log.history.size(); ++i) EXPECT_EQ(log.history[i].point, i);
+
+  for (const problem& q : {bowl(), rugged()}) {
+    std::vector<double> excess;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed)
+      excess.push_back(best_found(drive("bayes", q, seed, q.space.points.size() / 6, 4, true), q) /
+                           q.optimum -
+                       1);
+    std::cout << "bayes ahead: median over the optimum +" << 100 * median(excess) << "%\n";
+    EXPECT_LE(median(excess), 0.05);
+  }
+}
 
 TEST(StrategyExhaustive, EveryPointInOrder) {
   const problem p = rugged();

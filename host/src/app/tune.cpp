@@ -27,6 +27,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <utility>
 
 namespace kl::app {
 namespace {
@@ -102,9 +103,21 @@ struct row_source {
   std::function<void(const std::vector<row_request>&,
                      const std::function<void(std::size_t, const result_record&)>&)>
       run;
+  /// Starts compiling what rows a later run will ask for (nothing to do for a replay).
+  std::function<void(const std::vector<row_request>&)> prefetch = [](const auto&) {};
+};
+
+// A batch's rows: those the store does not answer, each with its store key.
+struct batch_rows {
+  std::vector<tune::evaluation> evaluated;  // one per proposal; store hits filled in
+  std::vector<std::string> keys;            // one per proposal
+  std::vector<row_request> rows;            // the proposals to run
+  std::vector<std::size_t> row_of;          // rows[k] is evaluated[row_of[k]]
 };
 
 // The points of `space` a strategy proposes, until the budget, the time or the strategy ends.
+// Each batch after the first is proposed ahead when the strategy can choose it without the last
+// batch's times (propose_ahead), so that its files compile while the last batch is timed.
 void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
             const cli_options& opt, const row_source& rows_at, tune::tuning_store* store,
             const nlohmann::json& provenance) {
@@ -115,7 +128,29 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
   const std::size_t batch_size = std::max<std::size_t>(
       4, opt.compile_jobs ? opt.compile_jobs : thread_pool::hardware_threads());
   progress_display progress(s.name + " " + t.config.describe());
+  const auto rows_for = [&](const std::vector<tune::proposal>& batch) {
+    batch_rows b;
+    b.evaluated.resize(batch.size());
+    b.keys.resize(batch.size());
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const tune::candidate& c = s.candidates.at(batch[i].point);
+      b.evaluated[i].point = batch[i].point;
+      b.evaluated[i].level = batch[i].level;
+      b.keys[i] = store_key(*c.entry, c.block, t.config, d, batch[i].level);
+      if (store && !opt.fresh)
+        if (const tune::stored_result* hit = store->find(b.keys[i])) {
+          b.evaluated[i].record = hit->record;
+          b.evaluated[i].from_store = true;
+          continue;
+        }
+      b.rows.push_back({c.entry, c.block, t.config,
+                        batch[i].level == tune::fidelity::brief ? brief : opt.timing});
+      b.row_of.push_back(i);
+    }
+    return b;
+  };
   std::vector<tune::observation> history;
+  std::vector<tune::proposal> ahead;  // the next batch, proposed and queued already
   const auto t0 = clock_type::now();
   for (;;) {
     t.seconds = seconds_since(t0);
@@ -127,39 +162,28 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
       t.stopped_by = "the time budget";
       break;
     }
-    const auto batch =
-        strategy.propose(history, std::min(batch_size, budget - t.evaluations.size()));
+    const std::vector<tune::proposal> batch =
+        !ahead.empty()
+            ? std::exchange(ahead, {})
+            : strategy.propose(history, std::min(batch_size, budget - t.evaluations.size()));
     if (batch.empty()) {
       t.stopped_by = "the strategy (it proposed nothing more)";
       break;
     }
-    std::vector<tune::evaluation> evaluated(batch.size());
-    std::vector<row_request> rows;
-    std::vector<std::size_t> row_of;  // rows[k] is evaluated[row_of[k]]
-    std::vector<std::string> keys(batch.size());
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      const tune::candidate& c = s.candidates.at(batch[i].point);
-      evaluated[i].point = batch[i].point;
-      evaluated[i].level = batch[i].level;
-      keys[i] = store_key(*c.entry, c.block, t.config, d, batch[i].level);
-      if (store && !opt.fresh)
-        if (const tune::stored_result* hit = store->find(keys[i])) {
-          evaluated[i].record = hit->record;
-          evaluated[i].from_store = true;
-          continue;
-        }
-      rows.push_back({c.entry, c.block, t.config,
-                      batch[i].level == tune::fidelity::brief ? brief : opt.timing});
-      row_of.push_back(i);
+    batch_rows b = rows_for(batch);
+    rows_at.prefetch(b.rows);
+    if (const std::size_t after = t.evaluations.size() + batch.size(); after < budget) {
+      ahead = strategy.propose_ahead(history, batch, std::min(batch_size, budget - after));
+      if (!ahead.empty()) rows_at.prefetch(rows_for(ahead).rows);
     }
-    rows_at.run(rows, [&](std::size_t k, const result_record& r) {
+    rows_at.run(b.rows, [&](std::size_t k, const result_record& r) {
       // Stored as each row finishes: an interrupted tune keeps every row it measured.
-      if (store) store->add({keys[row_of[k]], r, provenance});
+      if (store) store->add({b.keys[b.row_of[k]], r, provenance});
       t.seconds = seconds_since(t0);
       progress.show(t, budget, k + 1, rows_at.compiles, false);
-      evaluated[row_of[k]].record = r;
+      b.evaluated[b.row_of[k]].record = r;
     });
-    for (auto& e : evaluated) {
+    for (auto& e : b.evaluated) {
       history.push_back({e.point, e.level,
                          e.record.timed() ? e.record.timing->median_ms
                                           : std::numeric_limits<double>::infinity()});
@@ -328,6 +352,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     rows_at.run = [&](const std::vector<row_request>& rows, const auto& done) {
       session->run(rows, done);
     };
+    rows_at.prefetch = [&](const std::vector<row_request>& rows) { session->prefetch(rows); };
     const cuda::device_info& d = session->device();
     std::cout << "device 0: " << d.name << " (" << d.arch() << ", " << d.sm_count << " SMs, driver "
               << d.driver_version / 1000 << "." << d.driver_version % 1000 / 10 << ")";
@@ -398,6 +423,10 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     const auto& c = session->compile_stats();
     std::cout << "\ncompile: " << session->compiled_files() << " points compiled or loaded, "
               << c.hits << " cache hits, " << c.misses << " misses, " << c.failed << " failed\n";
+    const auto& times = session->times();
+    std::cout << "time: rows ran " << std::fixed << std::setprecision(1) << times.running_rows_s
+              << " s; they waited " << times.waiting_for_compiles_s << " s for their compiles\n"
+              << std::defaultfloat;
     if (session->workers_started() > 1)
       std::cout << "(" << session->workers_started() - 1
                 << " worker restart(s): see the CRASHED and TIMEOUT rows)\n";

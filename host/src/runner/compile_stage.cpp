@@ -38,7 +38,7 @@ nvrtc::compile_request make_compile_request(const family& fam, const registry_en
 }
 
 compile_stage::compile_stage(const family_registry& families, const run_request& request,
-                             std::string arch)
+                             std::string arch, thread_pool* shared)
     : cache_(request.cache),
       want_keys_(request.want_keys),
       compile_command_(request.compile_command),
@@ -61,8 +61,10 @@ compile_stage::compile_stage(const family_registry& families, const run_request&
     slots_.push_back(std::move(s));
   }
   if (work.empty()) return;
-  jobs_ = request.compile_jobs ? request.compile_jobs : thread_pool::hardware_threads();
-  jobs_ = std::min<unsigned>(jobs_, static_cast<unsigned>(work.size()));
+  jobs_ = shared                 ? shared->size()
+          : request.compile_jobs ? request.compile_jobs
+                                 : thread_pool::hardware_threads();
+  if (!shared) jobs_ = std::min<unsigned>(jobs_, static_cast<unsigned>(work.size()));
   // Longest first, so no thread is left with a big file at the end while the others idle (LPT
   // scheduling). The cost is guessed from the source's size times its instantiations, which
   // orders the shipped files close to their measured compile times. With a GPU the first file
@@ -74,7 +76,12 @@ compile_stage::compile_stage(const family_registry& families, const run_request&
   const auto from = work.begin() + (request.compile_only ? 0 : 1);
   std::stable_sort(from, work.end(),
                    [&](const auto& a, const auto& b) { return cost(a.second) > cost(b.second); });
-  pool_ = std::make_unique<thread_pool>(jobs_);
+  if (shared) {
+    pool_ = shared;
+  } else {
+    own_pool_ = std::make_unique<thread_pool>(jobs_);
+    pool_ = own_pool_.get();
+  }
   for (auto& [i, req] : work) {
     slots_[i].queued = true;
     slots_[i].done =

@@ -29,7 +29,13 @@ class compile_stage {
   /// Queues every source variant of `request` on request.compile_jobs threads (one per
   /// hardware thread when 0, never more than there are files), the biggest files first (after
   /// the first file, unless compile_only). get() hands them out in any order.
-  compile_stage(const family_registry& families, const run_request& request, std::string arch);
+  ///
+  /// With `shared`, the files are queued on that pool instead (behind what it holds already), so
+  /// that stages made one after the other compile one after the other on the same threads. The
+  /// owner must then destroy the pool, or get() every file, before the stage: a queued task
+  /// writes into the stage.
+  compile_stage(const family_registry& families, const run_request& request, std::string arch,
+                thread_pool* shared = nullptr);
   /// Waits for the compiles under way; drops those not started.
   ~compile_stage();
   compile_stage(const compile_stage&) = delete;
@@ -37,6 +43,8 @@ class compile_stage {
 
   /// Waits until `e` (a source variant of the request) is compiled, and returns its record.
   const compile_record& get(const registry_entry* e);
+  /// Whether `e` is one of the request's variants.
+  bool holds(const registry_entry* e) const { return index_.count(e) != 0; }
 
   /// Waits for every file, then moves the records (in request order), the summary and the
   /// cache warnings into `out`, and adds this run's counts to the cache's counters.
@@ -67,7 +75,8 @@ class compile_stage {
       false;  // under warnings_mutex_: one warning for a folder that is not writable
   unsigned jobs_ = 0;
   // Last: destroyed first, so no task outlives the slots and the scanner it uses.
-  std::unique_ptr<thread_pool> pool_;
+  std::unique_ptr<thread_pool> own_pool_;
+  thread_pool* pool_ = nullptr;  // own_pool_, or the caller's
 };
 
 }  // namespace kl

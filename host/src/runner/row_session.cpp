@@ -3,7 +3,10 @@
 #include "cuda/driver.hpp"
 #include "runner/compile_stage.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <set>
+#include <stdexcept>
 
 namespace kl {
 
@@ -21,22 +24,65 @@ int row_session::workers_started() const { return executor_->workers_started(); 
 
 std::vector<std::string> row_session::take_warnings() { return std::exchange(warnings_, {}); }
 
-std::vector<result_record> row_session::run(
-    const std::vector<row_request>& rows,
-    const std::function<void(std::size_t, const result_record&)>& on_row) {
-  // The files of this batch not compiled yet, once each, in the order their rows come.
+void row_session::prefetch(const std::vector<row_request>& rows) {
+  // The files of these rows neither compiled nor queued yet, once each, in the order they come.
   run_request request = base_;
   request.variants.clear();
   std::set<const registry_entry*> queued;
   for (const auto& r : rows) {
     const registry_entry* e = r.entry;
-    if (e->descriptor.origin == origin_kind::source && !compiled_.count(e) &&
-        queued.insert(e).second)
-      request.variants.push_back(e);
+    if (e->descriptor.origin != origin_kind::source || compiled_.count(e) || queued.count(e))
+      continue;
+    // A row decided without its file (a block the file cannot take, a size that does not fit)
+    // queues nothing: run() would never take that file.
+    if (!families_.find(e->descriptor.family) ||
+        decide_before_compile(*e, r.block, r.config, device_))
+      continue;
+    queued.insert(e);
+    const bool in_a_stage = std::any_of(stages_.begin(), stages_.end(),
+                                        [&](const queued_stage& q) { return q.stage->holds(e); });
+    if (!in_a_stage) request.variants.push_back(e);
   }
-  std::optional<compile_stage> compiles;
-  if (!request.variants.empty()) compiles.emplace(families_, request, device_.arch());
+  if (request.variants.empty()) return;
+  if (!pool_)
+    pool_ = std::make_unique<thread_pool>(base_.compile_jobs ? base_.compile_jobs
+                                                             : thread_pool::hardware_threads());
+  queued_stage q;
+  q.left = request.variants.size();
+  q.stage = std::make_unique<compile_stage>(families_, request, device_.arch(), pool_.get());
+  stages_.push_back(std::move(q));
+}
 
+const compile_record& row_session::compiled(const registry_entry& e) {
+  if (auto it = compiled_.find(&e); it != compiled_.end()) return it->second;
+  const auto q = std::find_if(stages_.begin(), stages_.end(),
+                              [&](const queued_stage& s) { return s.stage->holds(&e); });
+  if (q == stages_.end())  // run() queues every file it needs before it asks
+    throw std::logic_error("row_session: " + e.descriptor.qualified_name() + " was never queued");
+  const auto t0 = std::chrono::steady_clock::now();
+  const compile_record& record = compiled_.emplace(&e, q->stage->get(&e)).first->second;
+  times_.waiting_for_compiles_s +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (--q->left == 0) {  // every file of the stage taken: its counts join the session's
+    sweep_result done;
+    q->stage->finish(done);
+    stats_.files += done.compile_stats.files;
+    stats_.hits += done.compile_stats.hits;
+    stats_.misses += done.compile_stats.misses;
+    stats_.failed += done.compile_stats.failed;
+    stats_.jobs = done.compile_stats.jobs;
+    stats_.wall_ms += done.compile_stats.wall_ms;
+    stats_.cache_dir = done.compile_stats.cache_dir;
+    for (auto& w : done.warnings) warnings_.push_back(std::move(w));
+    stages_.erase(q);
+  }
+  return record;
+}
+
+std::vector<result_record> row_session::run(
+    const std::vector<row_request>& rows,
+    const std::function<void(std::size_t, const result_record&)>& on_row) {
+  prefetch(rows);
   std::vector<result_record> out;
   out.reserve(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -55,17 +101,12 @@ std::vector<result_record> row_session::run(
       r.status = verdict->first;
       r.message = verdict->second;
     } else {
-      const compile_record* compiled = nullptr;
-      if (v.origin == origin_kind::source) {
-        auto it = compiled_.find(&e);
-        if (it == compiled_.end()) it = compiled_.emplace(&e, compiles->get(&e)).first;
-        compiled = &it->second;
-      }
-      if (compiled && !compiled->error.empty()) {
+      const compile_record* record = v.origin == origin_kind::source ? &compiled(e) : nullptr;
+      if (record && !record->error.empty()) {
         r.status = outcome::failed;
-        r.message = compiled->error;
-      } else if (compiled && !compiled->result.lowered_names.count(
-                                 fam->name_expression(v, row.block, row.config))) {
+        r.message = record->error;
+      } else if (record && !record->result.lowered_names.count(
+                               fam->name_expression(v, row.block, row.config))) {
         // The session's request did not cover this instantiation (a block or configuration
         // outside `base`): a mistake of the caller, reported on the row.
         r.status = outcome::failed;
@@ -73,31 +114,22 @@ std::vector<result_record> row_session::run(
                     row.config.describe() + " (outside the session's configurations)";
       } else {
         row_job job;
-        if (compiled) {
-          job = source_job(*fam, v, row.block, row.config, *compiled);
+        if (record) {
+          job = source_job(*fam, v, row.block, row.config, *record);
         } else {
           job.variant = v;
           job.config = row.config;
           job.block = row.block;
         }
         job.timing = row.timing;
+        const auto t0 = std::chrono::steady_clock::now();
         r = executor_->run(job);
+        times_.running_rows_s +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }
     }
     if (on_row) on_row(i, r);
     out.push_back(std::move(r));
-  }
-  if (compiles) {
-    sweep_result done;
-    compiles->finish(done);
-    stats_.files += done.compile_stats.files;
-    stats_.hits += done.compile_stats.hits;
-    stats_.misses += done.compile_stats.misses;
-    stats_.failed += done.compile_stats.failed;
-    stats_.jobs = done.compile_stats.jobs;
-    stats_.wall_ms += done.compile_stats.wall_ms;
-    stats_.cache_dir = done.compile_stats.cache_dir;
-    for (auto& w : done.warnings) warnings_.push_back(std::move(w));
   }
   return out;
 }

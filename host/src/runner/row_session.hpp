@@ -2,6 +2,7 @@
 // (`kernlab tune`): one worker and one device for the whole session, and every file compiled once.
 #pragma once
 
+#include "parallel/thread_pool.hpp"
 #include "runner/runner.hpp"
 
 #include <functional>
@@ -12,6 +13,8 @@
 #include <vector>
 
 namespace kl {
+
+class compile_stage;
 
 /// One row to run: a variant at a block and a configuration, timed with `timing`.
 struct row_request {
@@ -38,29 +41,57 @@ class row_session {
   const std::optional<timing_stats>& launch_floor() const { return launch_floor_; }
 
   /// Runs the rows in order and returns their records in the same order. The source files among
-  /// them that were not compiled before are compiled first, on the pool of compile threads, while
-  /// the earlier rows run. `on_row` is called after each row with its index and record.
+  /// them that were not compiled or queued before are queued on the session's compile threads;
+  /// each row waits for its own file only, so the later files compile while the earlier rows run.
+  /// `on_row` is called after each row with its index and record.
   std::vector<result_record> run(
       const std::vector<row_request>& rows,
       const std::function<void(std::size_t, const result_record&)>& on_row = {});
 
+  /// Queues the files of rows a later run() will ask for, behind those queued already, and
+  /// returns at once: the next batch compiles while this one is timed. Files compiled or queued
+  /// before are not queued again.
+  void prefetch(const std::vector<row_request>& rows);
+
+  /// Where the session's time went: waiting in run() for a file to finish compiling, and running
+  /// rows (validation and timing, in the worker).
+  struct time_split {
+    double waiting_for_compiles_s = 0;
+    double running_rows_s = 0;
+  };
+  const time_split& times() const { return times_; }
+
   /// The compile stage's numbers over every batch so far (files, hits, misses, failures).
   const compile_summary& compile_stats() const { return stats_; }
-  /// The files compiled so far.
+  /// The files compiled so far (queued files not yet asked for by run() are not counted).
   std::size_t compiled_files() const { return compiled_.size(); }
   int workers_started() const;
   /// The compile cache's problems, each once; taken (cleared) by the call.
   std::vector<std::string> take_warnings();
 
  private:
+  // The compile record of a source file that run() queued, waiting for it if need be.
+  const compile_record& compiled(const registry_entry& e);
+
   const family_registry& families_;
   run_request base_;
   cuda::device_info device_;
   std::optional<timing_stats> launch_floor_;
   std::unique_ptr<row_executor> executor_;
   std::map<const registry_entry*, compile_record> compiled_;
+  // The compile stages with files not yet handed to run(): one per prefetch (or run) that queued
+  // something, each finished (its counts added to stats_) once run() has taken all its files.
+  struct queued_stage {
+    std::unique_ptr<compile_stage> stage;
+    std::size_t left = 0;  // files run() has not taken yet
+  };
+  std::vector<queued_stage> stages_;
   compile_summary stats_;
+  time_split times_;
   std::vector<std::string> warnings_;
+  // Last, so destroyed first: its queued tasks write into the stages above, so it drops them
+  // (and waits for those running) before the stages go.
+  std::unique_ptr<thread_pool> pool_;
 };
 
 }  // namespace kl

@@ -91,13 +91,17 @@ class bayes final : public strategy_base {
   std::vector<proposal> next(std::size_t batch) override {
     std::vector<proposal> out;
     for (const proposal& p : design_)
-      if (out.size() < batch && !ledger_.observed(p.point, fidelity::full)) out.push_back(p);
+      if (out.size() < batch && !ledger_.observed(p.point, fidelity::full) &&
+          !pending(p.point, fidelity::full))
+        out.push_back(p);
     if (!out.empty()) return out;
 
     std::vector<std::size_t> timed;  // successful, in the order observed
     for (const std::size_t p : ledger_.order(fidelity::full))
       if (!failed(ledger_.value(p, fidelity::full))) timed.push_back(p);
     if (timed.size() < 3) {
+      // Ahead of the design's last results: wait for them rather than draw at random.
+      if (!pending_proposals().empty()) return out;
       // Nothing to model yet (the design failed): more random points until some succeed.
       while (out.size() < batch) {
         const std::ptrdiff_t p = random_unobserved(out);
@@ -108,7 +112,8 @@ class bayes final : public strategy_base {
     }
     std::vector<std::size_t> candidates;
     for (std::size_t p = 0; p < space_.points.size(); ++p)
-      if (!ledger_.observed(p, fidelity::full)) candidates.push_back(p);
+      if (!ledger_.observed(p, fidelity::full) && !pending(p, fidelity::full))
+        candidates.push_back(p);
     if (candidates.empty()) return out;
 
     const Eigen::MatrixXd x = rows(timed);
@@ -141,18 +146,36 @@ class bayes final : public strategy_base {
 
     // The kriging believer: each point chosen is taken as observed at its posterior mean. That
     // leaves the mean where it is and shrinks the variance around the point, so the next choice
-    // goes where the model is still unsure or promising, not next to the first.
+    // goes where the model is still unsure or promising, not next to the first. The pending
+    // points (propose_ahead) are believed first, as if chosen already.
     std::vector<std::size_t> chosen_points;
+    for (const proposal& p : pending_proposals())
+      if (p.level == fidelity::full) chosen_points.push_back(p.point);
+    const std::size_t believed = chosen_points.size();
+    Eigen::VectorXd believed_mean, believed_variance;
+    if (believed > 0) model.predict(rows(chosen_points), believed_mean, believed_variance);
     for (const std::size_t s : shortlist) chosen_points.push_back(candidates[s]);
+    const std::size_t all = chosen_points.size();
     Eigen::MatrixXd cov = model.covariance(rows(chosen_points));
-    Eigen::VectorXd short_mean(static_cast<Eigen::Index>(keep));
+    Eigen::VectorXd short_mean(static_cast<Eigen::Index>(all));
+    for (std::size_t i = 0; i < believed; ++i)
+      short_mean[static_cast<Eigen::Index>(i)] = believed_mean[static_cast<Eigen::Index>(i)];
     for (std::size_t i = 0; i < keep; ++i)
-      short_mean[static_cast<Eigen::Index>(i)] = mean[static_cast<Eigen::Index>(shortlist[i])];
-    std::vector<char> taken(keep, 0);
+      short_mean[static_cast<Eigen::Index>(believed + i)] =
+          mean[static_cast<Eigen::Index>(shortlist[i])];
+    std::vector<char> taken(all, 0);
+    const auto believe = [&](std::size_t i) {
+      taken[i] = 1;
+      const auto k = static_cast<Eigen::Index>(i);
+      best = std::min(best, short_mean[k]);
+      const Eigen::VectorXd column = cov.col(k);
+      cov -= column * column.transpose() / (column[k] + model.noise_variance());
+    };
+    for (std::size_t i = 0; i < believed; ++i) believe(i);
     while (out.size() < batch && out.size() < keep) {
-      std::size_t pick = keep;
+      std::size_t pick = all;
       double pick_ei = -1;
-      for (std::size_t i = 0; i < keep; ++i) {
+      for (std::size_t i = believed; i < all; ++i) {
         if (taken[i]) continue;
         const auto k = static_cast<Eigen::Index>(i);
         const double value =
@@ -162,15 +185,13 @@ class bayes final : public strategy_base {
           pick = i;
         }
       }
-      taken[pick] = 1;
       out.push_back({chosen_points[pick], fidelity::full});
-      const auto k = static_cast<Eigen::Index>(pick);
-      best = std::min(best, short_mean[k]);
-      const Eigen::VectorXd column = cov.col(k);
-      cov -= column * column.transpose() / (column[k] + model.noise_variance());
+      believe(pick);
     }
     return out;
   }
+  // The model's believer takes the pending points in as it takes a batch's earlier picks.
+  std::vector<proposal> next_ahead(std::size_t batch) override { return next(batch); }
 
   Eigen::MatrixXd rows(const std::vector<std::size_t>& points) const {
     Eigen::MatrixXd out(static_cast<Eigen::Index>(points.size()), features_.cols());

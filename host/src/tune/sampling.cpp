@@ -23,9 +23,12 @@ class exhaustive final : public strategy_base {
       ++first_open_;
     std::vector<proposal> out;
     for (std::size_t p = first_open_; p < space_.points.size() && out.size() < batch; ++p)
-      if (!ledger_.observed(p, fidelity::full)) out.push_back({p, fidelity::full});
+      if (!ledger_.observed(p, fidelity::full) && !pending(p, fidelity::full))
+        out.push_back({p, fidelity::full});
     return out;
   }
+  // The order is fixed in advance: the next points never depend on the last times.
+  std::vector<proposal> next_ahead(std::size_t batch) override { return next(batch); }
   std::size_t first_open_ = 0;  ///< every point before it is observed
 };
 
@@ -46,6 +49,7 @@ class random_sampling final : public strategy_base {
     }
     return out;
   }
+  std::vector<proposal> next_ahead(std::size_t batch) override { return next(batch); }
 };
 
 // Successive halving with eta = 3 over the two fidelities there are: a random sample timed
@@ -86,6 +90,9 @@ class halving final : public strategy_base {
     if (!brief_) return unobserved(sample_, fidelity::full, batch);
     std::vector<proposal> out = unobserved(sample_, fidelity::brief, batch);
     if (!out.empty()) return out;
+    // Ahead of the first rung's last results: the second rung is chosen from all of them.
+    for (const std::size_t p : sample_)
+      if (pending(p, fidelity::brief)) return {};
     // The first rung is complete: its best third by the brief times, failures never among them.
     std::vector<std::size_t> ranked;
     for (const std::size_t p : sample_)
@@ -102,10 +109,13 @@ class halving final : public strategy_base {
     std::vector<proposal> out;
     for (const std::size_t p : rung) {
       if (out.size() == batch) break;
-      if (!ledger_.observed(p, level)) out.push_back({p, level});
+      if (!ledger_.observed(p, level) && !pending(p, level)) out.push_back({p, level});
     }
     return out;
   }
+  // The first rung is a random sample fixed in advance, and the second starts once every brief
+  // time is in (next() proposes nothing while one is pending).
+  std::vector<proposal> next_ahead(std::size_t batch) override { return next(batch); }
 
   bool planned_ = false;
   bool brief_ = true;                ///< false: one rung, timed in full

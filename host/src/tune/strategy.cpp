@@ -246,7 +246,42 @@ std::vector<proposal> strategy_base::propose(const std::vector<observation>& his
   if (used >= options_.budget) return {};
   const std::size_t limit = std::min(max_batch, options_.budget - used);
   std::vector<proposal> batch = next(limit);
+  check(batch, limit);
+  return batch;
+}
 
+std::vector<proposal> strategy_base::propose_ahead(const std::vector<observation>& history,
+                                                   const std::vector<proposal>& pending,
+                                                   std::size_t max_batch) {
+  if (max_batch == 0)
+    throw std::invalid_argument(std::string("strategy ") + name() + ": max_batch must be >= 1");
+  ledger_.update(history);
+  for (const proposal& p : pending)
+    if (p.point >= space_.points.size())
+      throw std::invalid_argument(std::string("strategy ") + name() + ": pending point " +
+                                  std::to_string(p.point) + " is outside the space");
+  const std::size_t used = ledger_.count() + pending.size();
+  if (used >= options_.budget) return {};
+  const std::size_t limit = std::min(max_batch, options_.budget - used);
+  pending_ = pending;
+  std::vector<proposal> batch;
+  try {
+    batch = next_ahead(limit);
+  } catch (...) {
+    pending_.clear();
+    throw;
+  }
+  pending_.clear();
+  for (const proposal& p : batch)
+    if (std::any_of(pending.begin(), pending.end(),
+                    [&](const proposal& q) { return q.point == p.point && q.level == p.level; }))
+      throw std::logic_error(std::string("strategy ") + name() + " broke its contract: point " +
+                             std::to_string(p.point) + " is pending and was proposed again");
+  check(batch, limit);
+  return batch;
+}
+
+void strategy_base::check(const std::vector<proposal>& batch, std::size_t limit) const {
   // The contract, checked here once for every strategy: a violation is a bug in the strategy.
   const auto broken = [&](const std::string& what) {
     return std::logic_error(std::string("strategy ") + name() + " broke its contract: " + what);
@@ -265,7 +300,11 @@ std::vector<proposal> strategy_base::propose(const std::vector<observation>& his
   std::sort(points.begin(), points.end());
   if (const auto twice = std::adjacent_find(points.begin(), points.end()); twice != points.end())
     throw broken("point " + std::to_string(*twice) + " twice in one batch");
-  return batch;
+}
+
+bool strategy_base::pending(std::size_t point, fidelity level) const {
+  return std::any_of(pending_.begin(), pending_.end(),
+                     [&](const proposal& p) { return p.point == point && p.level == level; });
 }
 
 double strategy_base::progress() const {
@@ -282,7 +321,7 @@ std::ptrdiff_t strategy_base::random_unobserved(const std::vector<proposal>& bat
   while (cursor_ < order_.size() && ledger_.observed(order_[cursor_], fidelity::full)) ++cursor_;
   for (std::size_t i = cursor_; i < order_.size(); ++i) {
     const std::size_t p = order_[i];
-    if (!ledger_.observed(p, fidelity::full) && !in(batch, p))
+    if (!ledger_.observed(p, fidelity::full) && !in(batch, p) && !pending(p, fidelity::full))
       return static_cast<std::ptrdiff_t>(p);
   }
   return -1;

@@ -102,6 +102,17 @@ class strategy {
   /// than the previous call's.
   virtual std::vector<proposal> propose(const std::vector<observation>& history,
                                         std::size_t max_batch) = 0;
+
+  /// The batch after `pending` (the last proposals, not observed yet), chosen before their
+  /// results are in, so that it compiles while they are timed. The contract of propose() holds,
+  /// none of `pending` is proposed again, and the budget counts `pending` as spent. Empty when
+  /// the strategy cannot choose well without `pending`'s results (a local search's next step
+  /// depends on them): the driver then waits for them and calls propose(). Deterministic: the
+  /// same seed, history and pending give the same proposals. A later call passes `history`
+  /// extended, with `pending`'s results or without (they are then proposed again as usual).
+  virtual std::vector<proposal> propose_ahead(const std::vector<observation>& history,
+                                              const std::vector<proposal>& pending,
+                                              std::size_t max_batch) = 0;
 };
 
 /// "exhaustive", "random", "greedy", "annealing", "genetic", "halving", "bayes". Throws

@@ -83,17 +83,27 @@ class strategy_base : public strategy {
  public:
   std::vector<proposal> propose(const std::vector<observation>& history,
                                 std::size_t max_batch) final;
+  std::vector<proposal> propose_ahead(const std::vector<observation>& history,
+                                      const std::vector<proposal>& pending,
+                                      std::size_t max_batch) final;
 
  protected:
   strategy_base(const search_space& space, const strategy_options& options);
   /// The next proposals, at most `batch` (>= 1, already within the budget); the ledger is current.
   virtual std::vector<proposal> next(std::size_t batch) = 0;
+  /// For propose_ahead: the proposals after the pending ones (pending() says which), or none
+  /// when the strategy needs their results first (the default). Never a pending point.
+  virtual std::vector<proposal> next_ahead(std::size_t /*batch*/) { return {}; }
+  /// Whether `point` is pending at `level`: proposed and not observed (only during
+  /// propose_ahead; never during propose).
+  bool pending(std::size_t point, fidelity level) const;
+  const std::vector<proposal>& pending_proposals() const { return pending_; }
 
   /// The fraction of the budget used so far, in [0, 1].
   double progress() const;
   bool in(const std::vector<proposal>& batch, std::size_t point) const;
-  /// A point not observed at full fidelity and not in `batch`, uniformly at random; -1 when none
-  /// is left.
+  /// A point not observed at full fidelity, not pending and not in `batch`, uniformly at random;
+  /// -1 when none is left.
   std::ptrdiff_t random_unobserved(const std::vector<proposal>& batch);
 
   const search_space space_;
@@ -106,6 +116,9 @@ class strategy_base : public strategy {
   // O(1) amortised. cursor_ only passes points observed at full fidelity.
   std::vector<std::size_t> order_;
   std::size_t cursor_ = 0;
+  std::vector<proposal> pending_;  // during propose_ahead only
+  // The checks of the contract on a batch, for both kinds of call.
+  void check(const std::vector<proposal>& batch, std::size_t limit) const;
 };
 
 std::unique_ptr<strategy> make_exhaustive(const search_space& space,
