@@ -6,6 +6,8 @@
 #                                    # with REDUCE=1, reduce_tunable vs CUB at 2^20 and 2^24
 #   bash scripts/gpu_tune.sh space   # matmul/tunable.cu, every point at 4096^3 (for --replay),
 #                                    # then Kernel Tuner beside kernlab on the same space
+#   bash scripts/gpu_tune.sh throughput  # Kernel Tuner beside kernlab only (KT_BUDGET points,
+#                                    # default 100), then kernlab's default strategy at that budget
 set -u -o pipefail
 . "$(dirname "$0")/gpu_prelude.sh"  # out, here, src, step; build/ unpacked and reachable
 cd "$src" || exit 1
@@ -19,6 +21,31 @@ timed() {  # timed NAME SECONDS COMMAND...: step, with the wall time in $out/NAM
   step "$@"
   t1=$(date +%s.%N)
   awk "BEGIN{printf \"%.3f\n\", $t1 - $t0}" > "$out/$1.wall"
+}
+
+# Throughput beside Kernel Tuner: the same space, budget and GPU, random sampling in both, each
+# compiling every point afresh (kernlab: a new store and no compile cache). Then kernlab's default
+# strategy (bayes) at the same budget, for the best configuration a user would get.
+throughput() {
+  local budget=${KT_BUDGET:-100}
+  timed kernlab_random 300 $k tune --variant tunable --family matmul --strategy random \
+    --budget "$budget" --shape 4096x4096x4096 --store "$out/store_random.jsonl" \
+    --no-cache --json "$out/kernlab_random.json"
+  if [ -d .peers/wheels ]; then
+    python3 -m pip install -q --no-index --no-deps --target /tmp/site .peers/wheels/*.whl \
+      > "$out/pip.log" 2>&1
+    PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 timed kt_random 400 python3 \
+      bench/kernel_tuner/kt_tune.py --kernel kernels_src/matmul/tunable.cu \
+      --shape 4096x4096x4096 --strategy random_sample --budget "$budget" --lang nvcuda \
+      --out "$out" \
+      --kernlab "$k"
+    PYTHONPATH=/tmp/site step side_by_side 60 python3 bench/kernel_tuner/kt_tune.py \
+      --kt-json "$out/kt_tune.json" --kernlab-json "$out/kernlab_random.json" \
+      --kernlab-wall "$(cat "$out/kernlab_random.wall")"
+  fi
+  timed kernlab_bayes 300 $k tune --variant tunable --family matmul --budget "$budget" \
+    --shape 4096x4096x4096 --store "$out/store_bayes.jsonl" --no-cache \
+    --json "$out/kernlab_bayes.json"
 }
 
 case $mode in
@@ -43,22 +70,8 @@ space)
   timed matmul_space 330 $k tune --variant tunable --family matmul --strategy exhaustive \
     --budget "${SPACE_SECONDS:-300}s" --shape 4096x4096x4096 --min-time 0.02 --timeout 0.5 \
     --store "$out/store.jsonl" --json "$out/matmul_space.json" --export "$out/matmul_space.best.json"
-  # Throughput beside Kernel Tuner: the same space, budget and GPU, random sampling in both,
-  # each compiling every point afresh (kernlab: a new store and no compile cache).
-  timed kernlab_random 150 $k tune --variant tunable --family matmul --strategy random \
-    --budget "${KT_BUDGET:-50}" --shape 4096x4096x4096 --store "$out/store_random.jsonl" \
-    --no-cache --json "$out/kernlab_random.json"
-  if [ -d .peers/wheels ]; then
-    python3 -m pip install -q --no-index --no-deps --target /tmp/site .peers/wheels/*.whl \
-      > "$out/pip.log" 2>&1
-    PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 timed kt_random 240 python3 \
-      bench/kernel_tuner/kt_tune.py --kernel kernels_src/matmul/tunable.cu \
-      --shape 4096x4096x4096 --strategy random_sample --budget "${KT_BUDGET:-50}" --out "$out" \
-      --kernlab "$k"
-    PYTHONPATH=/tmp/site step side_by_side 60 python3 bench/kernel_tuner/kt_tune.py \
-      --kt-json "$out/kt_tune.json" --kernlab-json "$out/kernlab_random.json" \
-      --kernlab-wall "$(cat "$out/kernlab_random.wall")"
-  fi
+  throughput
   ;;
-*) echo "gpu_tune.sh: unknown mode '$mode' (suite, space)" >&2; exit 2 ;;
+throughput) throughput ;;
+*) echo "gpu_tune.sh: unknown mode '$mode' (suite, space, throughput)" >&2; exit 2 ;;
 esac

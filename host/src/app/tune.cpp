@@ -246,6 +246,7 @@ class replay_file {
 }  // namespace
 
 int tune_command(const cli_options& opt, int argc, char** argv) {
+  const auto started = clock_type::now();
   if (opt.kernels_dirs.empty())
     throw usage_error("no kernels folder: give --kernels-dir or set kernels-dir in the config");
   if (opt.variants == std::vector<std::string>{"all"})
@@ -377,6 +378,9 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   table.families = &families;
 
   std::vector<tune::tune_outcome> tunes;
+  const double start_up_s = seconds_since(started);
+  double searching_s = 0, baselines_s = 0;
+  row_session::time_split search_split;  // the session's times during the searches
   for (const auto& s : spaces) {
     const family& fam = *families.find(s.family);
     // The family's library (CUB, cuBLAS plugins), at every configuration the file is tuned at.
@@ -406,12 +410,22 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
       so.seed = opt.seed;
       so.budget = t.budget;
       auto strategy = tune::make_strategy(opt.strategy, s.space, so);
+      const auto search_started = clock_type::now();
+      const row_session::time_split before = session ? session->times() : search_split;
       search(t, *strategy, t.budget, opt, rows_at, store.get(), provenance);
+      searching_s += seconds_since(search_started);
+      if (session) {
+        search_split.running_rows_s += session->times().running_rows_s - before.running_rows_s;
+        search_split.waiting_for_compiles_s +=
+            session->times().waiting_for_compiles_s - before.waiting_for_compiles_s;
+      }
+      const auto baselines_started = clock_type::now();
       std::vector<row_request> rows;
       for (const registry_entry* b : baselines)
         for (unsigned block : blocks_for(b->descriptor, req))
           rows.push_back({b, block, config, opt.timing});
       rows_at.run(rows, [&](std::size_t, const result_record& r) { t.baselines.push_back(r); });
+      baselines_s += seconds_since(baselines_started);
       print_tune_table(std::cout, t, d, table);
       print_tune_best(std::cout, t, d);
       std::cout << std::flush;
@@ -423,9 +437,14 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     const auto& c = session->compile_stats();
     std::cout << "\ncompile: " << session->compiled_files() << " points compiled or loaded, "
               << c.hits << " cache hits, " << c.misses << " misses, " << c.failed << " failed\n";
-    const auto& times = session->times();
-    std::cout << "time: rows ran " << std::fixed << std::setprecision(1) << times.running_rows_s
-              << " s; they waited " << times.waiting_for_compiles_s << " s for their compiles\n"
+    // Where the time went, for a tune that is slower than expected: start-up (registry, device,
+    // worker, launch floor), the search (rows running, or waiting for their compiles), and the
+    // library's rows.
+    const auto& times = search_split;
+    std::cout << std::fixed << std::setprecision(1) << "time: " << start_up_s << " s to start, "
+              << searching_s << " s searching (rows ran " << times.running_rows_s << " s, waited "
+              << times.waiting_for_compiles_s << " s for their compiles), " << baselines_s
+              << " s for the library's rows\n"
               << std::defaultfloat;
     if (session->workers_started() > 1)
       std::cout << "(" << session->workers_started() - 1
