@@ -131,6 +131,23 @@ TEST(MatmulCompare, ExactModeCatchesOneMissingTermAndNaN) {
   EXPECT_FALSE(matmul::compare(c, ref, nan).ok);
 }
 
+// The check runs in chunks on every core: with mismatches in several chunks it still counts them
+// all and names the first by index, whatever chunk finishes first.
+TEST(MatmulCompare, MismatchesInSeveralChunksNameTheFirst) {
+  const auto c = config(64, 96, 8);
+  const auto d = matmul::shape_of(c);
+  const auto in = matmul::make_inputs(c);
+  const auto ref = matmul::cpu_reference(d, in.a, in.b);
+  auto got = float_product(d, in, false);
+  ASSERT_TRUE(matmul::compare(c, ref, got).ok);
+  for (const std::size_t at : {std::size_t{6000}, std::size_t{4100}, got.size() - 1})
+    got[at] += 1.0f;
+  const auto r = matmul::compare(c, ref, got);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.expected.find("C[42][68]"), std::string::npos) << r.expected;  // 4100 = 42 * 96 + 68
+  EXPECT_NE(r.detail.find("3 of 6144 elements differ"), std::string::npos) << r.detail;
+}
+
 TEST(MatmulCompare, RandomModeToleranceAndNaN) {
   const auto c = config(31, 29, 2000, "random");
   const auto d = matmul::shape_of(c);

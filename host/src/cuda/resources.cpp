@@ -44,6 +44,13 @@ primary_context::primary_context(CUdevice device) : device_(device) {
 }
 primary_context::~primary_context() { drv().cuDevicePrimaryCtxRelease(device_); }
 
+pinned_buffer::pinned_buffer(std::size_t bytes) : bytes_(bytes) {
+  KL_CU(cuMemHostAlloc(&ptr_, bytes == 0 ? 1 : bytes, 0));
+}
+pinned_buffer::~pinned_buffer() {
+  if (ptr_) drv().cuMemFreeHost(ptr_);
+}
+
 device_buffer::device_buffer(std::size_t bytes) : bytes_(bytes) {
   // A zero-byte request still gets a valid, distinct allocation so that pointers stay usable.
   KL_CU(cuMemAlloc(&ptr_, bytes == 0 ? 1 : bytes));

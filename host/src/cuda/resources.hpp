@@ -5,6 +5,7 @@
 #include "cuda/driver.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -71,6 +72,22 @@ class device_buffer {
  private:
   void reset() noexcept;
   CUdeviceptr ptr_ = 0;
+  std::size_t bytes_ = 0;
+};
+
+/// Page-locked host memory: what lets a copy run asynchronously, and at the link's full speed
+/// (a copy into pageable memory goes through a driver bounce buffer at a fraction of it).
+class pinned_buffer {
+ public:
+  explicit pinned_buffer(std::size_t bytes);
+  ~pinned_buffer();
+  pinned_buffer(const pinned_buffer&) = delete;
+  pinned_buffer& operator=(const pinned_buffer&) = delete;
+  std::uint8_t* data() const { return static_cast<std::uint8_t*>(ptr_); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
 

@@ -14,25 +14,6 @@
 namespace kl {
 namespace {
 
-// Page-locked host memory: what lets a copy run asynchronously, at the link's full speed.
-class pinned_buffer {
- public:
-  explicit pinned_buffer(std::size_t bytes) : bytes_(bytes) {
-    KL_CU(cuMemHostAlloc(&ptr_, bytes, 0));
-  }
-  ~pinned_buffer() {
-    if (ptr_) cuda::driver::get().cuMemFreeHost(ptr_);
-  }
-  pinned_buffer(const pinned_buffer&) = delete;
-  pinned_buffer& operator=(const pinned_buffer&) = delete;
-  std::uint8_t* data() const { return static_cast<std::uint8_t*>(ptr_); }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t m = v.size() / 2;
@@ -75,8 +56,8 @@ class pipeline_rig {
     resident_ = per_sm * device.sm_count;
     iq_ = qam256::make_input(job.kernel.config);
     ref_ = qam256::compute_reference(iq_);
-    host_in_ = std::make_unique<pinned_buffer>(8 * n_);
-    host_out_ = std::make_unique<pinned_buffer>(8 * n_);
+    host_in_ = std::make_unique<cuda::pinned_buffer>(8 * n_);
+    host_out_ = std::make_unique<cuda::pinned_buffer>(8 * n_);
     std::memcpy(host_in_->data(), iq_.data(), 8 * n_);
     poison_.resize(8 * n_);
     for (std::size_t i = 0; i < poison_.size(); ++i)
@@ -200,7 +181,7 @@ class pipeline_rig {
   int resident_ = 0;
   std::vector<float> iq_;
   std::vector<std::uint8_t> ref_, poison_;
-  std::unique_ptr<pinned_buffer> host_in_, host_out_;
+  std::unique_ptr<cuda::pinned_buffer> host_in_, host_out_;
   cuda::device_buffer dev_in_, dev_out_;
   std::vector<std::unique_ptr<cuda::stream>> streams_;
   std::vector<std::unique_ptr<cuda::event>> events_, joins_;

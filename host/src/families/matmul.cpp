@@ -5,6 +5,7 @@
 #include "families/splitmix64.hpp"
 #include "matmul_reference_source.hpp"  // generated from kernels_src/include/kernlab/
 #include "nvrtc/compiler.hpp"
+#include "parallel/chunks.hpp"
 #include "spec/expression.hpp"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -93,48 +95,69 @@ double frobenius_tolerance(std::uint64_t k) {
   return 1e-5 * std::max(1.0, std::sqrt(static_cast<double>(k) / 4096.0));
 }
 
-check_result compare(const problem_config& c, const reference& ref, const std::vector<float>& got) {
+// Chunks the comparisons run in: enough to keep every core of a large machine busy, few enough
+// that their partial results cost nothing to combine (in chunk order, so the same on any machine).
+constexpr std::size_t compare_chunks = 64;
+
+check_result compare(const problem_config& c, const reference& ref, const float* got) {
   const dims d = shape_of(c);
+  const std::size_t count = d.m * d.n;
   check_result r;
   auto where = [&](std::size_t i) {
     return "C[" + std::to_string(i / d.n) + "][" + std::to_string(i % d.n) + "] = ";
   };
-  if (c.input_mode == "exact" && d.k <= exact_k_limit) {
+  // Per chunk: the elements outside the rule, the first of them, and the Frobenius sums.
+  struct partial {
     std::size_t wrong = 0, first = 0;
-    for (std::size_t i = 0; i < got.size(); ++i)
-      if (!(static_cast<double>(got[i]) == ref.value[i]) && wrong++ == 0) first = i;
-    r.ok = wrong == 0;
-    if (!r.ok) {
-      r.expected = where(first) + format_float(ref.value[first]);
-      r.got = where(first) + format_float(got[first]);
-      r.detail = std::to_string(wrong) + " of " + std::to_string(got.size()) +
-                 " elements differ (exact mode: every element must be equal)";
-    } else {
-      r.expected = r.got = "all " + std::to_string(got.size()) + " elements exact";
-    }
-    return r;
-  }
+    double err2 = 0, ref2 = 0;
+  };
+  std::vector<partial> parts(compare_chunks);
+  const bool exact = c.input_mode == "exact" && d.k <= exact_k_limit;
   // K * eps * sum|a*b| bounds the rounding error of any order of K float32 additions (with or
   // without FMA): gamma_K = K u / (1 - K u) < K * eps for K u < 1/2.
   const double eps = std::numeric_limits<float>::epsilon();
-  double err2 = 0, ref2 = 0;
-  std::size_t outside = 0, first = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double e = static_cast<double>(got[i]) - ref.value[i];
-    err2 += e * e;
-    ref2 += ref.value[i] * ref.value[i];
-    const double bound = static_cast<double>(d.k) * eps * ref.abs_sum[i];
-    if (!(std::fabs(e) <= bound) && outside++ == 0) first = i;  // NaN is never <= anything
+  for_each_chunk(count, compare_chunks, [&](const chunk_range& ch) {
+    partial& p = parts[ch.index];
+    for (std::size_t i = ch.begin; i < ch.end; ++i) {
+      if (exact) {
+        if (!(static_cast<double>(got[i]) == ref.value[i]) && p.wrong++ == 0) p.first = i;
+        continue;
+      }
+      const double e = static_cast<double>(got[i]) - ref.value[i];
+      p.err2 += e * e;
+      p.ref2 += ref.value[i] * ref.value[i];
+      const double bound = static_cast<double>(d.k) * eps * ref.abs_sum[i];
+      if (!(std::fabs(e) <= bound) && p.wrong++ == 0) p.first = i;  // NaN is never <= anything
+    }
+  });
+  partial all;
+  for (const partial& p : parts) {
+    if (p.wrong && !all.wrong) all.first = p.first;
+    all.wrong += p.wrong;
+    all.err2 += p.err2;
+    all.ref2 += p.ref2;
   }
-  const double rel = ref2 > 0 ? std::sqrt(err2 / ref2) : std::sqrt(err2);
+  if (exact) {
+    r.ok = all.wrong == 0;
+    if (!r.ok) {
+      r.expected = where(all.first) + format_float(ref.value[all.first]);
+      r.got = where(all.first) + format_float(got[all.first]);
+      r.detail = std::to_string(all.wrong) + " of " + std::to_string(count) +
+                 " elements differ (exact mode: every element must be equal)";
+    } else {
+      r.expected = r.got = "all " + std::to_string(count) + " elements exact";
+    }
+    return r;
+  }
+  const double rel = all.ref2 > 0 ? std::sqrt(all.err2 / all.ref2) : std::sqrt(all.err2);
   const double tol = frobenius_tolerance(d.k);
-  r.ok = outside == 0 && rel <= tol;  // a NaN anywhere makes rel NaN: never <= tol
+  r.ok = all.wrong == 0 && rel <= tol;  // a NaN anywhere makes rel NaN: never <= tol
   std::ostringstream detail;
-  detail << "relative Frobenius error " << rel << " (tolerance " << tol << "), " << outside
+  detail << "relative Frobenius error " << rel << " (tolerance " << tol << "), " << all.wrong
          << " element(s) beyond K * eps * sum|a*b|";
   if (c.input_mode == "exact") detail << "; exact mode compares exactly only up to K = 2^20";
   r.detail = detail.str();
-  const std::size_t show = outside ? first : 0;
+  const std::size_t show = all.wrong ? all.first : 0;
   r.expected = where(show) + format_float(ref.value[show]);
   r.got = where(show) + format_float(got[show]);
   return r;
@@ -223,9 +246,20 @@ class matmul_problem final : public problem {
   const dims& shape() const { return dims_; }
   const cuda::device_buffer& a() const { return a_; }
   const cuda::device_buffer& b() const { return b_; }
+  // Into page-locked memory kept for the problem's rows: a download at the link's speed, and
+  // no fresh allocation of C's size for every check.
+  // Pageable memory when the driver will not pin that much.
   check_result check(const cuda::device_buffer& c) const {
-    std::vector<float> got(dims_.m * dims_.n);
-    c.download(got.data(), got.size() * 4);
+    const std::size_t bytes = dims_.m * dims_.n * 4;
+    if (!staging_ && pageable_.empty()) {
+      try {
+        staging_ = std::make_unique<cuda::pinned_buffer>(bytes);
+      } catch (const cuda::cuda_error&) {
+        pageable_.resize(dims_.m * dims_.n);
+      }
+    }
+    float* got = staging_ ? reinterpret_cast<float*>(staging_->data()) : pageable_.data();
+    c.download(got, bytes);
     return compare(config_, ref_, got);
   }
 
@@ -234,6 +268,8 @@ class matmul_problem final : public problem {
   dims dims_;
   cuda::device_buffer a_, b_;
   reference ref_;
+  mutable std::unique_ptr<cuda::pinned_buffer> staging_;  // C's size, made at the first check
+  mutable std::vector<float> pageable_;                   // instead, if pinning failed
 };
 
 // A runtime-compiled kernel: one launch with the header's grid and block dimensions and the

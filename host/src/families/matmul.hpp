@@ -77,7 +77,13 @@ constexpr std::uint64_t exact_k_limit = std::uint64_t{1} << 20;
 /// Exact mode (K <= exact_k_limit): every element equal. Otherwise the relative Frobenius error
 /// must be under frobenius_tolerance(K) and every element within K * eps * sum|a*b| (the classic
 /// bound for any summation order); NaN and infinity never pass.
-check_result compare(const problem_config& c, const reference& ref, const std::vector<float>& got);
+/// `got` holds M * N floats. The elements are checked in chunks on every core; the verdict and
+/// the numbers reported do not depend on the number of cores.
+check_result compare(const problem_config& c, const reference& ref, const float* got);
+inline check_result compare(const problem_config& c, const reference& ref,
+                            const std::vector<float>& got) {
+  return compare(c, ref, got.data());
+}
 
 /// 1e-5 up to K = 4096, growing with sqrt(K) beyond (the error of a float32 sum of K products
 /// grows about as sqrt(K) relative to the result).
