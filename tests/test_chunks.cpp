@@ -12,7 +12,8 @@ namespace kl {
 namespace {
 
 TEST(ForEachChunk, SameBoundsWithAnyNumberOfThreadsAndEveryElementOnce) {
-  for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000003}}) {
+  for (const std::size_t count :
+       {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000003}}) {
     std::vector<std::vector<std::size_t>> bounds;
     for (const unsigned threads : {1u, 3u, 16u}) {
       std::vector<std::size_t> begins(64, ~std::size_t{0});

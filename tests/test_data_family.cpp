@@ -245,6 +245,30 @@ TEST(CompareRules, ReportTheFirstMismatchWithItsIndex) {
   EXPECT_NE(bad.detail.find("2 of 3 elements"), std::string::npos) << bad.detail;
 }
 
+// The comparison runs in chunks on every core: mismatches in several chunks are all counted, the
+// first by index is named, and the worst error is the worst of all chunks.
+TEST(CompareRules, MismatchesInSeveralChunksNameTheFirstAndTheWorst) {
+  std::vector<std::uint8_t> ref(10000 * 4), got;
+  for (int i = 0; i < 10000; ++i) {
+    const float v = static_cast<float>(i % 97);
+    std::memcpy(ref.data() + 4 * i, &v, 4);
+  }
+  got = ref;
+  const auto plant = [&](int i, float v) { std::memcpy(got.data() + 4 * i, &v, 4); };
+  plant(9999, 1000.0f);
+  plant(4321, 7.0f);  // 4321 % 97 = 53: off by 46
+  plant(8000, 500.5f);
+  compare_spec tol;
+  tol.rule = "tolerance";
+  tol.abs = 0.25;
+  const auto r = compare_buffer(tol, "y", "float32", got, "float32", ref);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.expected, "y[4321] = 53");
+  EXPECT_EQ(r.got, "y[4321] = 7");
+  EXPECT_NE(r.detail.find("3 of 10000 elements"), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("worst 992"), std::string::npos) << r.detail;  // 1000 - 9999 % 97
+}
+
 TEST(CompareRules, UlpIsMeasuredAtTheReference) {
   compare_spec ulp;
   ulp.rule = "ulp";

@@ -5,6 +5,7 @@
 #include "families/splitmix64.hpp"
 #include "nvrtc/compiler.hpp"
 #include "nvrtc/hash.hpp"
+#include "parallel/chunks.hpp"
 #include "spec/expression.hpp"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -162,27 +164,26 @@ std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::st
 
 namespace {
 
-// The comparison over typed elements: G is the output's type, R the reference's. The rule is
-// resolved once, outside the loop (a 8192 x 8192 output is 67 M elements, compared twice a row).
+enum class compare_kind { exact, bytes, ulp, tolerance, frobenius };
+
+// Chunks a comparison runs in: enough for every core of a large machine, few enough to combine
+// for nothing.
+constexpr std::size_t compare_chunks = 64;
+
+// Elements [begin, end) under the rule: counts those outside it (the first of them in `first`),
+// and keeps the worst error and the Frobenius sums.
 template <typename G, typename R>
-check_result compare_typed(const compare_spec& rule, const std::string& name, const G* got,
-                           const R* ref, std::size_t n) {
-  enum class kind { exact, bytes, ulp, tolerance, frobenius };
-  const kind k = rule.rule == "bytes"       ? kind::bytes
-                 : rule.rule == "ulp"       ? kind::ulp
-                 : rule.rule == "tolerance" ? kind::tolerance
-                 : rule.rule == "frobenius" ? kind::frobenius
-                                            : kind::exact;
+void compare_range(compare_kind k, const compare_spec& rule, const G* got, const R* ref,
+                   std::size_t begin, std::size_t end, std::size_t& wrong, std::size_t& first,
+                   double& worst, double& err2, double& ref2) {
+  using kind = compare_kind;
   const bool integral = std::is_integral_v<G>;
   const int digits = std::is_same_v<G, float> ? 24 : 53;
   const double smallest =
       std::is_same_v<G, float> ? 0x1p-149 : std::numeric_limits<double>::denorm_min();
   const double lowest_normal = std::is_same_v<G, float> ? std::numeric_limits<float>::min()
                                                         : std::numeric_limits<double>::min();
-  std::size_t wrong = 0, first = 0;
-  double worst = 0;  // ulp: the largest error in ulps; tolerance: the largest |got - ref|
-  double err2 = 0, ref2 = 0;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = begin; i < end; ++i) {
     const double g = static_cast<double>(got[i]), e = static_cast<double>(ref[i]);
     bool ok = true;
     switch (k) {
@@ -219,6 +220,39 @@ check_result compare_typed(const compare_spec& rule, const std::string& name, co
     }
     if (!ok && wrong++ == 0) first = i;
   }
+}
+
+// The comparison over typed elements: G is the output's type, R the reference's. The rule is
+// resolved once, outside the loop (a 8192 x 8192 output is 67 M elements, compared twice a row).
+template <typename G, typename R>
+check_result compare_typed(const compare_spec& rule, const std::string& name, const G* got,
+                           const R* ref, std::size_t n) {
+  using kind = compare_kind;
+  const kind k = rule.rule == "bytes"       ? kind::bytes
+                 : rule.rule == "ulp"       ? kind::ulp
+                 : rule.rule == "tolerance" ? kind::tolerance
+                 : rule.rule == "frobenius" ? kind::frobenius
+                                            : kind::exact;
+  // Per chunk of the elements (on every core, combined in chunk order: the same on any machine).
+  struct partial {
+    std::size_t wrong = 0, first = 0;
+    double worst = 0;  // ulp: the largest error in ulps; tolerance: the largest |got - ref|
+    double err2 = 0, ref2 = 0;
+  };
+  std::vector<partial> parts(compare_chunks);
+  for_each_chunk(n, compare_chunks, [&](const chunk_range& ch) {
+    partial& p = parts[ch.index];
+    compare_range(k, rule, got, ref, ch.begin, ch.end, p.wrong, p.first, p.worst, p.err2, p.ref2);
+  });
+  std::size_t wrong = 0, first = 0;
+  double worst = 0, err2 = 0, ref2 = 0;
+  for (const partial& p : parts) {
+    if (p.wrong && !wrong) first = p.first;
+    wrong += p.wrong;
+    if (!(p.worst <= worst)) worst = p.worst;  // a NaN stays
+    err2 += p.err2;
+    ref2 += p.ref2;
+  }
   check_result r;
   std::ostringstream detail;
   if (k == kind::frobenius) {
@@ -249,10 +283,10 @@ check_result compare_typed(const compare_spec& rule, const std::string& name, co
 
 template <typename G>
 check_result compare_against(const compare_spec& rule, const std::string& name,
-                             const std::vector<std::uint8_t>& got, const std::string& ref_dtype,
-                             const std::vector<std::uint8_t>& ref) {
-  const std::size_t n = got.size() / sizeof(G);
-  const auto* g = reinterpret_cast<const G*>(got.data());
+                             const std::uint8_t* got, std::size_t got_bytes,
+                             const std::string& ref_dtype, const std::vector<std::uint8_t>& ref) {
+  const std::size_t n = got_bytes / sizeof(G);
+  const auto* g = reinterpret_cast<const G*>(got);
   if (ref_dtype == "float64")
     return compare_typed(rule, name, g, reinterpret_cast<const double*>(ref.data()), n);
   return compare_typed(rule, name, g, reinterpret_cast<const G*>(ref.data()), n);
@@ -261,15 +295,17 @@ check_result compare_against(const compare_spec& rule, const std::string& name,
 }  // namespace
 
 check_result compare_buffer(const compare_spec& rule, const std::string& name,
-                            const std::string& dtype, const std::vector<std::uint8_t>& got,
-                            const std::string& ref_dtype, const std::vector<std::uint8_t>& ref) {
+                            const std::string& dtype, const std::uint8_t* got,
+                            std::size_t got_bytes, const std::string& ref_dtype,
+                            const std::vector<std::uint8_t>& ref) {
   const std::size_t ref_size = data_dtype_size(ref_dtype);
   if (ref_dtype != "float64" && ref_dtype != dtype)
     throw std::invalid_argument("a reference of " + ref_dtype + " for an output of " + dtype);
-  if (ref.size() / std::max<std::size_t>(ref_size, 1) < got.size() / data_dtype_size(dtype))
+  if (ref.size() / std::max<std::size_t>(ref_size, 1) < got_bytes / data_dtype_size(dtype))
     throw std::invalid_argument("the reference of " + name + " has fewer elements than it");
-  return with_dtype(
-      dtype, [&](auto t) { return compare_against<decltype(t)>(rule, name, got, ref_dtype, ref); });
+  return with_dtype(dtype, [&](auto t) {
+    return compare_against<decltype(t)>(rule, name, got, got_bytes, ref_dtype, ref);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -572,11 +608,22 @@ class data_problem final : public problem {
     all.ok = true;
     for (const auto& b : buffers_) {
       if (b.spec->role != buffer_role::out) continue;
-      std::vector<std::uint8_t> got(b.count * data_dtype_size(b.dtype));
-      b.device.download(got.data(), got.size());
+      // Into page-locked memory kept for the problem's rows (pageable if pinning fails): a
+      // download at the link's speed, and no fresh allocation for every check.
+      const std::size_t bytes = b.count * data_dtype_size(b.dtype);
+      auto& staging = staging_[b.spec->name];
+      if (!staging.pinned && staging.pageable.size() < bytes) {
+        try {
+          staging.pinned = std::make_unique<cuda::pinned_buffer>(bytes);
+        } catch (const cuda::cuda_error&) {
+          staging.pageable.resize(bytes);
+        }
+      }
+      std::uint8_t* got = staging.pinned ? staging.pinned->data() : staging.pageable.data();
+      b.device.download(got, bytes);
       const std::string ref_dtype = family_.spec().reference.type == "T" ? b.dtype : "float64";
-      check_result r = compare_buffer(family_.spec().compare, b.spec->name, b.dtype, got, ref_dtype,
-                                      references_.at(b.spec->name));
+      check_result r = compare_buffer(family_.spec().compare, b.spec->name, b.dtype, got, bytes,
+                                      ref_dtype, references_.at(b.spec->name));
       if (!r.ok) return r;
       all.expected += (all.expected.empty() ? "" : "; ") + r.expected;
     }
@@ -636,6 +683,12 @@ class data_problem final : public problem {
   std::map<std::string, std::int64_t> vars_;
   std::vector<data_buffer> buffers_;
   std::map<std::string, std::vector<std::uint8_t>> references_;  // by out buffer
+  // Where check() downloads each out buffer, made at its first check.
+  struct staging_buffer {
+    std::unique_ptr<cuda::pinned_buffer> pinned;
+    std::vector<std::uint8_t> pageable;  // instead, if pinning failed
+  };
+  mutable std::map<std::string, staging_buffer> staging_;
 };
 
 // A runtime-compiled variant: one launch with its header's (or the family's) dimensions.

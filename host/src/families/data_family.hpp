@@ -66,11 +66,20 @@ std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::st
                                           std::uint64_t count, std::uint64_t seed,
                                           const std::string& buffer_name);
 
-/// Compares `got` with the reference's elements under the family's rule; `ref_dtype` is the
-/// reference's element type (float64, or the buffer's own). Exposed for the tests.
+/// Compares `got` (got_bytes of elements of `dtype`) with the reference's elements under the
+/// family's rule; `ref_dtype` is the reference's element type (float64, or the buffer's own). The
+/// elements are compared in chunks on every core; the verdict and what it reports do not depend
+/// on the number of cores.
 check_result compare_buffer(const compare_spec& rule, const std::string& name,
-                            const std::string& dtype, const std::vector<std::uint8_t>& got,
-                            const std::string& ref_dtype, const std::vector<std::uint8_t>& ref);
+                            const std::string& dtype, const std::uint8_t* got,
+                            std::size_t got_bytes, const std::string& ref_dtype,
+                            const std::vector<std::uint8_t>& ref);
+inline check_result compare_buffer(const compare_spec& rule, const std::string& name,
+                                   const std::string& dtype, const std::vector<std::uint8_t>& got,
+                                   const std::string& ref_dtype,
+                                   const std::vector<std::uint8_t>& ref) {
+  return compare_buffer(rule, name, dtype, got.data(), got.size(), ref_dtype, ref);
+}
 
 /// Registers the family of every folder of `kernels_dirs` that holds a family.toml. A folder
 /// whose description has a mistake is registered as broken, with the error naming file:line.

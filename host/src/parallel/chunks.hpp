@@ -12,7 +12,8 @@
 namespace kl {
 
 /// The chunks' bounds depend only on `count` and `chunks`, never on the number of threads, so a
-/// result combined in chunk order (a sum of doubles, the first mismatch) is the same on any machine.
+/// result combined in chunk order (a sum of doubles, the first mismatch) is the same on any
+/// machine.
 struct chunk_range {
   std::size_t index = 0, begin = 0, end = 0;
 };
