@@ -369,9 +369,16 @@ TEST(Tunables, OneVariantPerPointWithTheBlocksTheRequirementsAllow) {
             (std::vector<std::pair<std::string, std::string>>{{"ITEMS", "4"}, {"U", "1"}}));
   EXPECT_EQ(p.blocks, (std::vector<unsigned>{128, 256, 512}));  // 1024 * 4 > 2048
   EXPECT_TRUE(p.tunables.empty());
+  EXPECT_TRUE(p.requires.empty());  // met at its blocks; a results file keeps no requirements
   EXPECT_EQ(points[5].descriptor.blocks, (std::vector<unsigned>{128, 256}));
-  EXPECT_EQ(base_name(p.name), "k");
-  EXPECT_EQ(base_name("plain"), "plain");
+  // Which point of which file it is, as plain data (not read back from the name).
+  EXPECT_EQ(p.tunable_file, "k");
+  EXPECT_EQ(p.point, (std::vector<std::pair<std::string, std::int64_t>>{{"ITEMS", 4}, {"U", 1}}));
+  EXPECT_FALSE(p.named_point);
+  EXPECT_TRUE(p.is_point());
+  EXPECT_FALSE(p.in_default_selection());
+  EXPECT_TRUE(h.descriptor.tunable_file.empty());  // the file itself is no point
+  EXPECT_FALSE(h.descriptor.is_point());
 }
 
 TEST(Tunables, MistakesNameTheirLine) {

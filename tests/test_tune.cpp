@@ -36,15 +36,6 @@ const char* items_header =
     "1024\ntile:    ITEMS * BLOCK\ntune:    ITEMS = 4, 1, 2; U = 1, 2\nrequire: BLOCK * ITEMS <= "
     "1024; U <= ITEMS\n*/\n";
 
-TEST(TuneSpace, PointValuesComeBackFromTheVariantName) {
-  using values = std::vector<std::pair<std::string, std::int64_t>>;
-  EXPECT_EQ(tune::point_values("k[ITEMS=4;U=2]"), (values{{"ITEMS", 4}, {"U", 2}}));
-  EXPECT_EQ(tune::point_values("k[N=-3]"), (values{{"N", -3}}));
-  EXPECT_TRUE(tune::point_values("reduce5").empty());
-  for (const char* bad : {"k[ITEMS=4", "k[ITEMS]", "k[=4]", "k[A=4x]", "k[A=4;]"})
-    EXPECT_THROW(tune::point_values(bad), std::invalid_argument) << bad;
-}
-
 TEST(TuneSpace, ParametersAreSortedAndEveryPointIsABlockOfAVariant) {
   const auto entries = points_of(items_header, "reduce/k.cu");
   std::vector<const registry_entry*> selected;

@@ -284,6 +284,10 @@ std::vector<const registry_entry*> registry::select(const std::vector<std::strin
     if (family_filter.empty() || e.descriptor.family == family_filter) {
       names.push_back(e.descriptor.name);
       names.push_back(e.descriptor.qualified_name());
+      if (e.descriptor.is_point()) {  // a tunable file's name selects its points
+        names.push_back(e.descriptor.tunable_file);
+        names.push_back(e.descriptor.family + "." + e.descriptor.tunable_file);
+      }
     }
   for (const auto& raw : patterns) {
     const std::string pattern = raw == "all" ? "*" : raw;
@@ -294,21 +298,20 @@ std::vector<const registry_entry*> registry::select(const std::vector<std::strin
                                                pattern.find('.') == pattern.size() - 2);
     bool matched = false;
     for (const auto& e : entries_) {
-      if (!family_filter.empty() && e.descriptor.family != family_filter) continue;
-      if (everything && e.descriptor.name.find('[') != std::string::npos) {
+      const variant_descriptor& d = e.descriptor;
+      if (!family_filter.empty() && d.family != family_filter) continue;
+      if (everything && !d.in_default_selection()) {
         matched = true;  // the pattern is not a mistake for leaving them out
         continue;
       }
       // "reduce*" means names that start with reduce; "reduce.*" means the family's variants.
       // A tunable file's name ("my_kernel") selects every point of it ("my_kernel[ITEMS=4]").
       const bool qualified = pattern.find('.') != std::string::npos;
-      const std::string name = qualified ? e.descriptor.qualified_name() : e.descriptor.name;
-      const std::string file_name = qualified
-                                        ? e.descriptor.family + "." + base_name(e.descriptor.name)
-                                        : base_name(e.descriptor.name);
-      if (!wildcard_match(pattern, name) &&
-          !(pattern.find('[') == std::string::npos && wildcard_match(pattern, file_name)))
-        continue;
+      const std::string name = qualified ? d.qualified_name() : d.name;
+      const bool file_matches =
+          d.is_point() && pattern.find('[') == std::string::npos &&
+          wildcard_match(pattern, qualified ? d.family + "." + d.tunable_file : d.tunable_file);
+      if (!wildcard_match(pattern, name) && !file_matches) continue;
       matched = true;
       if (std::find(out.begin(), out.end(), &e) == out.end()) out.push_back(&e);
     }

@@ -1,7 +1,6 @@
 #include "report/table.hpp"
 
 #include "report/text_table.hpp"
-#include "spec/metadata.hpp"
 
 #include "families/data_family.hpp"
 
@@ -512,8 +511,7 @@ void print_list(std::ostream& os, const registry& reg, const std::string& family
   std::map<std::string, std::size_t> points;  // by file
   for (const auto& e : reg.entries()) {
     if (!family.empty() && e.descriptor.family != family) continue;
-    const bool point = e.descriptor.name.find('[') != std::string::npos;
-    if (!point || points[e.descriptor.origin_path]++ == 0) all.push_back(&e);
+    if (!e.descriptor.is_point() || points[e.descriptor.origin_path]++ == 0) all.push_back(&e);
   }
   print_list(os, reg, all, points);
 }
@@ -586,10 +584,10 @@ void print_list(std::ostream& os, const registry& reg,
   for (const auto* e : entries) {
     const auto& d = e->descriptor;
     const auto file = collapsed.find(d.origin_path);
-    if (d.name.find('[') != std::string::npos && file != collapsed.end()) {
-      os << col(d.family + "." + base_name(d.name), nw) << col("tunable", bw) << d.origin_text()
-         << "\n    " << file->second << " points: kernlab tune --variant " << base_name(d.name)
-         << " searches them; --list --variant " << base_name(d.name) << " lists them\n";
+    if (d.is_point() && file != collapsed.end()) {
+      os << col(d.family + "." + d.tunable_file, nw) << col("tunable", bw) << d.origin_text()
+         << "\n    " << file->second << " points: kernlab tune --variant " << d.tunable_file
+         << " searches them; --list --variant " << d.tunable_file << " lists them\n";
       continue;
     }
     os << col(d.qualified_name(), nw) << col(blocks_of(d), bw) << d.origin_text()

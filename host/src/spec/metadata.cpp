@@ -528,10 +528,13 @@ std::vector<parsed_header> expand_tunables(const parsed_header& h,
       params.emplace_back(name, std::to_string(v));
     }
     d.name = base.name + "[" + suffix + "]";
+    d.tunable_file = base.name;
+    d.point = point;
     params.insert(params.end(), base.params.begin(), base.params.end());
     d.params = params;
     d.blocks = blocks;
     d.tunables.clear();
+    d.requires.clear();  // met: the blocks are those it allows
     check_expressions(p, shape_names);
     out.push_back(std::move(p));
     if (out.size() > max_points)
@@ -545,10 +548,6 @@ std::vector<parsed_header> expand_tunables(const parsed_header& h,
         base.origin_path, h.line_of(base.requires.empty() ? "tune" : "require"),
         "require leaves none of the " + std::to_string(total) + " points at any of the blocks");
   return out;
-}
-
-std::string base_name(const std::string& variant_name) {
-  return variant_name.substr(0, variant_name.find('['));
 }
 
 }  // namespace kl

@@ -58,14 +58,12 @@ std::vector<std::int64_t> parse_tunable_values(const std::string& text);
 
 /// A header with `tune:` as one header per point: the point's values become the first params
 /// (so every family substitutes them like params), the blocks are those `require:` allows at
-/// the point (points it allows at no block are left out), and the name gets the point:
-/// "my_kernel[ITEMS=4;UNROLL=2]". A header without tunables is returned as it is. Throws
+/// the point (points it allows at no block are left out), the name gets the point:
+/// "my_kernel[ITEMS=4;UNROLL=2]", and the descriptor says which point of which file it is
+/// (tunable_file, point). A header without tunables is returned as it is. Throws
 /// metadata_error (too many points, a requirement that does not evaluate, none left).
 std::vector<parsed_header> expand_tunables(const parsed_header& header,
                                            const std::vector<std::string>& shape_names);
-
-/// "my_kernel" of "my_kernel[ITEMS=4;UNROLL=2]": the file a point of a tunable variant is from.
-std::string base_name(const std::string& variant_name);
 
 /// The stem of a path: "kernels_src/reduce/my_idea.cu" -> "my_idea".
 std::string file_stem(const std::string& path);
