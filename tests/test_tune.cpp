@@ -341,6 +341,21 @@ TEST(TuneCommand, WithoutBlockItTakesEveryBlockTheFileLists) {
   EXPECT_NE(r.output.find("11 points over ITEMS(4) BLOCK(3)"), std::string::npos) << r.output;
 }
 
+// The shipped reduce_unrolling: the file's name tunes every point of it, its named steps
+// included; a step's name tunes that point alone.
+TEST(TuneCommand, TheFilesNameTunesEveryPointAndAStepsNameOnePoint) {
+  const std::string k = "tune --kernels-dir " + test::kernels_dir() + " --strategy random";
+  auto r = test::run_kernlab(k + " --variant reduce_unrolling");
+  EXPECT_EQ(r.code, 3) << r.output;  // no device here
+  EXPECT_NE(r.output.find("reduce.reduce_unrolling (" + test::kernels_dir() +
+                          "/reduce/reduce_unrolling.cu): 16 points over UNROLL(4) BLOCK(4)"),
+            std::string::npos)
+      << r.output;
+  r = test::run_kernlab(k + " --variant reduce_unrolling4");
+  EXPECT_NE(r.output.find("reduce.reduce_unrolling ("), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("4 points over UNROLL(1) BLOCK(4)"), std::string::npos) << r.output;
+}
+
 TEST(TuneCommand, BadInputIsAUsageErrorNamingIt) {
   test::temp_dir dir("tune_cli_bad");
   test::write_tunable_reduce(dir, "tsum");
