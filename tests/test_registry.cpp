@@ -395,5 +395,70 @@ TEST(NamedPointsClash, ANamedPointsNameTakenTwiceIsRefusedLikeAnyDuplicate) {
       << reg.warnings()[0];
 }
 
+// The seeds' steps merged into tunable files are still the sequence's steps, by their names,
+// with their summaries, at their places; the files' other points are not.
+TEST(ShippedNamedPoints, TheMergedStepsKeepTheirNamesPlacesAndSummaries) {
+  family_registry fams;
+  register_builtin_families(fams);
+  registry reg(fams);
+  reg.add_source_dir(test::kernels_dir());
+  auto sequence = [&](const std::string& family) {
+    std::vector<std::string> out;
+    for (const auto* e : reg.select({"all"}, family)) out.push_back(e->descriptor.name);
+    return out;
+  };
+  const auto reduce = sequence("reduce");
+  const auto at = std::find(reduce.begin(), reduce.end(), "reduce6");
+  ASSERT_NE(at, reduce.end());
+  EXPECT_EQ(std::vector<std::string>(at, std::min(at + 5, reduce.end())),
+            (std::vector<std::string>{"reduce6", "reduce_unrolling2", "reduce_unrolling4",
+                                      "reduce_unrolling8", "reduce_unroll_warps8"}));
+  const auto qam = sequence("qam256");
+  EXPECT_EQ(qam, (std::vector<std::string>{"baseline", "coalesced", "branch_free",
+                                           "vec2_gridstride", "vec2_unroll4", "vec2_stream"}));
+  struct step {
+    const char* name;
+    const char* file;
+    std::vector<std::pair<std::string, std::int64_t>> point;
+    const char* summary;
+  };
+  for (const step& s :
+       {step{"reduce.reduce_unrolling2",
+             "reduce_unrolling",
+             {{"UNROLL", 2}},
+             "a block consumes 2 data blocks, then the in-block tree"},
+        step{"reduce.reduce_unrolling4",
+             "reduce_unrolling",
+             {{"UNROLL", 4}},
+             "a block consumes 4 data blocks, then the in-block tree"},
+        step{"reduce.reduce_unrolling8",
+             "reduce_unrolling",
+             {{"UNROLL", 8}},
+             "a block consumes 8 data blocks, then the in-block tree"},
+        step{"qam256.vec2_unroll4",
+             "vec2_unroll",
+             {{"UNROLL", 4}, {"STREAM", 0}},
+             "eight symbols per thread, four 16-byte loads in flight, 16-byte stores"},
+        step{"qam256.vec2_stream",
+             "vec2_unroll",
+             {{"UNROLL", 4}, {"STREAM", 1}},
+             "as vec2_unroll4, with evict-first (streaming) loads and stores"}}) {
+    SCOPED_TRACE(s.name);
+    const registry_entry* e = reg.find(s.name);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->error, "");
+    EXPECT_TRUE(e->descriptor.named_point);
+    EXPECT_EQ(e->descriptor.tunable_file, s.file);
+    EXPECT_EQ(e->descriptor.point, s.point);
+    EXPECT_EQ(e->descriptor.summary, s.summary);
+    EXPECT_EQ(e->descriptor.blocks, (std::vector<unsigned>{128, 256, 512, 1024}));
+  }
+  // The files' other points: for a tune or a selection that names the file.
+  EXPECT_EQ(reg.select({"reduce_unrolling"}, "reduce").size(), 4u);  // UNROLL = 2, 4, 8, 16
+  EXPECT_EQ(reg.select({"vec2_unroll"}, "qam256").size(), 8u);       // 4 UNROLL x 2 STREAM
+  ASSERT_NE(reg.find("reduce.reduce_unrolling[UNROLL=16]"), nullptr);
+  EXPECT_FALSE(reg.find("reduce.reduce_unrolling[UNROLL=16]")->descriptor.in_default_selection());
+}
+
 }  // namespace
 }  // namespace kl
