@@ -451,12 +451,15 @@ parsed_header parse_header(const std::string& source, const std::string& path,
     if (p.name == d.name)
       fail("a point cannot take the file's name (--variant " + d.name +
            " selects every point of the file)");
-    for (const auto& [name, v] : p.values)
+    // (Plain loops, not structured bindings: C++17 lets no lambda capture one; clang refuses.)
+    for (const auto& given : p.values)
       if (std::none_of(d.tunables.begin(), d.tunables.end(),
-                       [&](const auto& t) { return t.first == name; }))
-        fail("'" + name + "' is not a tunable (the tunables: " + tunable_names + ")");
+                       [&](const auto& t) { return t.first == given.first; }))
+        fail("'" + given.first + "' is not a tunable (the tunables: " + tunable_names + ")");
     std::vector<std::pair<std::string, std::int64_t>> ordered;
-    for (const auto& [name, values] : d.tunables) {
+    for (const auto& tunable : d.tunables) {
+      const std::string& name = tunable.first;
+      const std::vector<std::int64_t>& values = tunable.second;
       const auto given = std::find_if(p.values.begin(), p.values.end(),
                                       [&](const auto& v) { return v.first == name; });
       if (given == p.values.end())
