@@ -51,10 +51,10 @@ inline std::string describe(const result_record& r) {
   return os.str();
 }
 
-/// The variants of `family`'s shipped kernel files, for parameterised tests: every plain file,
-/// and of a tunable file (hundreds of points) a sample of `per_tunable_file` points that run at
-/// some block from 128 to 1024, the first, the last and evenly spaced ones between; `kernlab
-/// tune` validates every point it times.
+/// The variants of `family`'s shipped kernel files, for parameterised tests: every plain file and
+/// every named point (`points:`), and of a tunable file's other points (hundreds, maybe) a sample
+/// of `per_tunable_file` that run at some block from 128 to 1024, the first, the last and evenly
+/// spaced ones between; `kernlab tune` validates every point it times.
 inline std::vector<std::string> shipped_source_variants(const std::string& family,
                                                         std::size_t per_tunable_file = 6) {
   family_registry fams;
@@ -67,7 +67,7 @@ inline std::vector<std::string> shipped_source_variants(const std::string& famil
   std::vector<std::string> files;
   for (const auto& e : reg.entries()) {
     if (e.descriptor.family != family) continue;
-    if (e.descriptor.name.find('[') == std::string::npos) {
+    if (e.descriptor.in_default_selection()) {
       out.push_back(e.descriptor.name);
       continue;
     }

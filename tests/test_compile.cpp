@@ -6,6 +6,7 @@
 #include "nvrtc/compiler.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
+#include "shipped_kernels.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -17,7 +18,7 @@ namespace {
 
 run_request compile_request_for(const registry& reg, const std::string& kernels) {
   run_request r;
-  r.variants = reg.select({"all"}, "reduce");  // qam256: tests/test_qam256.cpp
+  r.variants = test::shipped_compile_selection(reg, "reduce");  // qam256: tests/test_qam256.cpp
   r.blocks = {128, 256, 512, 1024};
   r.dtypes = {"int32", "float32"};
   r.ops = {"sum", "min", "max"};
@@ -35,8 +36,16 @@ TEST(Compile, EveryShippedKernelAtEveryConfiguration) {
   reg.add_source_dir(test::kernels_dir());
   ASSERT_GE(reg.entries().size(), 13u);
   EXPECT_TRUE(reg.warnings().empty());
-  const auto sweep = runner(fams, compile_request_for(reg, test::kernels_dir())).run();
-  ASSERT_EQ(sweep.compiles.size(), reg.select({"all"}, "reduce").size());
+  const run_request request = compile_request_for(reg, test::kernels_dir());
+  // The merged ladder steps' file is compiled whole: its named steps and its other point.
+  std::vector<std::string> unrolling;
+  for (const registry_entry* e : request.variants)
+    if (e->descriptor.tunable_file == "reduce_unrolling") unrolling.push_back(e->descriptor.name);
+  EXPECT_EQ(unrolling,
+            (std::vector<std::string>{"reduce_unrolling2", "reduce_unrolling4", "reduce_unrolling8",
+                                      "reduce_unrolling[UNROLL=16]"}));
+  const auto sweep = runner(fams, request).run();
+  ASSERT_EQ(sweep.compiles.size(), request.variants.size());
   for (const auto& c : sweep.compiles) {
     SCOPED_TRACE(c.entry->descriptor.qualified_name());
     EXPECT_EQ(c.error, "");

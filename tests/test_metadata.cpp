@@ -369,9 +369,139 @@ TEST(Tunables, OneVariantPerPointWithTheBlocksTheRequirementsAllow) {
             (std::vector<std::pair<std::string, std::string>>{{"ITEMS", "4"}, {"U", "1"}}));
   EXPECT_EQ(p.blocks, (std::vector<unsigned>{128, 256, 512}));  // 1024 * 4 > 2048
   EXPECT_TRUE(p.tunables.empty());
+  EXPECT_TRUE(p.requires.empty());  // met at its blocks; a results file keeps no requirements
   EXPECT_EQ(points[5].descriptor.blocks, (std::vector<unsigned>{128, 256}));
-  EXPECT_EQ(base_name(p.name), "k");
-  EXPECT_EQ(base_name("plain"), "plain");
+  // Which point of which file it is, as plain data (not read back from the name).
+  EXPECT_EQ(p.tunable_file, "k");
+  EXPECT_EQ(p.point, (std::vector<std::pair<std::string, std::int64_t>>{{"ITEMS", 4}, {"U", 1}}));
+  EXPECT_FALSE(p.named_point);
+  EXPECT_TRUE(p.is_point());
+  EXPECT_FALSE(p.in_default_selection());
+  EXPECT_TRUE(h.descriptor.tunable_file.empty());  // the file itself is no point
+  EXPECT_FALSE(h.descriptor.is_point());
+}
+
+// `points:` names points of the space: the name (and summary) replace "k[...]", the values are
+// put in the tune: order, and the named points come first, in the order given.
+TEST(Tunables, NamedPointsTakeTheirNamesAndComeFirst) {
+  const parsed_header h = parse_header(
+      tunable_header("ITEMS = 1..8 pow2; U = 1, 2", "BLOCK * ITEMS <= 2048; U <= ITEMS",
+                     "summary: the file's summary\n"
+                     "points:  k_wide(U=1, ITEMS=8) \"eight items; one accumulator\"\n"
+                     "points:  k2(ITEMS=2,U=2);k-one( ITEMS = 1 , U = 1 )  ;\n"),
+      "reduce/k.cu");
+  ASSERT_EQ(h.named_points.size(), 3u);
+  EXPECT_EQ(h.named_points[0].line, 9);
+  EXPECT_EQ(h.named_points[2].line, 10);
+  EXPECT_EQ(h.key_lines.at("points"), 9);  // its first line
+  std::vector<std::string> names;
+  for (const auto& p : h.points) names.push_back(p.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"k_wide", "k2", "k-one", "k[ITEMS=2;U=1]", "k[ITEMS=4;U=1]",
+                                      "k[ITEMS=4;U=2]", "k[ITEMS=8;U=2]"}));
+  const variant_descriptor& wide = h.points[0];
+  EXPECT_TRUE(wide.named_point);
+  EXPECT_TRUE(wide.in_default_selection());
+  EXPECT_EQ(wide.tunable_file, "k");
+  EXPECT_EQ(wide.point,
+            (std::vector<std::pair<std::string, std::int64_t>>{{"ITEMS", 8}, {"U", 1}}));
+  EXPECT_EQ(wide.params,
+            (std::vector<std::pair<std::string, std::string>>{{"ITEMS", "8"}, {"U", "1"}}));
+  EXPECT_EQ(wide.blocks, (std::vector<unsigned>{128, 256}));  // require's, as for any point
+  EXPECT_EQ(wide.summary, "eight items; one accumulator");    // the quotes hold the ';'
+  EXPECT_EQ(h.points[1].summary, "the file's summary");       // none given: the file's
+  EXPECT_EQ(h.points[2].blocks, (std::vector<unsigned>{128, 256, 512, 1024}));
+  EXPECT_FALSE(h.points[3].named_point);
+  EXPECT_EQ(h.points[3].summary, "the file's summary");
+}
+
+TEST(Tunables, NamedPointMistakesNameThePointsLine) {
+  auto error_of = [](const std::string& points, const std::string& more = "") -> std::string {
+    try {
+      parse_header(tunable_header("ITEMS = 1, 2, 4; U = 1, 2", "BLOCK * ITEMS <= 1024",
+                                  more + "points:  " + points + "\n"),
+                   "reduce/k.cu");
+    } catch (const metadata_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  // The header: 1 "/* kernlab", ..., 6 tune, 7 require, then `more`, then points.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"a(ITEMS=1)", "reduce/k.cu:8: points: a: no value for U"},
+      {"a(ITEMS=1, U=1, V=2)",
+       "reduce/k.cu:8: points: a: 'V' is not a tunable (the tunables: "
+       "ITEMS, U)"},
+      {"a(ITEMS=3, U=1)", "reduce/k.cu:8: points: a: ITEMS=3 is not one of its values (1, 2, 4)"},
+      {"a(ITEMS=1, ITEMS=2, U=1)",
+       "reduce/k.cu:8: points: 'a(ITEMS=1, ITEMS=2, U=1)': ITEMS "
+       "given twice"},
+      {"a(ITEMS=1, U=1); a(ITEMS=2, U=1)", "reduce/k.cu:8: points: 'a' named twice"},
+      {"a(ITEMS=1, U=1); b(U=1, ITEMS=1)", "reduce/k.cu:8: points: b: the same point as 'a'"},
+      {"k(ITEMS=1, U=1)", "reduce/k.cu:8: points: k: a point cannot take the file's name"},
+      {"a b(ITEMS=1, U=1)",
+       "reduce/k.cu:8: points: 'a b(ITEMS=1, U=1)': 'a b' cannot be a "
+       "variant name"},
+      {"a[1](ITEMS=1, U=1)", "cannot be a variant name"},
+      {"a", "reduce/k.cu:8: points: 'a' is not 'name(NAME=value, ...)'"},
+      {"a(ITEMS=1, U=1", "reduce/k.cu:8: points: 'a(ITEMS=1, U=1' is not 'name(NAME=value"},
+      {"a(ITEMS=x, U=1)",
+       "reduce/k.cu:8: points: 'a(ITEMS=x, U=1)': 'ITEMS=x' is not "
+       "'NAME=value'"},
+      {"a(ITEMS=1, U=1) extra", "reduce/k.cu:8: points: 'a(ITEMS=1, U=1) extra' is not"},
+      {"a(ITEMS=1, U=1) \"open",
+       "reduce/k.cu:8: points: 'a(ITEMS=1, U=1) \"open': the summary "
+       "has no closing"},
+      {"a(ITEMS=1, U=1) \"\"", "an empty summary"},
+      {"a; b(ITEMS=1, U=1)", "reduce/k.cu:8: points: 'a' is not 'name(NAME=value, ...)'"},
+      {";", "reduce/k.cu:8: points lists no point"},
+  };
+  for (const auto& [points, expected] : cases)
+    EXPECT_NE(error_of(points).find(expected), std::string::npos)
+        << points << "\n  gave: " << error_of(points);
+  // The same mistake on a later `points:` line names that line.
+  EXPECT_NE(error_of("b(ITEMS=9, U=1)", "points:  a(ITEMS=1, U=1)\n")
+                .find("reduce/k.cu:9: points: b: ITEMS=9 is not one of its values"),
+            std::string::npos);
+  EXPECT_NE(error_of("b(U=1, ITEMS=1)", "points:  a(ITEMS=1, U=1)\n")
+                .find("reduce/k.cu:9: points: b: the same point as 'a' (line 8)"),
+            std::string::npos);
+  EXPECT_NE(error_of("a(ITEMS=2, U=1)", "points:  a(ITEMS=1, U=1)\n")
+                .find("reduce/k.cu:9: points: 'a' named twice (first on line 8)"),
+            std::string::npos);
+  EXPECT_EQ(error_of("a(ITEMS=4, U=2)"), "");  // a good one, for contrast
+}
+
+TEST(Tunables, ANamedPointTheRequirementsLeaveOutIsAnError) {
+  // ITEMS=8 is one of the values, but BLOCK * 8 > 512 at every block: the space has no such
+  // point, so the name would name nothing.
+  try {
+    parse_header(tunable_header("ITEMS = 1, 2, 4, 8", "BLOCK * ITEMS <= 512",
+                                "points:  fine(ITEMS=4)\npoints:  big(ITEMS=8)\n"),
+                 "reduce/k.cu");
+    FAIL() << "no error";
+  } catch (const metadata_error& e) {
+    EXPECT_EQ(e.line(), 9);
+    EXPECT_NE(std::string(e.what()).find("reduce/k.cu:9: points: big(ITEMS=8) meets the "
+                                         "requirements (require:) at none of the blocks"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Tunables, PointsWithoutTuneIsAnError) {
+  try {
+    parse_header(
+        "/* kernlab\nfamily: reduce\nentry: k<BLOCK, T, OP>\nblocks: 128\ntile: "
+        "BLOCK\npoints: a(X=1)\n*/\n",
+        "reduce/k.cu");
+    FAIL() << "no error";
+  } catch (const metadata_error& e) {
+    EXPECT_NE(std::string(e.what()).find("reduce/k.cu:6: points names points of the tunables: the "
+                                         "header has no 'tune:'"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Tunables, MistakesNameTheirLine) {

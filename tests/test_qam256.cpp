@@ -6,6 +6,7 @@
 #include "families/qam256.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
+#include "shipped_kernels.hpp"
 #include "spec/metadata.hpp"
 #include "test_util.hpp"
 
@@ -375,8 +376,13 @@ TEST(Qam256Compile, EveryKernelFileAtEveryBlockSize) {
   registry reg(fams);
   reg.add_source_dir(test::kernels_dir());
   run_request r;
-  r.variants = reg.select({"all"}, "qam256");
+  r.variants = test::shipped_compile_selection(reg, "qam256");
   ASSERT_GE(r.variants.size(), 5u);
+  // vec2_unroll is compiled whole: its two named steps and its six other points.
+  std::size_t unroll_points = 0;
+  for (const registry_entry* e : r.variants)
+    if (e->descriptor.tunable_file == "vec2_unroll") ++unroll_points;
+  EXPECT_EQ(unroll_points, 8u);
   r.blocks = {128, 256, 512, 1024};
   r.dtypes = {"float32"};
   r.ops = {"demap"};

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -59,9 +60,10 @@ TEST_F(Registry, OrderKeyGivesTheFamilySequence) {
 
 TEST_F(Registry, ShippedSeedsFollowTheSeedsSequence) {
   reg.add_source_dir(test::kernels_dir());
-  std::vector<std::string> names;
+  std::vector<std::string> names;  // the default job's: plain files and named points
   for (const auto& e : reg.entries())
-    if (e.descriptor.family == "reduce") names.push_back(e.descriptor.name);
+    if (e.descriptor.family == "reduce" && e.descriptor.in_default_selection())
+      names.push_back(e.descriptor.name);
   const std::vector<std::string> head = {"reduce0",
                                          "reduce1",
                                          "reduce2",
@@ -253,6 +255,209 @@ TEST(RegistryTunables, EverythingLeavesPointsOutAndNamingTheFileTakesThem) {
   print_list(os, reg);
   EXPECT_NE(os.str().find("4 points: kernlab tune --variant tsum"), std::string::npos) << os.str();
   EXPECT_EQ(os.str().find("tsum[ITEMS=8]"), std::string::npos) << os.str();
+}
+
+// A tunable file whose `points:` names two of its four points (the reverse of their natural
+// order, so that the listed order shows), between two plain files of the sequence.
+const char* named_points_file = R"(/* kernlab
+family:  reduce
+entry:   tn<BLOCK, ITEMS, T, OP>
+blocks:  128 256
+tune:    ITEMS = 1, 2, 4, 8
+tile:    ITEMS * BLOCK
+summary: ITEMS elements per thread
+points:  tn_eight(ITEMS=8) "eight elements per thread"
+points:  tn_two(ITEMS=2)
+order:   5
+*/
+)";
+
+std::string plain_kernel(const std::string& name, int order) {
+  return "/* kernlab\nfamily: reduce\nentry: " + name +
+         "<BLOCK, T, OP>\nblocks: 128 256\ntile: BLOCK\nsummary: plain " + name +
+         (order < 0 ? "" : "\norder: " + std::to_string(order)) + "\n*/\n";
+}
+
+class NamedPoints : public ::testing::Test {
+ protected:
+  NamedPoints() : reg(fams) {
+    register_builtin_families(fams);
+    dir.write("reduce/tn.cu", named_points_file);
+    dir.write("reduce/first.cu", plain_kernel("first", 1));
+    dir.write("reduce/later.cu", plain_kernel("later", 9));
+    dir.write("reduce/unordered.cu", plain_kernel("unordered", -1));
+    reg.add_source_dir(dir.str());
+  }
+  std::vector<std::string> names(const std::vector<std::string>& patterns,
+                                 const std::string& family = "") const {
+    std::vector<std::string> out;
+    for (const auto* e : reg.select(patterns, family)) out.push_back(e->descriptor.name);
+    return out;
+  }
+  family_registry fams;
+  registry reg;
+  test::temp_dir dir{"named_points"};
+};
+
+// The named points stand at the file's place in the sequence, in the order `points:` gives,
+// then the file's other points.
+TEST_F(NamedPoints, TheSequenceHasThemAtTheFilesOrderInTheListedOrder) {
+  std::vector<std::string> all;
+  for (const auto& e : reg.entries()) {
+    EXPECT_EQ(e.error, "") << e.descriptor.name;
+    all.push_back(e.descriptor.name);
+  }
+  EXPECT_EQ(all, (std::vector<std::string>{"first", "tn_eight", "tn_two", "tn[ITEMS=1]",
+                                           "tn[ITEMS=4]", "later", "unordered"}));
+  EXPECT_TRUE(reg.warnings().empty());
+}
+
+TEST_F(NamedPoints, SelectingEverythingTakesTheNamedPointsAndLeavesTheRestOut) {
+  const std::vector<std::string> sequence = {"first", "tn_eight", "tn_two", "later", "unordered"};
+  EXPECT_EQ(names({"all"}), sequence);
+  EXPECT_EQ(names({"all"}, "reduce"), sequence);  // --family reduce alone: the default job
+  EXPECT_EQ(names({"reduce.*"}), sequence);
+  EXPECT_EQ(names({"*"}), sequence);
+}
+
+TEST_F(NamedPoints, TheFilesNameTakesEveryPointAndAPointsNameTakesItAlone) {
+  const std::vector<std::string> file = {"tn_eight", "tn_two", "tn[ITEMS=1]", "tn[ITEMS=4]"};
+  EXPECT_EQ(names({"tn"}), file);
+  EXPECT_EQ(names({"reduce.tn"}), file);
+  EXPECT_EQ(names({"tn"}, "reduce"), file);
+  EXPECT_EQ(names({"tn_two"}), std::vector<std::string>{"tn_two"});
+  EXPECT_EQ(names({"reduce.tn_eight"}), std::vector<std::string>{"tn_eight"});
+  EXPECT_EQ(names({"tn[ITEMS=4]"}), std::vector<std::string>{"tn[ITEMS=4]"});
+  EXPECT_EQ(names({"tn_*"}), (std::vector<std::string>{"tn_eight", "tn_two"}));
+  EXPECT_EQ(names({"tn_two", "first"}), (std::vector<std::string>{"first", "tn_two"}));
+  // A typo of the file's name is answered with the file's name.
+  try {
+    reg.select({"tm"});
+    FAIL();
+  } catch (const selection_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'tn'"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(NamedPoints, ListShowsTheFileOnceAndEachNamedPointOnItsOwnLine) {
+  std::ostringstream os;
+  print_list(os, reg);
+  const std::string out = os.str();
+  const auto at = [&](const std::string& text) {
+    const auto p = out.find(text);
+    EXPECT_NE(p, std::string::npos) << text << " in\n" << out;
+    return p;
+  };
+  // The file: one line, all four points counted.
+  const auto file = at("reduce.tn ");
+  at("4 points: kernlab tune --variant tn searches them; --list --variant tn lists them");
+  // Each named point: its blocks, its origin with its values, its summary (or the file's).
+  const std::string origin = "source " + dir.str() + "/reduce/tn.cu";
+  const auto eight = at("reduce.tn_eight");
+  at(origin + " (ITEMS=8)\n    eight elements per thread\n");
+  const auto two = at("reduce.tn_two");
+  at(origin + " (ITEMS=2)\n    ITEMS elements per thread\n");
+  EXPECT_NE(out.substr(eight, two - eight).find(" 128,256 "), std::string::npos) << out;
+  EXPECT_EQ(out.find("tn[ITEMS="), std::string::npos) << out;
+  // In the sequence: first, the file, its named points, later.
+  EXPECT_LT(at("reduce.first"), file);
+  EXPECT_LT(file, eight);
+  EXPECT_LT(eight, two);
+  EXPECT_LT(two, at("reduce.later"));
+
+  // --list --variant tn: every point on its own line, the file line gone.
+  std::ostringstream one;
+  print_list(one, reg, reg.select({"tn"}));
+  for (const char* name :
+       {"reduce.tn_eight", "reduce.tn_two", "reduce.tn[ITEMS=1]", "reduce.tn[ITEMS=4]"})
+    EXPECT_NE(one.str().find(name), std::string::npos) << name << " in\n" << one.str();
+  EXPECT_EQ(one.str().find("points: kernlab tune"), std::string::npos) << one.str();
+}
+
+// A named point's name is a variant name like any: the first registered keeps it, the other is
+// refused with a warning naming both, as for two files.
+TEST(NamedPointsClash, ANamedPointsNameTakenTwiceIsRefusedLikeAnyDuplicate) {
+  family_registry fams;
+  register_builtin_families(fams);
+  registry reg(fams);
+  test::temp_dir dir("named_points_clash");
+  dir.write("reduce/tn.cu", named_points_file);
+  dir.write("reduce/tn_two.cu", plain_kernel("tn_two", 7));  // later in the sequence than tn
+  reg.add_source_dir(dir.str());
+  const registry_entry* kept = reg.find("reduce.tn_two");
+  ASSERT_NE(kept, nullptr);
+  EXPECT_TRUE(kept->descriptor.named_point);
+  ASSERT_EQ(reg.warnings().size(), 1u);
+  EXPECT_NE(reg.warnings()[0].find("tn_two.cu: variant name 'reduce.tn_two' is already taken by "
+                                   "source " +
+                                   dir.str() + "/reduce/tn.cu"),
+            std::string::npos)
+      << reg.warnings()[0];
+}
+
+// The seeds' steps merged into tunable files are still the sequence's steps, by their names,
+// with their summaries, at their places; the files' other points are not.
+TEST(ShippedNamedPoints, TheMergedStepsKeepTheirNamesPlacesAndSummaries) {
+  family_registry fams;
+  register_builtin_families(fams);
+  registry reg(fams);
+  reg.add_source_dir(test::kernels_dir());
+  auto sequence = [&](const std::string& family) {
+    std::vector<std::string> out;
+    for (const auto* e : reg.select({"all"}, family)) out.push_back(e->descriptor.name);
+    return out;
+  };
+  const auto reduce = sequence("reduce");
+  const auto at = std::find(reduce.begin(), reduce.end(), "reduce6");
+  ASSERT_NE(at, reduce.end());
+  EXPECT_EQ(std::vector<std::string>(at, std::min(at + 5, reduce.end())),
+            (std::vector<std::string>{"reduce6", "reduce_unrolling2", "reduce_unrolling4",
+                                      "reduce_unrolling8", "reduce_unroll_warps8"}));
+  const auto qam = sequence("qam256");
+  EXPECT_EQ(qam, (std::vector<std::string>{"baseline", "coalesced", "branch_free",
+                                           "vec2_gridstride", "vec2_unroll4", "vec2_stream"}));
+  struct step {
+    const char* name;
+    const char* file;
+    std::vector<std::pair<std::string, std::int64_t>> point;
+    const char* summary;
+  };
+  for (const step& s :
+       {step{"reduce.reduce_unrolling2",
+             "reduce_unrolling",
+             {{"UNROLL", 2}},
+             "a block consumes 2 data blocks, then the in-block tree"},
+        step{"reduce.reduce_unrolling4",
+             "reduce_unrolling",
+             {{"UNROLL", 4}},
+             "a block consumes 4 data blocks, then the in-block tree"},
+        step{"reduce.reduce_unrolling8",
+             "reduce_unrolling",
+             {{"UNROLL", 8}},
+             "a block consumes 8 data blocks, then the in-block tree"},
+        step{"qam256.vec2_unroll4",
+             "vec2_unroll",
+             {{"UNROLL", 4}, {"STREAM", 0}},
+             "eight symbols per thread, four 16-byte loads in flight, 16-byte stores"},
+        step{"qam256.vec2_stream",
+             "vec2_unroll",
+             {{"UNROLL", 4}, {"STREAM", 1}},
+             "as vec2_unroll4, with evict-first (streaming) loads and stores"}}) {
+    SCOPED_TRACE(s.name);
+    const registry_entry* e = reg.find(s.name);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->error, "");
+    EXPECT_TRUE(e->descriptor.named_point);
+    EXPECT_EQ(e->descriptor.tunable_file, s.file);
+    EXPECT_EQ(e->descriptor.point, s.point);
+    EXPECT_EQ(e->descriptor.summary, s.summary);
+    EXPECT_EQ(e->descriptor.blocks, (std::vector<unsigned>{128, 256, 512, 1024}));
+  }
+  // The files' other points: for a tune or a selection that names the file.
+  EXPECT_EQ(reg.select({"reduce_unrolling"}, "reduce").size(), 4u);  // UNROLL = 2, 4, 8, 16
+  EXPECT_EQ(reg.select({"vec2_unroll"}, "qam256").size(), 8u);       // 4 UNROLL x 2 STREAM
+  ASSERT_NE(reg.find("reduce.reduce_unrolling[UNROLL=16]"), nullptr);
+  EXPECT_FALSE(reg.find("reduce.reduce_unrolling[UNROLL=16]")->descriptor.in_default_selection());
 }
 
 }  // namespace

@@ -128,6 +128,59 @@ TEST(ResultsJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(j["version"], results_format_version);
 }
 
+// A point of a tunable file says which file and which point it is in its descriptor, named or
+// not; the fields go through a results file (and the worker's messages, which carry records the
+// same way) and come back equal.
+TEST(ResultsJson, APointsDescriptorRoundTrips) {
+  auto named = make_record("reduce_unrolling4", 256, 50, 0.003);
+  named.variant.tunable_file = "reduce_unrolling";
+  named.variant.point = {{"UNROLL", 4}, {"NEG", -3}};
+  named.variant.named_point = true;
+  named.variant.params = {{"UNROLL", "4"}, {"NEG", "-3"}};
+  auto unnamed = named;
+  unnamed.variant.name = "reduce_unrolling[UNROLL=16;NEG=-3]";
+  unnamed.variant.point = {{"UNROLL", 16}, {"NEG", -3}};
+  unnamed.variant.named_point = false;
+  const auto j = results_of({named, unnamed});
+  const auto out = records_from_results(nlohmann::json::parse(j.dump()));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].variant, named.variant);
+  EXPECT_EQ(out[1].variant, unnamed.variant);
+  EXPECT_TRUE(out[0].variant.named_point);
+  EXPECT_EQ(out[1].variant.point, unnamed.variant.point);
+  // A plain variant's descriptor has them empty, and says so.
+  const auto plain_file = results_of({make_record("reduce5", 256, 1, 0)});
+  const auto& plain = plain_file["records"][0]["variant"];
+  EXPECT_EQ(plain.at("tunable_file"), "");
+  EXPECT_TRUE(plain.at("point").empty());
+  EXPECT_EQ(plain.at("named_point"), false);
+  // A malformed point is refused, naming the key.
+  auto bad = j;
+  bad["records"][0]["variant"]["point"] = {{"UNROLL", 2.5}};
+  EXPECT_THROW(records_from_results(bad), std::runtime_error);
+  bad["records"][0]["variant"]["point"] = {"UNROLL", 4};
+  try {
+    records_from_results(bad);
+    ADD_FAILURE() << "accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("\"point\""), std::string::npos) << e.what();
+  }
+}
+
+// Files written before named points have none of the three fields: they read as before, the
+// descriptor's fields empty.
+TEST(ResultsJson, AFileFromBeforeNamedPointsStillReads) {
+  auto j = results_of({make_record("k[ITEMS=4]", 256, 50, 0.003)});
+  for (const char* key : {"tunable_file", "point", "named_point"})
+    j["records"][0]["variant"].erase(key);
+  const auto out = records_from_results(nlohmann::json::parse(j.dump()));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].variant.name, "k[ITEMS=4]");
+  EXPECT_TRUE(out[0].variant.tunable_file.empty());
+  EXPECT_TRUE(out[0].variant.point.empty());
+  EXPECT_FALSE(out[0].variant.named_point);
+}
+
 TEST(ResultsJson, RejectsOtherFiles) {
   EXPECT_THROW(records_from_results(nlohmann::json::parse("{\"a\": 1}")), std::runtime_error);
   auto j = results_of({make_record("reduce5", 256, 120.5, 0.003)});

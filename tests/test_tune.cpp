@@ -36,13 +36,33 @@ const char* items_header =
     "1024\ntile:    ITEMS * BLOCK\ntune:    ITEMS = 4, 1, 2; U = 1, 2\nrequire: BLOCK * ITEMS <= "
     "1024; U <= ITEMS\n*/\n";
 
-TEST(TuneSpace, PointValuesComeBackFromTheVariantName) {
-  using values = std::vector<std::pair<std::string, std::int64_t>>;
-  EXPECT_EQ(tune::point_values("k[ITEMS=4;U=2]"), (values{{"ITEMS", 4}, {"U", 2}}));
-  EXPECT_EQ(tune::point_values("k[N=-3]"), (values{{"N", -3}}));
-  EXPECT_TRUE(tune::point_values("reduce5").empty());
-  for (const char* bad : {"k[ITEMS=4", "k[ITEMS]", "k[=4]", "k[A=4x]", "k[A=4;]"})
-    EXPECT_THROW(tune::point_values(bad), std::invalid_argument) << bad;
+// The items header with two of its points named: one space all the same, its named points in it.
+const std::string named_items_header =
+    std::string(items_header)
+        .replace(std::string(items_header).find("*/"), 2,
+                 "points:  k_one(ITEMS=1, U=1) \"one item\"\npoints:  k_wide(U=2, ITEMS=4)\n*/");
+
+TEST(TuneSpace, NamedPointsAreOfTheFilesSpaceWithTheirValues) {
+  const auto entries = points_of(named_items_header, "reduce/k.cu");
+  ASSERT_EQ(entries.size(), 5u);
+  ASSERT_EQ(entries[0].descriptor.name, "k_one");
+  std::vector<const registry_entry*> selected;
+  for (const auto& e : entries) selected.push_back(&e);
+  const auto spaces = tune::make_spaces(selected, {128, 256, 512, 1024}, 1024);
+  ASSERT_EQ(spaces.size(), 1u);  // one file, whatever its points are called
+  const tune::tuning_space& s = spaces[0];
+  EXPECT_EQ(s.name, "k");
+  EXPECT_EQ(s.candidates.size(), 14u);  // as without names
+  // The values come from the descriptor, not from the name: "k_one" says none of them.
+  EXPECT_EQ(s.candidates.front().entry->descriptor.name, "k_one");
+  EXPECT_EQ(tune::describe(s.candidates.front()), "ITEMS=1 U=1 BLOCK=128");
+  EXPECT_EQ(tune::describe(s.candidates[4]), "ITEMS=4 U=2 BLOCK=128");  // k_wide, after k_one's 4
+  EXPECT_EQ(s.candidates[4].entry->descriptor.name, "k_wide");
+  // A named point alone is a space of its own blocks.
+  const auto one = tune::make_spaces({&entries[1]}, {128, 256, 512, 1024}, 1024);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].name, "k");
+  EXPECT_EQ(one[0].candidates.size(), 2u);  // ITEMS=4: BLOCK * 4 <= 1024 at 128 and 256
 }
 
 TEST(TuneSpace, ParametersAreSortedAndEveryPointIsABlockOfAVariant) {
@@ -177,8 +197,8 @@ struct finished_tune {
   cuda::device_info device;
   run_context ctx;
 
-  finished_tune() {
-    entries = points_of(items_header, "reduce/k.cu");
+  explicit finished_tune(const std::string& header = items_header) {
+    entries = points_of(header, "reduce/k.cu");
     std::vector<const registry_entry*> selected;
     for (const auto& e : entries) selected.push_back(&e);
     spaces = tune::make_spaces(selected, {128, 256}, 1024);
@@ -234,6 +254,32 @@ TEST(TuneReport, TheTableRanksThePassedPointsAndListsTheFailures) {
   // Once, under the table, not also in the row.
   EXPECT_EQ(text.find("got 9"), text.rfind("got 9")) << text;
   EXPECT_NE(text.find("best: reduce.k"), std::string::npos) << text;
+}
+
+// A point the file's `points:` names is named after its row and in the best line.
+TEST(TuneReport, ANamedPointSaysItsName) {
+  finished_tune f(named_items_header);
+  ASSERT_EQ(f.spaces[0].candidates[0].entry->descriptor.name, "k_one");
+  std::ostringstream os;
+  print_tune_table(os, f.tunes[0], f.device, {});
+  print_tune_best(os, f.tunes[0], f.device);
+  // k_one at 128 (1 ms) ranks third; its row ends with its name; the best (0.6 ms) has none.
+  EXPECT_NE(os.str().find("\n   3      1  1    128  passed     1000.0"), std::string::npos)
+      << os.str();
+  EXPECT_NE(os.str().find("x  k_one\n"), std::string::npos) << os.str();
+  EXPECT_EQ(os.str().find("(k_one)"), std::string::npos) << os.str();
+  // Made the fastest, it is the best line's point, named.
+  f.tunes[0].evaluations[0].record.timing->median_ms = 0.1;
+  std::ostringstream best;
+  print_tune_best(best, f.tunes[0], f.device);
+  EXPECT_NE(best.str().find(": ITEMS=1 U=1 BLOCK=128 (k_one), 100.0 us"), std::string::npos)
+      << best.str();
+  // Markdown has no room after a row: the name stays out of its cells.
+  std::ostringstream md;
+  table_options markdown;
+  markdown.markdown = true;
+  print_tune_table(md, f.tunes[0], f.device, markdown);
+  EXPECT_EQ(md.str().find("k_one"), std::string::npos) << md.str();
 }
 
 TEST(TuneReport, TheTuningTableHasTheBestPointAndItsProvenance) {
@@ -293,6 +339,41 @@ TEST(TuneCommand, WithoutBlockItTakesEveryBlockTheFileLists) {
   EXPECT_NE(r.output.find("15 points over ITEMS(4) BLOCK(4)"), std::string::npos) << r.output;
   r = test::run_kernlab(k + " --block 128,256,512");
   EXPECT_NE(r.output.find("11 points over ITEMS(4) BLOCK(3)"), std::string::npos) << r.output;
+}
+
+// The shipped reduce_unrolling: the file's name tunes every point of it, its named steps
+// included; a step's name tunes that point alone.
+TEST(TuneCommand, TheFilesNameTunesEveryPointAndAStepsNameOnePoint) {
+  const std::string k = "tune --kernels-dir " + test::kernels_dir() + " --strategy random";
+  auto r = test::run_kernlab(k + " --variant reduce_unrolling");
+  EXPECT_EQ(r.code, 3) << r.output;  // no device here
+  EXPECT_NE(r.output.find("reduce.reduce_unrolling (" + test::kernels_dir() +
+                          "/reduce/reduce_unrolling.cu): 16 points over UNROLL(4) BLOCK(4)"),
+            std::string::npos)
+      << r.output;
+  r = test::run_kernlab(k + " --variant reduce_unrolling4");
+  EXPECT_NE(r.output.find("reduce.reduce_unrolling ("), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("4 points over UNROLL(1) BLOCK(4)"), std::string::npos) << r.output;
+}
+
+// A results file written before named points (its descriptors have no tunable_file, point or
+// named_point) still replays: the shipped matmul space of 2026-11-23.
+TEST(TuneCommand, AResultsFileFromBeforeNamedPointsStillReplays) {
+  test::temp_dir dir("tune_replay_old");
+  const std::string json = dir.str() + "/matmul_space.json";
+  const auto unzip =
+      test::run_command("gzip -dc " + test::source_dir() +
+                        "/docs/results/2026-11-23-h100-tune/matmul_space.json.gz > " + json);
+  ASSERT_EQ(unzip.code, 0) << unzip.output;
+  ASSERT_EQ(test::read_file(json).find("\"named_point\""), std::string::npos);  // it is old
+  const auto r = test::run_kernlab("tune --kernels-dir " + test::kernels_dir() +
+                                   " --variant tunable --strategy random --seed 1 --budget 20 "
+                                   "--replay " +
+                                   json);
+  EXPECT_EQ(r.code, 0) << r.output.substr(0, 4000);
+  EXPECT_NE(r.output.find("replaying " + json), std::string::npos) << r.output.substr(0, 4000);
+  EXPECT_NE(r.output.find("best: matmul.tunable"), std::string::npos) << r.output.substr(0, 4000);
+  EXPECT_EQ(r.output.find("not in " + json), std::string::npos) << r.output.substr(0, 4000);
 }
 
 TEST(TuneCommand, BadInputIsAUsageErrorNamingIt) {

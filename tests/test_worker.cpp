@@ -2,6 +2,7 @@
 // writes garbage on purpose; and the journal that --resume reads. No GPU needed.
 #include "core/errors.hpp"
 #include "cuda/driver.hpp"
+#include "exec/row.hpp"
 #include "process/protocol.hpp"
 #include "process/worker_process.hpp"
 #include "registry/registry.hpp"
@@ -102,6 +103,31 @@ TEST_F(fake, HangTimesOutAndIsKilled) {
 TEST_F(fake, GarbageIsAProtocolError) {
   w.send(job("garbage"));
   EXPECT_THROW(w.receive(5000), protocol_error);
+}
+
+// A row's job travels to the worker as MessagePack: a point's descriptor (which file, which
+// point, named or not) arrives whole, as the worker's record of it will say.
+TEST(Worker, APointsDescriptorCrossesTheProtocolWhole) {
+  row_job job;
+  job.variant.family = "reduce";
+  job.variant.name = "reduce_unrolling4";
+  job.variant.origin_path = "kernels_src/reduce/reduce_unrolling.cu";
+  job.variant.entry = "reduce_unrolling<BLOCK, UNROLL, T, OP>";
+  job.variant.blocks = {128, 256};
+  job.variant.tile = "UNROLL * BLOCK";
+  job.variant.params = {{"UNROLL", "4"}};
+  job.variant.tunable_file = "reduce_unrolling";
+  job.variant.point = {{"UNROLL", 4}};
+  job.variant.named_point = true;
+  job.config = {"float32", "sum", 1u << 20, "exact", 7, {}};
+  job.block = 256;
+  job.cubin = std::string("\0\1cubin", 7);
+  job.lowered_name = "_Z16reduce_unrollingILj256ELj4EfN2kl3sumIfEEEvPKT1_PS3_j";
+  const row_job back =
+      job_from_json(nlohmann::json::from_msgpack(nlohmann::json::to_msgpack(to_json(job))));
+  EXPECT_EQ(back.variant, job.variant);
+  EXPECT_EQ(back.cubin, job.cubin);
+  EXPECT_EQ(back.block, 256u);
 }
 
 TEST(Worker, MissingProgramIsAClearError) {

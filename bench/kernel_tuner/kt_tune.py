@@ -368,7 +368,7 @@ def free_vars(node, out=None):
 
 KNOWN_KEYS = {"family", "entry", "blocks", "tile", "grid", "bounds", "shared_bytes", "dtypes", "ops",
               "summary", "order", "output", "workspace", "params", "block_dims", "grid_dims",
-              "tune", "require"}
+              "tune", "require", "points"}
 RESERVED = {"BLOCK", "TSIZE", "GRID", "M", "N", "K", "T", "OP", "sqrt"}
 
 
@@ -453,7 +453,7 @@ def read_header(path):
     if text.startswith("\ufeff"):
         text = text[1:]
     h = {"path": str(path), "name": Path(path).stem, "tunables": [], "requires": [], "params": [],
-         "block_dims": [], "grid_dims": [], "shared_bytes": "", "lines": {}}
+         "block_dims": [], "grid_dims": [], "shared_bytes": "", "lines": {}, "points": []}
     inside = closed = False
     for no, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -472,11 +472,11 @@ def read_header(path):
             where = f"{path}:{no}"
             if key not in KNOWN_KEYS:
                 raise HeaderError(f"{where}: unknown key '{key}'")
-            if key in h["lines"]:
+            if key in h["lines"] and key != "points":  # points: may take several lines
                 raise HeaderError(f"{where}: key '{key}' repeated")
             if not value and key != "summary":
                 raise HeaderError(f"{where}: key '{key}' has no value")
-            h["lines"][key] = no
+            h["lines"].setdefault(key, no)
             try:
                 if key == "blocks":
                     h["blocks"] = []
@@ -497,6 +497,18 @@ def read_header(path):
                         h["tunables"].append((name, tunable_values(values)))
                 elif key == "require":
                     h["requires"] = split_items(value)
+                elif key == "points":
+                    # name(NAME=v, NAME=v) "summary"; ... (kernlab checks them; kernlab's
+                    # variant name for the point is all this script needs)
+                    items = re.findall(r'\s*([A-Za-z0-9_][A-Za-z0-9_-]*)\s*\(([^)]*)\)\s*(?:"[^"]*")?\s*(?:;|$)', value)
+                    if not items:
+                        raise HeaderError(f"'{value}' is not 'name(NAME=value, ...)'")
+                    for name, inner in items:
+                        values = {}
+                        for a in inner.split(","):
+                            k, _, v = (x.strip() for x in a.partition("="))
+                            values[k] = parse_int(v)
+                        h["points"].append((name, values))
                 elif key == "params":
                     for item in split_items(value):
                         name, _, expr = (s.strip() for s in item.partition("="))
@@ -596,6 +608,7 @@ def build_space(h, shape):
         n_points += 1
         suffix = ";".join(f"{k}={v}" for k, v in point.items())
         kl_name = f"{h['name']}[{suffix}]" if point else h["name"]
+        kl_name = next((n for n, values in h["points"] if values == point), kl_name)  # points:
         for b in blocks:
             env = dict(point, BLOCK=b, TSIZE=TSIZE)
             try:
@@ -805,8 +818,9 @@ def compare_space(space, kt):
     return out, size, secs
 
 
-def kernlab_list(binary, kernel_path, name):
-    """kernlab's own --list of the file: {variant name: [blocks]} (the family prefix dropped)."""
+def kernlab_list(binary, kernel_path, name, named=()):
+    """kernlab's own --list of the file: {variant name: [blocks]} (the family prefix dropped);
+    `named`: the names its points: gives some of its points."""
     kernels_dir = Path(kernel_path).resolve().parent.parent
     cmd = [str(binary), "--kernels-dir", str(kernels_dir), "--list", "--variant", name]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -815,7 +829,7 @@ def kernlab_list(binary, kernel_path, name):
     rows = {}
     for line in p.stdout.splitlines():
         m = re.match(r"^matmul\.(\S+)\s+(\S+)\s+(?:source|plugin)\b", line)
-        if m and (m.group(1) == name or m.group(1).startswith(name + "[")):
+        if m and (m.group(1) == name or m.group(1).startswith(name + "[") or m.group(1) in named):
             rows[m.group(1)] = [int(b) for b in m.group(2).split(",")]
     return rows, cmd
 
@@ -1246,6 +1260,8 @@ def side_by_side(kt_report, kl_path, kl_wall, top):
     for r in doc.get("records", []):
         v = r.get("variant") or {}
         name, point = parse_kl_name(v.get("name"))
+        if v.get("tunable_file"):  # written since named points: the file and point, as data
+            name, point = v["tunable_file"], {k: val for k, val in v.get("point", [])}
         if v.get("family") != "matmul" or name != base:
             continue
         cs = (r.get("config") or {}).get("shape")
@@ -1426,7 +1442,7 @@ def dry_run(args, h, space, kt):
     if args.kernlab and not Path(args.kernlab).is_file():
         print(f"kernlab --list: skipped, no {args.kernlab}")
     elif args.kernlab:
-        rows, cmd = kernlab_list(args.kernlab, args.kernel, h["name"])
+        rows, cmd = kernlab_list(args.kernlab, args.kernel, h["name"], [n for n, _ in h["points"]])
         diffs = compare_kernlab_list(space, rows)
         n = sum(len(b) for b in rows.values())
         if diffs:
@@ -1503,7 +1519,7 @@ def main(argv=None):
     if not problems and args.kernlab and not Path(args.kernlab).is_file():
         checks["kernlab_list"] = f"skipped: no {args.kernlab}"
     elif not problems and args.kernlab:
-        rows, _ = kernlab_list(args.kernlab, args.kernel, h["name"])
+        rows, _ = kernlab_list(args.kernlab, args.kernel, h["name"], [n for n, _ in h["points"]])
         diffs = compare_kernlab_list(space, rows)
         checks["kernlab_list"] = f"{sum(len(b) for b in rows.values())} configurations, the same" if not diffs else diffs
         problems += diffs

@@ -205,6 +205,29 @@ class Spaces(unittest.TestCase):
             self.assertTrue(rows)
             self.assertEqual(kt.compare_kernlab_list(space, rows), [])
 
+    def test_named_points_keep_kernlabs_names(self):
+        # ktfix with two of its points named (points: over two lines, values in any order):
+        # their configurations carry kernlab's name for them, the others file[...] as before.
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "matmul" / "ktnamed.cu"
+            path.parent.mkdir()
+            text = (FIXTURES / "ktfix.cu").read_text()
+            text = text.replace("*/", 'points:     first(TN=4, TM=1, BK=8, BN=32, BM=32) "the first"\n'
+                                      "points:     big(BM=128, BN=128, BK=8, TM=8, TN=8)\n*/", 1)
+            path.write_text(text)
+            h = kt.read_header(path)
+            self.assertEqual([n for n, _ in h["points"]], ["first", "big"])
+            space = kt.build_space(h, (4096, 4096, 4096))
+            names = {c["kl_name"] for c in space["configs"]}
+            self.assertIn("first", names)
+            self.assertIn("big", names)
+            self.assertNotIn("ktnamed[BM=32;BN=32;BK=8;TM=1;TN=4]", names)
+            self.assertTrue(any(n.startswith("ktnamed[") for n in names))
+            if os.environ.get("KERNLAB"):
+                rows, _ = kt.kernlab_list(os.environ["KERNLAB"], path, "ktnamed", ["first", "big"])
+                self.assertIn("first", rows)
+                self.assertEqual(kt.compare_kernlab_list(space, rows), [])
+
     @unittest.skipUnless(have("kernel_tuner"), "needs kernel_tuner")
     def test_kernel_tuner_searchspace(self):
         for name in ("ktfix", "ktrow"):

@@ -67,6 +67,19 @@ variant_descriptor descriptor_from_json(const json& j) {
   d.params = j.value("params", std::vector<std::pair<std::string, std::string>>{});
   d.block_dims = j.value("block_dims", std::vector<std::string>{});
   d.grid_dims = j.value("grid_dims", std::vector<std::string>{});
+  // Absent from files written before named points: a point is then known by its name
+  // alone ("file[NAME=v]"), and nothing read back from a file needs more.
+  d.tunable_file = j.value("tunable_file", std::string());
+  if (j.contains("point")) {
+    const json& point = j.at("point");
+    if (!point.is_array()) throw std::runtime_error("\"point\": not a list");
+    for (const auto& item : point) {
+      if (!item.is_array() || item.size() != 2 || !item[0].is_string())
+        throw std::runtime_error("\"point\": " + item.dump() + " is not [name, value]");
+      d.point.emplace_back(item[0].get<std::string>(), whole<std::int64_t>(item[1], "point"));
+    }
+  }
+  d.named_point = j.value("named_point", false);
   return d;
 }
 

@@ -29,7 +29,10 @@ json descriptor_json(const variant_descriptor& d) {
           {"is_baseline", d.is_baseline},
           {"params", d.params},
           {"block_dims", d.block_dims},
-          {"grid_dims", d.grid_dims}};
+          {"grid_dims", d.grid_dims},
+          {"tunable_file", d.tunable_file},
+          {"point", d.point},
+          {"named_point", d.named_point}};
 }
 
 }  // namespace

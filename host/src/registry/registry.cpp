@@ -197,15 +197,23 @@ void registry::add_source_dir(const std::string& dir) {
       }
       found.push_back(std::move(e));
     }
-    // The family's sequence: files with an `order` first, by order, then the rest by name.
+    // The family's sequence: files with an `order` first, by order, then the rest by name. A
+    // tunable file's points stay together, at the file's place: the named ones first, in the
+    // order its `points:` gives them (expand_tunables' order, kept by the stable sort), then the
+    // rest by name.
     std::stable_sort(found.begin(), found.end(),
                      [](const registry_entry& a, const registry_entry& b) {
+                       const variant_descriptor& x = a.descriptor;
+                       const variant_descriptor& y = b.descriptor;
                        const auto key = [](const variant_descriptor& d) {
                          return d.order < 0 ? 1000001 : d.order;
                        };
-                       if (key(a.descriptor) != key(b.descriptor))
-                         return key(a.descriptor) < key(b.descriptor);
-                       return natural_less(a.descriptor.name, b.descriptor.name);
+                       if (key(x) != key(y)) return key(x) < key(y);
+                       const std::string& fx = x.is_point() ? x.tunable_file : x.name;
+                       const std::string& fy = y.is_point() ? y.tunable_file : y.name;
+                       if (fx != fy) return natural_less(fx, fy);
+                       if (x.named_point != y.named_point) return x.named_point;
+                       return !x.named_point && natural_less(x.name, y.name);
                      });
     for (auto& e : found) add(std::move(e));
     if (data) add_builtin_baseline(*data);
@@ -284,31 +292,35 @@ std::vector<const registry_entry*> registry::select(const std::vector<std::strin
     if (family_filter.empty() || e.descriptor.family == family_filter) {
       names.push_back(e.descriptor.name);
       names.push_back(e.descriptor.qualified_name());
+      if (e.descriptor.is_point()) {  // a tunable file's name selects its points
+        names.push_back(e.descriptor.tunable_file);
+        names.push_back(e.descriptor.family + "." + e.descriptor.tunable_file);
+      }
     }
   for (const auto& raw : patterns) {
     const std::string pattern = raw == "all" ? "*" : raw;
-    // Everything ("all", "*", "reduce.*", a --family alone) leaves the points of tunable files
-    // out: a space of hundreds of points is for `kernlab tune`, or for a pattern that names it.
+    // Everything ("all", "*", "reduce.*", a --family alone) leaves the unnamed points of
+    // tunable files out: a space of hundreds of points is for `kernlab tune`, or for a pattern
+    // that names it. The points `points:` names are variants of the sequence like any other.
     const bool everything = pattern == "*" || (pattern.size() > 2 && pattern.back() == '*' &&
                                                pattern[pattern.size() - 2] == '.' &&
                                                pattern.find('.') == pattern.size() - 2);
     bool matched = false;
     for (const auto& e : entries_) {
-      if (!family_filter.empty() && e.descriptor.family != family_filter) continue;
-      if (everything && e.descriptor.name.find('[') != std::string::npos) {
+      const variant_descriptor& d = e.descriptor;
+      if (!family_filter.empty() && d.family != family_filter) continue;
+      if (everything && !d.in_default_selection()) {
         matched = true;  // the pattern is not a mistake for leaving them out
         continue;
       }
       // "reduce*" means names that start with reduce; "reduce.*" means the family's variants.
-      // A tunable file's name ("my_kernel") selects every point of it ("my_kernel[ITEMS=4]").
+      // A tunable file's name ("my_kernel") selects every point of it, named or not.
       const bool qualified = pattern.find('.') != std::string::npos;
-      const std::string name = qualified ? e.descriptor.qualified_name() : e.descriptor.name;
-      const std::string file_name = qualified
-                                        ? e.descriptor.family + "." + base_name(e.descriptor.name)
-                                        : base_name(e.descriptor.name);
-      if (!wildcard_match(pattern, name) &&
-          !(pattern.find('[') == std::string::npos && wildcard_match(pattern, file_name)))
-        continue;
+      const std::string name = qualified ? d.qualified_name() : d.name;
+      const bool file_matches =
+          d.is_point() && pattern.find('[') == std::string::npos &&
+          wildcard_match(pattern, qualified ? d.family + "." + d.tunable_file : d.tunable_file);
+      if (!wildcard_match(pattern, name) && !file_matches) continue;
       matched = true;
       if (std::find(out.begin(), out.end(), &e) == out.end()) out.push_back(&e);
     }

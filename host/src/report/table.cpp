@@ -1,7 +1,6 @@
 #include "report/table.hpp"
 
 #include "report/text_table.hpp"
-#include "spec/metadata.hpp"
 
 #include "families/data_family.hpp"
 
@@ -11,6 +10,7 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace kl {
@@ -507,13 +507,15 @@ void print_prune_result(std::ostream& os, const nvrtc::prune_result& r, std::uin
 
 void print_list(std::ostream& os, const registry& reg, const std::string& family) {
   // A tunable file is one line here, with its number of points: hundreds of them would bury
-  // the rest (--list --variant FILE lists them).
+  // the rest (--list --variant FILE lists them). Its named points are variants of the sequence,
+  // each with a line of its own.
   std::vector<const registry_entry*> all;
   std::map<std::string, std::size_t> points;  // by file
   for (const auto& e : reg.entries()) {
-    if (!family.empty() && e.descriptor.family != family) continue;
-    const bool point = e.descriptor.name.find('[') != std::string::npos;
-    if (!point || points[e.descriptor.origin_path]++ == 0) all.push_back(&e);
+    const variant_descriptor& d = e.descriptor;
+    if (!family.empty() && d.family != family) continue;
+    // Of the unnamed points, the file's first point stands for the file (the collapsed line).
+    if (!d.is_point() || points[d.origin_path]++ == 0 || d.named_point) all.push_back(&e);
   }
   print_list(os, reg, all, points);
 }
@@ -573,8 +575,15 @@ void print_list(std::ostream& os, const registry& reg,
                 const std::vector<const registry_entry*>& entries,
                 const std::map<std::string, std::size_t>& collapsed) {
   print_families(os, reg, entries);
-  const std::size_t nw =
-      name_width(entries, [](const registry_entry* e) { return e->descriptor.qualified_name(); });
+  // A collapsed file's first point is listed as the file; a named point under its own name.
+  const auto collapsed_file = [&](const variant_descriptor& d) {
+    return d.is_point() && collapsed.count(d.origin_path) > 0;
+  };
+  const std::size_t nw = name_width(entries, [&](const registry_entry* e) {
+    const variant_descriptor& d = e->descriptor;
+    return collapsed_file(d) && !d.named_point ? d.family + "." + d.tunable_file
+                                               : d.qualified_name();
+  });
   auto blocks_of = [](const variant_descriptor& d) {
     std::string blocks;
     for (auto b : d.blocks) blocks += (blocks.empty() ? "" : ",") + std::to_string(b);
@@ -583,17 +592,23 @@ void print_list(std::ostream& os, const registry& reg,
   std::size_t bw = 20;
   for (const auto* e : entries) bw = std::max(bw, blocks_of(e->descriptor).size() + 2);
   os << col("variant", nw) << col("blocks", bw) << "origin\n";
+  std::set<std::string> files_shown;
   for (const auto* e : entries) {
     const auto& d = e->descriptor;
-    const auto file = collapsed.find(d.origin_path);
-    if (d.name.find('[') != std::string::npos && file != collapsed.end()) {
-      os << col(d.family + "." + base_name(d.name), nw) << col("tunable", bw) << d.origin_text()
-         << "\n    " << file->second << " points: kernlab tune --variant " << base_name(d.name)
-         << " searches them; --list --variant " << base_name(d.name) << " lists them\n";
-      continue;
+    if (collapsed_file(d)) {
+      // The file's line, before its first listed point (named points come first).
+      if (files_shown.insert(d.origin_path).second)
+        os << col(d.family + "." + d.tunable_file, nw) << col("tunable", bw) << d.origin_text()
+           << "\n    " << collapsed.at(d.origin_path) << " points: kernlab tune --variant "
+           << d.tunable_file << " searches them; --list --variant " << d.tunable_file
+           << " lists them\n";
+      if (!d.named_point) continue;
     }
+    std::string point;  // a named point's values: its name does not say them
+    for (const auto& [name, v] : d.named_point ? d.point : decltype(d.point){})
+      point += (point.empty() ? " (" : ", ") + name + "=" + std::to_string(v);
     os << col(d.qualified_name(), nw) << col(blocks_of(d), bw) << d.origin_text()
-       << (d.is_baseline ? "  (baseline)" : "") << "\n";
+       << (point.empty() ? "" : point + ")") << (d.is_baseline ? "  (baseline)" : "") << "\n";
     if (!e->error.empty())
       os << "    ERROR " << e->error << "\n";
     else if (!d.summary.empty())

@@ -84,9 +84,11 @@ void print_tune_best(std::ostream& os, const tune::tune_outcome& t, const cuda::
     return;
   }
   const auto [value, peak] = throughput(best->record, d);
-  os << "best: " << what << ": " << tune::describe(t.space->candidates[best->point]) << ", "
-     << micros(best->record.timing->median_ms) << " us, " << fmt("%.1f", value) << " " << unit_of(t)
-     << " (" << fmt("%.1f", peak * 100) << "% of peak)";
+  const variant_descriptor& v = t.space->candidates[best->point].entry->descriptor;
+  os << "best: " << what << ": " << tune::describe(t.space->candidates[best->point])
+     << (v.named_point ? " (" + v.name + ")" : "") << ", " << micros(best->record.timing->median_ms)
+     << " us, " << fmt("%.1f", value) << " " << unit_of(t) << " (" << fmt("%.1f", peak * 100)
+     << "% of peak)";
   if (const result_record* b = baseline_of(t))
     os << ", " << fmt("%.2f", b->timing->median_ms / best->record.timing->median_ms) << "x "
        << b->variant.name;
@@ -143,7 +145,10 @@ void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda:
                          : "-");
       if (base) row.push_back(fmt("%.2f", base->timing->median_ms / r.timing->median_ms) + "x");
       tab.rows.push_back(row);
-      tab.trailers.emplace_back();
+      // A point the file's `points:` names (a step of the family's sequence) says so, after the
+      // row (markdown has no room after a row: its trailer takes the last cell).
+      const variant_descriptor& v = t.space->candidates[e->point].entry->descriptor;
+      tab.trailers.push_back(v.named_point && !opt.markdown ? v.name : "");
     } else {
       // A skip's reason beside it; a failure's in the list under the table.
       tab.rows.push_back(row);

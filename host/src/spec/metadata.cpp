@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <sstream>
 #include <string_view>
 
@@ -12,9 +13,9 @@ namespace kl {
 namespace {
 
 const std::vector<std::string> known_keys = {
-    "family",       "entry",  "blocks",     "tile",      "grid",  "bounds",
-    "shared_bytes", "dtypes", "ops",        "summary",   "order", "output",
-    "workspace",    "params", "block_dims", "grid_dims", "tune",  "require"};
+    "family",     "entry",     "blocks",  "tile",    "grid",   "bounds",    "shared_bytes",
+    "dtypes",     "ops",       "summary", "order",   "output", "workspace", "params",
+    "block_dims", "grid_dims", "tune",    "require", "points"};
 
 // Names an expression already has, which a param may not take.
 const std::vector<std::string> reserved_names = {"BLOCK", "TSIZE", "GRID", "M",   "N",
@@ -88,6 +89,97 @@ std::string strip_comment(const std::string& s) {
   return hash == std::string::npos ? s : s.substr(0, hash);
 }
 
+// An integer of a header: all of `t`, within +-2^40 (as tunable values are).
+bool header_integer(const std::string& t, std::int64_t& out) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(t, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  if (t.empty() || used != t.size() || v < -(1LL << 40) || v > (1LL << 40)) return false;
+  out = static_cast<std::int64_t>(v);
+  return true;
+}
+
+// The items of one `points:` line: `name(NAME=v, NAME=v) "summary"; ...`, each checked for its
+// form alone (the tunables it must match may come later in the header). Throws metadata_error.
+std::vector<named_point> parse_points(const std::string& value, const std::string& path, int line) {
+  const std::string form =
+      " is not 'name(NAME=value, ...)', optionally followed by a \"quoted summary\"";
+  std::vector<named_point> out;
+  std::size_t pos = 0;
+  auto skip_space = [&] {
+    while (pos < value.size() && ascii_space(value[pos])) ++pos;
+  };
+  for (;;) {
+    skip_space();
+    while (pos < value.size() && value[pos] == ';') {  // empty items, as split_items allows
+      ++pos;
+      skip_space();
+    }
+    if (pos >= value.size()) break;
+    const std::size_t start = pos;
+    // The item's text, for messages: up to its ';' outside quotes.
+    auto item_text = [&] {
+      std::size_t end = start;
+      bool quoted = false;
+      for (; end < value.size() && (quoted || value[end] != ';'); ++end)
+        if (value[end] == '"') quoted = !quoted;
+      return trim(value.substr(start, end - start));
+    };
+    auto fail = [&](const std::string& why) {
+      throw metadata_error(path, line, "points: '" + item_text() + "'" + why);
+    };
+    named_point p;
+    p.line = line;
+    const auto open = value.find('(', pos);
+    if (open == std::string::npos ||
+        value.substr(pos, open - pos).find_first_of(";\"") != std::string::npos)
+      fail(form);
+    p.name = trim(value.substr(pos, open - pos));
+    if (!is_variant_name(p.name))
+      fail(": '" + p.name + "' cannot be a variant name (use letters, digits, '_' and '-')");
+    const auto close = value.find(')', open);
+    if (close == std::string::npos ||
+        value.substr(open, close - open).find(';') != std::string::npos)
+      fail(form);
+    const std::string inner = value.substr(open + 1, close - open - 1);
+    std::size_t from = 0;
+    while (from <= inner.size()) {
+      const auto comma = std::min(inner.find(',', from), inner.size());
+      const std::string assignment = trim(inner.substr(from, comma - from));
+      from = comma + 1;
+      if (assignment.empty() && comma == inner.size() && p.values.empty()) break;  // "name()"
+      const auto eq = assignment.find('=');
+      const std::string name = trim(assignment.substr(0, eq == std::string::npos ? 0 : eq));
+      std::int64_t v = 0;
+      if (eq == std::string::npos || !is_identifier(name) ||
+          !header_integer(trim(assignment.substr(eq + 1)), v))
+        fail(": '" + assignment + "' is not 'NAME=value' (a tunable and an integer)");
+      for (const auto& [given, unused] : p.values)
+        if (given == name) fail(": " + name + " given twice");
+      p.values.emplace_back(name, v);
+    }
+    pos = close + 1;
+    skip_space();
+    if (pos < value.size() && value[pos] == '"') {
+      const auto end = value.find('"', pos + 1);
+      if (end == std::string::npos)
+        fail(": the summary has no closing '\"' (and '#' starts a comment, even in quotes)");
+      p.summary = trim(value.substr(pos + 1, end - pos - 1));
+      if (p.summary.empty()) fail(": an empty summary (leave the quotes out to use the file's)");
+      pos = end + 1;
+      skip_space();
+    }
+    if (pos < value.size() && value[pos] != ';') fail(form);
+    out.push_back(std::move(p));
+  }
+  if (out.empty()) throw metadata_error(path, line, "points lists no point");
+  return out;
+}
+
 }  // namespace
 
 std::string file_stem(const std::string& path) {
@@ -149,13 +241,15 @@ parsed_header parse_header(const std::string& source, const std::string& path,
         for (const auto& k : known_keys) all += (all.empty() ? "" : ", ") + k;
         throw metadata_error(path, line_no, msg + "; known keys: " + all);
       }
-      if (auto prev = out.key_lines.find(key); prev != out.key_lines.end())
+      // `points:` alone may be given on several lines, each adding its items: one line per
+      // named point keeps a header readable.
+      if (auto prev = out.key_lines.find(key); prev != out.key_lines.end() && key != "points")
         throw metadata_error(path, line_no,
                              "key '" + key + "' repeated (first given on line " +
                                  std::to_string(prev->second) + ")");
       if (value.empty() && key != "summary")
         throw metadata_error(path, line_no, "key '" + key + "' has no value");
-      out.key_lines[key] = line_no;
+      out.key_lines.emplace(key, line_no);  // `points:`: its first line
 
       if (key == "family") {
         if (!is_family_name(value))
@@ -240,6 +334,16 @@ parsed_header parse_header(const std::string& source, const std::string& path,
           }
         }
         if (d.tunables.empty()) throw metadata_error(path, line_no, "tune lists no parameter");
+      } else if (key == "points") {
+        // "reduce_unrolling4(UNROLL=4) \"a summary\"; ...": names for points of the tunables.
+        for (named_point& p : parse_points(value, path, line_no)) {
+          for (const named_point& q : out.named_points)
+            if (q.name == p.name)
+              throw metadata_error(path, line_no,
+                                   "points: '" + p.name + "' named twice (first on line " +
+                                       std::to_string(q.line) + ")");
+          out.named_points.push_back(std::move(p));
+        }
       } else if (key == "require") {
         // "BLOCK * ITEMS <= 8192; UNROLL <= ITEMS": each must hold (be non-zero) for a point.
         for (const std::string& item : split_items(value)) d.requires.push_back(item);
@@ -331,6 +435,50 @@ parsed_header parse_header(const std::string& source, const std::string& path,
   if (!d.requires.empty() && d.tunables.empty())
     throw metadata_error(path, out.line_of("require"),
                          "require constrains tunables: the header has no 'tune:'");
+  if (!out.named_points.empty() && d.tunables.empty())
+    throw metadata_error(path, out.line_of("points"),
+                         "points names points of the tunables: the header has no 'tune:'");
+  // Each named point: a value for every tunable (put in the tune: order), each one of its values,
+  // no unknown name, and no point named twice. Whether require allows it is expand_tunables'.
+  std::string tunable_names;
+  for (const auto& [name, values] : d.tunables)
+    tunable_names += (tunable_names.empty() ? "" : ", ") + name;
+  for (std::size_t i = 0; i < out.named_points.size(); ++i) {
+    named_point& p = out.named_points[i];
+    const auto fail = [&](const std::string& why) {
+      throw metadata_error(path, p.line, "points: " + p.name + ": " + why);
+    };
+    if (p.name == d.name)
+      fail("a point cannot take the file's name (--variant " + d.name +
+           " selects every point of the file)");
+    // (Plain loops, not structured bindings: C++17 lets no lambda capture one; clang refuses.)
+    for (const auto& given : p.values)
+      if (std::none_of(d.tunables.begin(), d.tunables.end(),
+                       [&](const auto& t) { return t.first == given.first; }))
+        fail("'" + given.first + "' is not a tunable (the tunables: " + tunable_names + ")");
+    std::vector<std::pair<std::string, std::int64_t>> ordered;
+    for (const auto& tunable : d.tunables) {
+      const std::string& name = tunable.first;
+      const std::vector<std::int64_t>& values = tunable.second;
+      const auto given = std::find_if(p.values.begin(), p.values.end(),
+                                      [&](const auto& v) { return v.first == name; });
+      if (given == p.values.end())
+        fail("no value for " + name + " (a named point gives every tunable: " + tunable_names +
+             ")");
+      if (std::find(values.begin(), values.end(), given->second) == values.end()) {
+        std::string allowed;
+        for (std::int64_t v : values) allowed += (allowed.empty() ? "" : ", ") + std::to_string(v);
+        fail(name + "=" + std::to_string(given->second) + " is not one of its values (" + allowed +
+             ")");
+      }
+      ordered.push_back(*given);
+    }
+    p.values = std::move(ordered);
+    for (std::size_t j = 0; j < i; ++j)
+      if (out.named_points[j].values == p.values)
+        fail("the same point as '" + out.named_points[j].name + "' (line " +
+             std::to_string(out.named_points[j].line) + ")");
+  }
   if (!d.tunables.empty()) {
     for (const parsed_header& p : expand_tunables(out, shape_names))  // checks every point
       out.points.push_back(p.descriptor);
@@ -422,16 +570,9 @@ void check_expressions(parsed_header& out, const std::vector<std::string>& shape
 std::vector<std::int64_t> parse_tunable_values(const std::string& text) {
   constexpr std::size_t max_values = 1024;
   auto integer = [](const std::string& t) {
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(t, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (t.empty() || used != t.size() || v < -(1LL << 40) || v > (1LL << 40))
-      throw std::invalid_argument("'" + t + "' is not an integer");
-    return static_cast<std::int64_t>(v);
+    std::int64_t v = 0;
+    if (!header_integer(t, v)) throw std::invalid_argument("'" + t + "' is not an integer");
+    return v;
   };
   std::vector<std::int64_t> out;
   const auto dots = text.find("..");
@@ -490,6 +631,9 @@ std::vector<parsed_header> expand_tunables(const parsed_header& h,
                                " combinations of values; narrow the values or split the file");
   }
   std::vector<parsed_header> out;
+  // The named points, in the order given, ahead of the rest (`named[i]`: `points:` item i).
+  std::vector<std::optional<parsed_header>> named(h.named_points.size());
+  std::size_t kept = 0;
   std::vector<std::size_t> index(base.tunables.size(), 0);
   for (std::size_t n = 0; n < total; ++n) {
     // The point: each tunable's value, the first tunable varying slowest.
@@ -520,6 +664,7 @@ std::vector<parsed_header> expand_tunables(const parsed_header& h,
     if (blocks.empty()) continue;
     parsed_header p = h;
     p.points.clear();
+    p.named_points.clear();
     variant_descriptor& d = p.descriptor;
     std::string suffix;
     std::vector<std::pair<std::string, std::string>> params;
@@ -528,27 +673,51 @@ std::vector<parsed_header> expand_tunables(const parsed_header& h,
       params.emplace_back(name, std::to_string(v));
     }
     d.name = base.name + "[" + suffix + "]";
+    d.tunable_file = base.name;
+    d.point = point;
+    const auto given = std::find_if(h.named_points.begin(), h.named_points.end(),
+                                    [&](const named_point& n) { return n.values == point; });
+    if (given != h.named_points.end()) {
+      d.name = given->name;
+      d.named_point = true;
+      if (!given->summary.empty()) d.summary = given->summary;
+    }
     params.insert(params.end(), base.params.begin(), base.params.end());
     d.params = params;
     d.blocks = blocks;
     d.tunables.clear();
+    d.requires.clear();  // met: the blocks are those it allows
     check_expressions(p, shape_names);
-    out.push_back(std::move(p));
-    if (out.size() > max_points)
+    if (given != h.named_points.end())
+      named[static_cast<std::size_t>(given - h.named_points.begin())] = std::move(p);
+    else
+      out.push_back(std::move(p));
+    if (++kept > max_points)
       throw metadata_error(base.origin_path, h.line_of(base.requires.empty() ? "tune" : "require"),
                            "more than " + std::to_string(max_points) +
                                " points meet the requirements; narrow the values or split the "
                                "file");
   }
-  if (out.empty())
+  if (kept == 0)
     throw metadata_error(
         base.origin_path, h.line_of(base.requires.empty() ? "tune" : "require"),
         "require leaves none of the " + std::to_string(total) + " points at any of the blocks");
-  return out;
-}
-
-std::string base_name(const std::string& variant_name) {
-  return variant_name.substr(0, variant_name.find('['));
+  std::vector<parsed_header> ordered;
+  ordered.reserve(kept);
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    if (!named[i]) {
+      const named_point& n = h.named_points[i];
+      std::string values;
+      for (const auto& [name, v] : n.values)
+        values += (values.empty() ? "" : ", ") + name + "=" + std::to_string(v);
+      throw metadata_error(base.origin_path, n.line,
+                           "points: " + n.name + "(" + values +
+                               ") meets the requirements (require:) at none of the blocks");
+    }
+    ordered.push_back(std::move(*named[i]));
+  }
+  for (auto& p : out) ordered.push_back(std::move(p));
+  return ordered;
 }
 
 }  // namespace kl

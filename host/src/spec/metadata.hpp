@@ -26,10 +26,21 @@ class metadata_error : public std::runtime_error {
   int line_;
 };
 
+/// One item of a header's `points:`: `reduce_unrolling4(UNROLL=4) "a summary"`.
+struct named_point {
+  std::string name;
+  /// A value for every tunable, in the header's `tune:` order (checked when the header is read).
+  std::vector<std::pair<std::string, std::int64_t>> values;
+  std::string summary;  ///< empty: the file's
+  int line = 0;         ///< the `points:` line it was given on
+};
+
 struct parsed_header {
   variant_descriptor descriptor;
   std::map<std::string, int> key_lines;  ///< where each key was given, for later errors
   int header_line = 0;                   ///< the line of "/* kernlab"
+  /// The points `points:` names, in the order given (the line of `points:` may repeat).
+  std::vector<named_point> named_points;
   /// With `tune:`: one descriptor per point (expand_tunables), made and checked when the header
   /// is read; empty without tunables.
   std::vector<variant_descriptor> points;
@@ -58,14 +69,14 @@ std::vector<std::int64_t> parse_tunable_values(const std::string& text);
 
 /// A header with `tune:` as one header per point: the point's values become the first params
 /// (so every family substitutes them like params), the blocks are those `require:` allows at
-/// the point (points it allows at no block are left out), and the name gets the point:
-/// "my_kernel[ITEMS=4;UNROLL=2]". A header without tunables is returned as it is. Throws
-/// metadata_error (too many points, a requirement that does not evaluate, none left).
+/// the point (points it allows at no block are left out), and the descriptor says which point
+/// of which file it is (tunable_file, point, named_point). A point `points:` names takes that
+/// name (and its summary, if it has one); any other is "my_kernel[ITEMS=4;UNROLL=2]". The named
+/// points come first, in the order `points:` gives them, then the rest, the first tunable
+/// varying slowest. A header without tunables is returned as it is. Throws metadata_error (too
+/// many points, a requirement that does not evaluate, none left, a named point left out).
 std::vector<parsed_header> expand_tunables(const parsed_header& header,
                                            const std::vector<std::string>& shape_names);
-
-/// "my_kernel" of "my_kernel[ITEMS=4;UNROLL=2]": the file a point of a tunable variant is from.
-std::string base_name(const std::string& variant_name);
 
 /// The stem of a path: "kernels_src/reduce/my_idea.cu" -> "my_idea".
 std::string file_stem(const std::string& path);

@@ -48,13 +48,28 @@ struct variant_descriptor {
   std::vector<std::string> grid_dims;
   /// Tuning parameters (`tune:`), each with its values, and the conditions a point must meet
   /// (`require:`). The registry lists one variant per point (spec/metadata.hpp,
-  /// expand_tunables), whose params start with the point's values; its own tunables are empty.
+  /// expand_tunables), whose params start with the point's values; a point's own tunables and
+  /// requirements are empty (its blocks are those the requirements allow).
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> tunables;
   std::vector<std::string>
   requires;
+  /// Of a point of a tunable file: the file's stem ("reduce_unrolling"), which selects every
+  /// point of it; empty for any other variant (a plain file, a plugin, a builtin).
+  std::string tunable_file;
+  /// Of a point: its tunables' values in the header's `tune:` order (BLOCK is not one of them).
+  std::vector<std::pair<std::string, std::int64_t>> point;
+  /// Of a point: named by the header's `points:` ("reduce_unrolling4"), so it is a variant of
+  /// the family's sequence like a plain file's; an unnamed point is "file[NAME=v;NAME=v]".
+  bool named_point = false;
 
   /// "reduce.reduce5"
   std::string qualified_name() const { return family + "." + name; }
+  /// A point of a tunable file (named or not).
+  bool is_point() const { return !tunable_file.empty(); }
+  /// What a selection of everything ("all", "reduce.*", a --family alone) takes: every variant
+  /// but the unnamed points of tunable files, which are for `kernlab tune` or a pattern naming
+  /// their file.
+  bool in_default_selection() const { return !is_point() || named_point; }
   bool supports_block(unsigned block) const;
   bool supports_dtype(const std::string& dtype) const;
   bool supports_op(const std::string& op) const;

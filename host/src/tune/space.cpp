@@ -1,38 +1,9 @@
 #include "tune/space.hpp"
 
-#include "spec/metadata.hpp"
-
 #include <algorithm>
 #include <stdexcept>
 
 namespace kl::tune {
-
-std::vector<std::pair<std::string, std::int64_t>> point_values(const std::string& variant_name) {
-  std::vector<std::pair<std::string, std::int64_t>> out;
-  const auto open = variant_name.find('[');
-  if (open == std::string::npos) return out;
-  if (variant_name.back() != ']')
-    throw std::invalid_argument("'" + variant_name + "' is not a point (no closing ']')");
-  const std::string inner = variant_name.substr(open + 1, variant_name.size() - open - 2);
-  std::size_t pos = 0;
-  while (pos <= inner.size()) {
-    const auto end = std::min(inner.find(';', pos), inner.size());
-    const std::string item = inner.substr(pos, end - pos);
-    const auto eq = item.find('=');
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      if (eq != std::string::npos) v = std::stoll(item.substr(eq + 1), &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (eq == std::string::npos || eq == 0 || used == 0 || eq + 1 + used != item.size())
-      throw std::invalid_argument("'" + variant_name + "': '" + item + "' is not NAME=value");
-    out.emplace_back(item.substr(0, eq), v);
-    pos = end + 1;
-  }
-  return out;
-}
 
 std::string describe(const candidate& c) {
   std::string s;
@@ -56,11 +27,10 @@ std::vector<tuning_space> make_spaces(const std::vector<const registry_entry*>& 
     if (space == out.end()) {
       tuning_space s;
       s.file = v.origin_path;
-      s.name = base_name(v.name);
+      s.name = v.is_point() ? v.tunable_file : v.name;
       s.family = v.family;
       space = out.insert(out.end(), std::move(s));
     }
-    auto values = point_values(v.name);
     for (unsigned b : blocks) {
       if (!v.supports_block(b)) continue;
       if (max_threads_per_block > 0 && b > static_cast<unsigned>(max_threads_per_block)) {
@@ -68,7 +38,7 @@ std::vector<tuning_space> make_spaces(const std::vector<const registry_entry*>& 
                              std::to_string(max_threads_per_block) + " per block"];
         continue;
       }
-      candidate c{e, b, values};
+      candidate c{e, b, v.point};
       c.values.emplace_back("BLOCK", b);
       space->candidates.push_back(std::move(c));
     }

@@ -41,10 +41,6 @@ std::vector<tuning_space> make_spaces(const std::vector<const registry_entry*>& 
                                       const std::vector<unsigned>& blocks,
                                       int max_threads_per_block);
 
-/// {{"ITEMS", 4}, {"UNROLL", 2}} of "items[ITEMS=4;UNROLL=2]"; empty for a name without a point.
-/// Throws std::invalid_argument for a malformed point.
-std::vector<std::pair<std::string, std::int64_t>> point_values(const std::string& variant_name);
-
 /// "BM=128 BN=64 BLOCK=256": a candidate's values as one line.
 std::string describe(const candidate& c);
 
