@@ -1,4 +1,4 @@
-// Step 1, the seed (../shared/seeds/001, "4.6 Boundary checks"): shared-memory tiling. A block
+// Step 1, the seed (the tiled-matmul article, "4.6 Boundary checks"): shared-memory tiling. A block
 // computes a TILE_WIDTH x TILE_WIDTH tile of C; in each phase its threads stage one tile of A and
 // one of B in shared memory, so every element loaded from global memory is used TILE_WIDTH
 // times. The boundary checks make any M, N, K work: a thread whose A or B element lies outside
