@@ -86,7 +86,7 @@ cudaError_t cub_scan(void* temp, size_t& temp_bytes, const scan_config& c, NumIt
 
 /// CUB picks its offset type from the type of num_items: 32-bit offsets for a 4-byte count,
 /// 64-bit ones otherwise. Use 32 bits whenever n fits, as a caller would (the family's N is at
-/// most 2^31). The same choice is made in workspace_size() and run(), so the sizes agree.
+/// most 2^30). The same choice is made in workspace_size() and run(), so the sizes agree.
 cudaError_t cub_scan(void* temp, size_t& temp_bytes, const scan_config& c, cudaStream_t stream) {
   if (c.n <= UINT32_MAX) {
     return cub_scan(temp, temp_bytes, c, static_cast<std::uint32_t>(c.n), stream);
