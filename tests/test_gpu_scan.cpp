@@ -100,6 +100,7 @@ INSTANTIATE_TEST_SUITE_P(Shipped, GpuScan,
 TEST(GpuScanBaselines, CubAndTheCopyValidate) {
   KL_REQUIRE_GPU();
   test::gpu_sweep f;
+  f.reg.add_source_dir(test::kernels_dir());  // registers scan.d2d_copy beside the kernel files
   f.reg.add_plugin_dir(KERNLAB_PLUGIN_DIR);
   ASSERT_TRUE(f.reg.warnings().empty()) << f.reg.warnings().front();
   for (const char* input : {"exact", "random"}) {
