@@ -66,7 +66,8 @@ inline std::vector<std::string> shipped_source_variants(const std::string& famil
   std::map<std::string, std::vector<std::string>> points;  // by file
   std::vector<std::string> files;
   for (const auto& e : reg.entries()) {
-    if (e.descriptor.family != family) continue;
+    // Kernel files only: not a data family's built-in copy baseline (scan.d2d_copy).
+    if (e.descriptor.family != family || e.descriptor.origin != origin_kind::source) continue;
     if (e.descriptor.in_default_selection()) {
       out.push_back(e.descriptor.name);
       continue;

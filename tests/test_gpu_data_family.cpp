@@ -102,7 +102,8 @@ TEST_P(GpuShippedDataFamily, PassesAtAwkwardShapes) {
 INSTANTIATE_TEST_SUITE_P(
     Shipped, GpuShippedDataFamily,
     ::testing::Values(shipped_case{"transpose", "1x1,1x33,33x1,31x33,97x131,1025x1023,3x70001"},
-                      shipped_case{"softmax", "1x1,1x33,33x1,31x33,97x131,7x100003,3000x1000"}),
+                      shipped_case{"softmax", "1x1,1x33,33x1,31x33,97x131,7x100003,3000x1000"},
+                      shipped_case{"scan", "1,7,127,128,129,4095,4096,4097,1000003"}),
     [](const auto& info) { return info.param.family; });
 
 }  // namespace

@@ -4,6 +4,7 @@
 // and the cuBLAS plugin's registration. NVRTC compiles of every matmul file are in
 // test_compile.cpp (every family's files).
 #include "cli/options.hpp"
+#include "families/data_family.hpp"
 #include "families/matmul.hpp"
 #include "registry/registry.hpp"
 #include "report/table.hpp"
@@ -375,6 +376,7 @@ TEST(MatmulGeometry, ShippedVariantsCoverTheOutput) {
 TEST(MatmulPlugin, CublasRegistersAsTheBaseline) {
   family_registry fams;
   register_builtin_families(fams);
+  add_data_families(fams, {test::kernels_dir()}, {});  // scan's plugin (kernlab_cub_scan.so)
   registry reg(fams);
   reg.add_plugin_dir(KERNLAB_PLUGIN_DIR);
   EXPECT_TRUE(reg.warnings().empty()) << reg.warnings().front();
