@@ -113,7 +113,13 @@ struct gpu_sweep {
     r.blocks = {128, 256, 512, 1024};
     r.include_dirs = {kernels + "/include", kernels_dir() + "/include", cuda_include()};
     r.timing = quick_timing();
-    r.worker_command = {KERNLAB_BINARY, "--worker"};
+    // The worker loads the families itself: a data family's folder must be named to it, as the
+    // kernlab command does (app/plan.cpp).
+    r.worker_command = {KERNLAB_BINARY, "--worker", "--kernels-dir", kernels};
+    for (const auto& dir : r.include_dirs) {
+      r.worker_command.push_back("--include");
+      r.worker_command.push_back(dir);
+    }
     return r;
   }
 };
