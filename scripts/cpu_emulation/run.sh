@@ -3,7 +3,8 @@
 #   scripts/cpu_emulation/run.sh [KERNLAB]   (KERNLAB: the kernlab binary, default build/kernlab)
 # Builds into a temporary folder: the matmul kernel on a sample of its points (pick_matmul.py)
 # under ThreadSanitizer and under AddressSanitizer + UBSan, the reduce kernel under ASan + UBSan,
-# and runs them (about half an hour on 2 cores, most of it ThreadSanitizer).
+# and runs them (about half an hour on 2 cores, most of it ThreadSanitizer). The scan family's
+# kernels, which talk between blocks, have a script of their own: run_scan.sh.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
