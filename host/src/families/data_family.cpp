@@ -1,6 +1,7 @@
 #include "families/data_family.hpp"
 
 #include "cuda/resources.hpp"
+#include "cuda/staging.hpp"
 #include "families/plugin_launch.hpp"
 #include "families/splitmix64.hpp"
 #include "nvrtc/compiler.hpp"
@@ -608,18 +609,10 @@ class data_problem final : public problem {
     all.ok = true;
     for (const auto& b : buffers_) {
       if (b.spec->role != buffer_role::out) continue;
-      // Into page-locked memory kept for the problem's rows (pageable if pinning fails): a
-      // download at the link's speed, and no fresh allocation for every check.
+      // Into page-locked memory kept for the problem's rows (cuda/staging.hpp): a download at
+      // the link's speed, and no fresh allocation for every check.
       const std::size_t bytes = b.count * data_dtype_size(b.dtype);
-      auto& staging = staging_[b.spec->name];
-      if (!staging.pinned && staging.pageable.size() < bytes) {
-        try {
-          staging.pinned = std::make_unique<cuda::pinned_buffer>(bytes);
-        } catch (const cuda::cuda_error&) {
-          staging.pageable.resize(bytes);
-        }
-      }
-      std::uint8_t* got = staging.pinned ? staging.pinned->data() : staging.pageable.data();
+      std::uint8_t* got = staging_[b.spec->name].get(bytes);
       b.device.download(got, bytes);
       const std::string ref_dtype = family_.spec().reference.type == "T" ? b.dtype : "float64";
       check_result r = compare_buffer(family_.spec().compare, b.spec->name, b.dtype, got, bytes,
@@ -684,11 +677,7 @@ class data_problem final : public problem {
   std::vector<data_buffer> buffers_;
   std::map<std::string, std::vector<std::uint8_t>> references_;  // by out buffer
   // Where check() downloads each out buffer, made at its first check.
-  struct staging_buffer {
-    std::unique_ptr<cuda::pinned_buffer> pinned;
-    std::vector<std::uint8_t> pageable;  // instead, if pinning failed
-  };
-  mutable std::map<std::string, staging_buffer> staging_;
+  mutable std::map<std::string, cuda::staging_buffer> staging_;
 };
 
 // A runtime-compiled variant: one launch with its header's (or the family's) dimensions.

@@ -1,6 +1,7 @@
 #include "families/matmul.hpp"
 
 #include "cuda/resources.hpp"
+#include "cuda/staging.hpp"
 #include "families/plugin_launch.hpp"
 #include "families/splitmix64.hpp"
 #include "matmul_reference_source.hpp"  // generated from kernels_src/include/kernlab/
@@ -246,19 +247,11 @@ class matmul_problem final : public problem {
   const dims& shape() const { return dims_; }
   const cuda::device_buffer& a() const { return a_; }
   const cuda::device_buffer& b() const { return b_; }
-  // Into page-locked memory kept for the problem's rows: a download at the link's speed, and
-  // no fresh allocation of C's size for every check.
-  // Pageable memory when the driver will not pin that much.
+  // Into page-locked memory kept for the problem's rows (cuda/staging.hpp): a download at the
+  // link's speed, and no fresh allocation of C's size for every check.
   check_result check(const cuda::device_buffer& c) const {
     const std::size_t bytes = dims_.m * dims_.n * 4;
-    if (!staging_ && pageable_.empty()) {
-      try {
-        staging_ = std::make_unique<cuda::pinned_buffer>(bytes);
-      } catch (const cuda::cuda_error&) {
-        pageable_.resize(dims_.m * dims_.n);
-      }
-    }
-    float* got = staging_ ? reinterpret_cast<float*>(staging_->data()) : pageable_.data();
+    auto* got = reinterpret_cast<float*>(staging_.get(bytes));
     c.download(got, bytes);
     return compare(config_, ref_, got);
   }
@@ -268,8 +261,7 @@ class matmul_problem final : public problem {
   dims dims_;
   cuda::device_buffer a_, b_;
   reference ref_;
-  mutable std::unique_ptr<cuda::pinned_buffer> staging_;  // C's size, made at the first check
-  mutable std::vector<float> pageable_;                   // instead, if pinning failed
+  mutable cuda::staging_buffer staging_;  // C's size, made at the first check
 };
 
 // A runtime-compiled kernel: one launch with the header's grid and block dimensions and the
