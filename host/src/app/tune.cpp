@@ -150,7 +150,9 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
     return b;
   };
   std::vector<tune::observation> history;
-  std::vector<tune::proposal> ahead;  // the next batch, proposed and queued already
+  // The next batch, proposed ahead and its files queued already.
+  std::vector<tune::proposal> ahead;
+  batch_rows ahead_rows;
   const auto t0 = clock_type::now();
   for (;;) {
     t.seconds = seconds_since(t0);
@@ -162,19 +164,28 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
       t.stopped_by = "the time budget";
       break;
     }
-    const std::vector<tune::proposal> batch =
-        !ahead.empty()
-            ? std::exchange(ahead, {})
-            : strategy.propose(history, std::min(batch_size, budget - t.evaluations.size()));
-    if (batch.empty()) {
-      t.stopped_by = "the strategy (it proposed nothing more)";
-      break;
+    std::vector<tune::proposal> batch;
+    batch_rows b;
+    if (!ahead.empty()) {
+      batch = std::exchange(ahead, {});
+      b = std::exchange(ahead_rows, {});
+    } else {
+      batch = strategy.propose(history, std::min(batch_size, budget - t.evaluations.size()));
+      if (batch.empty()) {
+        t.stopped_by = "the strategy (it proposed nothing more)";
+        break;
+      }
+      b = rows_for(batch);
+      rows_at.prefetch(b.rows);
     }
-    batch_rows b = rows_for(batch);
-    rows_at.prefetch(b.rows);
     if (const std::size_t after = t.evaluations.size() + batch.size(); after < budget) {
       ahead = strategy.propose_ahead(history, batch, std::min(batch_size, budget - after));
-      if (!ahead.empty()) rows_at.prefetch(rows_for(ahead).rows);
+      if (!ahead.empty()) {
+        // Its points are not this batch's, so the store cannot answer them differently by the
+        // time they run: their rows are made once, now.
+        ahead_rows = rows_for(ahead);
+        rows_at.prefetch(ahead_rows.rows);
+      }
     }
     rows_at.run(b.rows, [&](std::size_t k, const result_record& r) {
       // Stored as each row finishes: an interrupted tune keeps every row it measured.
