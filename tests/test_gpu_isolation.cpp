@@ -236,7 +236,7 @@ TEST(GpuIsolation, ResumeSkipsFinishedRowsAndMarksTheOneInFlight) {
     // A journal as a run that went down while reduce6 (int32) ran would have left it.
     journal j(path, true);
     j.started(key_of("reduce5"));
-    j.finished(key_of("reduce5"), "passed");
+    j.finished(key_of("reduce5"), "passed", "");
     j.started(key_of("reduce6"));
   }
   run_request r;

@@ -255,19 +255,19 @@ TEST(Journal, ResumeSeesDoneAndInFlight) {
   {
     journal j(path, true);
     j.started("a");
-    j.finished("a", "passed");
+    j.finished("a", "passed", "");
     j.started("b");
-    j.finished("b", "wrong_result");
+    j.finished("b", "wrong_result", "");
     j.started("c");  // the machine went down here
   }
   auto s = journal::read(path);
   EXPECT_EQ(s.done.size(), 2u);
-  EXPECT_EQ(s.done["b"], "wrong_result");
+  EXPECT_EQ(s.done["b"].outcome, "wrong_result");
   EXPECT_EQ(s.in_flight, std::set<std::string>{"c"});
   {
     journal j(path, false);  // --resume appends
     j.started("d");
-    j.finished("d", "passed");
+    j.finished("d", "passed", "");
   }
   s = journal::read(path);
   EXPECT_EQ(s.done.size(), 3u);
@@ -286,7 +286,7 @@ TEST(Journal, AFailedAppendIsOneWarningNotTheEndOfTheRun) {
   const std::string why = j.failure();
   EXPECT_NE(why.find("journal /dev/full: No space left"), std::string::npos) << why;
   EXPECT_NE(why.find("--resume cannot resume"), std::string::npos) << why;
-  EXPECT_NO_THROW(j.finished("a", "passed"));  // closed: nothing more happens
+  EXPECT_NO_THROW(j.finished("a", "passed", ""));  // closed: nothing more happens
   EXPECT_EQ(j.failure(), why);
 }
 

@@ -6,6 +6,7 @@
 #include "app/tune.hpp"
 #include "cli/options.hpp"
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "cuda/driver.hpp"
 #include "nvrtc/compile_process.hpp"
 #include "plugins/plugin_loader.hpp"
@@ -39,7 +40,12 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   // The child processes kernlab starts from its own binary: `--probe-plugin FILE` loads a plugin
   // before kernlab trusts it, `--worker` runs rows, `--compile-child` runs one file's NVRTC
-  // compile so that a compile past --compile-timeout can be killed.
+  // compile so that a compile past --compile-timeout can be killed. Ctrl-C is kernlab's to
+  // handle (core/interrupt.hpp), not theirs.
+  if (argc >= 2 &&
+      (std::string(argv[1]) == "--probe-plugin" || std::string(argv[1]) == "--worker" ||
+       std::string(argv[1]) == "--compile-child"))
+    kl::ignore_interrupts();
   if (argc == 3 && std::string(argv[1]) == "--probe-plugin") return kl::probe_main(argv[2]);
   if (argc >= 2 && std::string(argv[1]) == "--worker") {
     try {

@@ -4,11 +4,13 @@
 #include "app/pipeline_mode.hpp"
 #include "app/plan.hpp"
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "cuda/driver.hpp"
 #include "nvrtc/compiler.hpp"
 #include "registry/registry.hpp"
 #include "report/exports.hpp"
 #include "report/results_json.hpp"
+#include "report/results_writer.hpp"
 #include "report/table.hpp"
 #include "runner/runner.hpp"
 #include "spec/names.hpp"
@@ -17,6 +19,7 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <iomanip>
 #include <iostream>
 
@@ -84,6 +87,14 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
             << req.seed << ", NVRTC " << kl::nvrtc::version() << "\n"
             << std::flush;
 
+  // Results files are written as rows finish (report/results_writer.hpp), and Ctrl-C stops the
+  // run after the row in flight, keeping what was measured.
+  kl::results_writer outputs({opt.json_path, opt.csv_path, opt.jsonl_path},
+                             [&] { return context_of(opt, req, argc, argv); });
+  runner.on_row(
+      [&](const kl::result_record& r, const kl::sweep_result& so_far) { outputs.row(r, so_far); });
+  kl::install_interrupt_handler();
+
   bool announced = false;
   const kl::sweep_result sweep =
       runner.run([&](const std::vector<kl::result_record>& group, const kl::cuda::device_info& d,
@@ -104,17 +115,13 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
         std::cout << std::flush;
       });
   for (const auto& w : sweep.warnings) std::cerr << "kernlab: warning: " << w << "\n";
+  for (const auto& w : outputs.warnings()) std::cerr << "kernlab: warning: " << w << "\n";
   clear_progress();
   // --json and --csv are written whatever the mode: a compile-only file still records the
   // sources' hashes, the compile options and the compile times.
   auto write_outputs = [&] {
-    if (opt.json_path.empty() && opt.csv_path.empty()) return;
-    const kl::run_context ctx = context_of(opt, req, argc, argv);
-    const nlohmann::json results = kl::results_to_json(sweep, ctx);
-    if (!opt.json_path.empty())
-      write_file(opt.json_path, [&](std::ostream& os) { os << results.dump(1) << "\n"; });
-    if (!opt.csv_path.empty())
-      write_file(opt.csv_path, [&](std::ostream& os) { kl::write_csv(results, os); });
+    if (opt.json_path.empty() && opt.csv_path.empty() && opt.jsonl_path.empty()) return;
+    outputs.finish(sweep);
   };
   if (opt.resources) {
     write_outputs();
@@ -155,6 +162,12 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
   if (!sweep.clock_monitor_status.empty())
     std::cout << "(SM clocks not monitored: " << sweep.clock_monitor_status << ")\n";
   write_outputs();
+  if (sweep.interrupted) {
+    std::cout << "interrupted (" << (kl::interrupt_signal() == SIGTERM ? "SIGTERM" : "Ctrl-C")
+              << ") after " << sweep.results.size() << " row(s); the results files hold them, "
+              << "and --resume runs the rest\n";
+    return 128 + kl::interrupt_signal();
+  }
   if (!watcher) return code;
 
   kl::watch_workspace first{nullptr, std::move(reg), req};

@@ -3,11 +3,13 @@
 #include "app/environment.hpp"
 #include "app/plan.hpp"
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "cuda/driver.hpp"
 #include "nvrtc/compiler.hpp"
 #include "parallel/thread_pool.hpp"
 #include "report/exports.hpp"
 #include "report/results_json.hpp"
+#include "report/results_writer.hpp"
 #include "report/table.hpp"
 #include "report/tune_report.hpp"
 #include "runner/row_session.hpp"
@@ -22,6 +24,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -120,7 +123,8 @@ struct batch_rows {
 // batch's times (propose_ahead), so that its files compile while the last batch is timed.
 void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
             const cli_options& opt, const row_source& rows_at, tune::tuning_store* store,
-            const nlohmann::json& provenance) {
+            const nlohmann::json& provenance,
+            const std::function<void(const result_record&)>& on_row) {
   const tune::tuning_space& s = *t.space;
   const cuda::device_info& d = *rows_at.device;
   const timing_options brief = brief_timing(opt.timing);
@@ -164,6 +168,10 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
       t.stopped_by = "the time budget";
       break;
     }
+    if (interrupt_requested()) {
+      t.stopped_by = interrupt_signal() == SIGTERM ? "SIGTERM" : "Ctrl-C";
+      break;
+    }
     std::vector<tune::proposal> batch;
     batch_rows b;
     if (!ahead.empty()) {
@@ -190,6 +198,7 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
     rows_at.run(b.rows, [&](std::size_t k, const result_record& r) {
       // Stored as each row finishes: an interrupted tune keeps every row it measured.
       if (store) store->add({b.keys[b.row_of[k]], r, provenance});
+      if (on_row) on_row(r);
       t.seconds = seconds_since(t0);
       progress.show(t, budget, k + 1, rows_at.compiles, false);
       b.evaluated[b.row_of[k]].record = r;
@@ -388,6 +397,17 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   table.markdown = opt.markdown;
   table.families = &families;
 
+  // --jsonl: every row (points and the library's) as a JSON line as it finishes; Ctrl-C stops
+  // the search after the batch in flight and reports what was measured.
+  results_writer lines({"", "", opt.jsonl_path}, [&] { return ctx; });
+  sweep_result line_context;
+  line_context.device = d;
+  line_context.arch = d.arch();
+  auto on_row = [&](const result_record& r) {
+    if (!opt.jsonl_path.empty()) lines.row(r, line_context);
+  };
+  install_interrupt_handler();
+
   std::vector<tune::tune_outcome> tunes;
   const double start_up_s = seconds_since(started);
   double searching_s = 0, baselines_s = 0;
@@ -423,7 +443,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
       auto strategy = tune::make_strategy(opt.strategy, s.space, so);
       const auto search_started = clock_type::now();
       const row_session::time_split before = session ? session->times() : search_split;
-      search(t, *strategy, t.budget, opt, rows_at, store.get(), provenance);
+      search(t, *strategy, t.budget, opt, rows_at, store.get(), provenance, on_row);
       searching_s += seconds_since(search_started);
       if (session) {
         search_split.running_rows_s += session->times().running_rows_s - before.running_rows_s;
@@ -435,13 +455,19 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
       for (const registry_entry* b : baselines)
         for (unsigned block : blocks_for(b->descriptor, req))
           rows.push_back({b, block, config, opt.timing});
-      rows_at.run(rows, [&](std::size_t, const result_record& r) { t.baselines.push_back(r); });
+      if (!interrupt_requested())
+        rows_at.run(rows, [&](std::size_t, const result_record& r) {
+          on_row(r);
+          t.baselines.push_back(r);
+        });
       baselines_s += seconds_since(baselines_started);
       print_tune_table(std::cout, t, d, table);
       print_tune_best(std::cout, t, d);
       std::cout << std::flush;
       tunes.push_back(std::move(t));
+      if (interrupt_requested()) break;
     }
+    if (interrupt_requested()) break;
   }
   if (session) {
     for (const auto& w : session->take_warnings()) std::cerr << "kernlab: warning: " << w << "\n";
@@ -489,6 +515,19 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     write_file(opt.export_json, [&](std::ostream& os) { os << tuning.dump(1) << "\n"; });
   if (!opt.export_header.empty())
     write_file(opt.export_header, [&](std::ostream& os) { os << tuning_header(tunes, d, ctx); });
+  if (!opt.t4_path.empty())
+    write_file(opt.t4_path,
+               [&](std::ostream& os) { os << t4_results_json(tunes).dump(1) << "\n"; });
+  if (!opt.jsonl_path.empty()) {
+    for (const auto& w : lines.warnings()) std::cerr << "kernlab: warning: " << w << "\n";
+    lines.finish(sweep_result{});
+  }
+  if (interrupt_requested()) {
+    std::cout << "interrupted (" << (interrupt_signal() == SIGTERM ? "SIGTERM" : "Ctrl-C")
+              << "): the tables, the store and the files above hold what was measured; rerun "
+                 "the same command to measure the rest (the store answers the points done)\n";
+    return 128 + interrupt_signal();
+  }
 
   int code = 0;
   for (const auto& t : tunes) {

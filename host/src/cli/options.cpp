@@ -88,7 +88,9 @@ po::options_description make_description() {
     ("hot", po::bool_switch(), "do not flush L2 between samples (same as --flush none)")
     ("flush", po::value<std::string>(),
      "how L2 is made cold before each sample: read (default; reads a clean buffer twice the L2), "
-     "write (writes one, as nvbench does), none");
+     "write (writes one, as nvbench does), none")
+    ("samples", po::bool_switch(),
+     "keep every sample of every row in --json/--jsonl (samples_us, in the order taken)");
   po::options_description safety("Isolation and recovery");
   safety.add_options()
     ("kernel-timeout", po::value<double>(),
@@ -109,6 +111,9 @@ po::options_description make_description() {
     ("json", po::value<std::string>(),
      "write every record, with the reproducibility block, to FILE (docs/results_format.md)")
     ("csv", po::value<std::string>(), "write one line per record to FILE")
+    ("jsonl", po::value<std::string>(),
+     "write each record to FILE as one JSON line as soon as its row finishes, with the device "
+     "and the run in every line (pandas.read_json(FILE, lines=True))")
     ("markdown", po::bool_switch(), "print the tables as markdown")
     ("output,o", po::value<std::string>(), "the file `kernlab plot` writes (default: sweep.svg)")
     ("threshold", po::value<double>(),
@@ -148,6 +153,9 @@ po::options_description make_description() {
      "tune: write the tuning table (the best configuration per problem, with provenance) as JSON")
     ("export-header", po::value<std::string>(),
      "tune: write the best configurations as a C/C++ header (constexpr tables and #defines)")
+    ("t4", po::value<std::string>(),
+     "tune: write every evaluated point in the autotuning community's T4 results format (JSON), "
+     "which Kernel Tuner also writes")
     ("replay", po::value<std::string>(),
      "tune: answer every point from a recorded exhaustive tune (its --json) instead of the GPU, to "
      "compare strategies on a measured space at no GPU time");
@@ -362,6 +370,7 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"flush", timing},
       {"stop-rule", timing},
       {"max-ci", timing},
+      {"samples", timing},
       {"compile-timeout", compiling},
       {"cache-max-size", {m::sweep, m::compile_only, m::resources, m::pipeline, m::cache, m::tune}},
       {"max-size", {m::cache}},
@@ -373,6 +382,8 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"sanitize", {m::sweep}},
       {"json", {m::sweep, m::compile_only, m::resources, m::pipeline, m::tune}},
       {"csv", {m::sweep, m::compile_only, m::resources, m::tune}},
+      {"jsonl", {m::sweep, m::tune}},
+      {"t4", {m::tune}},
       {"markdown", {m::sweep, m::resources, m::pipeline, m::tune}},
       {"strategy", {m::tune}},
       {"budget", {m::tune}},
@@ -682,6 +693,8 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.cuda_include = str("cuda-include", "");
   o.json_path = str("json", "");
   o.csv_path = str("csv", "");
+  o.jsonl_path = str("jsonl", "");
+  o.t4_path = str("t4", "");
   o.markdown = vm["markdown"].as<bool>();
   o.resources = vm["resources"].as<bool>();
   o.output_path = str("output", "");
@@ -824,6 +837,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     t.max_noise = bounded(vm, "max-noise", 0.0, 0.0, 100.0, "a percentage") / 100.0;
   // `--timeout inf` stays "no time-out": sampling then ends on the other rules alone.
   t.timeout_s = bounded(vm, "timeout", t.timeout_s, 0.0, 86400.0, "seconds (or inf)", false, true);
+  t.keep_samples = vm.count("samples") && vm["samples"].as<bool>();
   if (vm.count("max-ci"))
     t.max_ci = bounded(vm, "max-ci", 0.0, 0.0, 100.0, "a percentage", false) / 100.0;
   if (vm.count("stop-rule")) {

@@ -53,6 +53,8 @@ struct cli_options {
   timing_options timing;
   // Outputs.
   std::string json_path, csv_path;  ///< --json FILE, --csv FILE ("" for none)
+  std::string jsonl_path;           ///< --jsonl FILE: a JSON line per row as it finishes
+  std::string t4_path;              ///< tune --t4 FILE: the T4 autotuning results format
   bool markdown = false;            ///< tables as markdown
   bool resources = false;           ///< --resources: registers, shared memory, occupancy; no timing
   std::string output_path;          ///< -o FILE, for `plot`

@@ -109,6 +109,11 @@ timing_stats timing_stats_from_json(const json& t) {
   s.rule = parse_stop_rule(t.value("stop_rule", "stdrel"));
   s.ci_low_ms = t.value("ci_low_us", 0.0) / 1e3;
   s.ci_high_ms = t.value("ci_high_us", 0.0) / 1e3;
+  if (const auto all = t.find("samples_us"); all != t.end()) {
+    if (!all->is_array()) throw std::runtime_error("samples_us is not an array");
+    s.samples_ms.reserve(all->size());
+    for (const auto& us : *all) s.samples_ms.push_back(us.get<double>() / 1e3);
+  }
   return s;
 }
 
@@ -123,6 +128,7 @@ timing_options timing_options_from_json(const json& j) {
   t.flush = parse_flush_mode(j.at("flush"));
   t.rule = parse_stop_rule(j.value("stop_rule", "stdrel"));
   t.max_ci = j.value("max_ci", t.max_ci);
+  t.keep_samples = j.value("keep_samples", false);
   return t;
 }
 
@@ -152,6 +158,7 @@ result_record record_from_json(const json& j) {
   r.validate_ms = j.at("validate_ms").get<double>();
   r.sanitizer = j.value("sanitizer", "");
   r.sanitizer_findings = j.value("sanitizer_findings", false);
+  r.resumed = j.value("resumed", false);
   if (!j.at("timing").is_null()) r.timing = timing_stats_from_json(j.at("timing"));
   if (!j.at("resources").is_null()) {
     const auto& x = j.at("resources");

@@ -38,33 +38,34 @@ json descriptor_json(const variant_descriptor& d) {
 }  // namespace
 
 json to_json(const timing_stats& t) {
-  return {{"samples", t.samples},
-          {"median_us", t.median_ms * 1e3},
-          {"min_us", t.min_ms * 1e3},
-          {"max_us", t.max_ms * 1e3},
-          {"mean_us", t.mean_ms * 1e3},
-          {"noise", t.noise},
-          {"timed_out", t.timed_out},
-          {"flush", to_string(t.flush)},
-          {"sm_clock_min_mhz", t.sm_clock_min_mhz},
-          {"sm_clock_max_mhz", t.sm_clock_max_mhz},
-          {"clock_dropped", t.clock_dropped},
-          {"stop_rule", to_string(t.rule)},
-          {"ci_low_us", t.ci_low_ms * 1e3},
-          {"ci_high_us", t.ci_high_ms * 1e3},
-          {"ci_half_width", t.ci_half_width()}};
+  json j = {{"samples", t.samples},
+            {"median_us", t.median_ms * 1e3},
+            {"min_us", t.min_ms * 1e3},
+            {"max_us", t.max_ms * 1e3},
+            {"mean_us", t.mean_ms * 1e3},
+            {"noise", t.noise},
+            {"timed_out", t.timed_out},
+            {"flush", to_string(t.flush)},
+            {"sm_clock_min_mhz", t.sm_clock_min_mhz},
+            {"sm_clock_max_mhz", t.sm_clock_max_mhz},
+            {"clock_dropped", t.clock_dropped},
+            {"stop_rule", to_string(t.rule)},
+            {"ci_low_us", t.ci_low_ms * 1e3},
+            {"ci_high_us", t.ci_high_ms * 1e3},
+            {"ci_half_width", t.ci_half_width()}};
+  if (!t.samples_ms.empty()) {
+    json& all = j["samples_us"] = json::array();
+    for (double ms : t.samples_ms) all.push_back(ms * 1e3);
+  }
+  return j;
 }
 
 json to_json(const timing_options& t) {
-  return {{"warmup_runs", t.warmup_runs},
-          {"min_samples", t.min_samples},
-          {"max_samples", t.max_samples},
-          {"min_time_s", t.min_time_s},
-          {"max_noise", t.max_noise},
-          {"timeout_s", t.timeout_s},
-          {"flush", to_string(t.flush)},
-          {"stop_rule", to_string(t.rule)},
-          {"max_ci", t.max_ci}};
+  return {{"warmup_runs", t.warmup_runs}, {"min_samples", t.min_samples},
+          {"max_samples", t.max_samples}, {"min_time_s", t.min_time_s},
+          {"max_noise", t.max_noise},     {"timeout_s", t.timeout_s},
+          {"flush", to_string(t.flush)},  {"stop_rule", to_string(t.rule)},
+          {"max_ci", t.max_ci},           {"keep_samples", t.keep_samples}};
 }
 
 json to_json(const problem_config& c) {
@@ -87,7 +88,8 @@ json to_json(const result_record& r) {
             {"load_ms", r.load_ms},
             {"validate_ms", r.validate_ms},
             {"sanitizer", r.sanitizer},
-            {"sanitizer_findings", r.sanitizer_findings}};
+            {"sanitizer_findings", r.sanitizer_findings},
+            {"resumed", r.resumed}};
   j["timing"] = nullptr;
   if (r.timing) {
     j["timing"] = to_json(*r.timing);

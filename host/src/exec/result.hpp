@@ -53,6 +53,8 @@ struct result_record {
   /// compute-sanitizer's verdicts ("memcheck: clean, racecheck: ..."), if it ran.
   std::string sanitizer;
   bool sanitizer_findings = false;  ///< any tool reported an error or a hazard
+  /// Not measured in this run: taken from the journal of the run that --resume continues.
+  bool resumed = false;
 
   /// A passed row whose median means something: rows run under compute-sanitizer are validated
   /// and run once, at the sanitizer's pace, so they are not timed.
@@ -127,6 +129,8 @@ struct sweep_result {
   /// written); they never fail a variant.
   std::vector<std::string> warnings;
   std::vector<result_record> results;
+  /// Ctrl-C (or SIGTERM) stopped the run early: `results` holds the rows finished before it.
+  bool interrupted = false;
 };
 
 }  // namespace kl

@@ -123,6 +123,7 @@ timing_stats sample_stream::finish() const {
   no_limits.timeout_s = 1e300;
   no_limits.max_samples = 0x7fffffff;
   t.timed_out = !rule_met_ && !should_stop(no_limits, t, sampled_s_, 0);
+  if (opt_.keep_samples) t.samples_ms = samples_;
   return t;
 }
 

@@ -45,6 +45,7 @@ struct timing_options {
   stop_rule rule = stop_rule::stdrel;
   double max_ci =
       0.005;  ///< ci: the interval's larger half, relative to the median, that is good enough
+  bool keep_samples = false;  ///< --samples: every sample goes into the record, in order
 };
 
 struct timing_stats {
@@ -60,6 +61,9 @@ struct timing_stats {
   // The SM clock while sampling, when NVML can read it (0 when it cannot).
   int sm_clock_min_mhz = 0, sm_clock_max_mhz = 0;
   bool clock_dropped = false;  ///< the clock fell more than 5 % during the samples
+  /// Every sample in the order it was taken, with --samples (timing_options::keep_samples);
+  /// empty otherwise.
+  std::vector<double> samples_ms;
 
   bool has_ci() const { return ci_high_ms > 0; }
   /// The interval's larger half relative to the median ("+-0.3%" is 0.003); 0 without one.

@@ -31,6 +31,58 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
+json device_json(const cuda::device_info& d) {
+  return {{"name", d.name},
+          {"uuid", d.uuid},
+          {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+          {"sm_count", d.sm_count},
+          {"l2_bytes", d.l2_bytes},
+          {"total_memory_bytes", d.total_mem},
+          {"max_sm_clock_mhz", d.sm_clock_khz / 1000},
+          {"memory_clock_mhz", d.mem_clock_khz / 1000},
+          {"bus_width_bits", d.bus_width_bits},
+          {"peak_bandwidth_gbs", d.peak_bandwidth() / 1e9},
+          {"fp32_lanes_per_sm", d.fp32_lanes_per_sm()},
+          {"peak_fp32_tflops", d.peak_fp32_flops() / 1e12},
+          {"driver_version", std::to_string(d.driver_version / 1000) + "." +
+                                 std::to_string(d.driver_version % 1000 / 10)}};
+}
+
+json record_device_json(const cuda::device_info& d) {
+  json all = device_json(d);
+  return {{"name", all["name"]},
+          {"uuid", all["uuid"]},
+          {"compute_capability", all["compute_capability"]},
+          {"driver_version", all["driver_version"]},
+          {"peak_bandwidth_gbs", all["peak_bandwidth_gbs"]},
+          {"peak_fp32_tflops", all["peak_fp32_tflops"]}};
+}
+
+json run_json(const run_context& ctx) {
+  return {{"date", ctx.date},
+          {"kernlab_version", ctx.kernlab_version},
+          {"kernlab_commit", ctx.kernlab_commit},
+          {"nvrtc_version", ctx.nvrtc_version},
+          {"seed", ctx.seed},
+          {"command", ctx.command}};
+}
+
+json record_in_context(const result_record& r, const cuda::device_info* device) {
+  json j = to_json(r);
+  j["percent_of_peak"] = nullptr;
+  if (r.timed() && device) j["percent_of_peak"] = r.gbps() * 1e9 / device->peak_bandwidth() * 100.0;
+  // Compute-bound families (matmul) are measured against the FP32 peak as well.
+  if (r.timed() && r.flops > 0) {
+    const double tflops = r.flops / (r.timing->median_ms * 1e-3) / 1e12;
+    j["tflops"] = tflops;
+    j["percent_of_fp32_peak"] = nullptr;
+    if (device && device->peak_fp32_flops() > 0)
+      j["percent_of_fp32_peak"] = tflops * 1e12 / device->peak_fp32_flops() * 100.0;
+  }
+  j["device"] = device ? record_device_json(*device) : json(nullptr);
+  return j;
+}
+
 json results_to_json(const sweep_result& sweep, const run_context& ctx) {
   json out;
   out["format"] = "kernlab-results";
@@ -46,22 +98,7 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
                 {"timing", to_json(ctx.timing)}};
   repro["device"] = nullptr;
   if (sweep.device) {
-    const auto& d = *sweep.device;
-    repro["device"] = {
-        {"name", d.name},
-        {"uuid", d.uuid},
-        {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
-        {"sm_count", d.sm_count},
-        {"l2_bytes", d.l2_bytes},
-        {"total_memory_bytes", d.total_mem},
-        {"max_sm_clock_mhz", d.sm_clock_khz / 1000},
-        {"memory_clock_mhz", d.mem_clock_khz / 1000},
-        {"bus_width_bits", d.bus_width_bits},
-        {"peak_bandwidth_gbs", d.peak_bandwidth() / 1e9},
-        {"fp32_lanes_per_sm", d.fp32_lanes_per_sm()},
-        {"peak_fp32_tflops", d.peak_fp32_flops() / 1e12},
-        {"driver_version", std::to_string(d.driver_version / 1000) + "." +
-                               std::to_string(d.driver_version % 1000 / 10)}};
+    repro["device"] = device_json(*sweep.device);
   } else {
     repro["no_device_reason"] = sweep.no_device_reason;
   }
@@ -83,21 +120,8 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
   out["reproducibility"] = repro;
 
   json records = json::array();
-  for (const auto& r : sweep.results) {
-    json j = to_json(r);
-    j["percent_of_peak"] = nullptr;
-    if (r.timed() && sweep.device)
-      j["percent_of_peak"] = r.gbps() * 1e9 / sweep.device->peak_bandwidth() * 100.0;
-    // Compute-bound families (matmul) are measured against the FP32 peak as well.
-    if (r.timed() && r.flops > 0) {
-      const double tflops = r.flops / (r.timing->median_ms * 1e-3) / 1e12;
-      j["tflops"] = tflops;
-      j["percent_of_fp32_peak"] = nullptr;
-      if (sweep.device && sweep.device->peak_fp32_flops() > 0)
-        j["percent_of_fp32_peak"] = tflops * 1e12 / sweep.device->peak_fp32_flops() * 100.0;
-    }
-    records.push_back(std::move(j));
-  }
+  for (const auto& r : sweep.results)
+    records.push_back(record_in_context(r, sweep.device ? &*sweep.device : nullptr));
   // The baseline ratio of each record, within its group (dtype, op, size).
   std::map<std::string, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < sweep.results.size(); ++i) {
@@ -116,6 +140,9 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
     }
   }
   out["records"] = records;
+  // A file written while the run goes on (results_writer) says so until its last write.
+  out["complete"] = true;
+  if (sweep.interrupted) out["interrupted"] = true;
   return out;
 }
 

@@ -30,6 +30,16 @@ struct run_context {
 /// The whole file: context, device, launch floor, kernel sources (hash and options), records.
 nlohmann::json results_to_json(const sweep_result& sweep, const run_context& ctx);
 
+/// The device as the reproducibility block holds it: model, UUID, peaks, clocks, driver.
+nlohmann::json device_json(const cuda::device_info& d);
+/// The run as each JSON line holds it: date, kernlab's version and commit, NVRTC, seed, command.
+nlohmann::json run_json(const run_context& ctx);
+/// One record as the results file holds it: the row, its % of peak (and TFLOP/s), and the
+/// device that measured it (model, UUID, compute capability, driver, peaks), so that a record
+/// read alone (pandas.json_normalize, a JSON line) says where it was measured. The baseline
+/// ratio is the file's to add: it needs the row's group.
+nlohmann::json record_in_context(const result_record& r, const cuda::device_info* device);
+
 /// The records of a results file; throws std::runtime_error naming the problem for a file that
 /// is not a kernlab results file of a version this kernlab reads.
 std::vector<result_record> records_from_results(const nlohmann::json& j);

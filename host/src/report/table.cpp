@@ -234,6 +234,7 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       trailer = msg;
     }
     if (!r.sanitizer.empty()) trailer += (trailer.empty() ? "" : "; ") + r.sanitizer;
+    if (r.resumed) trailer += (trailer.empty() ? "" : "; ") + std::string("(from the resumed run)");
     t.rows.push_back(std::move(row));
     t.trailers.push_back(std::move(trailer));
   }

@@ -291,3 +291,79 @@ std::string tuning_header(const std::vector<tune::tune_outcome>& tunes, const cu
 }
 
 }  // namespace kl
+
+namespace kl {
+
+namespace {
+
+// T4's word for why a configuration has no valid time ("correct" when it has one).
+const char* t4_invalidity(const result_record& r) {
+  switch (r.status) {
+    case outcome::passed: return "correct";
+    case outcome::wrong_result: return "correctness";
+    case outcome::timeout: return "timeout";
+    case outcome::skipped:
+      return "constraints";  // the device or the file's requirements turn it down
+    case outcome::failed: return r.message.rfind("compile error", 0) == 0 ? "compile" : "runtime";
+    case outcome::crashed:
+    case outcome::suspect: return "runtime";
+  }
+  return "runtime";
+}
+
+}  // namespace
+
+nlohmann::json t4_results_json(const std::vector<tune::tune_outcome>& tunes) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& t : tunes) {
+    const std::string problem = t.config.describe();
+    for (const auto& e : t.evaluations) {
+      const result_record& r = e.record;
+      nlohmann::json configuration = nlohmann::json::object();
+      for (const auto& [name, v] : t.space->candidates[e.point].values) configuration[name] = v;
+      nlohmann::json runtimes = nlohmann::json::array();
+      if (r.timed()) {
+        if (!r.timing->samples_ms.empty())
+          for (double ms : r.timing->samples_ms) runtimes.push_back(ms);
+        else
+          runtimes.push_back(r.timing->median_ms);  // without --samples, the median stands in
+      }
+      nlohmann::json measurements = {
+          {{"name", "problem"}, {"value", problem}, {"unit", ""}},
+          {{"name", "variant"}, {"value", r.variant.qualified_name()}, {"unit", ""}},
+          {{"name", "fidelity"},
+           {"value", e.level == tune::fidelity::full ? "full" : "brief"},
+           {"unit", ""}}};
+      if (r.timed()) {
+        measurements.push_back({{"name", "time"}, {"value", r.timing->median_ms}, {"unit", "ms"}});
+        if (r.timing->has_ci()) {
+          measurements.push_back(
+              {{"name", "time_ci95_low"}, {"value", r.timing->ci_low_ms}, {"unit", "ms"}});
+          measurements.push_back(
+              {{"name", "time_ci95_high"}, {"value", r.timing->ci_high_ms}, {"unit", "ms"}});
+        }
+        if (r.flops > 0)
+          measurements.push_back(
+              {{"name", "throughput"}, {"value", r.tflops()}, {"unit", "TFLOP/s"}});
+        else
+          measurements.push_back({{"name", "throughput"}, {"value", r.gbps()}, {"unit", "GB/s"}});
+      }
+      if (!r.timed() && !r.message.empty())
+        measurements.push_back({{"name", "error"}, {"value", first_line(r.message)}, {"unit", ""}});
+      results.push_back({{"configuration", configuration},
+                         {"objectives", {"time"}},
+                         {"times",
+                          {{"compilation_time", r.compile_ms},
+                           {"runtimes", runtimes},
+                           {"validation", r.validate_ms}}},
+                         {"invalidity", t4_invalidity(r)},
+                         {"correctness", r.status == outcome::wrong_result ? 0 : 1},
+                         {"measurements", measurements}});
+    }
+  }
+  return {{"schema_version", "1.0.0"},
+          {"metadata", {{"timeunit", "milliseconds"}, {"producer", "kernlab tune --t4"}}},
+          {"results", results}};
+}
+
+}  // namespace kl

@@ -35,4 +35,12 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
 std::string tuning_header(const std::vector<tune::tune_outcome>& tunes, const cuda::device_info& d,
                           const run_context& ctx);
 
+/// Every evaluation of every tune in the T4 results format (schema 1.0.0, the open autotuning
+/// results schema that Kernel Tuner writes with store_output_file): per point its
+/// configuration (the tunables and BLOCK), the objective, the times (compile, the runtimes:
+/// every sample with --samples, else the median; validation, in ms), T4's invalidity
+/// ("correct", "compile", "runtime", "correctness", "timeout", "constraints") and the
+/// measurements (median and its interval, throughput, the problem, the variant).
+nlohmann::json t4_results_json(const std::vector<tune::tune_outcome>& tunes);
+
 }  // namespace kl

@@ -69,8 +69,10 @@ void journal::append(const std::string& line, bool sync) {
 
 void journal::started(const std::string& key) { append("start\t" + key, true); }
 
-void journal::finished(const std::string& key, const std::string& outcome) {
-  append("done\t" + key + "\t" + outcome, false);
+void journal::finished(const std::string& key, const std::string& outcome,
+                       const std::string& record) {
+  // A record is one line: JSON escapes every control character inside strings.
+  append("done\t" + key + "\t" + outcome + (record.empty() ? "" : "\t" + record), false);
 }
 
 journal::state journal::read(const std::string& path) {
@@ -79,14 +81,15 @@ journal::state journal::read(const std::string& path) {
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream fields(line);
-    std::string what, key, outcome;
+    std::string what, key, outcome, record;
     if (!std::getline(fields, what, '\t') || !std::getline(fields, key, '\t'))
       continue;  // torn line
     if (what == "start") {
       s.in_flight.insert(key);
     } else if (what == "done" && std::getline(fields, outcome, '\t')) {
+      std::getline(fields, record);  // the rest of the line; absent in older journals
       s.in_flight.erase(key);
-      s.done[key] = outcome;
+      s.done[key] = {outcome, record};
     }
   }
   return s;

@@ -1,9 +1,10 @@
 // The run's journal. Before each row, kernlab appends "start <key>" (and waits for it to reach
-// the disk); after it, "done <key> <outcome>". If the machine or the driver goes down mid-sweep,
-// `--resume` reads the journal, skips the rows that finished, and marks the row that was running
-// as suspect instead of running it again blindly. The key is the row's configuration_key() with
-// the seed and the hash of the variant's source (or plugin file), so a kernel edited since is
-// run again.
+// the disk); after it, "done <key> <outcome> <record>", the record being the row's results-file
+// record on one line. If the machine or the driver goes down mid-sweep (or Ctrl-C stops it),
+// `--resume` reads the journal, reports the rows that finished with the numbers they had,
+// and marks the row that was running as suspect instead of running it again blindly. The key is the
+// row's configuration_key() with the seed and the hash of the variant's source (or plugin file), so
+// a kernel edited since is run again.
 //
 // The journal is a help, never a reason to lose a run: a failed append (a full disk) closes it
 // and leaves a warning (failure()); the sweep goes on without it.
@@ -26,15 +27,21 @@ class journal {
   journal& operator=(const journal&) = delete;
 
   void started(const std::string& key);
-  void finished(const std::string& key, const std::string& outcome);
+  /// `record`: the row's record as one line of JSON ("" for none: journals written before
+  /// records were kept have none).
+  void finished(const std::string& key, const std::string& outcome, const std::string& record);
   const std::string& path() const { return path_; }
   /// "" while every append worked; after the first that failed, what happened and what it means
   /// (later appends do nothing).
   const std::string& failure() const { return failure_; }
 
+  struct finished_row {
+    std::string outcome;
+    std::string record;  ///< one line of JSON, or "" when the journal has none for the row
+  };
   struct state {
-    std::map<std::string, std::string> done;  ///< key -> outcome
-    std::set<std::string> in_flight;          ///< started, never finished
+    std::map<std::string, finished_row> done;  ///< key -> how it finished
+    std::set<std::string> in_flight;           ///< started, never finished
   };
   /// What a journal file says; an absent file says nothing.
   static state read(const std::string& path);

@@ -1,7 +1,9 @@
 #include "runner/runner.hpp"
 
 #include "core/errors.hpp"
+#include "core/interrupt.hpp"
 #include "cuda/resources.hpp"
+#include "exec/record_json.hpp"
 #include "nvrtc/hash.hpp"
 #include "runner/compile_stage.hpp"
 #include "runner/journal.hpp"
@@ -58,6 +60,17 @@ bool starts_with(const std::string& s, const std::string& prefix) {
 
 std::string plural(long n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+// A finished row's record from the journal; std::nullopt when the journal has none for it (an
+// older journal) or the line was cut short when the machine went down.
+std::optional<result_record> resumed_record(const std::string& line) {
+  if (line.empty()) return std::nullopt;
+  try {
+    return record_from_json(nlohmann::json::parse(line));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -287,6 +300,7 @@ sweep_result runner::run(const group_callback& on_group) {
       family_order.push_back(e->descriptor.family);
 
   for (const auto& family_name : family_order) {
+    if (out.interrupted) break;
     const family* fam = families_.find(family_name);
     if (!fam) {
       // A family whose description cannot be used: each variant is one failed row, with the
@@ -300,13 +314,17 @@ sweep_result runner::run(const group_callback& on_group) {
         r.message = e->error.empty() ? "unknown family '" + family_name + "'" : e->error;
         group.push_back(std::move(r));
       }
+      if (row_)
+        for (const auto& r : group) row_(r, out);
       if (on_group) on_group(group, device, out);
       for (auto& r : group) out.results.push_back(std::move(r));
       continue;
     }
     for (const problem_config& config : configs_for(*fam, request_)) {
+      if (out.interrupted) break;
       std::vector<result_record> group;
       for (const registry_entry* e : request_.variants) {
+        if (out.interrupted) break;
         if (e->descriptor.family != family_name) continue;
         const auto& v = e->descriptor;
         // With --sanitize, each variant's rows run in workers of their own under each tool.
@@ -325,6 +343,11 @@ sweep_result runner::run(const group_callback& on_group) {
         const std::size_t first_row = group.size();
         std::vector<bool> ran;  // per row from first_row: it was run (under the sanitizers)
         for (unsigned block : blocks_for(v, request_)) {
+          // Ctrl-C: no new row starts; the finished ones are reported and written.
+          if (interrupt_requested()) {
+            out.interrupted = true;
+            break;
+          }
           if (progress_)
             progress_("running", ++rows_done, rows_total,
                       v.name + (block ? " block " + std::to_string(block) : std::string()) + ", " +
@@ -349,7 +372,17 @@ sweep_result runner::run(const group_callback& on_group) {
                    "was running when the run being resumed stopped (the machine or "
                    "the driver went down?); not run again: run it alone to check");
           } else if (auto done = resumed.done.find(key); done != resumed.done.end()) {
-            settle(outcome::skipped, "finished (" + done->second + ") in the run being resumed");
+            if (auto earlier = resumed_record(done->second.record)) {
+              // The numbers the row had when it finished, under today's descriptor.
+              r = std::move(*earlier);
+              r.variant = v;
+              r.config = config;
+              r.block = block;
+              r.resumed = true;
+            } else {
+              settle(outcome::skipped,
+                     "finished (" + done->second.outcome + ") in the run being resumed");
+            }
           } else {
             row_job job;
             if (v.origin == origin_kind::source) {
@@ -368,10 +401,11 @@ sweep_result runner::run(const group_callback& on_group) {
             } else {
               for (auto& [tool, x] : sanitizers) r = x->run(job);
             }
-            if (log) log->finished(key, outcome_name(r.status));
+            if (log) log->finished(key, outcome_name(r.status), to_json(r).dump());
             journal_check();
           }
           ran.push_back(ran_now);
+          if (row_ && sanitizers.empty()) row_(r, out);
           group.push_back(std::move(r));
         }
         // The sanitizers' verdicts: their workers shut down, then their logs are read.
@@ -388,13 +422,17 @@ sweep_result runner::run(const group_callback& on_group) {
             if (verdict != sanitizer_logs[i].first + ": clean") row.sanitizer_findings = true;
           }
         }
+        if (row_ && !sanitizers.empty())
+          for (std::size_t k = first_row; k < group.size(); ++k) row_(group[k], out);
       }
       if (on_group) on_group(group, device, out);
       for (auto& r : group) out.results.push_back(std::move(r));
     }
   }
   out.workers_started = executor->workers_started();
-  compiles.finish(out);
+  // After an interrupt the files still queued are dropped (compile_stage's destructor), not
+  // waited for: the results then list no sources.
+  if (!out.interrupted) compiles.finish(out);
   return out;
 }
 

@@ -71,6 +71,10 @@ struct run_request {
 using group_callback = std::function<void(const std::vector<result_record>&,
                                           const cuda::device_info&, const sweep_result&)>;
 
+/// Called with each row as soon as it is final (with --sanitize, once its variant's verdicts are
+/// in), and the sweep so far (device, launch floor; its `results` hold the earlier groups only).
+using row_callback = std::function<void(const result_record&, const sweep_result&)>;
+
 /// Progress: a phase ("compiling", "running"), how far, and what is being done.
 using progress_callback = std::function<void(const char* phase, std::size_t done, std::size_t total,
                                              const std::string& what)>;
@@ -83,16 +87,22 @@ class runner {
   /// Called from the thread that called run(): each file as its compile is collected, each row
   /// as it starts.
   void on_progress(progress_callback cb) { progress_ = std::move(cb); }
+  /// Called from the thread that called run(), with each finished row (results files written as
+  /// rows finish).
+  void on_row(row_callback cb) { row_ = std::move(cb); }
 
   /// Compiles every source variant on a pool of threads, through the cache, while the rows of
   /// the files already compiled are validated and timed (in request order); with compile_only,
-  /// or without a device (sweep_result says why), it stops after compiling.
+  /// or without a device (sweep_result says why), it stops after compiling. After an interrupt
+  /// (core/interrupt.hpp) no further row starts: the rows finished so far are returned, marked
+  /// interrupted.
   sweep_result run(const group_callback& on_group = {});
 
  private:
   const family_registry& families_;
   run_request request_;
   progress_callback progress_;
+  row_callback row_;
 };
 
 /// The configurations (dtype x op x size) of a family that a request asks for.
