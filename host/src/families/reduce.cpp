@@ -205,7 +205,7 @@ class reduce_problem final : public problem {
   const problem_config& config() const override { return config_; }
   double bytes() const override { return reduce_family().problem_bytes(config_); }
   double flops() const override { return 0.0; }
-  std::size_t device_bytes() const override { return input_.bytes() + scratch_.bytes(); }
+  std::size_t device_bytes() const override { return input_.bytes(); }
 
   std::unique_ptr<operation> bind(const variant_descriptor& v, const source_kernel& k) override;
   std::unique_ptr<operation> bind(const variant_descriptor& v, const plugin_kernel& k) override;
@@ -221,20 +221,6 @@ class reduce_problem final : public problem {
     KL_CU(cuMemsetD32Async(b.get() + first * 4, identity_, count, nullptr));
   }
 
-  // Room for the bound operation's partial results and workspaces: one buffer kept for the
-  // problem's lifetime (it only grows), which each bind carves afresh. With a buffer allocated
-  // per row, the partials of consecutive rows landed at alternating places, and a row's median
-  // depended on where (up to 3% for the 30 us reductions at 2^24, docs/results).
-  const cuda::device_buffer& scratch(std::size_t bytes) {
-    if (scratch_.bytes() < bytes) {
-      std::size_t size = std::size_t{1} << 20;
-      while (size < bytes) size *= 2;
-      scratch_ = cuda::device_buffer();  // the old one first: never two at the peak
-      scratch_ = cuda::device_buffer(size);
-    }
-    return scratch_;
-  }
-
  private:
   problem_config config_;
   cuda::device_info device_;
@@ -243,16 +229,15 @@ class reduce_problem final : public problem {
   std::uint32_t identity_ = 0;
   std::uint64_t padded_len_ = 0;
   cuda::device_buffer input_;
-  cuda::device_buffer scratch_;
 };
 
 // The output of every variant is one element; poisoning writes a value the reference can never
 // have for these inputs, so an unwritten result is always caught.
 constexpr std::uint32_t poison_bits = 0x7fbadbad;  // a NaN for float32, a huge int for int32
 
-std::uint32_t read_result(const cuda::device_buffer& out, std::size_t offset = 0) {
+std::uint32_t read_result(const cuda::device_buffer& out) {
   std::uint32_t v = 0;
-  out.download(&v, 4, offset);
+  out.download(&v, 4);
   return v;
 }
 
@@ -277,37 +262,24 @@ class source_reduce final : public operation {
       p.fill(own_input_, p.config().size, passes_[0].in_len - p.config().size);
       in = &own_input_;
     }
-    // Every pass's output, then the workspaces, at 256-byte aligned offsets of the scratch.
-    auto aligned = [](std::size_t x) { return (x + 255) / 256 * 256; };
-    std::size_t total = 0;
-    std::vector<std::uint64_t> lens;
     for (std::size_t i = 0; i < passes_.size(); ++i) {
-      lens.push_back(i + 1 < passes_.size() ? passes_[i + 1].in_len : 1);
-      out_offsets_.push_back(total);
-      total += aligned(lens.back() * 4);
+      const std::uint64_t len = i + 1 < passes_.size() ? passes_[i + 1].in_len : 1;
+      buffers_.emplace_back(len * 4);
+      p.fill(buffers_.back(), 0, len);
     }
-    std::vector<std::pair<std::size_t, std::size_t>> workspaces;  // offset, bytes
+    ins_.push_back(in->get());
+    for (std::size_t i = 0; i + 1 < passes_.size(); ++i) ins_.push_back(buffers_[i].get());
+    // Scratch for kernels that declare it (a counter for a last-block-done reduction, say):
+    // zeroed once here, and the kernel must leave it zeroed. The check after timing catches a
+    // kernel that does not, since its later runs then go wrong.
     if (!v.workspace.empty()) {
       for (const auto& pass : passes_) {
         auto with_grid = vars;
         with_grid["GRID"] = static_cast<std::int64_t>(pass.grid);
         const auto bytes = static_cast<std::size_t>(evaluate(v.workspace, with_grid));
-        workspaces.emplace_back(total, bytes);
-        total += aligned(bytes);
+        workspaces_.emplace_back(bytes);
+        KL_CU(cuMemsetD8Async(workspaces_.back().get(), 0, workspaces_.back().bytes(), nullptr));
       }
-    }
-    const cuda::device_buffer& scratch = p.scratch(total);
-    scratch_ = &scratch;
-    for (std::size_t i = 0; i < passes_.size(); ++i) p.fill(scratch, out_offsets_[i] / 4, lens[i]);
-    ins_.push_back(in->get());
-    for (std::size_t i = 0; i + 1 < passes_.size(); ++i)
-      ins_.push_back(scratch.get() + out_offsets_[i]);
-    // Scratch for kernels that declare it (a counter for a last-block-done reduction, say):
-    // zeroed once here, and the kernel must leave it zeroed. The check after timing catches a
-    // kernel that does not, since its later runs then go wrong.
-    for (const auto& [offset, bytes] : workspaces) {
-      workspace_ptrs_.push_back(scratch.get() + offset);
-      KL_CU(cuMemsetD8Async(workspace_ptrs_.back(), 0, bytes, nullptr));
     }
     cuda::synchronize_context();
   }
@@ -315,9 +287,9 @@ class source_reduce final : public operation {
   void enqueue(CUstream stream) override {
     for (std::size_t i = 0; i < passes_.size(); ++i) {
       CUdeviceptr in = ins_[i];
-      CUdeviceptr out = scratch_->get() + out_offsets_[i];
+      CUdeviceptr out = buffers_[i].get();
       unsigned n = static_cast<unsigned>(passes_[i].n);
-      CUdeviceptr ws = workspace_ptrs_.empty() ? 0 : workspace_ptrs_[i];
+      CUdeviceptr ws = workspaces_.empty() ? 0 : workspaces_[i].get();
       void* args[] = {&in, &out, &n, &ws};  // the 4th only for kernels that declare a workspace
       KL_CU(cuLaunchKernel(kernel_.function, static_cast<unsigned>(passes_[i].grid), 1, 1,
                            kernel_.block, 1, 1, kernel_.dynamic_shared_bytes, stream, args,
@@ -325,10 +297,10 @@ class source_reduce final : public operation {
     }
   }
   void poison_output(CUstream stream) override {
-    KL_CU(cuMemsetD32Async(scratch_->get() + out_offsets_.back(), poison_bits, 1, stream));
+    KL_CU(cuMemsetD32Async(buffers_.back().get(), poison_bits, 1, stream));
   }
   check_result check() const override {
-    return compare(problem_.config(), problem_.ref(), read_result(*scratch_, out_offsets_.back()));
+    return compare(problem_.config(), problem_.ref(), read_result(buffers_.back()));
   }
 
  private:
@@ -336,9 +308,8 @@ class source_reduce final : public operation {
   source_kernel kernel_;
   std::vector<pass_plan> passes_;
   cuda::device_buffer own_input_;
-  const cuda::device_buffer* scratch_ = nullptr;  // the problem's, which outlives this
-  std::vector<std::size_t> out_offsets_;          // each pass's output in the scratch
-  std::vector<CUdeviceptr> workspace_ptrs_;
+  std::vector<cuda::device_buffer> buffers_;
+  std::vector<cuda::device_buffer> workspaces_;
   std::vector<CUdeviceptr> ins_;
 };
 
