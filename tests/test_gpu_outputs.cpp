@@ -56,12 +56,32 @@ TEST(GpuOutputs, CtrlCKeepsTheMeasuredRowsAndResumeReportsThemWithTheirNumbers) 
   test::temp_dir dir("ctrl-c");
   const std::string journal = dir.str() + "/journal.log", jsonl = dir.str() + "/run.jsonl",
                     json = dir.str() + "/run.json", log = dir.str() + "/out.log";
-  const std::vector<std::string> args = {KERNLAB_BINARY, "--config", "/dev/null", "--kernels-dir",
-                                         test::kernels_dir(), "--no-plugins", "--variant",
-                                         "reduce*", "--block", "all", "--dtype", "int32",
-                                         "--size", "2^22", "--stop-rule", "ci", "--min-time",
-                                         "0.05", "--timeout", "1", "--journal", journal,
-                                         "--jsonl", jsonl, "--json", json};
+  const std::vector<std::string> args = {KERNLAB_BINARY,
+                                         "--config",
+                                         "/dev/null",
+                                         "--kernels-dir",
+                                         test::kernels_dir(),
+                                         "--no-plugins",
+                                         "--variant",
+                                         "reduce*",
+                                         "--block",
+                                         "all",
+                                         "--dtype",
+                                         "int32",
+                                         "--size",
+                                         "2^20",
+                                         "--stop-rule",
+                                         "ci",
+                                         "--min-time",
+                                         "0.02",
+                                         "--timeout",
+                                         "0.3",
+                                         "--journal",
+                                         journal,
+                                         "--jsonl",
+                                         jsonl,
+                                         "--json",
+                                         json};
   const pid_t pid = start_job(args, log);
   // Some rows finished, many to go: Ctrl-C.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
@@ -115,7 +135,9 @@ TEST(GpuOutputs, SamplesAreKeptInTheRecordsOnRequest) {
   const std::string json = dir.str() + "/run.json";
   const auto r = test::run_kernlab("--kernels-dir " + test::kernels_dir() +
                                    " --no-plugins --variant reduce5 --block 256 --dtype int32 "
-                                   "--size 2^20 --min-time 0.01 --samples --json " + json);
+                                   "--size 2^20 --stop-rule ci --min-time 0.01 --timeout 0.5 "
+                                   "--samples --json " +
+                                   json);
   ASSERT_EQ(r.code, 0) << r.output;
   const auto j = nlohmann::json::parse(test::read_file(json));
   ASSERT_EQ(j["records"].size(), 1u);

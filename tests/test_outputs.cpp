@@ -277,8 +277,8 @@ TEST(T4Export, EveryEvaluationWithItsConfigurationTimesAndInvalidity) {
     for (const char* key : {"configuration", "times", "invalidity", "correctness"})
       EXPECT_TRUE(r.contains(key)) << key;
     const std::string why = r["invalidity"];
-    EXPECT_TRUE(why == "correct" || why == "compile" || why == "runtime" ||
-                why == "correctness" || why == "timeout" || why == "constraints")
+    EXPECT_TRUE(why == "correct" || why == "compile" || why == "runtime" || why == "correctness" ||
+                why == "timeout" || why == "constraints")
         << why;
   }
 }

@@ -48,7 +48,8 @@ void results_writer::row(const result_record& r, const sweep_result& so_far) {
     rewrite(partial, false);
   } catch (const io_error& e) {
     // Once: the final write says it again, as an error, if it still fails then.
-    if (!rewrite_failed_) warn(std::string(e.what()) + " (while the run goes on; tried again at the end)");
+    if (!rewrite_failed_)
+      warn(std::string(e.what()) + " (while the run goes on; tried again at the end)");
     rewrite_failed_ = true;
   }
   last_rewrite_ = std::chrono::steady_clock::now();
