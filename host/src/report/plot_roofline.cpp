@@ -176,10 +176,11 @@ void write_roofline_svg(const json& results, std::ostream& os) {
     }
     panel& p = panels[index[title]];
     const std::string name = r.at("variant").at("name");
-    const auto y = r.at("outcome") == "passed" ? value_of(r, p.a) : std::nullopt;
+    // 0 when the row has no throughput to draw.
+    const double y = r.at("outcome") == "passed" ? value_of(r, p.a).value_or(0) : 0;
     const double bytes = number_at(r, "bytes").value_or(0);
     const double x = p.a.intensity ? (bytes > 0 ? flops_of(r) / bytes : 0) : bytes;
-    if (!y || *y <= 0 || x <= 0) {
+    if (y <= 0 || x <= 0) {
       ++p.not_drawn;
       continue;
     }
@@ -189,7 +190,7 @@ void write_roofline_svg(const json& results, std::ostream& os) {
                           r.at("variant").at("qualified_name") == r.at("baseline");
     const unsigned block = r.at("block");
     blocks.insert(block);
-    p.points.push_back({name, block, baseline, x, *y});
+    p.points.push_back({name, block, baseline, x, y});
   }
   panels.erase(
       std::remove_if(panels.begin(), panels.end(), [](const panel& p) { return p.points.empty(); }),
