@@ -274,5 +274,52 @@ TEST(GpuQam256Pipeline, RunsInTheWorker) {
                std::runtime_error);
 }
 
+// --pipeline --json records when each chunk's stages ran in the median run, on which stream, in
+// stream order and inside the wall time; `kernlab plot --timeline` draws a box per stage of it.
+TEST(GpuQam256Pipeline, RecordsEachChunksStagesAndTheTimelineDrawsThem) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("gpu_pipeline_timeline");
+  const std::string json_path = dir.str() + "/pipeline.json";
+  auto r = test::run_kernlab("--kernels-dir " + test::kernels_dir() +
+                             " --pipeline --variant qam256.vec2_gridstride --block 256 --size "
+                             "1000003 --streams 1,3 --chunks 7 --pipeline-runs 3 --json " +
+                             json_path);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto results = nlohmann::json::parse(test::read_file(json_path));
+  const auto& rows = results.at("pipeline").at(0).at("rows");
+  ASSERT_EQ(rows.size(), 4u);  // breadth and depth, 1 and 3 streams
+  std::size_t boxes = 0;
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.at("order").get<std::string>() + " " + row.at("streams").dump());
+    const unsigned streams = row.at("streams");
+    const auto& timeline = row.at("timeline");
+    ASSERT_EQ(timeline.size(), row.at("chunks").get<std::size_t>());
+    // Per stream, the stages of its chunks in issue order never overlap: each begins after the
+    // one before it on the stream ended.
+    std::vector<double> stream_end(streams, 0);
+    const auto order =
+        issue_sequence(row.at("order").get<std::string>(), static_cast<unsigned>(timeline.size()));
+    for (const auto& [stage, c] : order) {
+      const auto& chunk = timeline.at(c);
+      EXPECT_EQ(chunk.at("chunk"), c);
+      EXPECT_EQ(chunk.at("stream"), c % streams);
+      const char* key = stage == 0 ? "h2d_us" : stage == 1 ? "kernel_us" : "d2h_us";
+      const double begin = chunk.at(key).at(0), end = chunk.at(key).at(1);
+      EXPECT_GE(begin, stream_end[c % streams]) << "chunk " << c << " " << key;
+      EXPECT_GT(end, begin) << "chunk " << c << " " << key;
+      stream_end[c % streams] = end;
+      ++boxes;
+    }
+    // The median run (the middle one of 3) ends at the median wall time.
+    for (double e : stream_end) EXPECT_LE(e, row.at("wall_ms").get<double>() * 1000 + 1);
+  }
+  r = test::run_kernlab("plot --timeline " + json_path + " -o " + dir.str() + "/t.svg");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string svg = test::read_file(dir.str() + "/t.svg");
+  EXPECT_EQ(test::count_of(svg, "class=\"stage\""), boxes);
+  EXPECT_EQ(test::count_of(svg, ">stream 2</text>"), 2u);
+  EXPECT_EQ(test::count_of(svg, "(fastest)"), 1u);
+}
+
 }  // namespace
 }  // namespace kl

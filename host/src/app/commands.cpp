@@ -36,15 +36,27 @@ int results_command(const kl::cli_options& opt) {
     return s.regressions > 0 ? 1 : 0;
   }
   const nlohmann::json results = load(opt.command[1]);
-  const std::string out = opt.output_path.empty() ? "sweep.svg" : opt.output_path;
+  const std::string out = !opt.output_path.empty() ? opt.output_path
+                          : opt.roofline           ? "roofline.svg"
+                          : opt.timeline           ? "timeline.svg"
+                                                   : "sweep.svg";
   std::ostringstream svg;
   try {
-    kl::write_svg(results, svg);
+    if (opt.roofline)
+      kl::write_roofline_svg(results, svg);
+    else if (opt.timeline)
+      kl::write_timeline_svg(results, svg);
+    else
+      kl::write_svg(results, svg);
   } catch (const std::exception& e) {
     throw kl::io_error(opt.command[1] + ": " + e.what());
   }
   kl::write_output_file(out, svg.str());
-  std::cout << "wrote " << out << " (" << results.at("records").size() << " records)\n";
+  if (opt.timeline)
+    std::cout << "wrote " << out << " (" << results.at("pipeline").size() << " pipeline"
+              << (results.at("pipeline").size() == 1 ? "" : "s") << ")\n";
+  else
+    std::cout << "wrote " << out << " (" << results.at("records").size() << " records)\n";
   return 0;
 }
 

@@ -115,7 +115,14 @@ po::options_description make_description() {
      "write each record to FILE as one JSON line as soon as its row finishes, with the device "
      "and the run in every line (pandas.read_json(FILE, lines=True))")
     ("markdown", po::bool_switch(), "print the tables as markdown")
-    ("output,o", po::value<std::string>(), "the file `kernlab plot` writes (default: sweep.svg)")
+    ("output,o", po::value<std::string>(),
+     "the file `kernlab plot` writes (default: sweep.svg; roofline.svg with --roofline, "
+     "timeline.svg with --timeline)")
+    ("roofline", po::bool_switch(),
+     "plot: each timed row at its arithmetic intensity and throughput, under the device's DRAM "
+     "and FP32 roofs")
+    ("timeline", po::bool_switch(),
+     "plot: a --pipeline result's streams over time, each chunk's H2D, kernel and D2H")
     ("threshold", po::value<double>(),
      "compare: a row slower by more than this %, and by more than the noise of both runs, is a "
      "regression; any regression makes the exit code 1 (default 5)")
@@ -393,6 +400,8 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"export-header", {m::tune}},
       {"replay", {m::tune}},
       {"output", {m::plot}},
+      {"roofline", {m::plot}},
+      {"timeline", {m::plot}},
       {"threshold", {m::compare}},
       {"force", {m::compare}},
       {"watch", {m::sweep, m::compile_only}},
@@ -701,6 +710,10 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.compare_threshold_pct =
       bounded(vm, "threshold", o.compare_threshold_pct, 0.0, 1000.0, "a percentage");
   o.force = vm["force"].as<bool>();
+  o.roofline = vm["roofline"].as<bool>();
+  o.timeline = vm["timeline"].as<bool>();
+  if (o.roofline && o.timeline)
+    throw usage_error("--roofline and --timeline draw different pictures: give one");
   o.in_process = vm["in-process"].as<bool>();
   o.kernel_timeout_s =
       bounded(vm, "kernel-timeout", o.kernel_timeout_s, 0.0, 86400.0, "seconds", false);
@@ -722,7 +735,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     if (c == "compare" && o.command.size() != 3)
       throw usage_error("usage: kernlab compare OLD.json NEW.json");
     else if (c == "plot" && o.command.size() != 2)
-      throw usage_error("usage: kernlab plot RESULTS.json [-o sweep.svg]");
+      throw usage_error("usage: kernlab plot [--roofline | --timeline] RESULTS.json [-o FILE.svg]");
     else if (c == "cache" && o.command.size() < 2)
       throw usage_error("cache: say 'cache info', 'cache clear' or 'cache prune'");
     else if (c == "cache" && o.command[1] != "info" && o.command[1] != "clear" &&

@@ -60,6 +60,8 @@ struct cli_options {
   std::string output_path;          ///< -o FILE, for `plot`
   double compare_threshold_pct = 5;  ///< `compare`: a slower row beyond this % is a regression
   bool force = false;                ///< `compare`: runs from different GPU models too
+  bool roofline = false;             ///< `plot --roofline`: the roofline, not the bars
+  bool timeline = false;             ///< `plot --timeline`: a --pipeline result's streams over time
   // Isolation and recovery.
   bool in_process = false;       ///< run kernels in kernlab itself (no worker process)
   double kernel_timeout_s = 10;  ///< a launch that runs longer is a hang

@@ -35,6 +35,7 @@ std::vector<chunk> plan_chunks(std::uint64_t n, unsigned chunks) {
 // What one run of a configuration measured.
 struct run_times {
   double wall = 0, h2d = 0, kernel = 0, d2h = 0;
+  std::vector<chunk_timeline> chunks;  // per chunk, in microseconds from the start event
 };
 
 // The device side of the pipeline: buffers, the kernel and its launch geometry, the streams.
@@ -151,14 +152,23 @@ class pipeline_rig {
     stop_.synchronize();
     run_times t;
     t.wall = stop_.elapsed_since(start_);
+    t.chunks.resize(chunks.size());
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      t.chunks[c].chunk = static_cast<unsigned>(c);
+      t.chunks[c].stream = static_cast<unsigned>(c % streams);
+      for (int stage = 0; stage < 3; ++stage) {
+        t.chunks[c].begin_us[stage] = 1e3 * events_[6 * c + 2 * stage]->elapsed_since(start_);
+        t.chunks[c].end_us[stage] = 1e3 * events_[6 * c + 2 * stage + 1]->elapsed_since(start_);
+      }
+    }
     double* spans[3] = {&t.h2d, &t.kernel, &t.d2h};
     for (int stage = 0; stage < 3; ++stage) {
       double begin = 1e300, end = 0;
-      for (std::size_t c = 0; c < chunks.size(); ++c) {
-        begin = std::min<double>(begin, events_[6 * c + 2 * stage]->elapsed_since(start_));
-        end = std::max<double>(end, events_[6 * c + 2 * stage + 1]->elapsed_since(start_));
+      for (const auto& c : t.chunks) {
+        begin = std::min(begin, c.begin_us[stage]);
+        end = std::max(end, c.end_us[stage]);
       }
-      *spans[stage] = end - begin;
+      *spans[stage] = (end - begin) / 1e3;
     }
     return t;
   }
@@ -187,6 +197,34 @@ class pipeline_rig {
   std::vector<std::unique_ptr<cuda::event>> events_, joins_;
   cuda::event start_, stop_, joined_;
 };
+
+const char* const stage_keys[3] = {"h2d_us", "kernel_us", "d2h_us"};
+
+nlohmann::json timeline_json(const std::vector<chunk_timeline>& chunks) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : chunks) {
+    nlohmann::json j = {{"chunk", c.chunk}, {"stream", c.stream}};
+    for (int stage = 0; stage < 3; ++stage)
+      j[stage_keys[stage]] = {c.begin_us[stage], c.end_us[stage]};
+    out.push_back(j);
+  }
+  return out;
+}
+
+std::vector<chunk_timeline> timeline_from_json(const nlohmann::json& j) {
+  std::vector<chunk_timeline> out;
+  for (const auto& x : j) {
+    chunk_timeline c;
+    c.chunk = x.at("chunk");
+    c.stream = x.at("stream");
+    for (int stage = 0; stage < 3; ++stage) {
+      c.begin_us[stage] = x.at(stage_keys[stage]).at(0);
+      c.end_us[stage] = x.at(stage_keys[stage]).at(1);
+    }
+    out.push_back(c);
+  }
+  return out;
+}
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -274,6 +312,7 @@ pipeline_report run_pipeline(const pipeline_job& job, const cuda::device_info& d
       row.h2d_ms = mid.h2d;
       row.kernel_ms = mid.kernel;
       row.d2h_ms = mid.d2h;
+      row.timeline = mid.chunks;
       row.h2d_gbs = rep.bytes_each_way / (row.h2d_ms * 1e6);
       row.d2h_gbs = rep.bytes_each_way / (row.d2h_ms * 1e6);
       row.overlap = rep.serial_ms / row.wall_ms;
@@ -335,7 +374,8 @@ nlohmann::json to_json(const pipeline_report& r) {
                     {"speedup", x.speedup},
                     {"x_bound", x.x_bound},
                     {"valid", x.valid},
-                    {"check", x.check}});
+                    {"check", x.check},
+                    {"timeline", timeline_json(x.timeline)}});
   return {{"variant", r.variant},
           {"block", r.block},
           {"config",
@@ -390,6 +430,7 @@ pipeline_report pipeline_report_from_json(const nlohmann::json& j) {
     row.x_bound = x.at("x_bound");
     row.valid = x.at("valid");
     row.check = x.at("check");
+    if (x.contains("timeline")) row.timeline = timeline_from_json(x.at("timeline"));
     r.rows.push_back(row);
   }
   return r;

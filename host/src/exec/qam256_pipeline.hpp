@@ -34,6 +34,16 @@ struct pipeline_job {
   pipeline_options options;
 };
 
+/// When one chunk's stages ran, in the median run of its configuration: microseconds from the
+/// run's start event. Each stage spans the event recorded on its stream just before it and the one
+/// just after it, so a begin is when the stream reached the stage; a copy that then waited for a
+/// copy engine busy with another stream's copy has that wait inside its span.
+struct chunk_timeline {
+  unsigned chunk = 0, stream = 0;
+  double begin_us[3] = {0, 0, 0};  ///< H2D, kernel, D2H
+  double end_us[3] = {0, 0, 0};
+};
+
 /// One configuration (streams x order), from its median run.
 struct pipeline_row {
   unsigned streams = 0;
@@ -51,6 +61,9 @@ struct pipeline_row {
   double x_bound = 0;  ///< wall / the bound (1.0 would be the two-way copy's own time)
   bool valid = false;  ///< the output after the last run was byte-exact
   std::string check;   ///< the mismatch, when not valid
+  /// Every chunk's stages in the median run, in chunk order (empty in older files): what
+  /// `kernlab plot --timeline` draws.
+  std::vector<chunk_timeline> timeline;
 };
 
 struct pipeline_report {

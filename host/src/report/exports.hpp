@@ -34,4 +34,16 @@ std::string results_device_name(const nlohmann::json& results);
 /// and the baseline drawn as lines. Failed and wrong rows are marked, never drawn as bars.
 void write_svg(const nlohmann::json& results, std::ostream& os);
 
+/// The roofline: each timed row at its arithmetic intensity (FLOP/byte) and throughput, under the
+/// device's DRAM and FP32 roofs, a panel per family and configuration, in the family's unit
+/// (TFLOP/s for a compute roofline, GB/s for a bandwidth one). A row of a family that counts no
+/// FLOPs is drawn against the bytes its problem moves, with the DRAM roof and the L2 size
+/// (docs/results_format.md). Throws std::runtime_error when no row has a throughput to draw.
+void write_roofline_svg(const nlohmann::json& results, std::ostream& os);
+
+/// A --pipeline result's schedules: one lane per stream, each chunk's H2D, kernel and D2H as a
+/// box on a time axis in microseconds, every row measured, one time scale per problem. Throws
+/// std::runtime_error when the file has no pipeline, or no row with stage times per chunk.
+void write_timeline_svg(const nlohmann::json& results, std::ostream& os);
+
 }  // namespace kl

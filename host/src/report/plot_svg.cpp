@@ -1,6 +1,6 @@
 #include "report/exports.hpp"
 
-#include "families/family.hpp"
+#include "report/svg_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,75 +14,12 @@ namespace kl {
 namespace {
 
 using nlohmann::json;
-
-// Text for an SVG (XML 1.0) document: markup characters escaped, and what XML cannot hold at all
-// (control characters, bytes that are not UTF-8) replaced by '?', so that any name read from a
-// file gives a valid document.
-std::string esc(const std::string& s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    switch (c) {
-      case '&': out += "&amp;"; continue;
-      case '<': out += "&lt;"; continue;
-      case '>': out += "&gt;"; continue;
-      case '"': out += "&quot;"; continue;
-      case '\'': out += "&apos;"; continue;
-      default: break;
-    }
-    if (c < 0x80) {
-      out += c < 0x20 && c != '\t' && c != '\n' ? '?' : static_cast<char>(c);
-      continue;
-    }
-    // A UTF-8 sequence is copied whole when it is well formed (no overlong forms, surrogates,
-    // or code points above U+10FFFF); anything else is one '?' per byte.
-    const std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-    bool ok = len > 0 && c <= 0xF4 && i + len <= s.size();
-    for (std::size_t k = 1; ok && k < len; ++k)
-      ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    if (ok && len >= 3) {
-      const auto c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0) && !(c == 0xF0 && c1 < 0x90) &&
-           !(c == 0xF4 && c1 >= 0x90);
-      // U+FFFE and U+FFFF are not XML characters either.
-      ok = ok && !(c == 0xEF && c1 == 0xBF && static_cast<unsigned char>(s[i + 2]) >= 0xBE);
-    }
-    if (!ok) {
-      out += '?';
-      continue;
-    }
-    out.append(s, i, len);
-    i += len - 1;
-  }
-  return out;
-}
-
-std::string num(double v, const char* f = "%.1f") {
-  char buf[400];  // enough for any double in %f
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-// Block sizes keep their colour in every panel (colour-blind-safe Okabe-Ito palette).
-std::string colour_for(unsigned block) {
-  switch (block) {
-    case 128: return "#E69F00";
-    case 256: return "#56B4E9";
-    case 512: return "#009E73";
-    case 1024: return "#0072B2";
-    case 0: return "#999999";
-    default: return "#CC79A7";
-  }
-}
-
-// A finite, non-negative number at `key` of `j`, if there is one.
-std::optional<double> number_at(const json& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  const double v = it->get<double>();
-  if (!std::isfinite(v) || v < 0) return std::nullopt;
-  return v;
-}
+using svg::colour_for;
+using svg::esc;
+using svg::num;
+using svg::number_at;
+using svg::panel_title;
+using svg::text_width;
 
 // What a panel's bars measure: memory throughput (GB/s against the DRAM bandwidth), or, for a
 // compute-bound family whose records count flops (matmul), TFLOP/s against the FP32 peak.
@@ -100,25 +37,6 @@ struct panel {
   double baseline = 0;
   std::string baseline_name;
 };
-
-// The panel a record belongs to: its family and configuration ("matmul float32 1024x1024x1024",
-// "reduce int32 sum n=16777216", qam256's SNR, the input mode when it is not "exact").
-std::string panel_title(const json& r) {
-  const auto& c = r.at("config");
-  problem_config config;
-  config.dtype = c.at("dtype").get<std::string>();
-  config.op = c.at("op").get<std::string>();
-  config.size = c.at("size").get<std::uint64_t>();
-  config.input_mode = c.at("input").get<std::string>();
-  config.snr_db = c.value("snr_db", 20.0);
-  config.shape = c.value("shape", std::vector<std::uint64_t>{});
-  return r.at("variant").at("family").get<std::string>() + " " + config.describe();
-}
-
-// The width of `text` in pixels at `font_px`, generously (sans-serif averages about 0.6 em).
-int text_width(const std::string& text, double font_px) {
-  return static_cast<int>(static_cast<double>(text.size()) * font_px * 0.62) + 8;
-}
 
 constexpr int bar_w = 11, cluster_gap = 14, left = 112, right = 24, plot_h = 240, top = 46,
               panel_gap = 20;
@@ -167,7 +85,8 @@ void write_svg(const json& results, std::ostream& os) {
     }
   }
   if (panels.empty() && results.contains("pipeline"))
-    throw std::runtime_error("no sweep records (a --pipeline result); plot draws sweeps");
+    throw std::runtime_error(
+        "no sweep records (a --pipeline result): kernlab plot --timeline draws it");
   if (panels
           .empty()) {  // a --compile-only or --resources result: say so, in place of a blank image
     const std::string note =

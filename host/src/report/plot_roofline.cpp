@@ -1,0 +1,508 @@
+// `kernlab plot --roofline`: each timed row at its arithmetic intensity and throughput, under the
+// device's roofs, a panel per family and configuration (docs/results_format.md, "The roofline
+// picture", says what each axis holds and why).
+#include "cuda/device.hpp"
+#include "report/exports.hpp"
+#include "report/svg_text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace kl {
+namespace {
+
+using nlohmann::json;
+using svg::esc;
+using svg::num;
+using svg::number_at;
+using svg::text_width;
+
+// The device's peaks as the results file gives them; 0 when unknown.
+struct peaks {
+  double dram_gbs = 0;
+  double fp32_tflops = 0;
+  double l2_bytes = 0;
+};
+
+peaks peaks_of(const json& dev) {
+  peaks p;
+  if (!dev.is_object()) return p;
+  p.dram_gbs = number_at(dev, "peak_bandwidth_gbs").value_or(0);
+  p.l2_bytes = number_at(dev, "l2_bytes").value_or(0);
+  if (const auto f = number_at(dev, "peak_fp32_tflops")) {
+    p.fp32_tflops = *f;
+    return p;
+  }
+  // Files written before the sweep recorded the FP32 peak: the same product the sweep computes
+  // (SMs x FP32 lanes of the compute capability x 2 x the maximum SM clock), from what they hold.
+  cuda::device_info d;
+  const auto cc = dev.find("compute_capability");
+  if (cc == dev.end() || !cc->is_string() ||
+      std::sscanf(cc->get<std::string>().c_str(), "%d.%d", &d.cc_major, &d.cc_minor) != 2)
+    return p;
+  d.sm_count = static_cast<int>(std::min(number_at(dev, "sm_count").value_or(0), 1e6));
+  d.sm_clock_khz =
+      static_cast<int>(std::min(number_at(dev, "max_sm_clock_mhz").value_or(0), 1e6) * 1000);
+  p.fp32_tflops = d.peak_fp32_flops() / 1e12;
+  return p;
+}
+
+// What a panel's axes hold. y is the family's own unit: TFLOP/s for a compute-roofline family,
+// GB/s for a bandwidth one. x is FLOP/byte when the rows count FLOPs; a row that counts none has
+// no arithmetic intensity, and its x is the bytes the problem moves (where the L2 size matters).
+struct axes {
+  bool compute = false;    // y in TFLOP/s, else GB/s
+  bool intensity = false;  // x in FLOP/byte, else bytes
+};
+
+struct point {
+  std::string variant;
+  unsigned block = 0;
+  bool baseline = false;
+  double x = 0, y = 0;
+};
+
+struct panel {
+  std::string title;
+  axes a;
+  std::vector<std::string> variants;  // in record order
+  std::vector<point> points;
+  int not_drawn = 0;  // failed or wrong, or passed without a time (--sanitize)
+};
+
+double flops_of(const json& r) { return number_at(r, "flops").value_or(0); }
+
+// The row's throughput in the panel's unit, if it has one.
+std::optional<double> value_of(const json& r, const axes& a) {
+  if (!a.compute) return number_at(r, "gbps");
+  if (const auto t = number_at(r, "tflops")) return t;
+  const auto& timing = r.find("timing");
+  if (timing == r.end() || !timing->is_object()) return std::nullopt;
+  const double us = number_at(*timing, "median_us").value_or(0);
+  if (us <= 0 || flops_of(r) <= 0) return std::nullopt;
+  return flops_of(r) / (us * 1e-6) / 1e12;
+}
+
+// The roof at x, in the panel's unit: the lower of what the DRAM bandwidth and the FP32 peak
+// allow (x FLOP/byte x B GB/s = x B GFLOP/s; F TFLOP/s / x FLOP/byte = 1000 F / x GB/s). 0 when
+// neither peak is known.
+double roof_at(double x, const axes& a, const peaks& p) {
+  if (!a.intensity) return a.compute ? p.fp32_tflops : p.dram_gbs;
+  double r = 0;
+  const double by_bw = a.compute ? x * p.dram_gbs / 1000 : p.dram_gbs;
+  const double by_fp32 = a.compute ? p.fp32_tflops : 1000 * p.fp32_tflops / x;
+  if (p.dram_gbs > 0) r = by_bw;
+  if (p.fp32_tflops > 0) r = r > 0 ? std::min(r, by_fp32) : by_fp32;
+  return r;
+}
+
+// A decade's label: 10^k as a plain number where that is short, with SI prefixes for bytes.
+std::string decade_label(int k, bool bytes) {
+  if (bytes) {
+    static const char* const prefix[] = {"", "k", "M", "G", "T", "P"};
+    if (k >= 0 && k < 18) {
+      const int step = k / 3;
+      return std::to_string(k % 3 == 0 ? 1 : k % 3 == 1 ? 10 : 100) + " " + prefix[step] + "B";
+    }
+    return "1e" + std::to_string(k) + " B";
+  }
+  if (k >= -3 && k <= 5) return num(std::pow(10.0, k), "%g");
+  return "1e" + std::to_string(k);
+}
+
+std::string value_text(double v) { return num(v, v < 10 ? "%.2f" : v < 100 ? "%.1f" : "%.0f"); }
+
+std::string intensity_text(double x) { return num(x, x >= 100 ? "%.0f" : "%.3g"); }
+
+// Bytes in the axis's decimal units, and in binary ones beside them when those are round (the
+// L2 size, a power-of-two problem): "67.1 MB (64 MiB)".
+std::string bytes_text(double b) {
+  const std::string decimal = b >= 1e9   ? num(b / 1e9, "%.3g") + " GB"
+                              : b >= 1e6 ? num(b / 1e6, "%.3g") + " MB"
+                              : b >= 1e3 ? num(b / 1e3, "%.3g") + " kB"
+                                         : num(b, "%.0f") + " B";
+  for (const auto& [unit, name] : {std::pair<double, const char*>{1073741824.0, " GiB"},
+                                   {1048576.0, " MiB"},
+                                   {1024.0, " KiB"}})
+    if (b >= unit && std::fmod(b, unit) == 0)
+      return decimal + " (" + num(b / unit, "%.0f") + name + ")";
+  return decimal;
+}
+
+// A label of the column beside the plot: a variant's best row.
+struct label {
+  std::string text;
+  double point_x = 0, point_y = 0;  // pixels
+  double y = 0;                     // the text's baseline
+  std::string colour;
+};
+
+constexpr double half_turn_rad = 3.14159265358979323846;
+constexpr int left = 74, plot_w = 520, label_gap = 18, right = 16, font = 11, line_h = 13,
+              title_font = 13, title_h = 17, min_plot_h = 300, dodge = 8;
+
+}  // namespace
+
+void write_roofline_svg(const json& results, std::ostream& os) {
+  const auto& repro = results.at("reproducibility");
+  const json& dev = repro.at("device");
+  const std::string device = dev.is_object() && dev.contains("name") && dev.at("name").is_string()
+                                 ? dev.at("name").get<std::string>()
+                                 : "no device";
+  const peaks pk = peaks_of(dev);
+
+  std::vector<panel> panels;
+  std::map<std::string, std::size_t> index;
+  std::set<unsigned> blocks;
+  bool any_bytes_axis = false;
+  for (const auto& r : results.at("records")) {
+    if (r.at("outcome") == "skipped") continue;
+    const std::string title = svg::panel_title(r);
+    if (!index.count(title)) {
+      index[title] = panels.size();
+      // The family's roofline; files written before records had one: a row that counts flops.
+      const std::string roofline = r.value("roofline", std::string());
+      axes a;
+      a.compute = roofline.empty() ? flops_of(r) > 0 : roofline == "compute";
+      a.intensity = flops_of(r) > 0;
+      any_bytes_axis = any_bytes_axis || !a.intensity;
+      panels.push_back({title, a, {}, {}, 0});
+    }
+    panel& p = panels[index[title]];
+    const std::string name = r.at("variant").at("name");
+    // 0 when the row has no throughput to draw.
+    const double y = r.at("outcome") == "passed" ? value_of(r, p.a).value_or(0) : 0;
+    const double bytes = number_at(r, "bytes").value_or(0);
+    const double x = p.a.intensity ? (bytes > 0 ? flops_of(r) / bytes : 0) : bytes;
+    if (y <= 0 || x <= 0) {
+      ++p.not_drawn;
+      continue;
+    }
+    if (std::find(p.variants.begin(), p.variants.end(), name) == p.variants.end())
+      p.variants.push_back(name);
+    const bool baseline = r.contains("baseline") && r.at("baseline").is_string() &&
+                          r.at("variant").at("qualified_name") == r.at("baseline");
+    const unsigned block = r.at("block");
+    blocks.insert(block);
+    p.points.push_back({name, block, baseline, x, y});
+  }
+  panels.erase(
+      std::remove_if(panels.begin(), panels.end(), [](const panel& p) { return p.points.empty(); }),
+      panels.end());
+  if (panels.empty()) {
+    if (results.contains("pipeline") && results.at("records").empty())
+      throw std::runtime_error(
+          "no sweep records (a --pipeline result): kernlab plot --timeline draws it");
+    throw std::runtime_error(
+        "no timed rows to draw (a --compile-only, --resources or --sanitize run, or every row "
+        "failed or was skipped)");
+  }
+
+  // The label column is as wide as the longest label of any panel, so that the panels line up.
+  int label_w = 0;
+  std::vector<std::vector<label>> labels(panels.size());
+  for (std::size_t pi = 0; pi < panels.size(); ++pi) {
+    const panel& p = panels[pi];
+    for (const auto& v : p.variants) {
+      const point* top = nullptr;
+      for (const auto& pt : p.points)
+        if (pt.variant == v && (!top || pt.y > top->y)) top = &pt;
+      const double roof = roof_at(top->x, p.a, pk);
+      label l;
+      l.text = v + (top->baseline ? " (baseline)" : "") +
+               (top->block ? " block " + std::to_string(top->block) : std::string()) + ": " +
+               value_text(top->y) + (p.a.compute ? " TFLOP/s" : " GB/s") +
+               (roof > 0 ? " (" + num(100 * top->y / roof, "%.0f") + "% of roof)" : "");
+      l.colour = svg::colour_for(top->block);
+      label_w = std::max(label_w, text_width(l.text, font));
+      labels[pi].push_back(l);
+    }
+  }
+  const int plot_x1 = left + plot_w;
+  const int label_x = plot_x1 + label_gap;
+  const int width = label_x + label_w + right;
+  const int text_w = width - 20;  // titles wrap inside the image, from x = 10
+
+  std::ostringstream body;
+  int y = 10;
+  // The heading and the legend.
+  std::string heading = "kernlab roofline: " + device;
+  std::vector<std::string> known;
+  if (pk.dram_gbs > 0) known.push_back("DRAM " + value_text(pk.dram_gbs) + " GB/s");
+  if (pk.fp32_tflops > 0) known.push_back("FP32 " + value_text(pk.fp32_tflops) + " TFLOP/s");
+  if (pk.l2_bytes > 0) known.push_back("L2 " + num(pk.l2_bytes / 1048576, "%.0f") + " MiB");
+  for (std::size_t i = 0; i < known.size(); ++i) heading += (i ? ", " : "; ") + known[i];
+  if (pk.dram_gbs <= 0 || pk.fp32_tflops <= 0)
+    heading += std::string("; ") + (pk.dram_gbs <= 0 && pk.fp32_tflops <= 0
+                                        ? "the file gives no peaks: no roofs"
+                                    : pk.dram_gbs <= 0 ? "DRAM bandwidth unknown"
+                                                       : "FP32 peak unknown");
+  for (const auto& line : svg::wrap(heading, text_w, 14)) {
+    y += 18;
+    body << "<text x=\"10\" y=\"" << y << "\" font-size=\"14\" font-weight=\"bold\">" << esc(line)
+         << "</text>\n";
+  }
+  {
+    // Legend entries flow onto a new line when the image is too narrow for them.
+    std::vector<std::pair<std::string, std::string>> items;  // (symbol markup at 0,0; text)
+    for (unsigned b : blocks)
+      items.push_back({"<circle cx=\"5\" cy=\"-4\" r=\"4\" fill=\"" + svg::colour_for(b) + "\"/>",
+                       b ? "block " + std::to_string(b) : std::string("block n/a")});
+    items.push_back({"<path d=\"M5 -9 L10 -4 L5 1 L0 -4 Z\" fill=\"white\" stroke=\"black\"/>",
+                     "baseline (diamond)"});
+    items.push_back(
+        {"<line x1=\"0\" y1=\"-4\" x2=\"22\" y2=\"-4\" stroke=\"#D55E00\" "
+         "stroke-width=\"2.5\"/>",
+         "roof: the device's peaks"});
+    if (any_bytes_axis)
+      items.push_back(
+          {"<line x1=\"0\" y1=\"-4\" x2=\"22\" y2=\"-4\" stroke=\"#555555\" "
+           "stroke-dasharray=\"4,3\"/>",
+           "L2 size (a smaller problem can stay in L2)"});
+    y += 22;
+    int lx = 10;
+    for (const auto& [symbol, text] : items) {
+      const int w = 28 + text_width(text, font) + 10;
+      if (lx > 10 && lx + w > width - 10) {
+        lx = 10;
+        y += 18;
+      }
+      body << "<g transform=\"translate(" << lx << " " << y << ")\">" << symbol
+           << "<text x=\"28\" y=\"0\">" << esc(text) << "</text></g>\n";
+      lx += w;
+    }
+    y += 16;
+  }
+
+  for (std::size_t pi = 0; pi < panels.size(); ++pi) {
+    const panel& p = panels[pi];
+    const axes& a = p.a;
+    std::vector<label>& ls = labels[pi];
+    const int plot_h = std::max(min_plot_h, static_cast<int>(ls.size()) * line_h + 2 * line_h);
+
+    // Title, wrapped, never cut; then what is not drawn.
+    y += 12;
+    for (const auto& line : svg::wrap(p.title, text_w, title_font)) {
+      y += title_h;
+      body << "<text class=\"title\" x=\"10\" y=\"" << y << "\" font-size=\"" << title_font
+           << "\" font-weight=\"bold\">" << esc(line) << "</text>\n";
+    }
+    if (p.not_drawn > 0) {
+      y += line_h + 2;
+      body << "<text x=\"10\" y=\"" << y << "\" fill=\"#D55E00\">" << p.not_drawn << " row"
+           << (p.not_drawn == 1 ? "" : "s")
+           << " not drawn: failed, wrong, or not timed (docs/results_format.md)</text>\n";
+    }
+    y += 14;
+    const int plot_y0 = y, plot_y1 = y + plot_h;
+
+    // The axes' decades: every point, the roofs' corner (the ridge) and the L2 size, with a
+    // decade to spare on each side of x.
+    double x_min = 1e300, x_max = 0, y_min = 1e300, y_max = 0;
+    for (const auto& pt : p.points) {
+      x_min = std::min(x_min, pt.x);
+      x_max = std::max(x_max, pt.x);
+      y_min = std::min(y_min, pt.y);
+      y_max = std::max(y_max, pt.y);
+    }
+    const double column_x = x_min;  // one problem per panel: the rows share it
+    if (a.intensity && pk.dram_gbs > 0 && pk.fp32_tflops > 0) {
+      const double ridge = 1000 * pk.fp32_tflops / pk.dram_gbs;
+      x_min = std::min(x_min, ridge);
+      x_max = std::max(x_max, ridge);
+    }
+    if (!a.intensity && pk.l2_bytes > 0) {
+      x_min = std::min(x_min, pk.l2_bytes);
+      x_max = std::max(x_max, pk.l2_bytes);
+    }
+    const int xlo = static_cast<int>(std::floor(std::log10(x_min))) - 1;
+    const int xhi = std::max(static_cast<int>(std::ceil(std::log10(x_max))) + 1, xlo + 3);
+    for (double xe : {std::pow(10.0, xlo), std::pow(10.0, xhi)}) {
+      const double r = roof_at(xe, a, pk);
+      if (r > 0) {
+        y_max = std::max(y_max, r);
+        y_min = std::min(y_min, r);
+      }
+    }
+    const int yhi = static_cast<int>(std::ceil(std::log10(y_max * 1.2)));
+    // At most six decades: a point further down sits on the bottom edge (its tooltip has its
+    // value).
+    const int ylo =
+        std::max(std::min(static_cast<int>(std::floor(std::log10(y_min))), yhi - 2), yhi - 6);
+    auto px = [&](double v) {
+      const double f = std::clamp((std::log10(v) - xlo) / (xhi - xlo), 0.0, 1.0);
+      return left + f * plot_w;
+    };
+    auto py = [&](double v) {
+      const double f = std::clamp((std::log10(v) - ylo) / (yhi - ylo), 0.0, 1.0);
+      return plot_y1 - f * plot_h;
+    };
+
+    body << "<g>\n<clipPath id=\"plot" << pi << "\"><rect x=\"" << left << "\" y=\"" << plot_y0
+         << "\" width=\"" << plot_w << "\" height=\"" << plot_h << "\"/></clipPath>\n";
+    body << "<rect x=\"" << left << "\" y=\"" << plot_y0 << "\" width=\"" << plot_w
+         << "\" height=\"" << plot_h << "\" fill=\"none\" stroke=\"black\"/>\n";
+    // Decade grid lines and labels; faint lines at 2x and 5x.
+    for (int k = xlo; k <= xhi; ++k) {
+      const double gx = px(std::pow(10.0, k));
+      body << "<line x1=\"" << num(gx) << "\" y1=\"" << plot_y0 << "\" x2=\"" << num(gx)
+           << "\" y2=\"" << plot_y1 << "\" stroke=\"#cccccc\"/><text x=\"" << num(gx) << "\" y=\""
+           << plot_y1 + 14 << "\" text-anchor=\"middle\">" << decade_label(k, !a.intensity)
+           << "</text>\n";
+      for (int m : {2, 5})
+        if (k < xhi)
+          body << "<line x1=\"" << num(px(m * std::pow(10.0, k))) << "\" y1=\"" << plot_y0
+               << "\" x2=\"" << num(px(m * std::pow(10.0, k))) << "\" y2=\"" << plot_y1
+               << "\" stroke=\"#eeeeee\"/>\n";
+    }
+    for (int k = ylo; k <= yhi; ++k) {
+      const double gy = py(std::pow(10.0, k));
+      body << "<line x1=\"" << left << "\" y1=\"" << num(gy) << "\" x2=\"" << plot_x1 << "\" y2=\""
+           << num(gy) << "\" stroke=\"#cccccc\"/><text x=\"" << left - 6 << "\" y=\"" << num(gy + 4)
+           << "\" text-anchor=\"end\">" << decade_label(k, false) << "</text>\n";
+      for (int m : {2, 5})
+        if (k < yhi)
+          body << "<line x1=\"" << left << "\" y1=\"" << num(py(m * std::pow(10.0, k)))
+               << "\" x2=\"" << plot_x1 << "\" y2=\"" << num(py(m * std::pow(10.0, k)))
+               << "\" stroke=\"#eeeeee\"/>\n";
+    }
+    const int mid_y = (plot_y0 + plot_y1) / 2;
+    body << "<text x=\"20\" y=\"" << mid_y << "\" transform=\"rotate(-90 20 " << mid_y
+         << ")\" text-anchor=\"middle\">" << (a.compute ? "TFLOP/s" : "GB/s") << "</text>\n";
+    int ty = plot_y1 + 14;
+    const std::string x_title =
+        a.intensity ? "arithmetic intensity: the problem's FLOPs per byte it must move"
+                    : "bytes the problem must move (its family counts no FLOPs: no arithmetic "
+                      "intensity)";
+    for (const auto& line : svg::wrap(x_title, plot_w, font)) {
+      ty += line_h + 1;
+      body << "<text x=\"" << left + plot_w / 2 << "\" y=\"" << ty << "\" text-anchor=\"middle\">"
+           << esc(line) << "</text>\n";
+    }
+
+    // The roofs, as a polyline through the ends and the ridge: straight in log-log.
+    body << "<g clip-path=\"url(#plot" << pi << ")\">\n";
+    std::vector<double> xs = {std::pow(10.0, xlo), std::pow(10.0, xhi)};
+    if (a.intensity && pk.dram_gbs > 0 && pk.fp32_tflops > 0)
+      xs.insert(xs.begin() + 1, 1000 * pk.fp32_tflops / pk.dram_gbs);
+    if (roof_at(xs[0], a, pk) > 0) {
+      body << "<polyline fill=\"none\" stroke=\"#D55E00\" stroke-width=\"2.5\" points=\"";
+      for (double xv : xs) body << num(px(xv)) << "," << num(py(roof_at(xv, a, pk))) << " ";
+      body << "\"/>\n";
+    }
+    if (!a.intensity && pk.l2_bytes > 0)
+      body << "<line x1=\"" << num(px(pk.l2_bytes)) << "\" y1=\"" << plot_y0 << "\" x2=\""
+           << num(px(pk.l2_bytes)) << "\" y2=\"" << plot_y1
+           << "\" stroke=\"#555555\" stroke-dasharray=\"4,3\"/>\n";
+    // The problem's column.
+    body << "<line x1=\"" << num(px(column_x)) << "\" y1=\"" << plot_y0 << "\" x2=\""
+         << num(px(column_x)) << "\" y2=\"" << plot_y1
+         << "\" stroke=\"#999999\" stroke-dasharray=\"1,3\"/>\n";
+    body << "</g>\n";
+    // The roofs' labels: the flat one at the right end, a sloped one along its slope.
+    auto roof_label = [&](const std::string& text, double x0, double x1, double frac) {
+      const double ax = px(x0), ay = py(roof_at(x0, a, pk)), bx = px(x1),
+                   by = py(roof_at(x1, a, pk));
+      const double lx = ax + frac * (bx - ax), ly = ay + frac * (by - ay);
+      const double angle = std::atan2(by - ay, bx - ax) * 180 / half_turn_rad;
+      body << "<text x=\"" << num(lx) << "\" y=\"" << num(ly - 5) << "\" fill=\"#D55E00\""
+           << (frac > 0.5 ? " text-anchor=\"end\"" : "") << " transform=\"rotate(" << num(angle)
+           << " " << num(lx) << " " << num(ly) << ")\">" << esc(text) << "</text>\n";
+    };
+    const std::string dram = "DRAM " + value_text(pk.dram_gbs) + " GB/s";
+    const std::string fp32 = "FP32 peak " + value_text(pk.fp32_tflops) + " TFLOP/s";
+    if (xs.size() == 3) {  // both peaks: a slope and a flat roof
+      const double ridge = xs[1];
+      if (a.compute) {
+        roof_label(fp32, ridge, xs[2], 0.97);
+        // The slope's label where the slope is inside the plot.
+        const double enter = std::max(xs[0], std::pow(10.0, ylo) * 1000 / pk.dram_gbs);
+        roof_label(dram, enter, ridge, 0.08);
+      } else {
+        roof_label(dram, xs[0], ridge, 0.03);
+        roof_label(fp32 + " / intensity", ridge, xs[2], 0.92);
+      }
+    } else if (roof_at(xs[0], a, pk) > 0) {  // one peak known: one roof, flat or sloped
+      const bool flat = !a.intensity || (a.compute ? pk.fp32_tflops > 0 : pk.dram_gbs > 0);
+      const std::string text = a.compute ? (pk.fp32_tflops > 0 ? fp32 : dram)
+                                         : (pk.dram_gbs > 0 ? dram : fp32 + " / intensity");
+      // A flat roof's label at the end away from the rows' column.
+      const bool column_right = px(column_x) > left + plot_w / 2.0;
+      roof_label(text, xs[0], xs.back(), !flat ? 0.08 : column_right ? 0.02 : 0.97);
+    }
+    if (!a.intensity && pk.l2_bytes > 0)
+      body << "<text x=\"" << num(px(pk.l2_bytes) - 4) << "\" y=\"" << plot_y0 + 14
+           << "\" text-anchor=\"end\" fill=\"#555555\">L2 " << bytes_text(pk.l2_bytes)
+           << "</text>\n";
+    body << "<text x=\"" << num(px(column_x) + 4 + dodge * (blocks.size() / 2.0)) << "\" y=\""
+         << plot_y1 - 6 << "\" fill=\"#666666\">"
+         << esc(a.intensity ? intensity_text(column_x) + " FLOP/byte" : bytes_text(column_x))
+         << "</text>\n";
+
+    // The rows: block sizes side by side, a few pixels apart, around the problem's x.
+    const std::vector<unsigned> block_order(blocks.begin(), blocks.end());
+    auto dodged = [&](const point& pt) {
+      const auto i =
+          std::find(block_order.begin(), block_order.end(), pt.block) - block_order.begin();
+      return px(pt.x) + dodge * (static_cast<double>(i) - (block_order.size() - 1) / 2.0);
+    };
+    for (const auto& pt : p.points) {
+      const double cx = dodged(pt), cy = py(pt.y);
+      const double roof = roof_at(pt.x, a, pk);
+      const std::string tip =
+          pt.variant + (pt.block ? " block " + std::to_string(pt.block) : std::string()) + ": " +
+          value_text(pt.y) + (a.compute ? " TFLOP/s" : " GB/s") +
+          (roof > 0 ? ", " + num(100 * pt.y / roof, "%.0f") + "% of the roof" : std::string()) +
+          (a.intensity ? ", " + intensity_text(pt.x) + " FLOP/byte" : ", " + bytes_text(pt.x));
+      if (pt.baseline)
+        body << "<path class=\"point\" d=\"M" << num(cx) << " " << num(cy - 6) << " L"
+             << num(cx + 6) << " " << num(cy) << " L" << num(cx) << " " << num(cy + 6) << " L"
+             << num(cx - 6) << " " << num(cy) << " Z\" fill=\"" << svg::colour_for(pt.block)
+             << "\" stroke=\"black\" stroke-width=\"1.5\"><title>" << esc(tip)
+             << "</title></path>\n";
+      else
+        body << "<circle class=\"point\" cx=\"" << num(cx) << "\" cy=\"" << num(cy)
+             << "\" r=\"3.5\" fill=\"" << svg::colour_for(pt.block)
+             << "\" fill-opacity=\"0.85\"><title>" << esc(tip) << "</title></circle>\n";
+    }
+
+    // The labels: each variant's best row, in a column beside the plot, in the order of the
+    // points, moved apart just enough not to overlap, each with a line to its point.
+    for (std::size_t i = 0; i < ls.size(); ++i) {
+      const point* top = nullptr;
+      for (const auto& pt : p.points)
+        if (pt.variant == p.variants[i] && (!top || pt.y > top->y)) top = &pt;
+      ls[i].point_x = dodged(*top);
+      ls[i].point_y = py(top->y);
+      ls[i].y = ls[i].point_y + 4;
+    }
+    std::stable_sort(ls.begin(), ls.end(),
+                     [](const label& l, const label& r) { return l.point_y < r.point_y; });
+    const double first_y = plot_y0 + line_h - 2, last_y = plot_y1 + 4;
+    for (std::size_t i = 0; i < ls.size(); ++i)
+      ls[i].y = std::max(ls[i].y, i ? ls[i - 1].y + line_h : first_y);
+    for (std::size_t i = ls.size(); i-- > 0;)
+      ls[i].y = std::min(ls[i].y, i + 1 < ls.size() ? ls[i + 1].y - line_h : last_y);
+    for (const auto& l : ls) {
+      body << "<line x1=\"" << num(l.point_x + 5) << "\" y1=\"" << num(l.point_y) << "\" x2=\""
+           << label_x - 3 << "\" y2=\"" << num(l.y - 4) << "\" stroke=\"" << l.colour
+           << "\" stroke-opacity=\"0.6\"/><text class=\"label\" x=\"" << label_x << "\" y=\""
+           << num(l.y) << "\">" << esc(l.text) << "</text>\n";
+    }
+    body << "</g>\n";
+    y = ty + 10;
+  }
+  const int height = y + 10;
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+     << "\" font-family=\"sans-serif\" font-size=\"" << font << "\">\n"
+     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+     << body.str() << "</svg>\n";
+}
+
+}  // namespace kl

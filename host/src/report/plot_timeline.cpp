@@ -1,0 +1,264 @@
+// `kernlab plot --timeline`: a qam256 --pipeline result's schedules, one lane per stream, each
+// chunk's H2D, kernel and D2H as a box on a time axis in microseconds (the median run's events,
+// docs/results_format.md).
+#include "report/exports.hpp"
+#include "report/svg_text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kl {
+namespace {
+
+using nlohmann::json;
+using svg::esc;
+using svg::num;
+using svg::text_width;
+
+struct box {
+  unsigned chunk = 0, stream = 0;
+  double begin[3] = {0, 0, 0}, end[3] = {0, 0, 0};  // microseconds, H2D, kernel, D2H
+};
+
+struct schedule {
+  std::string order;
+  unsigned streams = 0, chunks = 0;
+  double wall_us = 0, x_bound = 0, overlap = 0;
+  bool valid = true;
+  std::vector<box> boxes;
+};
+
+const char* const stage_key[3] = {"h2d_us", "kernel_us", "d2h_us"};
+const char* const stage_name[3] = {"H2D", "kernel", "D2H"};
+const char* const stage_colour[3] = {"#0072B2", "#E69F00", "#009E73"};
+
+// A finite number at `key`, or an error that says where.
+double number(const json& j, const char* key, const std::string& where) {
+  const auto v = svg::number_at(j, key);
+  if (!v) throw std::runtime_error(where + "." + key + " is not a non-negative number");
+  return *v;
+}
+
+schedule schedule_of(const json& row, const std::string& where) {
+  schedule s;
+  if (!row.is_object()) throw std::runtime_error(where + " is not an object");
+  s.order = row.value("order", std::string("?"));
+  s.streams = static_cast<unsigned>(std::min(number(row, "streams", where), 4096.0));
+  s.chunks = static_cast<unsigned>(std::min(number(row, "chunks", where), 1e9));
+  s.wall_us = 1000 * number(row, "wall_ms", where);
+  s.x_bound = svg::number_at(row, "x_bound").value_or(0);
+  s.overlap = svg::number_at(row, "overlap").value_or(0);
+  s.valid = row.value("valid", true);
+  const auto t = row.find("timeline");
+  if (t == row.end()) return s;
+  if (!t->is_array()) throw std::runtime_error(where + ".timeline is not a list");
+  for (std::size_t i = 0; i < t->size(); ++i) {
+    const json& c = t->at(i);
+    const std::string at = where + ".timeline[" + std::to_string(i) + "]";
+    if (!c.is_object()) throw std::runtime_error(at + " is not an object");
+    box b;
+    b.chunk = static_cast<unsigned>(std::min(number(c, "chunk", at), 1e9));
+    b.stream = static_cast<unsigned>(std::min(number(c, "stream", at), 1e9));
+    if (b.stream >= s.streams)
+      throw std::runtime_error(at + ".stream " + std::to_string(b.stream) + " is not below the " +
+                               std::to_string(s.streams) + " streams of its row");
+    for (int k = 0; k < 3; ++k) {
+      const auto span = c.find(stage_key[k]);
+      if (span == c.end() || !span->is_array() || span->size() != 2 ||
+          !svg::number_at(json::object({{"v", span->at(0)}}), "v") ||
+          !svg::number_at(json::object({{"v", span->at(1)}}), "v") ||
+          span->at(1).get<double>() < span->at(0).get<double>())
+        throw std::runtime_error(at + "." + stage_key[k] +
+                                 " is not [begin, end] in microseconds, begin <= end");
+      b.begin[k] = span->at(0).get<double>();
+      b.end[k] = span->at(1).get<double>();
+    }
+    s.boxes.push_back(b);
+  }
+  return s;
+}
+
+// A step of 1, 2 or 5 x 10^k that cuts `span` into at most about ten parts.
+double tick_step(double span) {
+  const double raw = span / 10;
+  const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * decade >= raw) return m * decade;
+  return 10 * decade;
+}
+
+constexpr int left = 84, plot_w = 900, right = 24, lane_h = 18, lane_gap = 4, font = 11;
+
+}  // namespace
+
+void write_timeline_svg(const json& results, std::ostream& os) {
+  const auto p = results.find("pipeline");
+  if (p == results.end() || !p->is_array() || p->empty())
+    throw std::runtime_error(
+        "no pipeline in this results file: --timeline draws a kernlab --pipeline result (a "
+        "sweep's rows: kernlab plot --roofline)");
+  const auto& repro = results.at("reproducibility");
+  const json& dev = repro.at("device");
+  const std::string device = dev.is_object() && dev.contains("name") && dev.at("name").is_string()
+                                 ? dev.at("name").get<std::string>()
+                                 : "no device";
+  const int width = left + plot_w + right;
+  const int text_w = width - 20;
+
+  std::ostringstream body;
+  int y = 10;
+  for (const auto& line : svg::wrap("kernlab pipeline timeline: " + device, text_w, 14)) {
+    y += 18;
+    body << "<text x=\"10\" y=\"" << y << "\" font-size=\"14\" font-weight=\"bold\">" << esc(line)
+         << "</text>\n";
+  }
+  // Legend, then what a box is.
+  y += 20;
+  int lx = 10;
+  for (int k = 0; k < 3; ++k) {
+    body << "<rect x=\"" << lx << "\" y=\"" << y - 10 << "\" width=\"14\" height=\"12\" fill=\""
+         << stage_colour[k] << "\"/><text x=\"" << lx + 18 << "\" y=\"" << y << "\">"
+         << stage_name[k] << " (chunk number inside)</text>\n";
+    lx += 24 + text_width(std::string(stage_name[k]) + " (chunk number inside)", font);
+  }
+  body << "<line x1=\"" << lx << "\" y1=\"" << y - 12 << "\" x2=\"" << lx << "\" y2=\"" << y + 2
+       << "\" stroke=\"black\" stroke-width=\"2\"/><text x=\"" << lx + 6 << "\" y=\"" << y
+       << "\">wall: the median run's end (the last stream's completion)</text>\n";
+  for (const auto& line :
+       svg::wrap("Each box spans the events recorded on its stream just before and just after "
+                 "the stage, in the median run, from the run's start: a copy that waited for a "
+                 "copy engine busy with another stream's copy has the wait inside its box.",
+                 text_w, font)) {
+    y += 15;
+    body << "<text x=\"10\" y=\"" << y << "\" fill=\"#444444\">" << esc(line) << "</text>\n";
+  }
+
+  bool any_timeline = false;
+  for (std::size_t ri = 0; ri < p->size(); ++ri) {
+    const json& rep = p->at(ri);
+    const std::string where = "pipeline[" + std::to_string(ri) + "]";
+    if (!rep.is_object() || !rep.contains("rows") || !rep.at("rows").is_array())
+      throw std::runtime_error(where + " has no list of rows");
+    std::vector<schedule> rows;
+    for (std::size_t i = 0; i < rep.at("rows").size(); ++i)
+      rows.push_back(schedule_of(rep.at("rows").at(i), where + ".rows[" + std::to_string(i) + "]"));
+    // One time scale for every schedule of this problem, so that their lengths compare.
+    double t_max = 0;
+    const schedule* fastest = nullptr;
+    for (const auto& s : rows) {
+      if (s.boxes.empty()) continue;
+      t_max = std::max(t_max, s.wall_us);
+      for (const auto& b : s.boxes) t_max = std::max(t_max, b.end[2]);
+      if (s.valid && (!fastest || s.wall_us < fastest->wall_us)) fastest = &s;
+    }
+    if (t_max <= 0) continue;  // no row with stage times
+    any_timeline = true;
+    const double step = tick_step(t_max);
+    const double axis_end = std::ceil(t_max / step) * step;
+    auto px = [&](double us) { return left + std::clamp(us / axis_end, 0.0, 1.0) * plot_w; };
+
+    // The problem's heading.
+    std::string heading = "qam256 pipeline, " + rep.value("variant", std::string("?"));
+    if (const auto b = svg::number_at(rep, "block")) heading += " block " + num(*b, "%.0f");
+    if (rep.contains("config") && rep.at("config").is_object()) {
+      const json& c = rep.at("config");
+      if (const auto n = svg::number_at(c, "size")) heading += ", n=" + num(*n, "%.0f");
+    }
+    if (const auto bytes = svg::number_at(rep, "bytes_each_way"))
+      heading += ", " + num(*bytes / 1073741824.0, "%.2f") + " GiB each way";
+    const auto h2d = svg::number_at(rep, "h2d_alone_ms"),
+               k = svg::number_at(rep, "kernel_alone_ms"),
+               d2h = svg::number_at(rep, "d2h_alone_ms"), bound = svg::number_at(rep, "bound_ms");
+    if (h2d && k && d2h)
+      heading += "; alone: H2D " + num(*h2d, "%.2f") + " ms, kernel " + num(*k, "%.2f") +
+                 " ms, D2H " + num(*d2h, "%.2f") + " ms";
+    if (bound) heading += "; bound (both copies at once) " + num(*bound, "%.2f") + " ms";
+    y += 14;
+    for (const auto& line : svg::wrap(heading, text_w, 13)) {
+      y += 17;
+      body << "<text class=\"title\" x=\"10\" y=\"" << y
+           << "\" font-size=\"13\" font-weight=\"bold\">" << esc(line) << "</text>\n";
+    }
+
+    for (const auto& s : rows) {
+      std::string title = s.order + ", " + std::to_string(s.streams) + " stream" +
+                          (s.streams == 1 ? "" : "s") + ", " + std::to_string(s.chunks) +
+                          " chunks: wall " + num(s.wall_us / 1000, "%.2f") + " ms";
+      if (s.x_bound > 0) title += ", " + num(s.x_bound, "%.2f") + "x the bound";
+      if (s.overlap > 0) title += ", overlap " + num(s.overlap, "%.2f") + "x";
+      if (&s == fastest) title += " (fastest)";
+      if (!s.valid) title += " (WRONG output)";
+      y += 10;
+      for (const auto& line : svg::wrap(title, text_w, 12)) {
+        y += 15;
+        body << "<text class=\"title\" x=\"10\" y=\"" << y << "\" font-size=\"12\""
+             << (&s == fastest ? " font-weight=\"bold\"" : "")
+             << (s.valid ? "" : " fill=\"#D55E00\"") << ">" << esc(line) << "</text>\n";
+      }
+      y += 6;
+      if (s.boxes.empty()) {
+        y += 14;
+        body << "<text x=\"" << left << "\" y=\"" << y
+             << "\" fill=\"#D55E00\">no stage times for this row</text>\n";
+        continue;
+      }
+      const int top = y;
+      const int h = static_cast<int>(s.streams) * (lane_h + lane_gap) - lane_gap;
+      for (unsigned st = 0; st < s.streams; ++st) {
+        const int ly = top + static_cast<int>(st) * (lane_h + lane_gap);
+        body << "<rect x=\"" << left << "\" y=\"" << ly << "\" width=\"" << plot_w << "\" height=\""
+             << lane_h << "\" fill=\"#f4f4f4\"/><text x=\"" << left - 6 << "\" y=\""
+             << ly + lane_h - 5 << "\" text-anchor=\"end\">stream " << st << "</text>\n";
+      }
+      for (const auto& b : s.boxes) {
+        const int ly = top + static_cast<int>(b.stream) * (lane_h + lane_gap);
+        for (int k2 = 0; k2 < 3; ++k2) {
+          const double x0 = px(b.begin[k2]);
+          const double w = std::max(1.0, px(b.end[k2]) - x0);
+          body << "<rect class=\"stage\" x=\"" << num(x0, "%.2f") << "\" y=\"" << ly
+               << "\" width=\"" << num(w, "%.2f") << "\" height=\"" << lane_h << "\" fill=\""
+               << stage_colour[k2] << "\" stroke=\"white\" stroke-width=\"0.5\"><title>chunk "
+               << b.chunk << " " << stage_name[k2] << ", stream " << b.stream << ": "
+               << num(b.begin[k2], "%.1f") << " to " << num(b.end[k2], "%.1f") << " µs ("
+               << num(b.end[k2] - b.begin[k2], "%.1f") << " µs)</title></rect>\n";
+          const std::string n = std::to_string(b.chunk);
+          if (w >= text_width(n, 9) + 2)
+            body << "<text x=\"" << num(x0 + w / 2) << "\" y=\"" << ly + lane_h - 5
+                 << "\" font-size=\"9\" text-anchor=\"middle\" fill=\""
+                 << (k2 == 1 ? "black" : "white") << "\">" << n << "</text>\n";
+        }
+      }
+      // The axis: ticks in microseconds, and the wall.
+      const int axis_y = top + h + 3;
+      body << "<line x1=\"" << left << "\" y1=\"" << axis_y << "\" x2=\"" << left + plot_w
+           << "\" y2=\"" << axis_y << "\" stroke=\"black\"/>\n";
+      const int ticks = static_cast<int>(std::lround(axis_end / step));
+      for (int i = 0; i <= ticks; ++i) {
+        const double t = i * step;
+        body << "<line x1=\"" << num(px(t)) << "\" y1=\"" << axis_y << "\" x2=\"" << num(px(t))
+             << "\" y2=\"" << axis_y + 4 << "\" stroke=\"black\"/><text x=\"" << num(px(t))
+             << "\" y=\"" << axis_y + 15 << "\" text-anchor=\"" << (i == ticks ? "end" : "middle")
+             << "\">" << num(t, step < 1 ? "%.1f" : "%.0f") << (i == ticks ? " µs" : "")
+             << "</text>\n";
+      }
+      body << "<line x1=\"" << num(px(s.wall_us)) << "\" y1=\"" << top - 3 << "\" x2=\""
+           << num(px(s.wall_us)) << "\" y2=\"" << axis_y << "\" stroke=\"black\" "
+           << "stroke-width=\"2\"><title>wall " << num(s.wall_us, "%.1f") << " µs</title></line>\n";
+      y = axis_y + 18;
+    }
+  }
+  if (!any_timeline)
+    throw std::runtime_error(
+        "this pipeline result has no stage times per chunk (written by a kernlab before they were "
+        "recorded): run kernlab --pipeline again to draw its timeline");
+  os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << y + 10
+     << "\" font-family=\"sans-serif\" font-size=\"" << font << "\">\n"
+     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+     << body.str() << "</svg>\n";
+}
+
+}  // namespace kl

@@ -1,0 +1,127 @@
+#include "report/svg_text.hpp"
+
+#include "families/family.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace kl::svg {
+
+using nlohmann::json;
+
+std::string esc(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '&': out += "&amp;"; continue;
+      case '<': out += "&lt;"; continue;
+      case '>': out += "&gt;"; continue;
+      case '"': out += "&quot;"; continue;
+      case '\'': out += "&apos;"; continue;
+      default: break;
+    }
+    if (c < 0x80) {
+      out += c < 0x20 && c != '\t' && c != '\n' ? '?' : static_cast<char>(c);
+      continue;
+    }
+    // A UTF-8 sequence is copied whole when it is well formed (no overlong forms, surrogates,
+    // or code points above U+10FFFF); anything else is one '?' per byte.
+    const std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    bool ok = len > 0 && c <= 0xF4 && i + len <= s.size();
+    for (std::size_t k = 1; ok && k < len; ++k)
+      ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
+    if (ok && len >= 3) {
+      const auto c1 = static_cast<unsigned char>(s[i + 1]);
+      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0) && !(c == 0xF0 && c1 < 0x90) &&
+           !(c == 0xF4 && c1 >= 0x90);
+      // U+FFFE and U+FFFF are not XML characters either.
+      ok = ok && !(c == 0xEF && c1 == 0xBF && static_cast<unsigned char>(s[i + 2]) >= 0xBE);
+    }
+    if (!ok) {
+      out += '?';
+      continue;
+    }
+    out.append(s, i, len);
+    i += len - 1;
+  }
+  return out;
+}
+
+std::string num(double v, const char* f) {
+  char buf[400];  // enough for any double in %f
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string colour_for(unsigned block) {
+  switch (block) {
+    case 128: return "#E69F00";
+    case 256: return "#56B4E9";
+    case 512: return "#009E73";
+    case 1024: return "#0072B2";
+    case 0: return "#999999";
+    default: return "#CC79A7";
+  }
+}
+
+std::optional<double> number_at(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  const double v = it->get<double>();
+  if (!std::isfinite(v) || v < 0) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string> wrap(const std::string& text, int max_px, double font_px) {
+  // The most bytes a line may hold: text_width() is linear in the length.
+  const auto fits = [&](std::size_t bytes) {
+    return text_width(std::string(bytes, 'x'), font_px) <= max_px;
+  };
+  std::size_t most = 1;
+  while (fits(most + 1) && most < text.size()) ++most;
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t space = text.find(' ', i);
+    const std::size_t end = space == std::string::npos ? text.size() : space;
+    std::string word = text.substr(i, end - i);
+    i = space == std::string::npos ? text.size() : space + 1;
+    if (!line.empty() && line.size() + 1 + word.size() <= most) {
+      line += ' ' + word;
+      continue;
+    }
+    if (!line.empty()) lines.push_back(line);
+    line.clear();
+    // A word wider than a line is split, at a character boundary (not before a UTF-8
+    // continuation byte).
+    while (word.size() > most) {
+      std::size_t cut = most;
+      while (cut > 1 && (static_cast<unsigned char>(word[cut]) & 0xC0) == 0x80) --cut;
+      lines.push_back(word.substr(0, cut));
+      word.erase(0, cut);
+    }
+    line = word;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+std::string panel_title(const json& r) {
+  const auto& c = r.at("config");
+  problem_config config;
+  config.dtype = c.at("dtype").get<std::string>();
+  config.op = c.at("op").get<std::string>();
+  config.size = c.at("size").get<std::uint64_t>();
+  config.input_mode = c.at("input").get<std::string>();
+  config.snr_db = c.value("snr_db", 20.0);
+  config.shape = c.value("shape", std::vector<std::uint64_t>{});
+  return r.at("variant").at("family").get<std::string>() + " " + config.describe();
+}
+
+int text_width(const std::string& text, double font_px) {
+  return static_cast<int>(static_cast<double>(text.size()) * font_px * 0.62) + 8;
+}
+
+}  // namespace kl::svg
