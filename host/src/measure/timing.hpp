@@ -11,6 +11,7 @@
 #pragma once
 
 #include "measure/clock_monitor.hpp"
+#include "measure/energy.hpp"
 #include "measure/l2_flush.hpp"
 
 #include <cuda.h>
@@ -45,6 +46,9 @@ struct timing_options {
   stop_rule rule = stop_rule::stdrel;
   double max_ci =
       0.005;  ///< ci: the interval's larger half, relative to the median, that is good enough
+  /// --energy: after the samples, the operation runs back to back while NVML is read
+  /// (measure/energy.hpp). Not part of the samples or of their statistics.
+  energy_options energy;
 };
 
 struct timing_stats {
