@@ -376,6 +376,111 @@ TEST(TuneCommand, AResultsFileFromBeforeNamedPointsStillReplays) {
   EXPECT_EQ(r.output.find("not in " + json), std::string::npos) << r.output.substr(0, 4000);
 }
 
+// The energy objective ranks by joules per operation: the table, the best line (with the fastest
+// point beside it when it differs) and the tuning table say so.
+TEST(TuneReport, TheEnergyObjectiveRanksByJoulesPerOperation) {
+  finished_tune f;
+  tune::tune_outcome& t = f.tunes[0];
+  t.goal = tune::objective::energy;
+  // Times 1.0, 0.8, 0.6 ms; energies 20, 10, 30 uJ: the second point uses the least.
+  const double uj[] = {20, 10, 30};
+  for (std::size_t i = 0; i < 3; ++i) {
+    energy_stats e;
+    e.method = "counter";
+    e.joules_per_op = uj[i] * 1e-6;
+    e.watts = 250 + i;
+    e.us_per_op = 500;
+    t.evaluations[i].record.energy = e;
+  }
+  ASSERT_EQ(t.best(), &t.evaluations[1]);
+  std::ostringstream os;
+  print_tune_table(os, t, f.device, {});
+  print_tune_best(os, t, f.device);
+  const std::string text = os.str();
+  EXPECT_NE(text.find("least energy per operation"), std::string::npos) << text;
+  EXPECT_NE(text.find("uJ/op"), std::string::npos) << text;
+  // Ranked 10, 20, 30 uJ; x best in energy's terms (10 / 30 = 0.33x for the fastest point).
+  EXPECT_LT(text.find("10.00"), text.find("20.00")) << text;
+  EXPECT_LT(text.find("20.00"), text.find("30.00")) << text;
+  EXPECT_NE(text.find("0.33x"), std::string::npos) << text;
+  EXPECT_NE(text.find("best: reduce.k int32 sum n=1000003 (least energy): "), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("800.0 us"), std::string::npos) << text;  // the best's time
+  EXPECT_NE(text.find("10.00 uJ/op at 251 W"), std::string::npos) << text;
+  EXPECT_NE(text.find("fastest: "), std::string::npos) << text;
+  EXPECT_NE(text.find("600.0 us, 30.00 uJ/op"), std::string::npos) << text;
+  const auto j = tuning_table_json(f.tunes, f.device, f.ctx);
+  EXPECT_EQ(j.at("tunes").at(0).at("objective"), "energy");
+  EXPECT_DOUBLE_EQ(j.at("tunes").at(0).at("best").at("energy").at("joules_per_op").get<double>(),
+                   10e-6);
+  // A point whose energy could not be measured is not ranked under the energy objective.
+  t.evaluations[1].record.energy->error = "the energy counter went backwards";
+  EXPECT_EQ(t.best(), &t.evaluations[0]);
+  std::ostringstream again;
+  print_tune_table(again, t, f.device, {});
+  EXPECT_NE(again.str().find("energy: the energy counter went backwards"), std::string::npos)
+      << again.str();
+}
+
+// A recorded tune with energy figures replays an energy tune, no GPU needed; one without them
+// is refused before the search starts.
+TEST(TuneCommand, AnEnergyTuneReplaysFromARecordedSpace) {
+  test::temp_dir dir("tune_energy_replay");
+  const std::string file = test::write_tunable_reduce(dir, "tsum");
+  sweep_result sweep;
+  sweep.device = cuda::device_info{};
+  sweep.device->name = "Test GPU";
+  sweep.arch = "sm_90";
+  for (const auto& p : parse_header(test::read_file(file), file).points) {
+    const long items = p.point.at(0).second;
+    for (unsigned block : {128u, 256u, 512u}) {
+      if (block * items > 2048) continue;
+      result_record r =
+          passed_record(p.name, block, 1.0 / static_cast<double>(items) + 1e-5 * block);
+      r.variant = p;
+      r.config = problem_config{"int32", "sum", 1000, "exact", 12345, {}};
+      energy_stats e;
+      e.method = "counter";
+      e.watts = 300;
+      e.us_per_op = r.timing->median_ms * 1e3;
+      // The fastest is ITEMS=8 at block 128; the least energy ITEMS=2 at block 256.
+      e.joules_per_op = items == 2 && block == 256 ? 1e-6 : 5e-6 + 1e-7 * block;
+      r.energy = e;
+      sweep.results.push_back(r);
+    }
+  }
+  ASSERT_EQ(sweep.results.size(), 11u);
+  run_context ctx;
+  ctx.date = "2026-11-23T12:00:00Z";
+  const std::string json = dir.str() + "/space.json";
+  std::ofstream(json) << results_to_json(sweep, ctx).dump();
+  const std::string args = "tune --kernels-dir " + dir.str() +
+                           " --variant tsum --size 1000 --dtype int32 --strategy exhaustive "
+                           "--replay " +
+                           json;
+  const auto energy = test::run_kernlab(args + " --objective energy");
+  EXPECT_EQ(energy.code, 0) << energy.output;
+  EXPECT_NE(energy.output.find("best: reduce.tsum int32 sum n=1000 (least energy): ITEMS=2 "
+                               "BLOCK=256"),
+            std::string::npos)
+      << energy.output;
+  EXPECT_NE(energy.output.find("fastest: ITEMS=8 BLOCK=128"), std::string::npos) << energy.output;
+  // The same space by time: the fastest is the best.
+  const auto time = test::run_kernlab(args);
+  EXPECT_EQ(time.code, 0) << time.output;
+  EXPECT_NE(time.output.find("best: reduce.tsum int32 sum n=1000: ITEMS=8 BLOCK=128"),
+            std::string::npos)
+      << time.output;
+  // Recorded without --energy: nothing to minimise.
+  for (auto& r : sweep.results) r.energy.reset();
+  std::ofstream(json) << results_to_json(sweep, ctx).dump();
+  const auto none = test::run_kernlab(args + " --objective energy");
+  EXPECT_EQ(none.code, 2) << none.output;
+  EXPECT_NE(none.output.find("--objective energy: " + json + " has no energy figures"),
+            std::string::npos)
+      << none.output;
+}
+
 TEST(TuneCommand, BadInputIsAUsageErrorNamingIt) {
   test::temp_dir dir("tune_cli_bad");
   test::write_tunable_reduce(dir, "tsum");
@@ -390,6 +495,7 @@ TEST(TuneCommand, BadInputIsAUsageErrorNamingIt) {
       {"tune" + k + " --variant tsum --budget 3d", "--budget '3d' is not a budget"},
       {"tune" + k + " --variant tsum --block 1024", "--block 1024: no selected variant takes it"},
       {"tune" + k + " --variant tsum extra", "'tune' takes options only"},
+      {"tune" + k + " --variant tsum --objective joules", "--objective must be time or energy"},
       {"--variant tsum --strategy random" + k, "--strategy does not apply to a sweep"},
       {"--variant tsum --export x.json" + k, "--export does not apply to a sweep"},
       {"compare a.json b.json --budget 5", "--budget does not apply to kernlab compare"},

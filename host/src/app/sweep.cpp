@@ -22,8 +22,18 @@
 #include <csignal>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 namespace kl::app {
+namespace {
+
+std::string fmt_seconds(double s) {
+  std::ostringstream os;
+  os << s << " s";
+  return os.str();
+}
+
+}  // namespace
 
 int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
   if (opt.kernels_dirs.empty())
@@ -110,6 +120,13 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
             std::cout << "launch floor: an empty kernel times at " << std::fixed
                       << std::setprecision(1) << so_far.launch_floor->median_ms * 1e3
                       << std::defaultfloat << " us (median, measured like every row)\n";
+          if (req.timing.energy.enabled)
+            std::cout << (so_far.energy_status.empty()
+                              ? "energy: NVML read while each row runs back to back for at least " +
+                                    fmt_seconds(req.timing.energy.min_time_s) +
+                                    " after its samples (no L2 flush)\n"
+                              : "--energy: " + so_far.energy_status +
+                                    "; the rows have no energy figures\n");
         }
         kl::print_group(std::cout, group, d, table);
         std::cout << std::flush;

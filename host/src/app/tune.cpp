@@ -42,11 +42,12 @@ double seconds_since(clock_type::time_point t0) {
 }
 
 // A point's key in the store: its configuration, seed and source (the journal's key), the device,
-// the toolkit and the fidelity. Any of them changed, the point is measured again.
+// the toolkit, the fidelity, and whether it was measured for energy (so that a row without energy
+// figures never answers a tune that needs them). Any of them changed, the point is measured again.
 std::string store_key(const registry_entry& e, unsigned block, const problem_config& c,
-                      const cuda::device_info& d, tune::fidelity level) {
+                      const cuda::device_info& d, tune::fidelity level, bool energy) {
   return journal_key(e, block, c) + "|device " + d.name + "|nvrtc " + nvrtc::version() +
-         (level == tune::fidelity::brief ? "|brief" : "|full");
+         (level == tune::fidelity::brief ? "|brief" : "|full") + (energy ? "|energy" : "");
 }
 
 // Successive halving's first rungs: a few samples, enough to rank, not to quote.
@@ -70,9 +71,14 @@ class progress_display {
     if (!tty_ && !end_of_batch) return;
     std::ostringstream os;
     os << "[tune " << what_ << " " << t.evaluations.size() + in_batch << "/" << budget << "]";
-    if (const tune::evaluation* b = t.best())
-      os << " best " << std::fixed << std::setprecision(2) << b->record.timing->median_ms * 1e3
-         << " us (" << tune::describe(t.space->candidates[b->point]) << ")";
+    if (const tune::evaluation* b = t.best()) {
+      os << " best " << std::fixed << std::setprecision(2);
+      if (t.goal == tune::objective::energy)
+        os << b->record.energy->joules_per_op * 1e6 << " uJ/op";
+      else
+        os << b->record.timing->median_ms * 1e3 << " us";
+      os << " (" << tune::describe(t.space->candidates[b->point]) << ")";
+    }
     std::size_t failed = 0, stored = 0;
     for (const auto& e : t.evaluations) {
       if (!e.record.timed() && e.record.status != outcome::skipped) ++failed;
@@ -140,7 +146,8 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
       const tune::candidate& c = s.candidates.at(batch[i].point);
       b.evaluated[i].point = batch[i].point;
       b.evaluated[i].level = batch[i].level;
-      b.keys[i] = store_key(*c.entry, c.block, t.config, d, batch[i].level);
+      b.keys[i] =
+          store_key(*c.entry, c.block, t.config, d, batch[i].level, opt.timing.energy.enabled);
       if (store && !opt.fresh)
         if (const tune::stored_result* hit = store->find(b.keys[i])) {
           b.evaluated[i].record = hit->record;
@@ -204,9 +211,8 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
       b.evaluated[b.row_of[k]].record = r;
     });
     for (auto& e : b.evaluated) {
-      history.push_back({e.point, e.level,
-                         e.record.timed() ? e.record.timing->median_ms
-                                          : std::numeric_limits<double>::infinity()});
+      // The strategies minimise whatever value they are given: the median, or the energy.
+      history.push_back({e.point, e.level, tune::objective_value(e.record, t.goal)});
       t.evaluations.push_back(std::move(e));
     }
     t.seconds = seconds_since(t0);
@@ -245,6 +251,12 @@ class replay_file {
   }
   cuda::device_info device;
   std::size_t size() const { return records_.size(); }
+  /// Whether any record has energy figures (the file was recorded with --energy).
+  bool has_energy() const {
+    for (const auto& [key, r] : records_)
+      if (r.has_energy()) return true;
+    return false;
+  }
   result_record row(const row_request& r) const {
     const std::string key =
         configuration_key(r.entry->descriptor.qualified_name(), r.block, r.config);
@@ -383,6 +395,23 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
       std::cout << "resuming: " << store->size()
                 << " stored results; the points among them are not run again\n";
   }
+  const tune::objective goal =
+      opt.objective == "energy" ? tune::objective::energy : tune::objective::time;
+  // An energy tune needs energy figures for its points: where none can be had, it stops before
+  // searching, rather than rank every point as a failure.
+  if (goal == tune::objective::energy && session && !session->energy_status().empty())
+    throw usage_error("--objective energy: " + session->energy_status());
+  if (goal == tune::objective::energy && replay && !replay->has_energy())
+    throw usage_error("--objective energy: " + opt.replay_path +
+                      " has no energy figures (record it with --energy or --objective energy)");
+  if (opt.timing.energy.enabled && session)
+    std::cout << (session->energy_status().empty()
+                      ? "energy: every point is measured for energy too (NVML)"
+                      : "--energy: " + session->energy_status() +
+                            "; the points have no energy figures")
+              << (goal == tune::objective::energy ? "; the search minimises joules per operation"
+                                                  : "")
+              << "\n";
   std::cout << std::flush;
   const cuda::device_info& d = *rows_at.device;
 
@@ -425,6 +454,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
       t.config = config;
       t.axis_names = fam.shape_variables();
       t.strategy = opt.strategy;
+      t.goal = goal;
       t.seed = opt.seed;
       t.budget_seconds = opt.budget_seconds;
       t.replayed_from = opt.replay_path;

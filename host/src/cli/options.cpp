@@ -90,7 +90,13 @@ po::options_description make_description() {
      "how L2 is made cold before each sample: read (default; reads a clean buffer twice the L2), "
      "write (writes one, as nvbench does), none")
     ("samples", po::bool_switch(),
-     "keep every sample of every row in --json/--jsonl (samples_us, in the order taken)");
+     "keep every sample of every row in --json/--jsonl (samples_us, in the order taken)")
+    ("energy", po::bool_switch(),
+     "after timing a row, run it back to back while NVML's energy counter is read: joules per "
+     "operation and average watts (needs NVML, libnvidia-ml.so.1)")
+    ("energy-time", po::value<double>(),
+     "--energy: the least time each row runs back to back, in seconds (default 0.5; longer while "
+     "the energy counter has moved fewer than 5 times, up to 10 s more)");
   po::options_description safety("Isolation and recovery");
   safety.add_options()
     ("kernel-timeout", po::value<double>(),
@@ -163,6 +169,9 @@ po::options_description make_description() {
     ("t4", po::value<std::string>(),
      "tune: write every evaluated point in the autotuning community's T4 results format (JSON), "
      "which Kernel Tuner also writes")
+    ("objective", po::value<std::string>(),
+     "tune: what the search minimises: time (the median; default) or energy (joules per "
+     "operation, measured with --energy for every point)")
     ("replay", po::value<std::string>(),
      "tune: answer every point from a recorded exhaustive tune (its --json) instead of the GPU, to "
      "compare strategies on a measured space at no GPU time");
@@ -378,6 +387,8 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"stop-rule", timing},
       {"max-ci", timing},
       {"samples", timing},
+      {"energy", timing},
+      {"energy-time", timing},
       {"compile-timeout", compiling},
       {"cache-max-size", {m::sweep, m::compile_only, m::resources, m::pipeline, m::cache, m::tune}},
       {"max-size", {m::cache}},
@@ -399,6 +410,7 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"export", {m::tune}},
       {"export-header", {m::tune}},
       {"replay", {m::tune}},
+      {"objective", {m::tune}},
       {"output", {m::plot}},
       {"roofline", {m::plot}},
       {"timeline", {m::plot}},
@@ -801,6 +813,9 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.export_json = str("export", "");
   o.export_header = str("export-header", "");
   o.replay_path = str("replay", "");
+  o.objective = str("objective", "time");
+  if (o.objective != "time" && o.objective != "energy")
+    throw usage_error("--objective must be time or energy, not '" + o.objective + "'");
   o.pipeline = vm["pipeline"].as<bool>();
   if (vm.count("streams")) {
     o.streams.clear();
@@ -871,6 +886,16 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
                         " contradict each other");
     t.flush = flush_mode::none;
   }
+
+  t.energy.enabled = vm["energy"].as<bool>() || o.objective == "energy";
+  t.energy.min_time_s =
+      bounded(vm, "energy-time", t.energy.min_time_s, 0.0, 3600.0, "seconds", false);
+  if (given.count("energy-time") && !t.energy.enabled)
+    throw usage_error("--energy-time applies to --energy (or --objective energy); give --energy");
+  if (t.energy.enabled && !o.sanitize.empty())
+    throw usage_error(
+        std::string(vm["energy"].as<bool>() ? "--energy" : "--objective energy") +
+        " and --sanitize contradict each other: rows under a sanitizer are not timed");
 
   // Which command this is, and whether every option named on the command line applies to it.
   const mode md = !o.command.empty() ? (o.command[0] == "compare" ? mode::compare

@@ -79,6 +79,9 @@ struct cli_options {
   bool fresh = false;                  ///< --fresh: measure again what the store holds
   std::string export_json, export_header;  ///< --export FILE.json, --export-header FILE.h
   std::string replay_path;  ///< --replay FILE: rows answered from a recorded tune, no GPU
+  /// --objective: what a tune minimises, "time" (the median) or "energy" (joules per operation,
+  /// which turns --energy on for every point).
+  std::string objective = "time";
   /// A subcommand and its arguments: {"compare", "a.json", "b.json"}, {"plot", "r.json"},
   /// {"cache", "info"}, {"cache", "clear"}, {"cache", "prune"}; empty for a sweep.
   std::vector<std::string> command;

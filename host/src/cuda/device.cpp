@@ -3,6 +3,7 @@
 #include "cuda/driver.hpp"
 
 #include <cstdio>
+#include <cstring>
 
 namespace kl::cuda {
 namespace {
@@ -12,6 +13,15 @@ int attribute(CUdevice dev, CUdevice_attribute a) {
   return v;
 }
 }  // namespace
+
+std::string uuid_text(const unsigned char (&b)[16]) {
+  char text[64];
+  std::snprintf(text, sizeof text,
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                b[14], b[15]);
+  return text;
+}
 
 device_info query_device(int ordinal) {
   CUdevice dev = 0;
@@ -23,13 +33,9 @@ device_info query_device(int ordinal) {
   info.name = name;
   CUuuid uuid{};
   KL_CU(cuDeviceGetUuid(&uuid, dev));
-  char text[64];
-  const auto* b = reinterpret_cast<const unsigned char*>(uuid.bytes);
-  std::snprintf(text, sizeof text,
-                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-                b[14], b[15]);
-  info.uuid = text;
+  unsigned char bytes[16];
+  std::memcpy(bytes, uuid.bytes, sizeof bytes);
+  info.uuid = uuid_text(bytes);
   info.cc_major = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
   info.cc_minor = attribute(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   info.sm_count = attribute(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);

@@ -44,6 +44,10 @@ struct device_info {
 /// Reads the attributes of device `ordinal`. Needs the driver.
 device_info query_device(int ordinal);
 
+/// A device's 16-byte UUID (cuDeviceGetUuid) as NVML and nvidia-smi write it:
+/// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lowercase hex. NVML finds a device by this text.
+std::string uuid_text(const unsigned char (&bytes)[16]);
+
 /// Bytes of device memory free now.
 std::size_t free_device_memory();
 

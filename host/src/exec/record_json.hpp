@@ -15,6 +15,9 @@ nlohmann::json to_json(const problem_config& c);  ///< a record's "config"
 nlohmann::json to_json(const timing_stats& t);
 timing_stats timing_stats_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const timing_options& t);
+nlohmann::json to_json(const energy_stats& e);
+/// Throws std::runtime_error (or nlohmann::json's exceptions) naming the key of a bad object.
+energy_stats energy_stats_from_json(const nlohmann::json& j);
 timing_options timing_options_from_json(const nlohmann::json& j);
 /// Throws std::runtime_error (or nlohmann::json's exceptions) naming the key of a bad record.
 result_record record_from_json(const nlohmann::json& j);

@@ -2,6 +2,7 @@
 // file from anywhere needs, and their configuration keys. Fuzzed (tests/fuzz/fuzz_results.cpp).
 #include "exec/record_json.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -129,7 +130,39 @@ timing_options timing_options_from_json(const json& j) {
   t.rule = parse_stop_rule(j.value("stop_rule", "stdrel"));
   t.max_ci = j.value("max_ci", t.max_ci);
   t.keep_samples = j.value("keep_samples", false);
+  // Absent from files written before --energy.
+  t.energy.enabled = j.value("energy", false);
+  t.energy.min_time_s = j.value("energy_time_s", t.energy.min_time_s);
   return t;
+}
+
+energy_stats energy_stats_from_json(const json& j) {
+  if (!j.is_object()) throw std::runtime_error("\"energy\": not an object");
+  energy_stats e;
+  e.operations = whole_at<std::uint64_t>(j, "operations");
+  if (j.contains("error")) {
+    e.error = j.at("error").get<std::string>();
+    if (e.error.empty()) throw std::runtime_error("\"energy\": an empty \"error\"");
+    return e;
+  }
+  e.method = j.at("method").get<std::string>();
+  if (e.method != "counter" && e.method != "power samples")
+    throw std::runtime_error("\"energy\": unknown method '" + e.method + "'");
+  e.joules_per_op = j.at("joules_per_op").get<double>();
+  e.watts = j.at("watts").get<double>();
+  e.window_s = j.at("window_s").get<double>();
+  e.us_per_op = j.at("us_per_op").get<double>();
+  e.counter_updates = whole_at<std::size_t>(j, "counter_updates");
+  e.power_samples = whole_at<std::size_t>(j, "power_samples");
+  e.sampled_watts = j.at("sampled_watts").get<double>();
+  e.note = j.value("note", std::string());
+  // A figure that is not a positive finite number is not a measurement.
+  for (const auto& [key, v] :
+       {std::pair<const char*, double>{"joules_per_op", e.joules_per_op}, {"watts", e.watts}})
+    if (!(v > 0) || !std::isfinite(v))
+      throw std::runtime_error(std::string("\"energy\": \"") + key + "\": " + std::to_string(v) +
+                               " is not a positive number");
+  return e;
 }
 
 result_record record_from_json(const json& j) {
@@ -160,6 +193,8 @@ result_record record_from_json(const json& j) {
   r.sanitizer_findings = j.value("sanitizer_findings", false);
   r.resumed = j.value("resumed", false);
   if (!j.at("timing").is_null()) r.timing = timing_stats_from_json(j.at("timing"));
+  if (j.contains("energy") && !j.at("energy").is_null())
+    r.energy = energy_stats_from_json(j.at("energy"));
   if (!j.at("resources").is_null()) {
     const auto& x = j.at("resources");
     nvrtc::resource_usage u;

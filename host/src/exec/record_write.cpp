@@ -61,11 +61,32 @@ json to_json(const timing_stats& t) {
 }
 
 json to_json(const timing_options& t) {
-  return {{"warmup_runs", t.warmup_runs}, {"min_samples", t.min_samples},
-          {"max_samples", t.max_samples}, {"min_time_s", t.min_time_s},
-          {"max_noise", t.max_noise},     {"timeout_s", t.timeout_s},
-          {"flush", to_string(t.flush)},  {"stop_rule", to_string(t.rule)},
-          {"max_ci", t.max_ci},           {"keep_samples", t.keep_samples}};
+  return {{"warmup_runs", t.warmup_runs},
+          {"min_samples", t.min_samples},
+          {"max_samples", t.max_samples},
+          {"min_time_s", t.min_time_s},
+          {"max_noise", t.max_noise},
+          {"timeout_s", t.timeout_s},
+          {"flush", to_string(t.flush)},
+          {"stop_rule", to_string(t.rule)},
+          {"max_ci", t.max_ci},
+          {"energy", t.energy.enabled},
+          {"energy_time_s", t.energy.min_time_s},
+          {"keep_samples", t.keep_samples}};
+}
+
+json to_json(const energy_stats& e) {
+  if (!e.error.empty()) return {{"error", e.error}, {"operations", e.operations}};
+  return {{"method", e.method},
+          {"joules_per_op", e.joules_per_op},
+          {"watts", e.watts},
+          {"window_s", e.window_s},
+          {"us_per_op", e.us_per_op},
+          {"operations", e.operations},
+          {"counter_updates", e.counter_updates},
+          {"power_samples", e.power_samples},
+          {"sampled_watts", e.sampled_watts},
+          {"note", e.note}};
 }
 
 json to_json(const problem_config& c) {
@@ -94,6 +115,15 @@ json to_json(const result_record& r) {
   if (r.timing) {
     j["timing"] = to_json(*r.timing);
     j["gbps"] = r.gbps();
+  }
+  // Only rows run with --energy have the key: a file from a run without it is as before.
+  if (r.energy) {
+    j["energy"] = to_json(*r.energy);
+    // Work per joule, in the row's roofline unit, where there are figures.
+    if (r.energy->measured() && r.roofline == "compute")
+      j["energy"]["gflop_per_joule"] = r.flops / 1e9 / r.energy->joules_per_op;
+    else if (r.energy->measured())
+      j["energy"]["gb_per_joule"] = r.bytes / 1e9 / r.energy->joules_per_op;
   }
   j["resources"] = nullptr;
   if (r.resources)

@@ -43,6 +43,9 @@ struct result_record {
   std::string message;  ///< the reason for a skip, the error of a failure
   check_result check;   ///< expected and got, for a wrong result
   std::optional<timing_stats> timing;
+  /// --energy: the figures, or why there are none; absent when energy was not asked for or
+  /// NVML cannot be used here (the run says why, once).
+  std::optional<energy_stats> energy;
   std::optional<nvrtc::resource_usage> resources;
   std::optional<occupancy_info> occupancy;
   double bytes = 0, flops = 0;
@@ -65,6 +68,8 @@ struct result_record {
   double tflops() const {
     return timed() && timing->median_ms > 0 ? flops / (timing->median_ms * 1e9) : 0;
   }
+  /// A timed row with energy figures.
+  bool has_energy() const { return timed() && energy && energy->measured(); }
 };
 
 /// The canonical key of a measured configuration: what two records must share to be the same
@@ -121,6 +126,7 @@ struct sweep_result {
   std::optional<timing_stats> launch_floor;
   int workers_started = 0;           ///< more than one: some kernel crashed or hung a worker
   std::string clock_monitor_status;  ///< "" when SM clocks were read, else why not
+  std::string energy_status;         ///< "" when NVML can measure energy here, else why not
   /// Every source variant's compile, in request order; complete once run() returns (the rows
   /// are run while later files still compile).
   std::vector<compile_record> compiles;

@@ -72,7 +72,9 @@ row_runner::row_runner(const family_registry& families) : families_(families) {
   KL_CU(cuDeviceGet(&dev, 0));
   context_ = std::make_unique<cuda::primary_context>(dev);
   stream_ = std::make_unique<cuda::stream>();
-  clocks_ = std::make_unique<clock_monitor>(device_.uuid);
+  nvml_ = std::make_unique<nvml_library>();
+  clocks_ = std::make_unique<clock_monitor>(*nvml_, device_.uuid);
+  meter_ = std::make_unique<nvml_power_meter>(*nvml_, device_.uuid);
 }
 
 row_runner::~row_runner() {
@@ -210,7 +212,13 @@ result_record row_runner::run(const row_job& job) {
     l2_flusher& flusher = flusher_for(job.timing.flush);
     r.timing = measure([&](CUstream s) { op->enqueue(s); }, stream_->get(), job.timing, flusher,
                        clocks_.get());
-    // The last timed run must give the same answer: a race shows up here.
+    // Energy after the samples, never before validation; where NVML cannot be used the row has
+    // none, and the run says why once (energy_status).
+    if (job.timing.energy.enabled && meter_->why_unavailable().empty())
+      r.energy = measure_energy([&](CUstream s) { op->enqueue(s); }, stream_->get(), *meter_,
+                                job.timing.energy, r.timing->median_ms / 1e3);
+    // The last run (timed, or of the energy loop) must give the same answer: a race shows up
+    // here.
     const check_result after = op->check();
     if (!after.ok) {
       r.status = outcome::wrong_result;

@@ -8,7 +8,9 @@
 #include "exec/result.hpp"
 #include "families/family.hpp"
 #include "measure/clock_monitor.hpp"
+#include "measure/energy.hpp"
 #include "measure/l2_flush.hpp"
+#include "measure/nvml.hpp"
 #include "measure/timing.hpp"
 #include "plugins/plugin_loader.hpp"
 
@@ -51,6 +53,9 @@ class row_runner {
   const cuda::device_info& device() const { return device_; }
   /// Why SM clocks are not monitored ("" when they are).
   const std::string& clock_status() const { return clocks_->why_unavailable(); }
+  /// Why --energy can measure nothing here ("" when it can): NVML missing, or the device unknown
+  /// to it, or neither its energy counter nor its power readable.
+  const std::string& energy_status() const { return meter_->why_unavailable(); }
   /// An empty kernel timed like every row: the floor under any one-launch operation.
   timing_stats launch_floor(const timing_options& opt);
   /// Runs an empty kernel to its end. A worker does this before it says it is ready: a GPU still
@@ -72,7 +77,9 @@ class row_runner {
   cuda::device_info device_;
   std::unique_ptr<cuda::primary_context> context_;
   std::unique_ptr<cuda::stream> stream_;
+  std::unique_ptr<nvml_library> nvml_;  // before its readers, so that it outlives them
   std::unique_ptr<clock_monitor> clocks_;
+  std::unique_ptr<nvml_power_meter> meter_;
   std::map<flush_mode, std::unique_ptr<l2_flusher>> flushers_;
   std::map<std::string, std::unique_ptr<cuda::module>> modules_;   // by image hash
   std::map<std::string, std::shared_ptr<loaded_plugin>> plugins_;  // by path

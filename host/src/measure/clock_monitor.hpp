@@ -4,6 +4,8 @@
 // is flagged: the monitor says it is unavailable.
 #pragma once
 
+#include "measure/nvml.hpp"
+
 #include <string>
 
 namespace kl {
@@ -11,8 +13,8 @@ namespace kl {
 class clock_monitor {
  public:
   /// Finds the device by its UUID ("GPU-..."); unavailable if NVML or the device is not found.
-  explicit clock_monitor(const std::string& uuid);
-  ~clock_monitor();
+  /// `nvml` must outlive the monitor.
+  clock_monitor(const nvml_library& nvml, const std::string& uuid);
   clock_monitor(const clock_monitor&) = delete;
   clock_monitor& operator=(const clock_monitor&) = delete;
 
@@ -23,11 +25,9 @@ class clock_monitor {
   int sm_clock_mhz() const;
 
  private:
-  void* library_ = nullptr;
+  const nvml_library& nvml_;
   void* device_ = nullptr;
   std::string why_;
-  int (*get_clock_)(void*, int, unsigned*) = nullptr;
-  int (*shutdown_)() = nullptr;
 };
 
 /// Accumulates clock readings for one row.

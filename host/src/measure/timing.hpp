@@ -11,6 +11,7 @@
 #pragma once
 
 #include "measure/clock_monitor.hpp"
+#include "measure/energy.hpp"
 #include "measure/l2_flush.hpp"
 
 #include <cuda.h>
@@ -46,6 +47,9 @@ struct timing_options {
   double max_ci =
       0.005;  ///< ci: the interval's larger half, relative to the median, that is good enough
   bool keep_samples = false;  ///< --samples: every sample goes into the record, in order
+  /// --energy: after the samples, the operation runs back to back while NVML is read
+  /// (measure/energy.hpp). Not part of the samples or of their statistics.
+  energy_options energy;
 };
 
 struct timing_stats {

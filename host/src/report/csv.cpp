@@ -39,7 +39,7 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
         "mean_us,noise,samples,timed_out,flush,gbps,percent_of_peak,baseline,x_baseline,"
         "registers,occupancy,compile_ms,load_ms,validate_ms,expected,got,message,snr_db,"
         "blocks_per_sm,shape,tflops,percent_of_fp32_peak,ci_low_us,ci_high_us,ci_half_width,"
-        "stop_rule\n";
+        "stop_rule,uj_per_op,watts,energy_method,energy_error\n";
   for (const auto& r : results.at("records")) {
     const auto& v = r.at("variant");
     const auto& c = r.at("config");
@@ -75,7 +75,15 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
        << number(r.value("tflops", nlohmann::json())) << ','
        << number(r.value("percent_of_fp32_peak", nlohmann::json())) << ',' << timing_if("ci_low_us")
        << ',' << timing_if("ci_high_us") << ',' << timing_if("ci_half_width") << ','
-       << (t.is_null() ? "" : t.value("stop_rule", "")) << '\n';
+       << (t.is_null() ? "" : t.value("stop_rule", "")) << ',';
+    // --energy's figures; empty for a row without them, the reason in energy_error.
+    const nlohmann::json e = r.value("energy", nlohmann::json());
+    const bool figures = e.is_object() && e.contains("joules_per_op");
+    os << (figures ? number(e.at("joules_per_op").get<double>() * 1e6) : "") << ','
+       << (figures ? number(e.at("watts")) : "") << ','
+       << field(figures ? e.at("method").get<std::string>() : "") << ','
+       << field(e.is_object() && e.contains("error") ? e.at("error").get<std::string>() : "")
+       << '\n';
   }
 }
 

@@ -102,6 +102,10 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
   } else {
     repro["no_device_reason"] = sweep.no_device_reason;
   }
+  // --energy: why no row has energy figures, or null when NVML measured them.
+  if (ctx.timing.energy.enabled && sweep.device)
+    repro["energy_unavailable"] =
+        sweep.energy_status.empty() ? json(nullptr) : json(sweep.energy_status);
   repro["launch_floor_us"] = nullptr;
   if (sweep.launch_floor) repro["launch_floor_us"] = sweep.launch_floor->median_ms * 1e3;
   json sources = json::array();

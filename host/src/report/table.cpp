@@ -173,10 +173,22 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     t.header.push_back("x " + base->variant.name);
     t.right.push_back(true);
   }
+  // --energy: joules per operation, average watts and work per joule, for the rows that have
+  // them; the columns only when some row was measured for energy.
+  const bool energy = std::any_of(group.begin(), group.end(),
+                                  [](const result_record& r) { return r.energy.has_value(); });
+  if (energy) {
+    for (const char* h : {"uJ/op", "W", compute ? "GFLOP/J" : "GB/J"}) {
+      t.header.push_back(h);
+      t.right.push_back(true);
+    }
+  }
   std::map<unsigned, double> prev_time;  // block -> the previous passed row's median
   std::vector<std::string> notes;
   int timed_out = 0, timed_out_ci = 0, clock_dropped = 0, partly_empty = 0, untimed = 0;
+  int energy_from_samples = 0;
   const result_record* best = nullptr;
+  const result_record* least_energy = nullptr;
   for (const auto& r : group) {
     std::vector<std::string> row = {r.variant.name, block_text(r.block), to_string(r.status)};
     std::string trailer;
@@ -220,6 +232,19 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
                                                                         : "-");
       row.push_back(ref > 0 ? fmt("%.2fx", ref / tm) : "-");
       if (base) row.push_back(fmt("%.2fx", base->timing->median_ms / tm));
+      if (energy && r.has_energy()) {
+        const energy_stats& e = *r.energy;
+        row.push_back(fmt(e.joules_per_op * 1e6 < 100 ? "%.2f" : "%.1f", e.joules_per_op * 1e6) +
+                      (e.method == "counter" ? "" : "~"));
+        row.push_back(fmt("%.0f", e.watts));
+        row.push_back(fmt("%.2f", (compute ? r.flops : r.bytes) / 1e9 / e.joules_per_op));
+        if (e.method != "counter") ++energy_from_samples;
+        if (!least_energy || e.joules_per_op < least_energy->energy->joules_per_op)
+          least_energy = &r;
+      } else if (energy) {
+        for (int i = 0; i < 3; ++i) row.push_back("-");
+        if (r.energy) trailer = "energy: " + r.energy->error;
+      }
       timed_out += r.timing->timed_out && !by_ci ? 1 : 0;
       timed_out_ci += r.timing->timed_out && by_ci ? 1 : 0;
       clock_dropped += r.timing->clock_dropped ? 1 : 0;
@@ -279,6 +304,21 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     }
     os << "\n";
   }
+  if (least_energy) {
+    const energy_stats& e = *least_energy->energy;
+    os << "least energy: " << least_energy->variant.name << " block "
+       << block_text(least_energy->block) << ", " << fmt("%.2f", e.joules_per_op * 1e6)
+       << " uJ/op at " << fmt("%.0f", e.watts) << " W (" << fmt("%.2f", e.us_per_op)
+       << " us/op back to back, no L2 flush)";
+    if (best && best != least_energy && best->has_energy())
+      os << "; the fastest, " << best->variant.name << " block " << block_text(best->block)
+         << ", takes " << fmt("%.2f", best->energy->joules_per_op * 1e6) << " uJ/op";
+    os << "\n";
+  }
+  if (energy_from_samples > 0)
+    os << "~ " << energy_from_samples
+       << " row(s) from NVML's power samples, not its energy counter (the counter is missing or "
+          "did not move; --json has the reason)\n";
   if (untimed > 0)
     os << untimed << " row(s) validated under compute-sanitizer, not timed (a sanitized run is "
        << "orders of magnitude slower)\n";

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace kl {
@@ -40,6 +41,15 @@ std::string why_failed(const std::string& message) {
 }
 
 std::string micros(double ms) { return fmt(ms * 1e3 < 100 ? "%.2f" : "%.1f", ms * 1e3); }
+
+// Joules per operation in microjoules, with the precision micros() gives times.
+std::string microjoules(double j) { return fmt(j * 1e6 < 100 ? "%.2f" : "%.1f", j * 1e6); }
+
+bool any_energy(const tune::tune_outcome& t) {
+  for (const auto& e : t.evaluations)
+    if (e.record.energy) return true;
+  return false;
+}
 
 const result_record* baseline_of(const tune::tune_outcome& t) {
   for (const auto& b : t.baselines)
@@ -85,14 +95,32 @@ void print_tune_best(std::ostream& os, const tune::tune_outcome& t, const cuda::
   }
   const auto [value, peak] = throughput(best->record, d);
   const variant_descriptor& v = t.space->candidates[best->point].entry->descriptor;
-  os << "best: " << what << ": " << tune::describe(t.space->candidates[best->point])
+  os << "best: " << what << (t.goal == tune::objective::energy ? " (least energy)" : "") << ": "
+     << tune::describe(t.space->candidates[best->point])
      << (v.named_point ? " (" + v.name + ")" : "") << ", " << micros(best->record.timing->median_ms)
      << " us, " << fmt("%.1f", value) << " " << unit_of(t) << " (" << fmt("%.1f", peak * 100)
      << "% of peak)";
+  if (best->record.has_energy())
+    os << ", " << microjoules(best->record.energy->joules_per_op) << " uJ/op at "
+       << fmt("%.0f", best->record.energy->watts) << " W";
   if (const result_record* b = baseline_of(t))
     os << ", " << fmt("%.2f", b->timing->median_ms / best->record.timing->median_ms) << "x "
        << b->variant.name;
   os << "\n";
+  // Under the energy objective, the fastest point too: what the energy costs in time.
+  if (t.goal == tune::objective::energy) {
+    tune::tune_outcome by_time = t;
+    by_time.goal = tune::objective::time;
+    const tune::evaluation* fastest = by_time.best();
+    if (fastest && fastest->point != best->point) {
+      os << "fastest: " << tune::describe(t.space->candidates[fastest->point]) << ", "
+         << micros(fastest->record.timing->median_ms) << " us";
+      if (fastest->record.has_energy())
+        os << ", " << microjoules(fastest->record.energy->joules_per_op) << " uJ/op at "
+           << fmt("%.0f", fastest->record.energy->watts) << " W";
+      os << "\n";
+    }
+  }
 }
 
 void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda::device_info& d,
@@ -105,19 +133,32 @@ void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda:
   for (const char* h : {"status", "median us", "ci95", "noise"}) tab.header.push_back(h);
   tab.header.push_back(unit);
   tab.header.push_back("% peak");
+  const bool energy = any_energy(t);
+  if (energy)
+    for (const char* h : {"uJ/op", "W"}) tab.header.push_back(h);
+  // x best: in the objective's terms (time, or energy per operation).
   tab.header.push_back("x best");
   const result_record* base = baseline_of(t);
   if (base) tab.header.push_back("x " + base->variant.name);
   tab.right.assign(tab.header.size(), true);
   tab.right[1 + params.size()] = false;  // status
 
-  // Timed rows fastest first, then the rest in the order they were evaluated.
+  // Ranked rows by the objective (fastest, or least energy per operation) first, then the timed
+  // rows without a value (an energy tune's points whose energy could not be measured), then the
+  // rest in the order they were evaluated.
+  const auto goal_of = [&](const tune::evaluation* e) {
+    return tune::objective_value(e->record, t.goal);
+  };
+  const auto ranked = [&](const tune::evaluation* e) {
+    return goal_of(e) != std::numeric_limits<double>::infinity();
+  };
   std::vector<const tune::evaluation*> order;
   for (const auto& e : t.evaluations) order.push_back(&e);
-  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+  std::stable_sort(order.begin(), order.end(), [&](const auto* a, const auto* b) {
+    if (ranked(a) != ranked(b)) return ranked(a);
+    if (ranked(a)) return goal_of(a) < goal_of(b);
     if (a->record.timed() != b->record.timed()) return a->record.timed();
-    if (!a->record.timed()) return false;
-    return a->record.timing->median_ms < b->record.timing->median_ms;
+    return false;
   });
   const tune::evaluation* best = t.best();
   std::size_t rank = 0;
@@ -125,7 +166,7 @@ void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda:
   for (const auto* e : order) {
     const result_record& r = e->record;
     if (!r.timed() && r.status != outcome::skipped) failures.push_back(e);
-    std::vector<std::string> row = {r.timed() ? std::to_string(++rank) : "-"};
+    std::vector<std::string> row = {ranked(e) ? std::to_string(++rank) : "-"};
     const auto& coords = t.space->space.points[e->point];
     for (std::size_t i = 0; i < params.size(); ++i)
       row.push_back(std::to_string(params[i].values[coords[i]]));
@@ -141,14 +182,25 @@ void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda:
       row.push_back(fmt("%.1f", r.timing->noise * 100) + "%");
       row.push_back(fmt("%.1f", value));
       row.push_back(fmt("%.1f", peak * 100));
-      row.push_back(best ? fmt("%.2f", best->record.timing->median_ms / r.timing->median_ms) + "x"
-                         : "-");
+      if (energy && r.has_energy()) {
+        row.push_back(microjoules(r.energy->joules_per_op) +
+                      (r.energy->method == "counter" ? "" : "~"));
+        row.push_back(fmt("%.0f", r.energy->watts));
+      } else if (energy) {
+        row.push_back("-");
+        row.push_back("-");
+      }
+      row.push_back(best && ranked(e) ? fmt("%.2f", goal_of(best) / goal_of(e)) + "x" : "-");
       if (base) row.push_back(fmt("%.2f", base->timing->median_ms / r.timing->median_ms) + "x");
       tab.rows.push_back(row);
       // A point the file's `points:` names (a step of the family's sequence) says so, after the
-      // row (markdown has no room after a row: its trailer takes the last cell).
+      // row (markdown has no room after a row: its trailer takes the last cell); so does a point
+      // whose energy could not be measured.
       const variant_descriptor& v = t.space->candidates[e->point].entry->descriptor;
-      tab.trailers.push_back(v.named_point && !opt.markdown ? v.name : "");
+      std::string trailer = v.named_point && !opt.markdown ? v.name : "";
+      if (r.energy && !r.energy->error.empty())
+        trailer += (trailer.empty() ? "" : "; ") + ("energy: " + r.energy->error);
+      tab.trailers.push_back(trailer);
     } else {
       // A skip's reason beside it; a failure's in the list under the table.
       tab.rows.push_back(row);
@@ -157,7 +209,9 @@ void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda:
   }
   os << "\n"
      << (opt.markdown ? "### " : "== ") << t.space->family << "." << t.space->name << "  "
-     << t.config.describe() << "  (" << t.strategy << ", " << t.evaluations.size() << " evaluated, "
+     << t.config.describe() << "  (" << t.strategy
+     << (t.goal == tune::objective::energy ? ", least energy per operation" : "") << ", "
+     << t.evaluations.size() << " evaluated, "
      << (t.replayed_from.empty() ? std::to_string(t.measured()) + " measured in this run"
                                  : "replayed from " + t.replayed_from)
      << ", " << fmt("%.1f", t.seconds) << " s; stopped by " << t.stopped_by << ")\n";
@@ -182,6 +236,7 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
     nlohmann::json e = {{"variant", t.space->family + "." + t.space->name},
                         {"file", t.space->file},
                         {"strategy", t.strategy},
+                        {"objective", tune::to_string(t.goal)},
                         {"budget", t.budget},
                         {"seed", t.seed},
                         {"evaluated", t.evaluations.size()},
@@ -203,6 +258,7 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
                    {"timing", to_json(*best->record.timing)},
                    {compute_bound(best->record) ? "tflops" : "gbps", value},
                    {"fraction_of_peak", peak}};
+      if (best->record.energy) e["best"]["energy"] = to_json(*best->record.energy);
       if (const result_record* b = baseline_of(t))
         e["baseline"] = {{"variant", b->variant.qualified_name()},
                          {"median_ms", b->timing->median_ms},

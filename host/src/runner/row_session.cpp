@@ -16,6 +16,7 @@ row_session::row_session(const family_registry& families, run_request base)
   device_ = cuda::query_device(0);
   executor_ = make_executor(families_, base_);
   launch_floor_ = executor_->launch_floor(base_.timing);
+  energy_status_ = executor_->energy_status();
 }
 
 row_session::~row_session() = default;

@@ -39,6 +39,8 @@ class row_session {
   const cuda::device_info& device() const { return device_; }
   /// An empty kernel timed like a row, measured when the session starts.
   const std::optional<timing_stats>& launch_floor() const { return launch_floor_; }
+  /// Why --energy measures nothing in the session's worker ("" when it can).
+  const std::string& energy_status() const { return energy_status_; }
 
   /// Runs the rows in order and returns their records in the same order. The source files among
   /// them that were not compiled or queued before are queued on the session's compile threads;
@@ -77,6 +79,7 @@ class row_session {
   run_request base_;
   cuda::device_info device_;
   std::optional<timing_stats> launch_floor_;
+  std::string energy_status_;
   std::unique_ptr<row_executor> executor_;
   std::map<const registry_entry*, compile_record> compiled_;
   // The compile stages with files not yet handed to run(): one per prefetch (or run) that queued

@@ -268,6 +268,7 @@ sweep_result runner::run(const group_callback& on_group) {
   // restart) or, with in_process, kernlab itself.
   std::unique_ptr<row_executor> executor = make_executor(families_, request_);
   out.clock_monitor_status = executor->clock_status();
+  out.energy_status = executor->energy_status();
   out.launch_floor = executor->launch_floor(request_.timing);
 
   std::unique_ptr<journal> log;

@@ -5,10 +5,26 @@
 #include "tune/space.hpp"
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace kl::tune {
+
+/// What a tune minimises (--objective).
+enum class objective {
+  time,   ///< the median
+  energy  ///< joules per operation (--energy's figures)
+};
+inline const char* to_string(objective o) { return o == objective::energy ? "energy" : "time"; }
+
+/// A row's value under the objective, smaller is better: the median in ms, or the joules per
+/// operation; +infinity for a row that has none (it failed, or energy could not be measured).
+inline double objective_value(const result_record& r, objective o) {
+  if (o == objective::energy)
+    return r.has_energy() ? r.energy->joules_per_op : std::numeric_limits<double>::infinity();
+  return r.timed() ? r.timing->median_ms : std::numeric_limits<double>::infinity();
+}
 
 /// One evaluation: a point, how carefully it was timed, and its row.
 struct evaluation {
@@ -23,6 +39,7 @@ struct tune_outcome {
   problem_config config;
   std::vector<std::string> axis_names;  ///< the family's names of the shape's axes (M, N, K)
   std::string strategy;
+  tune::objective goal = objective::time;
   std::size_t budget = 0;
   double budget_seconds = 0;  ///< 0: none
   std::uint64_t seed = 0;
@@ -32,14 +49,18 @@ struct tune_outcome {
   std::string stopped_by;                ///< "the budget", "the time budget", "the strategy (...)"
   std::string replayed_from;             ///< --replay: the recorded tune that answered every row
 
-  /// The fastest passed evaluation at full fidelity (brief ones only when no full one passed:
-  /// their medians are rougher); null when nothing passed.
+  /// The passed evaluation at full fidelity with the least objective value: the fastest, or the
+  /// one with the least energy per operation (brief ones only when no full one has a value: their
+  /// figures are rougher); null when none has one.
   const evaluation* best() const {
     const evaluation* out = nullptr;
     for (int pass = 0; pass < 2 && !out; ++pass)
       for (const auto& e : evaluations) {
-        if (!e.record.timed() || (pass == 0 && e.level != fidelity::full)) continue;
-        if (!out || e.record.timing->median_ms < out->record.timing->median_ms) out = &e;
+        const double v = objective_value(e.record, goal);
+        if (v == std::numeric_limits<double>::infinity() ||
+            (pass == 0 && e.level != fidelity::full))
+          continue;
+        if (!out || v < objective_value(out->record, goal)) out = &e;
       }
     return out;
   }

@@ -74,6 +74,7 @@ class in_process final : public row_executor {
   }
   const cuda::device_info& device() override { return runner_.device(); }
   std::string clock_status() override { return runner_.clock_status(); }
+  std::string energy_status() override { return runner_.energy_status(); }
   timing_stats launch_floor(const timing_options& opt) override {
     return runner_.launch_floor(opt);
   }
@@ -99,6 +100,7 @@ class isolated final : public row_executor {
 
   const cuda::device_info& device() override { return device_; }
   std::string clock_status() override { return clock_status_; }
+  std::string energy_status() override { return energy_status_; }
   int workers_started() const override { return started_; }
 
   timing_stats launch_floor(const timing_options& opt) override {
@@ -146,6 +148,7 @@ class isolated final : public row_executor {
     }
     device_ = device_from_json(ready->payload.at("device"));
     clock_status_ = ready->payload.at("clock_status");
+    energy_status_ = ready->payload.value("energy_status", "");
   }
 
   // Sends a job and waits for its result, watching for hangs and deaths. Returns the result's
@@ -220,7 +223,7 @@ class isolated final : public row_executor {
   worker_options opt_;
   std::unique_ptr<worker_process> w_;
   cuda::device_info device_;
-  std::string clock_status_;
+  std::string clock_status_, energy_status_;
   int started_ = 0;
 };
 
@@ -254,7 +257,8 @@ int worker_main(const family_registry& families) {
   send({message_type::ready,
         {{"ok", true},
          {"device", device_json(runner->device())},
-         {"clock_status", runner->clock_status()}}});
+         {"clock_status", runner->clock_status()},
+         {"energy_status", runner->energy_status()}}});
 
   // Heartbeats while a job runs: how long the worker has been waiting on the GPU, which is what
   // kernlab's watchdog judges. None while idle, so that an idle worker never fills the pipe.

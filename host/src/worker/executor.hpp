@@ -18,6 +18,8 @@ class row_executor {
   virtual ~row_executor() = default;
   virtual const cuda::device_info& device() = 0;
   virtual std::string clock_status() = 0;
+  /// Why --energy measures nothing where rows run ("" when it can).
+  virtual std::string energy_status() = 0;
   virtual timing_stats launch_floor(const timing_options& opt) = 0;
   /// The row's record; a crash or a hang is the record's outcome, never an exception.
   virtual result_record run(const row_job& job) = 0;
