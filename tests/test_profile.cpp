@@ -1,0 +1,174 @@
+// --profile without a GPU: Nsight Compute's raw page read from real ncu output (tests/data/ncu/)
+// and the rows' summaries made of it.
+#include "measure/ncu_report.hpp"
+#include "test_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace kl {
+namespace {
+
+std::string fixture(const std::string& name) {
+  return test::source_dir() + "/tests/data/ncu/" + name;
+}
+
+std::vector<ncu_kernel> parse_file(const std::string& name) {
+  std::ifstream in(fixture(name));
+  EXPECT_TRUE(in) << fixture(name);
+  return parse_ncu_raw_csv(in);
+}
+
+std::vector<ncu_kernel> parse_text(const std::string& text) {
+  std::istringstream in(text);
+  return parse_ncu_raw_csv(in);
+}
+
+double stall(const ncu_kernel& k, const std::string& reason) {
+  for (const auto& s : k.stalls)
+    if (s.name == reason) return s.cycles;
+  return -1;
+}
+
+// A profiling run's own CSV (ncu --csv --page raw while the program runs): the program's output
+// and ncu's ==PROF== lines come first, times are in ns with thousands separators.
+TEST(NcuReport, ReadsTheRawPageOfAProfilingRun) {
+  const auto k = parse_file("run_raw.csv");
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].id, "0");
+  EXPECT_EQ(k[1].id, "1");
+  EXPECT_EQ(k[0].name, "kl_empty");
+  EXPECT_EQ(k[0].range, "");                  // profiled without a row's range
+  EXPECT_DOUBLE_EQ(*k[0].duration_ns, 2048);  // "2,048" ns
+  EXPECT_DOUBLE_EQ(*k[1].duration_ns, 2112);
+  EXPECT_DOUBLE_EQ(*k[0].dram_pct, 0.04);
+  EXPECT_DOUBLE_EQ(*k[0].occupancy_pct, 1.57);
+  EXPECT_DOUBLE_EQ(*k[0].l2_hit_pct, 99.59);
+  EXPECT_DOUBLE_EQ(*k[0].sm_pct, 0.0);
+  // 19 reasons on the page; "selected" (the issuing cycle) is not a stall.
+  EXPECT_EQ(k[0].stalls.size(), 18u);
+  EXPECT_EQ(stall(k[0], "selected"), -1);
+  EXPECT_DOUBLE_EQ(stall(k[0], "no_instruction"), 78);
+  EXPECT_DOUBLE_EQ(stall(k[1], "no_instruction"), 68);
+  EXPECT_DOUBLE_EQ(stall(k[0], "long_scoreboard"), 0);
+  EXPECT_TRUE(kernels_by_range(k).empty());
+
+  // Both kernels as one row: every figure weighted by the kernels' durations.
+  const profile_summary s = summarize_kernels({&k[0], &k[1]});
+  EXPECT_EQ(s.kernels, 2);
+  EXPECT_DOUBLE_EQ(s.duration_us, 4.16);
+  EXPECT_NEAR(*s.occupancy_pct, (1.57 * 2048 + 1.56 * 2112) / 4160, 1e-12);
+  EXPECT_NEAR(*s.l2_hit_pct, (99.59 * 2048 + 99.61 * 2112) / 4160, 1e-12);
+  ASSERT_EQ(s.top_stalls.size(), 2u);
+  EXPECT_EQ(s.top_stalls[0].name, "no_instruction");
+  EXPECT_NEAR(s.top_stalls[0].cycles, (78.0 * 2048 + 68.0 * 2112) / 4160, 1e-12);
+  EXPECT_EQ(s.top_stalls[1].name, "drain");
+  EXPECT_DOUBLE_EQ(s.top_stalls[1].cycles, 40);
+}
+
+// The import of a report made with NVTX ranges, renamed after them (--print-nvtx-rename
+// kernel): each kernel finds its row; times are in us; the page has only the metrics asked for.
+TEST(NcuReport, MapsRenamedKernelsToTheirRows) {
+  const auto k = parse_file("nvtx_import_raw.csv");
+  ASSERT_EQ(k.size(), 4u);
+  EXPECT_EQ(k[0].name, "kl/row0/k_a(float *, int)");
+  EXPECT_EQ(k[0].range, "kl/row0");
+  EXPECT_DOUBLE_EQ(*k[0].duration_ns, 54112);  // "54.112000" us
+  EXPECT_FALSE(k[0].occupancy_pct);            // not on this page: no value, not 0
+  EXPECT_TRUE(k[0].stalls.empty());
+  const auto rows = kernels_by_range(k);
+  ASSERT_EQ(rows.size(), 3u);
+  ASSERT_EQ(rows.at("kl/row1").size(), 2u);  // two kernels in one row's range, in launch order
+  EXPECT_EQ(rows.at("kl/row1")[0]->name, "kl/row1/k_a(float *, int)");
+  EXPECT_EQ(rows.at("kl/row1")[1]->name, "kl/row1/k_b(float *, int)");
+  const profile_summary s = summarize_kernels(rows.at("kl/row1"));
+  EXPECT_EQ(s.kernels, 2);
+  EXPECT_NEAR(s.duration_us, 53.088 + 52.352, 1e-9);
+  EXPECT_NEAR(*s.dram_pct, (61.446295 * 53.088 + 62.333444 * 52.352) / (53.088 + 52.352), 1e-9);
+  EXPECT_FALSE(s.occupancy_pct);
+  EXPECT_FALSE(s.l2_hit_pct);
+  EXPECT_FALSE(s.sm_pct);
+  EXPECT_TRUE(s.top_stalls.empty());
+}
+
+// The import of a report made with ncu's sections: no DRAM column at all, "no data" values in
+// other columns, times in us.
+TEST(NcuReport, ReadsAnImportWithoutSomeMetrics) {
+  const auto k = parse_file("sections_import_raw.csv");
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_DOUBLE_EQ(*k[0].duration_ns, 2048);
+  EXPECT_FALSE(k[0].dram_pct);
+  EXPECT_DOUBLE_EQ(*k[0].occupancy_pct, 1.617647);
+  EXPECT_DOUBLE_EQ(*k[1].l2_hit_pct, 99.734286);
+  EXPECT_DOUBLE_EQ(stall(k[1], "no_instruction"), 84);
+  const profile_summary s = summarize_kernels({&k[0], &k[1]});
+  EXPECT_FALSE(s.dram_pct);
+  EXPECT_NEAR(*s.occupancy_pct, (1.617647 + 1.5625) / 2, 1e-12);  // equal durations
+  EXPECT_EQ(s.top_stalls[0].name, "no_instruction");
+  EXPECT_DOUBLE_EQ(s.top_stalls[0].cycles, 80.5);
+}
+
+// The edges of the format on a page made small: a name with commas and quotes, "n/a", a line
+// break inside a quoted field, and the mistakes that must be errors rather than zeros.
+TEST(NcuReport, FormatEdgesAndErrors) {
+  const std::string header =
+      "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\","
+      "\"dram__throughput.avg.pct_of_peak_sustained_elapsed\","
+      "\"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio\","
+      "\"smsp__average_warps_issue_stalled_selected_per_issue_active.ratio\"\n";
+  const auto k =
+      parse_text("==PROF== Connected to process 1\n" + header +
+                 "\"\",\"\",\"msecond\",\"%\",\"inst\",\"inst\"\n"
+                 "\"0\",\"kl/row3/f<1, \"\"x\"\">(int, float)\",\"1.5\",\"n/a\",\"2\",\"1\"\n"
+                 "\"1\",\"kl/row12/g(\nint)\",\"0.5\",\"1,234.5\",\"\",\"1\"\n"
+                 "==PROF== Disconnected from process 1\n");
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].name, "kl/row3/f<1, \"x\">(int, float)");
+  EXPECT_EQ(k[0].range, "kl/row3");
+  EXPECT_DOUBLE_EQ(*k[0].duration_ns, 1.5e6);
+  EXPECT_FALSE(k[0].dram_pct);  // n/a
+  ASSERT_EQ(k[0].stalls.size(), 1u);
+  EXPECT_EQ(k[0].stalls[0].name, "barrier");
+  EXPECT_EQ(k[1].range, "kl/row12");
+  EXPECT_DOUBLE_EQ(*k[1].dram_pct, 1234.5);
+  EXPECT_TRUE(k[1].stalls.empty());
+  // Only the n/a-free kernel counts for DRAM; weights are durations.
+  const profile_summary s = summarize_kernels({&k[0], &k[1]});
+  EXPECT_DOUBLE_EQ(*s.dram_pct, 1234.5);
+  EXPECT_EQ(summarize_kernels({}).kernels, 0);
+  EXPECT_FALSE(summarize_kernels({}).dram_pct);
+
+  for (const char* name : {"kl/row/f()", "kl/rowx/f()", "kl/row12", "xkl/row1/f()", "k_a(float *)"})
+    EXPECT_EQ(parse_text(header + "\"\",\"\",\"ns\",\"%\",\"inst\",\"inst\"\n\"0\",\"" + name +
+                         "\",\"1\",\"1\",\"1\",\"1\"\n")[0]
+                  .range,
+              "")
+        << name;
+  EXPECT_EQ(profile_range_name(12), "kl/row12");
+
+  auto error_of = [](const std::string& text) -> std::string {
+    try {
+      parse_text(text);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error_of("==ERROR== something\n").find("no raw page"), std::string::npos);
+  EXPECT_NE(error_of(header + "\"\",\"\",\"furlong\",\"%\",\"inst\",\"inst\"\n"
+                              "\"0\",\"k\",\"1\",\"1\",\"1\",\"1\"\n")
+                .find("'furlong'"),
+            std::string::npos);
+  EXPECT_NE(error_of(header + "\"\",\"\",\"ns\",\"%\",\"inst\",\"inst\"\n\"0\",\"k\",\"1\"\n")
+                .find("has 3 fields, the header 6"),
+            std::string::npos);
+  EXPECT_NE(error_of(header + "\"\",\"\",\"ns\",\"%\",\"inst\",\"inst\"\n\"0\",\"k\n")
+                .find("inside a quoted field"),
+            std::string::npos);
+  EXPECT_NE(error_of("\"ID\",\"Name\"\n").find("\"Kernel Name\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kl
