@@ -1,6 +1,9 @@
-// --profile without a GPU: Nsight Compute's raw page read from real ncu output (tests/data/ncu/)
-// and the rows' summaries made of it.
+// --profile without a GPU: Nsight Compute's raw page read from real ncu output (tests/data/ncu/),
+// the rows' summaries made of it, and the profile in the results files.
+#include "exec/record_json.hpp"
 #include "measure/ncu_report.hpp"
+#include "report/exports.hpp"
+#include "report/results_json.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -30,6 +33,17 @@ double stall(const ncu_kernel& k, const std::string& reason) {
   for (const auto& s : k.stalls)
     if (s.name == reason) return s.cycles;
   return -1;
+}
+
+// A row that passed, as the sweep leaves it for the profiling pass.
+result_record passed_row(const std::string& name, unsigned block) {
+  result_record r;
+  r.variant.family = "reduce";
+  r.variant.name = name;
+  r.config = {"int32", "sum", 1u << 20, "exact", 12345, {}};
+  r.block = block;
+  r.status = outcome::passed;
+  return r;
 }
 
 // A profiling run's own CSV (ncu --csv --page raw while the program runs): the program's output
@@ -168,6 +182,99 @@ TEST(NcuReport, FormatEdgesAndErrors) {
                 .find("inside a quoted field"),
             std::string::npos);
   EXPECT_NE(error_of("\"ID\",\"Name\"\n").find("\"Kernel Name\""), std::string::npos);
+}
+
+// --- the profile in the results files ---
+
+result_record profiled_row() {
+  result_record r = passed_row("reduce5", 256);
+  profile_summary p;
+  p.kernels = 2;
+  p.duration_us = 105.44;
+  p.dram_pct = 61.886773;
+  p.occupancy_pct = 85.25;
+  p.l2_hit_pct = std::nullopt;  // ncu gave none
+  p.sm_pct = 40.5;
+  p.top_stalls = {{"long_scoreboard", 12.5}, {"barrier", 3.25}};
+  p.range = "kl/row1";
+  p.report = "/cache/profiles/profile-2026-11-23-184500-42.ncu-rep";
+  r.profile = p;
+  return r;
+}
+
+TEST(ProfileResults, RecordsRoundTripWithTheirProfile) {
+  const result_record r = profiled_row();
+  const nlohmann::json j = to_json(r);
+  ASSERT_TRUE(j.at("profile").is_object());
+  EXPECT_TRUE(j.at("profile").at("l2_hit_pct").is_null());
+  const result_record back = record_from_json(nlohmann::json::parse(j.dump()));
+  ASSERT_TRUE(back.profile);
+  const profile_summary& p = *back.profile;
+  EXPECT_EQ(p.kernels, 2);
+  EXPECT_DOUBLE_EQ(p.duration_us, 105.44);
+  EXPECT_DOUBLE_EQ(*p.dram_pct, 61.886773);
+  EXPECT_DOUBLE_EQ(*p.occupancy_pct, 85.25);
+  EXPECT_FALSE(p.l2_hit_pct);
+  EXPECT_DOUBLE_EQ(*p.sm_pct, 40.5);
+  ASSERT_EQ(p.top_stalls.size(), 2u);
+  EXPECT_EQ(p.top_stalls[1].name, "barrier");
+  EXPECT_DOUBLE_EQ(p.top_stalls[1].cycles, 3.25);
+  EXPECT_EQ(p.range, "kl/row1");
+  EXPECT_EQ(p.report, r.profile->report);
+  EXPECT_EQ(to_json(back), j);
+
+  // Not profiled: null, read back as none; a file from before --profile has no key at all.
+  result_record plain = passed_row("reduce6", 256);
+  nlohmann::json pj = to_json(plain);
+  EXPECT_TRUE(pj.at("profile").is_null());
+  EXPECT_FALSE(record_from_json(pj).profile);
+  pj.erase("profile");
+  EXPECT_FALSE(record_from_json(pj).profile);
+  // A damaged profile is an error naming the key, not a zero.
+  nlohmann::json bad = j;
+  bad["profile"]["dram_pct"] = "high";
+  try {
+    record_from_json(bad);
+    ADD_FAILURE() << "accepted a profile with a text for a number";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("dram_pct"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ProfileResults, JsonAndCsvCarryIt) {
+  sweep_result sweep;
+  sweep.arch = "sm_90";
+  sweep.results = {profiled_row(), passed_row("reduce6", 256)};
+  sweep.profile.requested = true;
+  sweep.profile.tool = "/usr/local/cuda/bin/ncu";
+  sweep.profile.report = "/cache/profiles/p.ncu-rep";
+  sweep.profile.log = "/cache/profiles/p.log";
+  sweep.profile.rows = 2;
+  run_context ctx;
+  const nlohmann::json results = results_to_json(sweep, ctx);
+  EXPECT_EQ(results.at("profile").at("report"), "/cache/profiles/p.ncu-rep");
+  EXPECT_EQ(results.at("profile").at("error"), "");
+  EXPECT_EQ(results.at("records")[0].at("profile").at("kernels"), 2);
+  EXPECT_TRUE(results.at("records")[1].at("profile").is_null());
+  sweep.profile = {};
+  EXPECT_FALSE(results_to_json(sweep, ctx).contains("profile")) << "only when asked for";
+
+  std::ostringstream csv;
+  write_csv(results, csv);
+  std::istringstream lines(csv.str());
+  std::string header, first, second;
+  std::getline(lines, header);
+  std::getline(lines, first);
+  std::getline(lines, second);
+  const std::string columns =
+      ",profile_kernels,profile_dram_pct,profile_occupancy_pct,profile_l2_hit_pct,profile_sm_pct,"
+      "profile_stall1,profile_stall1_cycles,profile_stall2,profile_stall2_cycles";
+  EXPECT_EQ(header.substr(header.size() - columns.size()), columns);
+  EXPECT_EQ(test::count_of(first, ","), test::count_of(header, ",")) << first;
+  EXPECT_EQ(test::count_of(second, ","), test::count_of(header, ",")) << second;
+  const std::string values = ",2,61.886773,85.25,,40.5,long_scoreboard,12.5,barrier,3.25";
+  EXPECT_EQ(first.substr(first.size() - values.size()), values) << first;
+  EXPECT_EQ(second.substr(second.size() - 9), ",,,,,,,,,") << second;
 }
 
 }  // namespace

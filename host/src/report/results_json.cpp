@@ -116,6 +116,13 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
     }
   }
   out["records"] = records;
+  // --profile: the pass as a whole; each profiled record has its own figures.
+  if (sweep.profile.requested)
+    out["profile"] = {{"tool", sweep.profile.tool},
+                      {"report", sweep.profile.report},
+                      {"log", sweep.profile.log},
+                      {"rows", sweep.profile.rows},
+                      {"error", sweep.profile.error}};
   return out;
 }
 
