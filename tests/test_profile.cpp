@@ -1,13 +1,21 @@
 // --profile without a GPU: Nsight Compute's raw page read from real ncu output (tests/data/ncu/),
-// the rows' summaries made of it, and the profile in the results files.
+// the rows' summaries, the profiling pass around a stand-in ncu (a script that starts a fake
+// worker, and one that fails like ncu without counter rights), the profile in the results files
+// and the table, the search for ncu and its errors.
 #include "exec/record_json.hpp"
 #include "measure/ncu_report.hpp"
+#include "process/command.hpp"
 #include "report/exports.hpp"
 #include "report/results_json.hpp"
+#include "report/table.hpp"
+#include "runner/profile_pass.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -275,6 +283,224 @@ TEST(ProfileResults, JsonAndCsvCarryIt) {
   const std::string values = ",2,61.886773,85.25,,40.5,long_scoreboard,12.5,barrier,3.25";
   EXPECT_EQ(first.substr(first.size() - values.size()), values) << first;
   EXPECT_EQ(second.substr(second.size() - 9), ",,,,,,,,,") << second;
+}
+
+// --- ncu's command lines and the profiling pass, around a stand-in ncu ---
+
+TEST(ProfilePass, FirstErrorOfTheLog) {
+  test::temp_dir dir("ncu_log");
+  const std::string log = dir.write(
+      "p.log",
+      "==PROF== Connected to process 42 (/build/kernlab)\n"
+      "==WARNING== Note: Running with unmodified GPU clocks.\n"
+      "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "
+      "Performance Counters on the target device 0.\n"
+      "==ERROR== second\n");
+  EXPECT_EQ(ncu_first_error(log),
+            "ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "
+            "Performance Counters on the target device 0.");
+  EXPECT_EQ(ncu_first_error(dir.write("clean.log", "==PROF== Disconnected\n")), "");
+  EXPECT_EQ(ncu_first_error(dir.str() + "/none.log"), "");
+}
+
+// ncu's command line: only the rows' ranges, the metrics, the report; a hot sweep keeps the
+// caches warm between replays.
+TEST(ProfilePass, CommandLines) {
+  const auto cold = ncu_command("/opt/ncu", "/r/p", flush_mode::read);
+  const std::string text = [&] {
+    std::string s;
+    for (const auto& a : cold) s += a + " ";
+    return s;
+  }();
+  EXPECT_EQ(cold.front(), "/opt/ncu");
+  EXPECT_NE(text.find("--nvtx --nvtx-include regex:kl/ "), std::string::npos) << text;
+  EXPECT_NE(text.find("--export /r/p --force-overwrite "), std::string::npos) << text;
+  EXPECT_NE(text.find("--cache-control all "), std::string::npos) << text;
+  EXPECT_NE(text.find("--clock-control none "), std::string::npos) << text;
+  EXPECT_NE(text.find(std::string("--metrics ") + ncu_metrics), std::string::npos) << text;
+  const auto hot = ncu_command("/opt/ncu", "/r/p", flush_mode::none);
+  const auto cache = std::find(hot.begin(), hot.end(), "--cache-control");
+  ASSERT_NE(cache, hot.end());
+  EXPECT_EQ(*(cache + 1), "none");
+  EXPECT_EQ(ncu_import_command("ncu", "/r/p.ncu-rep"),
+            (std::vector<std::string>{"ncu", "--import", "/r/p.ncu-rep", "--csv", "--page", "raw",
+                                      "--print-nvtx-rename", "kernel"}));
+}
+
+std::string write_script(const test::temp_dir& dir, const std::string& name,
+                         const std::string& text) {
+  const std::string path = dir.write(name, text);
+  ::chmod(path.c_str(), 0755);
+  return path;
+}
+
+profile_target target(std::size_t index, const result_record& r) {
+  profile_target t;
+  t.index = index;
+  t.job.variant = r.variant;
+  t.job.config = r.config;
+  t.job.block = r.block;
+  return t;
+}
+
+// The whole pass without a GPU: a script in ncu's place makes the report file and starts a
+// worker that passes every row and prints the NVTX range it was given; its import prints the real
+// page of four kernels in rows 0, 1 (two kernels) and 2. Each row gets its own kernels' figures;
+// a row whose range holds no kernel (a copy) says so.
+TEST(ProfilePass, EachRowGetsTheKernelsOfItsRange) {
+  test::temp_dir dir("profile_pass");
+  const std::string ncu = write_script(dir, "bin/ncu",
+                                       "#!/bin/sh\n"
+                                       "if [ \"$1\" = --import ]; then cat '" +
+                                           fixture("nvtx_import_raw.csv") +
+                                           "'; exit 0; fi\n"
+                                           "while [ $# -gt 0 ]; do\n"
+                                           "  case \"$1\" in\n"
+                                           "    --export) : > \"$2.ncu-rep\"; shift 2;;\n"
+                                           "    --force-overwrite) shift; break;;\n"
+                                           "    *) shift;;\n"
+                                           "  esac\n"
+                                           "done\n"
+                                           "echo '==PROF== Connected to process'\n"
+                                           "exec \"$@\"\n");
+  run_request req;
+  req.worker_command = {FAKE_WORKER, "--rows"};
+  req.profiler = ncu;
+  req.profile_report = dir.str() + "/profiles/p";
+  sweep_result out;
+  out.results = {passed_row("a", 256), passed_row("b", 256), passed_row("c", 512),
+                 passed_row("copy", 0)};
+  std::vector<profile_target> targets;
+  for (std::size_t i = 0; i < out.results.size(); ++i) targets.push_back(target(i, out.results[i]));
+  family_registry families;
+  std::vector<std::string> progress;
+  profile_rows(
+      families, req, targets, out,
+      [&](const char* phase, std::size_t done, std::size_t total, const std::string& what) {
+        progress.push_back(std::string(phase) + " " + std::to_string(done) + "/" +
+                           std::to_string(total) + " " + what);
+      });
+  EXPECT_EQ(out.profile.error, "");
+  EXPECT_TRUE(out.profile.requested);
+  EXPECT_EQ(out.profile.rows, 4u);
+  EXPECT_EQ(out.profile.report, req.profile_report + ".ncu-rep");
+  EXPECT_EQ(out.profile.log, req.profile_report + ".log");
+  EXPECT_FALSE(std::filesystem::exists(req.profile_report + ".csv")) << "the import is not kept";
+  ASSERT_EQ(progress.size(), 4u);
+  EXPECT_EQ(progress[1], "profiling 2/4 b block 256, " + out.results[1].config.describe());
+  // The worker was given each row's range, in order.
+  const std::string log = test::read_file(out.profile.log);
+  EXPECT_NE(log.find("==PROF== Connected"), std::string::npos) << log;
+  EXPECT_NE(log.find("profile_range kl/row0\nprofile_range kl/row1\nprofile_range kl/row2\n"
+                     "profile_range kl/row3\n"),
+            std::string::npos)
+      << log;
+
+  for (const auto& r : out.results) ASSERT_TRUE(r.profile) << r.variant.name;
+  EXPECT_EQ(out.results[0].profile->kernels, 1);
+  EXPECT_DOUBLE_EQ(*out.results[0].profile->dram_pct, 61.552393);
+  EXPECT_EQ(out.results[0].profile->range, "kl/row0");
+  EXPECT_EQ(out.results[0].profile->report, out.profile.report);
+  EXPECT_EQ(out.results[1].profile->kernels, 2);
+  EXPECT_NEAR(out.results[1].profile->duration_us, 105.44, 1e-9);
+  EXPECT_EQ(out.results[2].profile->kernels, 1);
+  EXPECT_DOUBLE_EQ(*out.results[2].profile->dram_pct, 62.151129);
+  EXPECT_EQ(out.results[3].profile->kernels, 0);
+  EXPECT_FALSE(out.results[3].profile->dram_pct);
+  EXPECT_NE(out.results[3].profile->note.find("no kernel ran in its range"), std::string::npos);
+  for (const auto& r : out.results) EXPECT_EQ(r.status, outcome::passed);  // the sweep's own
+
+  std::ostringstream table;
+  print_profile_table(table, out.results, out.profile, false);
+  const std::string t = table.str();
+  EXPECT_NE(t.find("== profile: Nsight Compute"), std::string::npos) << t;
+  EXPECT_NE(t.find("top stalls"), std::string::npos) << t;
+  EXPECT_NE(t.find("report: " + out.profile.report), std::string::npos) << t;
+  EXPECT_NE(t.find("61.9"), std::string::npos) << t;  // row b: 61.89% of DRAM, time-weighted
+  EXPECT_EQ(t.find("\nprofile: "), std::string::npos) << "no error:\n" << t;
+}
+
+// ncu without the rights to read the counters, or failing at all: no report, the rows as they
+// were, and the reason, once, with the log to read.
+TEST(ProfilePass, NcuThatFailsLeavesTheRowsAndSaysWhy) {
+  test::temp_dir dir("profile_fail");
+  const std::string ncu = write_script(
+      dir, "ncu",
+      "#!/bin/sh\n"
+      "echo '==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU "
+      "Performance Counters on the target device 0.'\n"
+      "exit 1\n");
+  run_request req;
+  req.worker_command = {FAKE_WORKER, "--rows"};
+  req.profiler = ncu;
+  req.profile_report = dir.str() + "/p";
+  sweep_result out;
+  out.results = {passed_row("a", 256)};
+  family_registry families;
+  profile_rows(families, req, {target(0, out.results[0])}, out, {});
+  EXPECT_EQ(out.profile.report, "");
+  EXPECT_EQ(out.profile.error.rfind("ncu wrote no report: ERR_NVGPUCTRPERM - The user does not "
+                                    "have permission",
+                                    0),
+            0u)
+      << out.profile.error;
+  EXPECT_NE(out.profile.error.find("see " + out.profile.log), std::string::npos);
+  EXPECT_FALSE(out.results[0].profile);
+  EXPECT_EQ(out.results[0].status, outcome::passed);
+  std::ostringstream table;
+  print_profile_table(table, out.results, out.profile, false);
+  EXPECT_EQ(test::count_of(table.str(), "ERR_NVGPUCTRPERM"), 1u) << table.str();
+
+  // Nothing passed: nothing to profile, said as much.
+  sweep_result none;
+  profile_rows(families, req, {}, none, {});
+  EXPECT_EQ(none.profile.error, "no row passed, so none was profiled");
+  // No profile asked for: no section at all.
+  std::ostringstream quiet;
+  print_profile_table(quiet, none.results, profile_run{}, false);
+  EXPECT_EQ(quiet.str(), "");
+}
+
+// --- finding ncu ---
+
+TEST(ProfileTool, FindsAnExecutableInTheFoldersInOrder) {
+  test::temp_dir dir("find_ncu");
+  write_script(dir, "a/ncu", "#!/bin/sh\n");
+  dir.write("b/ncu", "not executable");
+  write_script(dir, "c/ncu", "#!/bin/sh\n");
+  std::filesystem::create_directories(dir.path() / "d/ncu");  // a folder of that name
+  const std::string a = dir.str() + "/a", b = dir.str() + "/b", c = dir.str() + "/c",
+                    d = dir.str() + "/d";
+  EXPECT_EQ(worker::find_program("ncu", {b, d, c, a}), c + "/ncu");
+  EXPECT_EQ(worker::find_program("ncu", {a + "/", c}), a + "/ncu");
+  EXPECT_EQ(worker::find_program("ncu", {b, d, ""}), "");
+  EXPECT_EQ(worker::path_folders((a + "::" + b + ":").c_str()), (std::vector<std::string>{a, b}));
+  EXPECT_TRUE(worker::path_folders(nullptr).empty());
+}
+
+// Without ncu, --profile is a usage error before anything runs, naming where it looked; a --ncu
+// that is not a program is one too.
+TEST(ProfileTool, WithoutNcuTheRunStopsWithAClearMessage) {
+  test::temp_dir dir("no_ncu");
+  const std::string rows = " --profile --no-plugins --variant reduce5 --block 256 --size 2^10";
+  const auto r =
+      test::run_command("env CUDA_HOME=" + dir.str() + " PATH=" + dir.str() + " " + KERNLAB_BINARY +
+                        " --config /dev/null --kernels-dir " + test::kernels_dir() + rows);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(
+      r.output.find("kernlab: --profile needs Nsight Compute (ncu): not found in " + dir.str() +
+                    "/bin ($CUDA_HOME/bin) or on PATH; install it or pass "
+                    "--ncu PATH"),
+      std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("reduce5  "), std::string::npos) << "nothing ran:\n" << r.output;
+
+  const auto bad = test::run_kernlab("--kernels-dir " + test::kernels_dir() + rows + " --ncu " +
+                                     dir.str() + "/nothing");
+  EXPECT_EQ(bad.code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--ncu " + dir.str() + "/nothing: not an executable file"),
+            std::string::npos)
+      << bad.output;
 }
 
 }  // namespace
