@@ -1,14 +1,60 @@
 // A stand-in for `kernlab --worker` that misbehaves on request, for the worker-protocol tests:
-// each job's "action" says what to do.
+// each job's "action" says what to do. With --rows it is a worker the executor accepts (a device
+// in its ready message) that passes every row job without running anything and prints the job's
+// NVTX range, for the --profile tests (a fake ncu starts it, tests/test_profile.cpp).
 #include "process/protocol.hpp"
 #include "process/worker_process.hpp"
 
 #include <unistd.h>
 #include <csignal>
+#include <cstdio>
+#include <string>
 
 using namespace kl::worker;
 
-int main() {
+namespace {
+
+int row_worker() {
+  const nlohmann::json device = {{"ordinal", 0},
+                                 {"name", "Fake GPU"},
+                                 {"uuid", "GPU-fake"},
+                                 {"cc_major", 9},
+                                 {"cc_minor", 0},
+                                 {"sm_count", 132},
+                                 {"max_threads_per_block", 1024},
+                                 {"max_threads_per_sm", 2048},
+                                 {"max_blocks_per_sm", 32},
+                                 {"regs_per_sm", 65536},
+                                 {"shared_per_sm", 233472},
+                                 {"l2_bytes", 52428800},
+                                 {"total_mem", 85899345920ull},
+                                 {"sm_clock_khz", 1980000},
+                                 {"mem_clock_khz", 2619000},
+                                 {"bus_width_bits", 5120},
+                                 {"driver_version", 13000}};
+  write_message(child_out_fd,
+                {message_type::ready, {{"ok", true}, {"device", device}, {"clock_status", ""}}});
+  for (;;) {
+    std::optional<message> m;
+    try {
+      m = read_message(child_in_fd, -1);
+    } catch (const protocol_error&) {
+      return 0;
+    }
+    if (m->type == message_type::shutdown) return 0;
+    const nlohmann::json& job = m->payload.at("job");
+    std::printf("profile_range %s\n", job.value("profile_range", std::string()).c_str());
+    std::fflush(stdout);
+    nlohmann::json record = job.at("row");
+    record["outcome"] = "passed";
+    write_message(child_out_fd, {message_type::result, {{"record", record}, {"fatal", false}}});
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--rows") return row_worker();
   write_message(child_out_fd, {message_type::ready, {{"device", "fake"}}});
   for (;;) {
     std::optional<message> m;

@@ -100,6 +100,36 @@ TEST(Cli, SanitizeGivesKernelsALongerDefaultTimeOut) {
   EXPECT_DOUBLE_EQ(parse({"--sanitize", "memcheck", "--kernel-timeout", "5"}).kernel_timeout_s, 5);
 }
 
+// --profile belongs to a sweep run in workers, once: every combination that cannot be kept is
+// an error naming both options, before anything runs.
+TEST(Cli, ProfileAndItsConflicts) {
+  EXPECT_FALSE(parse({}).profile);
+  const auto o = parse({"--profile", "--ncu", "/opt/nsight/ncu"});
+  EXPECT_TRUE(o.profile);
+  EXPECT_EQ(o.ncu_path, "/opt/nsight/ncu");
+  EXPECT_EQ(parse({"--profile"}).ncu_path, "");
+  auto error_of = [](std::vector<const char*> args) -> std::string {
+    try {
+      parse(std::move(args));
+    } catch (const usage_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(error_of({"--ncu", "/opt/nsight/ncu"}).find("give --profile too"), std::string::npos);
+  EXPECT_NE(error_of({"--profile", "--ncu", ""}).find("--ncu needs"), std::string::npos);
+  EXPECT_NE(error_of({"--profile", "--in-process"}).find("cannot be --in-process"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--profile", "--sanitize"}).find("--profile and --sanitize"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--profile", "--watch"}).find("--watch"), std::string::npos);
+  for (const char* mode : {"--compile-only", "--resources", "--list", "--pipeline"})
+    EXPECT_NE(error_of({"--profile", mode}).find("--profile does not apply to"), std::string::npos)
+        << mode;
+  EXPECT_NE(error_of({"tune", "--profile"}).find("--profile does not apply to kernlab tune"),
+            std::string::npos);
+}
+
 // Every number option is checked the same way: finite, in its range, whole where it counts.
 // `--kernel-timeout 1e300` used to be accepted and then overflow, killing every row as a hang.
 TEST(Cli, NumberOptionsAreFiniteAndInRange) {

@@ -4,15 +4,63 @@
 #include "core/errors.hpp"
 #include "kernlab_commit.hpp"  // generated at build time: KERNLAB_COMMIT
 #include "nvrtc/compiler.hpp"
+#include "process/command.hpp"
 #include "runner/journal.hpp"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 
 namespace fs = std::filesystem;
 
 namespace kl::app {
+namespace {
+
+// Nsight Compute's ncu, for --profile: --ncu PATH, else where compute-sanitizer is looked for
+// ($CUDA_HOME/bin, or /usr/local/cuda/bin without CUDA_HOME), else on PATH. Not there is a usage
+// error before anything runs.
+std::string find_ncu(const kl::cli_options& opt) {
+  if (!opt.ncu_path.empty()) {
+    const fs::path p(opt.ncu_path);
+    const std::string found = kl::worker::find_program(
+        p.filename().string(), {p.parent_path().empty() ? "." : p.parent_path().string()});
+    if (found.empty()) throw kl::usage_error("--ncu " + opt.ncu_path + ": not an executable file");
+    return found;
+  }
+  const char* home = std::getenv("CUDA_HOME");
+  const std::string toolkit_bin =
+      (home && *home ? std::string(home) : std::string("/usr/local/cuda")) + "/bin";
+  std::vector<std::string> folders = {toolkit_bin};
+  for (const auto& f : kl::worker::path_folders(std::getenv("PATH"))) folders.push_back(f);
+  const std::string found = kl::worker::find_program("ncu", folders);
+  if (found.empty())
+    throw kl::usage_error("--profile needs Nsight Compute (ncu): not found in " + toolkit_bin +
+                          (home && *home ? " ($CUDA_HOME/bin)" : "") +
+                          " or on PATH; install it or pass --ncu PATH");
+  return found;
+}
+
+// Where the profiling pass writes its report: the cache folder's profiles/, a name with the
+// local date and time, and the process id for two runs in one second.
+std::string profile_report_base(const kl::cli_options& opt) {
+  const fs::path dir = cache_dir(opt);
+  if (dir.empty())
+    throw kl::usage_error(
+        "--profile: no folder for the report, since neither XDG_CACHE_HOME nor "
+        "HOME is set; give --cache-dir DIR");
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%d-%H%M%S", &tm);
+  return (dir / "profiles" / ("profile-" + std::string(stamp) + "-" + std::to_string(::getpid())))
+      .string();
+}
+
+}  // namespace
 
 std::unique_ptr<kl::registry> load_registry(const kl::cli_options& opt,
                                             const kl::family_registry& families) {
@@ -166,6 +214,10 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
     const fs::path candidate =
         fs::path(home ? home : "/usr/local/cuda") / "bin" / "compute-sanitizer";
     if (fs::exists(candidate, ec)) req.sanitizer = candidate.string();
+  }
+  if (opt.profile) {
+    req.profiler = find_ncu(opt);
+    req.profile_report = profile_report_base(opt);
   }
   req.compile_jobs = opt.compile_jobs;
   req.compile_command = {executable_path().string(), "--compile-child"};

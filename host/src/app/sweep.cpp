@@ -167,6 +167,7 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
     for (const auto& c : sweep.compiles)
       if (!c.error.empty()) code = 1;
   } else {
+    kl::print_profile_table(std::cout, sweep.results, sweep.profile, opt.markdown);
     if (sweep.compile_stats.files > 0) {
       std::cout << "\n";
       kl::print_compile_summary(std::cout, sweep.compile_stats);

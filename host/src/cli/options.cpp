@@ -121,6 +121,13 @@ po::options_description make_description() {
      "write each record to FILE as one JSON line as soon as its row finishes, with the device "
      "and the run in every line (pandas.read_json(FILE, lines=True))")
     ("markdown", po::bool_switch(), "print the tables as markdown")
+    ("profile", po::bool_switch(),
+     "after the sweep, run each passed row once more under Nsight Compute (ncu) and show its DRAM "
+     "throughput, achieved occupancy, L2 hit rate, SM throughput and top two warp stalls; the full "
+     "report is kept (named in the output)")
+    ("ncu", po::value<std::string>(),
+     "the ncu program for --profile (default: $CUDA_HOME/bin/ncu, else /usr/local/cuda/bin/ncu, "
+     "else on PATH)")
     ("output,o", po::value<std::string>(),
      "the file `kernlab plot` writes (default: sweep.svg; roofline.svg with --roofline, "
      "timeline.svg with --timeline)")
@@ -398,6 +405,8 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"journal", {m::sweep}},
       {"resume", timing},
       {"sanitize", {m::sweep}},
+      {"profile", {m::sweep}},
+      {"ncu", {m::sweep}},
       {"json", {m::sweep, m::compile_only, m::resources, m::pipeline, m::tune}},
       {"csv", {m::sweep, m::compile_only, m::resources, m::tune}},
       {"jsonl", {m::sweep, m::tune}},
@@ -896,6 +905,21 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     throw usage_error(
         std::string(vm["energy"].as<bool>() ? "--energy" : "--objective energy") +
         " and --sanitize contradict each other: rows under a sanitizer are not timed");
+  o.profile = vm["profile"].as<bool>();
+  o.ncu_path = str("ncu", "");
+  if (vm.count("ncu") && o.ncu_path.empty()) throw usage_error("--ncu needs the path of ncu");
+  if (!o.ncu_path.empty() && !o.profile)
+    throw usage_error("--ncu names the Nsight Compute program for --profile; give --profile too");
+  if (o.profile && o.in_process)
+    throw usage_error(
+        "--profile runs the rows again in a worker under ncu; it cannot be "
+        "--in-process");
+  if (o.profile && !o.sanitize.empty())
+    throw usage_error(
+        "--profile and --sanitize cannot be combined: sanitized rows are not timed "
+        "and ncu does not run under compute-sanitizer; run them one after the other");
+  if (o.profile && o.watch)
+    throw usage_error("--profile profiles one sweep; it does not apply to --watch's rounds");
 
   // Which command this is, and whether every option named on the command line applies to it.
   const mode md = !o.command.empty() ? (o.command[0] == "compare" ? mode::compare

@@ -71,6 +71,9 @@ struct cli_options {
   std::string journal_path;  ///< "" for the default
   bool resume = false;
   std::vector<std::string> sanitize;  ///< compute-sanitizer tools
+  /// --profile: after the sweep, every passed row once more under Nsight Compute.
+  bool profile = false;
+  std::string ncu_path;  ///< --ncu PATH: the ncu to run; "" = look for it
   // `kernlab tune`.
   std::string strategy = "bayes";      ///< --strategy: how the space is searched
   std::size_t budget_evaluations = 0;  ///< --budget N: evaluations per tune (0: none given)

@@ -84,6 +84,32 @@ variant_descriptor descriptor_from_json(const json& j) {
   return d;
 }
 
+// A number of a profile that may be null (ncu gave no value).
+std::optional<double> optional_number(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_number()) throw std::runtime_error(std::string("\"") + key + "\": not a number");
+  return v.get<double>();
+}
+
+profile_summary profile_from_json(const json& j) {
+  profile_summary p;
+  p.kernels = whole_at<int>(j, "kernels");
+  p.duration_us = j.at("duration_us").get<double>();
+  p.dram_pct = optional_number(j, "dram_pct");
+  p.occupancy_pct = optional_number(j, "occupancy_pct");
+  p.l2_hit_pct = optional_number(j, "l2_hit_pct");
+  p.sm_pct = optional_number(j, "sm_pct");
+  const json& stalls = j.at("stalls");
+  if (!stalls.is_array()) throw std::runtime_error("\"stalls\": not a list");
+  for (const auto& s : stalls)
+    p.top_stalls.push_back({s.at("reason").get<std::string>(), s.at("cycles").get<double>()});
+  p.range = j.at("range").get<std::string>();
+  p.report = j.at("report").get<std::string>();
+  p.note = j.at("note").get<std::string>();
+  return p;
+}
+
 outcome outcome_from_string(const std::string& s) {
   for (outcome o : {outcome::passed, outcome::wrong_result, outcome::failed, outcome::skipped,
                     outcome::crashed, outcome::timeout, outcome::suspect})
@@ -208,6 +234,9 @@ result_record record_from_json(const json& j) {
   if (!j.at("occupancy").is_null())
     r.occupancy = occupancy_info{whole_at<int>(j.at("occupancy"), "blocks_per_sm"),
                                  j.at("occupancy").at("fraction").get<double>()};
+  // Absent from files written before --profile, and null for a row that was not profiled.
+  if (j.contains("profile") && !j.at("profile").is_null())
+    r.profile = profile_from_json(j.at("profile"));
   return r;
 }
 

@@ -35,6 +35,24 @@ json descriptor_json(const variant_descriptor& d) {
           {"named_point", d.named_point}};
 }
 
+// A figure ncu may not have given: null then.
+json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json profile_json(const profile_summary& p) {
+  json stalls = json::array();
+  for (const auto& s : p.top_stalls) stalls.push_back({{"reason", s.name}, {"cycles", s.cycles}});
+  return {{"kernels", p.kernels},
+          {"duration_us", p.duration_us},
+          {"dram_pct", optional_number(p.dram_pct)},
+          {"occupancy_pct", optional_number(p.occupancy_pct)},
+          {"l2_hit_pct", optional_number(p.l2_hit_pct)},
+          {"sm_pct", optional_number(p.sm_pct)},
+          {"stalls", stalls},
+          {"range", p.range},
+          {"report", p.report},
+          {"note", p.note}};
+}
+
 }  // namespace
 
 json to_json(const timing_stats& t) {
@@ -136,6 +154,7 @@ json to_json(const result_record& r) {
   if (r.occupancy)
     j["occupancy"] = {{"blocks_per_sm", r.occupancy->blocks_per_sm},
                       {"fraction", r.occupancy->fraction}};
+  j["profile"] = r.profile ? profile_json(*r.profile) : json(nullptr);
   return j;
 }
 

@@ -4,6 +4,7 @@
 
 #include "cuda/device.hpp"
 #include "families/family.hpp"
+#include "measure/ncu_report.hpp"
 #include "measure/timing.hpp"
 #include "nvrtc/compiler.hpp"
 #include "registry/registry.hpp"
@@ -58,6 +59,8 @@ struct result_record {
   bool sanitizer_findings = false;  ///< any tool reported an error or a hazard
   /// Not measured in this run: taken from the journal of the run that --resume continues.
   bool resumed = false;
+  /// Nsight Compute's figures for one more run of the row (--profile); none when not profiled.
+  std::optional<profile_summary> profile;
 
   /// A passed row whose median means something: rows run under compute-sanitizer are validated
   /// and run once, at the sanitizer's pace, so they are not timed.
@@ -118,6 +121,17 @@ struct compile_summary {
   std::string cache_dir;  ///< "" when the cache is off
 };
 
+/// The profiling pass of a sweep (--profile): where its report is, and why it fell short, if it
+/// did. The rows' own figures are in their records.
+struct profile_run {
+  bool requested = false;
+  std::string tool;      ///< the ncu that ran
+  std::string report;    ///< the .ncu-rep file; "" when ncu wrote none
+  std::string log;       ///< ncu's and the profiled worker's output
+  std::string error;     ///< why rows have no profile ("" when every selected row has one)
+  std::size_t rows = 0;  ///< rows selected for profiling (those that passed)
+};
+
 struct sweep_result {
   std::optional<cuda::device_info> device;
   std::string no_device_reason;  ///< why there is no GPU here, if there is none
@@ -137,6 +151,7 @@ struct sweep_result {
   std::vector<result_record> results;
   /// Ctrl-C (or SIGTERM) stopped the run early: `results` holds the rows finished before it.
   bool interrupted = false;
+  profile_run profile;
 };
 
 }  // namespace kl

@@ -1,5 +1,6 @@
 #include "exec/row.hpp"
 
+#include "cuda/nvtx.hpp"
 #include "exec/record_json.hpp"
 #include "nvrtc/hash.hpp"
 
@@ -44,7 +45,8 @@ nlohmann::json to_json(const row_job& job) {
   // The record's own serialisation carries the descriptor and the configuration.
   nlohmann::json j = {{"row", to_json(job.record())},
                       {"timing", to_json(job.timing)},
-                      {"lowered_name", job.lowered_name}};
+                      {"lowered_name", job.lowered_name},
+                      {"profile_range", job.profile_range}};
   j["cubin"] =
       nlohmann::json::binary(std::vector<std::uint8_t>(job.cubin.begin(), job.cubin.end()));
   return j;
@@ -60,6 +62,7 @@ row_job job_from_json(const nlohmann::json& j) {
   job.compile_ms = shell.compile_ms;
   job.timing = timing_options_from_json(j.at("timing"));
   job.lowered_name = j.at("lowered_name").get<std::string>();
+  job.profile_range = j.value("profile_range", std::string());
   const auto& image = j.at("cubin").get_binary();
   job.cubin.assign(image.begin(), image.end());
   return job;
@@ -207,6 +210,25 @@ result_record row_runner::run(const row_job& job) {
       r.status = outcome::wrong_result;
       r.message = "expected " + r.check.expected + ", got " + r.check.got +
                   (r.check.detail.empty() ? "" : " (" + r.check.detail + ")");
+      return r;
+    }
+    if (!job.profile_range.empty()) {
+      // One run of the whole operation inside the row's NVTX range, for Nsight Compute, which
+      // profiles the kernels launched inside it (each launch, replayed as often as its metrics
+      // need, returns once profiled). Nothing else runs inside the range: no flush (ncu's own
+      // --cache-control decides how cold the caches are), no timing.
+      {
+        cuda::nvtx_range range(job.profile_range);
+        op->enqueue(stream_->get());
+      }
+      stream_->synchronize();
+      const check_result after = op->check();
+      r.status = after.ok ? outcome::passed : outcome::wrong_result;
+      if (!after.ok) {
+        r.check = after;
+        r.message = "correct once, then wrong in the profiled run: expected " + after.expected +
+                    ", got " + after.got;
+      }
       return r;
     }
     l2_flusher& flusher = flusher_for(job.timing.flush);

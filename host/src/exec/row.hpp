@@ -33,6 +33,9 @@ struct row_job {
   std::string lowered_name;
   std::optional<nvrtc::resource_usage> resources;
   double compile_ms = 0;
+  /// --profile: the NVTX range to run the operation once in, after validating it, for Nsight
+  /// Compute ("kl/row12"); the row is then not timed. "" for a row that is timed.
+  std::string profile_range;
 
   /// The row's record before it runs: what it is (variant, configuration, block) and what its
   /// compile reported. Running it fills in the rest.
@@ -64,8 +67,9 @@ class row_runner {
   /// launches the --kernel-timeout watchdog judges.
   void settle();
 
-  /// Validates then times the row. Every failure becomes the record's outcome; after an error
-  /// that leaves the context unusable the outcome is `crashed` and context_lost() is true.
+  /// Validates then times the row (or, with job.profile_range, runs it once more inside that
+  /// NVTX range, untimed). Every failure becomes the record's outcome; after an error that leaves
+  /// the context unusable the outcome is `crashed` and context_lost() is true.
   result_record run(const row_job& job);
   bool context_lost() const { return !context_lost_.empty(); }
 

@@ -32,6 +32,22 @@ std::string shape_text(const nlohmann::json& shape) {
   return out;
 }
 
+// The profile's columns (empty for a record without one): kernels, the four figures, then the
+// two largest stalls as name and cycles.
+std::string profile_fields(const nlohmann::json& r) {
+  const nlohmann::json p = r.value("profile", nlohmann::json());
+  if (p.is_null()) return ",,,,,,,,";
+  std::string out = number(p.at("kernels"));
+  for (const char* key : {"dram_pct", "occupancy_pct", "l2_hit_pct", "sm_pct"})
+    out += "," + number(p.at(key));
+  const auto& stalls = p.at("stalls");
+  for (std::size_t i = 0; i < 2; ++i)
+    out += i < stalls.size() ? "," + field(stalls[i].at("reason").get<std::string>()) + "," +
+                                   number(stalls[i].at("cycles"))
+                             : std::string(",,");
+  return out;
+}
+
 }  // namespace
 
 void write_csv(const nlohmann::json& results, std::ostream& os) {
@@ -39,7 +55,9 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
         "mean_us,noise,samples,timed_out,flush,gbps,percent_of_peak,baseline,x_baseline,"
         "registers,occupancy,compile_ms,load_ms,validate_ms,expected,got,message,snr_db,"
         "blocks_per_sm,shape,tflops,percent_of_fp32_peak,ci_low_us,ci_high_us,ci_half_width,"
-        "stop_rule,uj_per_op,watts,energy_method,energy_error\n";
+        "stop_rule,uj_per_op,watts,energy_method,energy_error,profile_kernels,profile_dram_pct,"
+        "profile_occupancy_pct,profile_l2_hit_pct,profile_sm_pct,profile_stall1,"
+        "profile_stall1_cycles,profile_stall2,profile_stall2_cycles\n";
   for (const auto& r : results.at("records")) {
     const auto& v = r.at("variant");
     const auto& c = r.at("config");
@@ -83,7 +101,7 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
        << (figures ? number(e.at("watts")) : "") << ','
        << field(figures ? e.at("method").get<std::string>() : "") << ','
        << field(e.is_object() && e.contains("error") ? e.at("error").get<std::string>() : "")
-       << '\n';
+       << ',' << profile_fields(r) << '\n';
   }
 }
 

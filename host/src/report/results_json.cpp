@@ -147,6 +147,13 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
   // A file written while the run goes on (results_writer) says so until its last write.
   out["complete"] = true;
   if (sweep.interrupted) out["interrupted"] = true;
+  // --profile: the pass as a whole; each profiled record has its own figures.
+  if (sweep.profile.requested)
+    out["profile"] = {{"tool", sweep.profile.tool},
+                      {"report", sweep.profile.report},
+                      {"log", sweep.profile.log},
+                      {"rows", sweep.profile.rows},
+                      {"error", sweep.profile.error}};
   return out;
 }
 

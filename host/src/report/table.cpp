@@ -339,6 +339,43 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     os << "[note " << i + 1 << "] " << notes[i] << "\n";
 }
 
+void print_profile_table(std::ostream& os, const std::vector<result_record>& results,
+                         const profile_run& run, bool markdown) {
+  if (!run.requested) return;
+  os << "\n"
+     << (markdown ? "### " : "== ") << "profile: Nsight Compute, one more run of each passed row ("
+     << run.tool << ")\n"
+     << (markdown ? "\n" : "");
+  text_table t;
+  t.header = {"variant", "block",   "config",   "kernels", "ncu us",
+              "DRAM %",  "occup %", "L2 hit %", "SM %",    "top stalls (cycles per instruction)"};
+  t.right = {false, true, false, true, true, true, true, true, true, false};
+  auto pct = [](const std::optional<double>& v) { return v ? fmt("%.1f", *v) : std::string("-"); };
+  for (const auto& r : results) {
+    if (!r.profile) continue;
+    const profile_summary& p = *r.profile;
+    std::string stalls;
+    for (const auto& s : p.top_stalls)
+      stalls += (stalls.empty() ? "" : ", ") + s.name + " " + fmt("%.1f", s.cycles);
+    t.rows.push_back({r.variant.name, block_text(r.block), r.config.describe(),
+                      std::to_string(p.kernels), p.kernels ? fmt("%.2f", p.duration_us) : "-",
+                      pct(p.dram_pct), pct(p.occupancy_pct), pct(p.l2_hit_pct), pct(p.sm_pct),
+                      stalls.empty() ? "-" : stalls});
+    t.trailers.push_back(p.note);
+  }
+  if (!t.rows.empty()) {
+    t.write(os, markdown);
+    if (markdown) os << "\n";
+    os << "DRAM %, SM %: throughput as % of peak; occup %: achieved occupancy (active warps / the "
+          "SM's maximum); stalls: cycles a warp spent stalled for the reason per instruction it "
+          "issued; each time-weighted over the row's kernels, whose time under ncu is ncu us\n";
+  }
+  if (!run.report.empty())
+    os << "report: " << run.report << " (every kernel's full profile: open it in Nsight Compute, "
+       << "or ncu --import FILE --page details)\n";
+  if (!run.error.empty()) os << "profile: " << run.error << "\n";
+}
+
 void print_compile_table(std::ostream& os, const std::vector<compile_record>& compiles,
                          const std::string& arch) {
   os << "compiled for " << arch << "\n";

@@ -30,6 +30,12 @@ struct table_options {
 void print_group(std::ostream& os, const std::vector<result_record>& group,
                  const cuda::device_info& device, const table_options& opt);
 
+/// --profile: one line per profiled row (kernels, DRAM %, achieved occupancy, L2 hit rate, SM %,
+/// the two largest warp stalls), the report's path and what the columns mean; or, when the pass
+/// fell short, why (once). Prints nothing when no profile was asked for.
+void print_profile_table(std::ostream& os, const std::vector<result_record>& results,
+                         const profile_run& run, bool markdown);
+
 /// One row per kernel file: instantiations, cache hit or miss, this run's compile time,
 /// resources, errors in full.
 void print_compile_table(std::ostream& os, const std::vector<compile_record>& compiles,

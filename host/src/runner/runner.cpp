@@ -7,6 +7,7 @@
 #include "nvrtc/hash.hpp"
 #include "runner/compile_stage.hpp"
 #include "runner/journal.hpp"
+#include "runner/profile_pass.hpp"
 #include "worker/executor.hpp"
 
 #include <fstream>
@@ -294,6 +295,9 @@ sweep_result runner::run(const group_callback& on_group) {
     if (const family* f = families_.find(e->descriptor.family))
       rows_total += configs_for(*f, request_).size() * blocks_for(e->descriptor, request_).size();
 
+  // --profile: the rows that passed, with their jobs, for the pass after the sweep.
+  std::vector<profile_target> to_profile;
+
   std::vector<std::string> family_order;
   for (const registry_entry* e : request_.variants)
     if (std::find(family_order.begin(), family_order.end(), e->descriptor.family) ==
@@ -402,6 +406,9 @@ sweep_result runner::run(const group_callback& on_group) {
             } else {
               for (auto& [tool, x] : sanitizers) r = x->run(job);
             }
+            // Its index in out.results once this group is added to them.
+            if (!request_.profiler.empty() && r.timed())
+              to_profile.push_back({out.results.size() + group.size(), job});
             if (log) log->finished(key, outcome_name(r.status), to_json(r).dump());
             journal_check();
           }
@@ -432,8 +439,14 @@ sweep_result runner::run(const group_callback& on_group) {
   }
   out.workers_started = executor->workers_started();
   // After an interrupt the files still queued are dropped (compile_stage's destructor), not
-  // waited for: the results then list no sources.
-  if (!out.interrupted) compiles.finish(out);
+  // waited for: the results then list no sources; nor is anything profiled.
+  if (!out.interrupted) {
+    if (!request_.profiler.empty()) {
+      executor.reset();  // the timing worker's context goes before ncu's worker makes its own
+      profile_rows(families_, request_, std::move(to_profile), out, progress_);
+    }
+    compiles.finish(out);
+  }
   return out;
 }
 

@@ -48,6 +48,11 @@ struct run_request {
   /// compute-sanitizer tools to run each variant under ("memcheck", "racecheck"); empty: none.
   std::vector<std::string> sanitize;
   std::string sanitizer = "compute-sanitizer";  ///< the program
+  /// --profile: Nsight Compute's ncu, which after the sweep runs every passed row once more in a
+  /// worker of its own (runner/profile_pass.hpp); "" for no profiling pass.
+  std::string profiler;
+  /// Where the profiling pass writes: this + ".ncu-rep" (the report), + ".log" (ncu's output).
+  std::string profile_report;
   unsigned compile_jobs = 0;  ///< CPU threads compiling kernel files; 0: one per hardware thread
   /// Each file's NVRTC compile runs in a child started as this ({"/path/kernlab",
   /// "--compile-child"}), killed after compile_timeout_s. Empty: in this process, untimed.
