@@ -35,10 +35,11 @@ TEST(GpuEnergy, Reduce5RowsHaveJoulesPerOperationAndPlausibleWatts) {
     EXPECT_LT(e.at("watts").get<double>(), 1000) << e.dump();
     EXPECT_GE(e.at("counter_updates").get<int>(), 5) << e.dump();
     EXPECT_GE(e.at("window_s").get<double>(), 0.2) << e.dump();
-    // The second source agrees with the counter to within a third.
-    EXPECT_NEAR(e.at("sampled_watts").get<double>(), e.at("watts").get<double>(),
-                e.at("watts").get<double>() / 3)
-        << e.dump();
+    // The second source is NVML's power reading, a trailing average over about a second on
+    // Hopper: over a half-second window that began at idle it lies between idle and the counter's
+    // figure (measured on an H100: 230 W beside the counter's 365 W).
+    EXPECT_GT(e.at("sampled_watts").get<double>(), 50) << e.dump();
+    EXPECT_LT(e.at("sampled_watts").get<double>(), e.at("watts").get<double>() * 1.1) << e.dump();
     ++rows;
   }
   EXPECT_EQ(rows, 2);
@@ -51,9 +52,9 @@ TEST(GpuEnergy, AnEnergyTuneFindsABestPointAndStoresItApart) {
   const std::string d = dir.str();
   const std::string args = "tune --kernels-dir " + test::kernels_dir() +
                            " --variant reduce_tunable --budget 10 --size 2^24 --dtype int32 "
-                           "--min-time 0.05 --timeout 1 --energy-time 0.3 --store " +
+                           "--min-time 0.05 --timeout 1 --store " +
                            d + "/store.jsonl --export " + d + "/best.json";
-  const auto r = test::run_kernlab(args + " --objective energy");
+  const auto r = test::run_kernlab(args + " --objective energy --energy-time 0.3");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("(least energy): "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(" uJ/op at "), std::string::npos) << r.output;
@@ -67,7 +68,7 @@ TEST(GpuEnergy, AnEnergyTuneFindsABestPointAndStoresItApart) {
   ASSERT_EQ(time.code, 0) << time.output;
   EXPECT_NE(time.output.find("10 evaluated, 10 measured in this run"), std::string::npos)
       << time.output;
-  const auto again = test::run_kernlab(args + " --objective energy");
+  const auto again = test::run_kernlab(args + " --objective energy --energy-time 0.3");
   ASSERT_EQ(again.code, 0) << again.output;
   EXPECT_NE(again.output.find("10 evaluated, 0 measured in this run"), std::string::npos)
       << again.output;
