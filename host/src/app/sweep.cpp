@@ -103,7 +103,8 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
                              [&] { return context_of(opt, req, argc, argv); });
   runner.on_row(
       [&](const kl::result_record& r, const kl::sweep_result& so_far) { outputs.row(r, so_far); });
-  kl::install_interrupt_handler();
+  // Not under --watch: there Ctrl-C is how the user leaves, and it ends kernlab as it always did.
+  if (!opt.watch) kl::install_interrupt_handler();
 
   bool announced = false;
   const kl::sweep_result sweep =
