@@ -56,7 +56,8 @@ energy_trace synthetic(double watts, double step_s, double start_s, double poll_
   const std::uint64_t base = 123456789;  // millijoules since the driver loaded
   for (double x = 0; x < end_s; x += poll_s) {
     const double counted = x < start_s ? 0 : std::floor((x - start_s) / step_s) * step_s;
-    t.counter.push_back({x, base + static_cast<std::uint64_t>(std::llround(counted * watts * 1e3))});
+    t.counter.push_back(
+        {x, base + static_cast<std::uint64_t>(std::llround(counted * watts * 1e3))});
   }
   if (sample_watts > 0)
     for (double x = 0; x < end_s; x += 0.005) t.power.push_back({x, sample_watts});
@@ -168,8 +169,8 @@ struct fake_gpu {
       std::this_thread::sleep_for(std::chrono::duration<double>(chunks.at(waited++) * op_s));
     };
     w.finish = [this] {
-      while (waited < chunks.size()) std::this_thread::sleep_for(
-          std::chrono::duration<double>(chunks.at(waited++) * op_s));
+      while (waited < chunks.size())
+        std::this_thread::sleep_for(std::chrono::duration<double>(chunks.at(waited++) * op_s));
       return static_cast<double>(ops) * op_s;
     };
     return w;

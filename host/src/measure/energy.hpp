@@ -39,12 +39,12 @@ struct energy_options {
 
 /// A row's energy figures. `error` non-empty: energy was asked for and could not be measured.
 struct energy_stats {
-  std::string method;             ///< "counter" or "power samples"
-  double joules_per_op = 0;       ///< average watts x GPU seconds per operation
-  double watts = 0;               ///< average power while the operation ran back to back
-  double window_s = 0;            ///< the time the average is taken over
-  double us_per_op = 0;           ///< GPU time per operation in the energy loop (no flush)
-  std::uint64_t operations = 0;   ///< operations the energy loop ran
+  std::string method;               ///< "counter" or "power samples"
+  double joules_per_op = 0;         ///< average watts x GPU seconds per operation
+  double watts = 0;                 ///< average power while the operation ran back to back
+  double window_s = 0;              ///< the time the average is taken over
+  double us_per_op = 0;             ///< GPU time per operation in the energy loop (no flush)
+  std::uint64_t operations = 0;     ///< operations the energy loop ran
   std::size_t counter_updates = 0;  ///< times the counter moved inside the window
   std::size_t power_samples = 0;    ///< power samples inside the window
   double sampled_watts = 0;  ///< the mean of those samples (the second source); 0 without any

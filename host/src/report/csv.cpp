@@ -100,8 +100,8 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
     os << (figures ? number(e.at("joules_per_op").get<double>() * 1e6) : "") << ','
        << (figures ? number(e.at("watts")) : "") << ','
        << field(figures ? e.at("method").get<std::string>() : "") << ','
-       << field(e.is_object() && e.contains("error") ? e.at("error").get<std::string>() : "")
-       << ',' << profile_fields(r) << '\n';
+       << field(e.is_object() && e.contains("error") ? e.at("error").get<std::string>() : "") << ','
+       << profile_fields(r) << '\n';
   }
 }
 
