@@ -22,6 +22,18 @@ namespace {
 // Nsight Compute's ncu, for --profile: --ncu PATH, else where compute-sanitizer is looked for
 // ($CUDA_HOME/bin, or /usr/local/cuda/bin without CUDA_HOME), else on PATH. Not there is a usage
 // error before anything runs.
+// A tool of the CUDA toolkit: $CUDA_HOME/bin (or /usr/local/cuda/bin), then PATH; "" when
+// neither holds it. Also where the toolkit folder was looked for, for messages.
+std::string find_toolkit_program(const std::string& name, std::string* toolkit_bin_out = nullptr) {
+  const char* home = std::getenv("CUDA_HOME");
+  const std::string toolkit_bin =
+      (home && *home ? std::string(home) : std::string("/usr/local/cuda")) + "/bin";
+  if (toolkit_bin_out) *toolkit_bin_out = toolkit_bin + (home && *home ? " ($CUDA_HOME/bin)" : "");
+  std::vector<std::string> folders = {toolkit_bin};
+  for (const auto& f : kl::worker::path_folders(std::getenv("PATH"))) folders.push_back(f);
+  return kl::worker::find_program(name, folders);
+}
+
 std::string find_ncu(const kl::cli_options& opt) {
   if (!opt.ncu_path.empty()) {
     const fs::path p(opt.ncu_path);
@@ -30,15 +42,10 @@ std::string find_ncu(const kl::cli_options& opt) {
     if (found.empty()) throw kl::usage_error("--ncu " + opt.ncu_path + ": not an executable file");
     return found;
   }
-  const char* home = std::getenv("CUDA_HOME");
-  const std::string toolkit_bin =
-      (home && *home ? std::string(home) : std::string("/usr/local/cuda")) + "/bin";
-  std::vector<std::string> folders = {toolkit_bin};
-  for (const auto& f : kl::worker::path_folders(std::getenv("PATH"))) folders.push_back(f);
-  const std::string found = kl::worker::find_program("ncu", folders);
+  std::string toolkit_bin;
+  const std::string found = find_toolkit_program("ncu", &toolkit_bin);
   if (found.empty())
     throw kl::usage_error("--profile needs Nsight Compute (ncu): not found in " + toolkit_bin +
-                          (home && *home ? " ($CUDA_HOME/bin)" : "") +
                           " or on PATH; install it or pass --ncu PATH");
   return found;
 }
@@ -210,10 +217,9 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
     req.timing.min_time_s = 0;
     req.timing.timeout_s = 1;
     req.timing.flush = kl::flush_mode::none;
-    const char* home = std::getenv("CUDA_HOME");
-    const fs::path candidate =
-        fs::path(home ? home : "/usr/local/cuda") / "bin" / "compute-sanitizer";
-    if (fs::exists(candidate, ec)) req.sanitizer = candidate.string();
+    // The toolkit's, else the first on PATH; else the name, whose failure to start says why.
+    const std::string found = find_toolkit_program("compute-sanitizer");
+    if (!found.empty()) req.sanitizer = found;
   }
   if (opt.profile) {
     req.profiler = find_ncu(opt);
