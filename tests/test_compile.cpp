@@ -6,6 +6,7 @@
 #include "nvrtc/compiler.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
+#include "shipped_families.hpp"
 #include "shipped_kernels.hpp"
 #include "test_util.hpp"
 
@@ -30,7 +31,7 @@ run_request compile_request_for(const registry& reg, const std::string& kernels)
 
 TEST(Compile, EveryShippedKernelAtEveryConfiguration) {
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   add_data_families(fams, {test::kernels_dir()}, {});  // so that their folders are theirs
   registry reg(fams);
   reg.add_source_dir(test::kernels_dir());
@@ -95,7 +96,7 @@ __global__ void per_thread(const T* in, T* out, unsigned int n) {
 }
 )");
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   registry reg(fams);
   reg.add_source_dir(dir.str());
   const registry_entry* e = reg.find("reduce.per_thread");
@@ -134,7 +135,7 @@ TEST(Compile, ErrorPointsAtTheUsersLine) {
   const std::string path = dir.write("reduce/broken.cu", broken);
   dir.write("reduce/fine.cu", test::read_file(test::kernels_dir() + "/reduce/reduce2.cu"));
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   registry reg(fams);
   reg.add_source_dir(dir.str());
   auto req = compile_request_for(reg, test::kernels_dir());

@@ -5,6 +5,7 @@
 #include "nvrtc/compile_cache.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
+#include "shipped_families.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -471,7 +472,7 @@ TEST(CacheStore, InfoCountsAndClearRemovesOnlyItsOwnFiles) {
 class CachedRuns : public ::testing::Test {
  protected:
   CachedRuns() {
-    register_builtin_families(fams);
+    test::register_shipped_families(fams);
     fs::create_directories(dir.path() / "kernels");
     fs::copy(test::kernels_dir() + "/include", dir.path() / "kernels" / "include",
              fs::copy_options::recursive);

@@ -5,6 +5,7 @@
 #include "registry/registry.hpp"
 #include "report/table.hpp"
 #include "runner/runner.hpp"
+#include "shipped_families.hpp"
 #include "spec/metadata.hpp"
 #include "test_util.hpp"
 
@@ -108,6 +109,17 @@ INSTANTIATE_TEST_SUITE_P(
         mistake{"rule = \"exact\"", "rule = \"close\"", 40, "expected exact, bytes, ulp"},
         mistake{"from = \"x\"", "from = \"y\"", 44, "expected the name of an in buffer"},
         mistake{"[compare]", "[compare", 40, ""},  // TOML's own syntax error
+        mistake{"rule = \"exact\"", "rule = \"bound\"", 40, "rule bound needs 'terms'"},
+        mistake{"rule = \"exact\"", "rule = \"bound\"\nterms = \"N\"", 40,
+                "rule bound needs a reference of type float64"},
+        mistake{"rule = \"exact\"", "rule = \"exact\"\nterms = \"2 * Q\"", 42,
+                "unknown variable 'Q'"},
+        mistake{"rule = \"exact\"", "rule = \"exact\"\n[compare.random]\nrule = \"near\"", 42,
+                "expected exact, bytes, ulp, tolerance, frobenius or bound"},
+        mistake{"flops = \"2 * N\"", "flops = \"2 * N\"\nrequire = [\"N < 1000\"]", 6,
+                "does not hold at the axes' defaults"},
+        mistake{"flops = \"2 * N\"", "flops = \"2 * N\"\nrequire = [\"N < M\"]", 6,
+                "unknown variable 'M'"},
         mistake{"[kernel]\nargs", "[kernels]\nargs", 31, "unknown key 'kernels'"}));
 
 TEST(FamilySpec, ExpressionsGainMinMaxAndCeilDiv) {
@@ -267,6 +279,71 @@ TEST(CompareRules, MismatchesInSeveralChunksNameTheFirstAndTheWorst) {
   EXPECT_EQ(r.got, "y[4321] = 7");
   EXPECT_NE(r.detail.find("3 of 10000 elements"), std::string::npos) << r.detail;
   EXPECT_NE(r.detail.find("worst 992"), std::string::npos) << r.detail;  // 1000 - 9999 % 97
+}
+
+// bound: |got - ref| <= terms * eps * magnitude, the magnitude from the reference; NaN fails,
+// and integers (eps 0) must be exact.
+TEST(CompareRules, BoundScalesWithTermsAndTheReferencesMagnitude) {
+  compare_spec bound;
+  bound.rule = "bound";
+  bound.terms = "K";
+  const double eps = std::ldexp(1.0, -23);
+  const auto mag = doubles({100.0, 100.0});
+  // terms 4: 4 * eps * 100 allowed.
+  EXPECT_TRUE(compare_buffer(bound, "C", "float32", floats({1.0f, 2.0f}), "float64",
+                             doubles({1.0 + 399 * eps, 2.0}), &mag, 4)
+                  .ok);
+  const auto off = compare_buffer(bound, "C", "float32", floats({1.0f, 2.0f}), "float64",
+                                  doubles({1.0, 2.0 + 401 * eps}), &mag, 4);
+  EXPECT_FALSE(off.ok);
+  EXPECT_EQ(off.got, "C[1] = 2");
+  EXPECT_NE(off.expected.find("C[1] = 2.0000"), std::string::npos) << off.expected;
+  EXPECT_NE(off.expected.find(" +- "), std::string::npos) << off.expected;
+  EXPECT_NE(off.detail.find("1 of 2 elements outside the rule (bound"), std::string::npos)
+      << off.detail;
+  EXPECT_FALSE(compare_buffer(bound, "C", "float32", floats({NAN, 2.0f}), "float64",
+                              doubles({1.0, 2.0}), &mag, 4)
+                   .ok);
+  // No magnitudes: a rule bound cannot be applied, which is kernlab's mistake, not the kernel's.
+  EXPECT_THROW(compare_buffer(bound, "C", "float32", floats({1.0f}), "float64", doubles({1.0})),
+               std::invalid_argument);
+  // int32: eps is 0, so the bound is exact.
+  std::vector<std::uint8_t> ints(4), ref_ints(8);
+  const std::int32_t seven = 7;
+  const double six = 6;
+  std::memcpy(ints.data(), &seven, 4);
+  std::memcpy(ref_ints.data(), &six, 8);
+  EXPECT_FALSE(compare_buffer(bound, "C", "int32", ints, "float64", ref_ints, &mag, 1000).ok);
+}
+
+// [compare.random] replaces [compare] for random inputs only; `require` refuses shapes.
+TEST(FamilySpec, CompareRandomAndRequire) {
+  std::string toml = test::axpy_family_toml;
+  toml.replace(toml.find("type = \"T\"\n\n[compare]"), 10, "type = \"float64\"");
+  toml.replace(toml.find("rule = \"exact\""), 14,
+               "rule = \"exact\"\n[compare.random]\nrule = \"bound\"\nterms = \"2 * N\"");
+  toml.replace(toml.find("flops = \"2 * N\""), 15, "flops = \"2 * N\"\nrequire = [\"N % 2 == 1\"]");
+  const family_spec s = parse_axpy(toml);
+  EXPECT_EQ(s.compare_for("exact").rule, "exact");
+  EXPECT_EQ(s.compare_for("random").rule, "bound");
+  EXPECT_EQ(s.compare_for("random").terms, "2 * N");
+  EXPECT_TRUE(s.reference_magnitudes());
+  ASSERT_EQ(s.requires.size(), 1u);
+  EXPECT_EQ(s.requires[0].line, 6);
+  data_family f(s, {});
+  problem_config c;
+  c.dtype = "float32";
+  c.size = 1001;
+  EXPECT_NO_THROW(f.axis_variables(c));
+  c.size = 1000;
+  try {
+    f.axis_variables(c);
+    ADD_FAILURE() << "an even N was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("does not meet 'N % 2 == 1' (axpy/family.toml:6)"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(CompareRules, UlpIsMeasuredAtTheReference) {
@@ -478,11 +555,11 @@ __global__ void chunks(const T* x, const T* y0, T* y, int n) {
 // A folder with the name of a built-in family is not a second family of that name.
 TEST(DataFamilyBinary, AFolderNamedLikeABuiltInFamilyIsIgnoredWithAWarning) {
   test::temp_dir dir("axpy_shadow");
-  dir.write("matmul/family.toml", test::axpy_family_toml);
-  dir.write("matmul/reference.cu", test::axpy_reference);
+  dir.write("reduce/family.toml", test::axpy_family_toml);
+  dir.write("reduce/reference.cu", test::axpy_reference);
   const auto r =
-      test::run_kernlab("--kernels-dir " + dir.str() + " --family matmul --compile-only");
-  EXPECT_NE(r.output.find("family.toml: ignored: 'matmul' is a family built into kernlab"),
+      test::run_kernlab("--kernels-dir " + dir.str() + " --family reduce --compile-only");
+  EXPECT_NE(r.output.find("family.toml: ignored: 'reduce' is a family built into kernlab"),
             std::string::npos)
       << r.output;
 }
@@ -491,7 +568,7 @@ TEST(DataFamilyBinary, AFolderNamedLikeABuiltInFamilyIsIgnoredWithAWarning) {
 // compile with NVRTC (no GPU needed).
 TEST(DataFamilyCompile, EveryShippedDataFamilyAndItsReference) {
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   const std::vector<std::string> includes = {test::kernels_dir() + "/include",
                                              test::cuda_include()};
   EXPECT_TRUE(add_data_families(fams, {test::kernels_dir()}, includes).empty());

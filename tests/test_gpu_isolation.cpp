@@ -7,6 +7,7 @@
 #include "registry/registry.hpp"
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"
+#include "shipped_families.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -69,7 +70,7 @@ sweep_result sweep(const test::temp_dir& dir, double kernel_timeout_s,
                    const std::string& journal = "",
                    const std::function<void(run_request&)>& adjust = {}) {
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   registry reg(fams);
   reg.add_source_dir(dir.str());
   run_request r;
@@ -158,7 +159,7 @@ TEST(GpuIsolation, OutOfBoundsWritesAreNeverReportedAsHangs) {
                 reduce_body + "\n  if (threadIdx.x == 0) out[blockIdx.x + " + offset + "] = s[0];",
                 "128 256 512 1024"));
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   registry reg(fams);
   reg.add_source_dir(dir.str());
   run_request r;
@@ -225,7 +226,7 @@ TEST(GpuIsolation, ResumeSkipsFinishedRowsAndMarksTheOneInFlight) {
   write_good_kernels(dir);
   const std::string path = dir.str() + "/journal.log";
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   registry reg(fams);
   reg.add_source_dir(dir.str());
   const problem_config config{"int32", "sum", 1000003, "exact", 0, {}};

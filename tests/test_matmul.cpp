@@ -9,6 +9,7 @@
 #include "registry/registry.hpp"
 #include "report/table.hpp"
 #include "runner/runner.hpp"
+#include "shipped_families.hpp"
 #include "spec/expression.hpp"
 #include "spec/metadata.hpp"
 #include "test_util.hpp"
@@ -229,7 +230,9 @@ TEST(MatmulShape, CommandLineErrorsNameTheOption) {
                         " --family matmul --shape 46341x46341x2 --compile-only");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--shape"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("2^31"), std::string::npos) << r.output;
+  // The family's `require` that fails, with its file:line.
+  EXPECT_NE(r.output.find("does not meet 'M * N < 2147483648' ("), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("matmul/family.toml:"), std::string::npos) << r.output;
   r = test::run_kernlab("--kernels-dir " + test::kernels_dir() +
                         " --family matmul --shape 16x16 --compile-only");
   EXPECT_EQ(r.code, 2) << r.output;
@@ -350,7 +353,7 @@ TEST(MatmulGeometry, SqrtIsTheIntegerSquareRoot) {
 // geometry evaluates for awkward shapes at every block it lists.
 TEST(MatmulGeometry, ShippedVariantsCoverTheOutput) {
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   registry reg(fams);
   reg.add_source_dir(test::kernels_dir());
   const auto variants = reg.select({"all"}, "matmul");
@@ -375,7 +378,7 @@ TEST(MatmulGeometry, ShippedVariantsCoverTheOutput) {
 
 TEST(MatmulPlugin, CublasRegistersAsTheBaseline) {
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   add_data_families(fams, {test::kernels_dir()}, {});  // scan's plugin (kernlab_cub_scan.so)
   registry reg(fams);
   reg.add_plugin_dir(KERNLAB_PLUGIN_DIR);
@@ -395,7 +398,7 @@ TEST(MatmulPlugin, CublasRegistersAsTheBaseline) {
 
 TEST(MatmulTable, TflopsAndPercentOfTheFp32Peak) {
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   auto record = [](const std::string& name, double median_us, bool baseline) {
     result_record r;
     r.variant.family = "matmul";
@@ -448,7 +451,7 @@ TEST(MatmulTable, TflopsAndPercentOfTheFp32Peak) {
 // figures come from the family and the configuration.
 TEST(MatmulTable, HeaderFiguresComeFromTheProblemNotTheFirstRow) {
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   result_record skipped;
   skipped.variant.family = "matmul";
   skipped.variant.name = "tiled";

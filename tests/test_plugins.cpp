@@ -5,6 +5,7 @@
 #include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "registry/registry.hpp"
+#include "shipped_families.hpp"
 #include "spec/metadata.hpp"
 #include "test_util.hpp"
 
@@ -24,7 +25,7 @@ namespace {
 class Plugins : public ::testing::Test {
  protected:
   Plugins() : reg(fams) {
-    register_builtin_families(fams);
+    test::register_shipped_families(fams);
     add_data_families(fams, {test::kernels_dir()}, {});
   }
   const registry_entry* entry(const std::string& name) const { return reg.find("reduce." + name); }

@@ -6,6 +6,7 @@
 #include "families/qam256.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
+#include "shipped_families.hpp"
 #include "shipped_kernels.hpp"
 #include "spec/metadata.hpp"
 #include "test_util.hpp"
@@ -233,7 +234,7 @@ TEST(Qam256Plans, PipelineJsonRoundTrips) {
 
 TEST(Qam256Header, TheFamilyChecksItsKeys) {
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   const family* f = fams.find("qam256");
   ASSERT_NE(f, nullptr);
   auto header = [](const std::string& extra) {
@@ -298,7 +299,7 @@ TEST(Qam256Cli, SnrAndPipelineOptions) {
 
 TEST(Qam256Runner, DefaultDtypeAndOpFallBackToTheFamilys) {
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   run_request r;
   r.dtypes = {"int32", "float32"};
   r.ops = {"sum"};
@@ -345,7 +346,7 @@ __global__ void unrolled(const float2* in, unsigned char* out, unsigned long lon
 }
 )");
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   registry reg(fams);
   reg.add_source_dir(dir.str());
   const registry_entry* e = reg.find("qam256.unrolled");
@@ -372,7 +373,7 @@ __global__ void unrolled(const float2* in, unsigned char* out, unsigned long lon
 
 TEST(Qam256Compile, EveryKernelFileAtEveryBlockSize) {
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   registry reg(fams);
   reg.add_source_dir(test::kernels_dir());
   run_request r;

@@ -4,6 +4,7 @@
 #include "readme_commands.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
+#include "shipped_families.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -116,7 +117,7 @@ TEST(Readme, ExampleVariantCompiles) {
   test::temp_dir dir("readme");
   dir.write("reduce/my_idea.cu", src);
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   registry reg(fams);
   reg.add_source_dir(dir.str());
   ASSERT_EQ(reg.entries().size(), 1u);

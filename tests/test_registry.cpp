@@ -2,6 +2,7 @@
 #include "families/family.hpp"
 #include "registry/registry.hpp"
 #include "report/table.hpp"
+#include "shipped_families.hpp"
 #include "spec/names.hpp"
 #include "test_util.hpp"
 #include "tune_fixture.hpp"
@@ -24,7 +25,7 @@ std::string kernel(const std::string& name, const std::string& family = "reduce"
 
 class Registry : public ::testing::Test {
  protected:
-  Registry() : reg(fams) { register_builtin_families(fams); }
+  Registry() : reg(fams) { test::register_shipped_families(fams); }
   family_registry fams;
   registry reg;
   test::temp_dir dir{"registry"};
@@ -231,7 +232,7 @@ namespace {
 // leave them out (the default job stays the ladder); a pattern that names the file takes them.
 TEST(RegistryTunables, EverythingLeavesPointsOutAndNamingTheFileTakesThem) {
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   registry reg(fams);
   test::temp_dir dir("registry_tunables");
   test::write_tunable_reduce(dir, "tsum");
@@ -281,7 +282,7 @@ std::string plain_kernel(const std::string& name, int order) {
 class NamedPoints : public ::testing::Test {
  protected:
   NamedPoints() : reg(fams) {
-    register_builtin_families(fams);
+    test::register_shipped_families(fams);
     dir.write("reduce/tn.cu", named_points_file);
     dir.write("reduce/first.cu", plain_kernel("first", 1));
     dir.write("reduce/later.cu", plain_kernel("later", 9));
@@ -378,7 +379,7 @@ TEST_F(NamedPoints, ListShowsTheFileOnceAndEachNamedPointOnItsOwnLine) {
 // refused with a warning naming both, as for two files.
 TEST(NamedPointsClash, ANamedPointsNameTakenTwiceIsRefusedLikeAnyDuplicate) {
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   registry reg(fams);
   test::temp_dir dir("named_points_clash");
   dir.write("reduce/tn.cu", named_points_file);
@@ -399,7 +400,7 @@ TEST(NamedPointsClash, ANamedPointsNameTakenTwiceIsRefusedLikeAnyDuplicate) {
 // with their summaries, at their places; the files' other points are not.
 TEST(ShippedNamedPoints, TheMergedStepsKeepTheirNamesPlacesAndSummaries) {
   family_registry fams;
-  register_builtin_families(fams);
+  test::register_shipped_families(fams);
   registry reg(fams);
   reg.add_source_dir(test::kernels_dir());
   auto sequence = [&](const std::string& family) {

@@ -9,6 +9,7 @@
 #include "families/family.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
+#include "shipped_families.hpp"
 #include "spec/expression.hpp"
 #include "test_util.hpp"
 
@@ -27,7 +28,7 @@ struct scan_fixture {
   const data_family* scan = nullptr;
   std::vector<std::string> includes = {test::kernels_dir() + "/include", test::cuda_include()};
   scan_fixture() {
-    register_builtin_families(fams);
+    test::register_shipped_families(fams);
     EXPECT_TRUE(add_data_families(fams, {test::kernels_dir()}, includes).empty());
     scan = dynamic_cast<const data_family*>(fams.find("scan"));
     reg.add_source_dir(test::kernels_dir());

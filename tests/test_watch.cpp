@@ -7,6 +7,7 @@
 #include "families/family.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
+#include "shipped_families.hpp"
 #include "test_util.hpp"
 #include "watch/directory_watcher.hpp"
 #include "watch/watch_session.hpp"
@@ -168,7 +169,7 @@ TEST(WatcherErrors, AMissingFolderIsAnError) {
 class Session : public ::testing::Test {
  protected:
   Session() {
-    register_builtin_families(fams);
+    test::register_shipped_families(fams);
     fs::copy(test::kernels_dir() + "/include", dir.path() / "include", fs::copy_options::recursive);
     fs::create_directories(dir.path() / "reduce");
     for (const char* v : {"reduce0", "reduce2"})
@@ -263,7 +264,7 @@ TEST(DataFamilySession, ASavedDescriptionRerunsItsFamily) {
   test::temp_dir cache("data_session_cache");
   const auto load = [&] {
     auto fams = std::make_shared<family_registry>();
-    register_builtin_families(*fams);
+    test::register_shipped_families(*fams);
     add_data_families(*fams, {dir.str()}, {test::cuda_include()});
     watch_workspace ws;
     ws.families = fams;

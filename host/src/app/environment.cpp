@@ -6,6 +6,7 @@
 
 #include <kernlab/plugin_api.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -65,7 +66,17 @@ std::vector<std::string> include_dirs(const kl::cli_options& o) {
 void load_families(kl::family_registry& families, const std::vector<std::string>& kernels_dirs,
                    const std::vector<std::string>& includes, std::vector<std::string>* warnings) {
   kl::register_builtin_families(families);
-  auto w = kl::add_data_families(families, kernels_dirs, includes);
+  // The shipped families (matmul, scan, ...) exist whatever --kernels-dir names: a folder of the
+  // user's own variants needs no copy of the family's description. A description in a given
+  // folder comes first, so it can be changed there.
+  std::vector<std::string> dirs = kernels_dirs;
+  const fs::path shipped = fs::path(find_default_paths().kernel_headers).parent_path();
+  std::error_code ec;
+  if (fs::is_directory(shipped, ec) &&
+      std::none_of(dirs.begin(), dirs.end(),
+                   [&](const std::string& d) { return fs::equivalent(d, shipped, ec); }))
+    dirs.push_back(shipped.string());
+  auto w = kl::add_data_families(families, dirs, includes);
   if (warnings) warnings->insert(warnings->end(), w.begin(), w.end());
 }
 

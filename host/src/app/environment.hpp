@@ -29,8 +29,9 @@ std::string cuda_include_dir(const cli_options& o);
 /// kernlab's own family headers, then the toolkit's.
 std::vector<std::string> include_dirs(const cli_options& o);
 
-/// Every family: the built-in ones, then each kernels folder's that holds a family.toml. The
-/// worker is given the same folders and include folders, so it builds the same families.
+/// Every family: the built-in ones, then each kernels folder's that holds a family.toml, then
+/// the shipped kernels folder's (those of the same name in a given folder come first). The worker
+/// is given the same folders and include folders, so it builds the same families.
 void load_families(family_registry& families, const std::vector<std::string>& kernels_dirs,
                    const std::vector<std::string>& includes, std::vector<std::string>* warnings);
 

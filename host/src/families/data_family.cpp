@@ -165,7 +165,7 @@ std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::st
 
 namespace {
 
-enum class compare_kind { exact, bytes, ulp, tolerance, frobenius };
+enum class compare_kind { exact, bytes, ulp, tolerance, frobenius, bound };
 
 // Chunks a comparison runs in: enough for every core of a large machine, few enough to combine
 // for nothing.
@@ -175,8 +175,9 @@ constexpr std::size_t compare_chunks = 64;
 // and keeps the worst error and the Frobenius sums.
 template <typename G, typename R>
 void compare_range(compare_kind k, const compare_spec& rule, const G* got, const R* ref,
-                   std::size_t begin, std::size_t end, std::size_t& wrong, std::size_t& first,
-                   double& worst, double& err2, double& ref2) {
+                   const double* magnitude, double bound_scale, std::size_t begin, std::size_t end,
+                   std::size_t& wrong, std::size_t& first, double& worst, double& err2,
+                   double& ref2) {
   using kind = compare_kind;
   const bool integral = std::is_integral_v<G>;
   const int digits = std::is_same_v<G, float> ? 24 : 53;
@@ -213,6 +214,12 @@ void compare_range(compare_kind k, const compare_spec& rule, const G* got, const
         if (!(d <= worst)) worst = d;
         break;
       }
+      case kind::bound: {
+        const double d = std::fabs(g - e);
+        ok = d <= bound_scale * magnitude[i];  // NaN never is
+        if (!(d <= worst)) worst = d;
+        break;
+      }
       case kind::frobenius:
         err2 += (g - e) * (g - e);
         ref2 += e * e;
@@ -227,13 +234,19 @@ void compare_range(compare_kind k, const compare_spec& rule, const G* got, const
 // resolved once, outside the loop (a 8192 x 8192 output is 67 M elements, compared twice a row).
 template <typename G, typename R>
 check_result compare_typed(const compare_spec& rule, const std::string& name, const G* got,
-                           const R* ref, std::size_t n) {
+                           const R* ref, std::size_t n, const double* magnitude, double terms) {
   using kind = compare_kind;
   const kind k = rule.rule == "bytes"       ? kind::bytes
                  : rule.rule == "ulp"       ? kind::ulp
                  : rule.rule == "tolerance" ? kind::tolerance
                  : rule.rule == "frobenius" ? kind::frobenius
+                 : rule.rule == "bound"     ? kind::bound
                                             : kind::exact;
+  if (k == kind::bound && !magnitude)
+    throw std::invalid_argument("rule bound for " + name + " without the reference's magnitudes");
+  // bound: terms * eps; integers are exact (eps 0).
+  const double eps = std::is_integral_v<G> ? 0.0 : std::numeric_limits<G>::epsilon();
+  const double bound_scale = terms * eps;
   // Per chunk of the elements (on every core, combined in chunk order: the same on any machine).
   struct partial {
     std::size_t wrong = 0, first = 0;
@@ -243,7 +256,8 @@ check_result compare_typed(const compare_spec& rule, const std::string& name, co
   std::vector<partial> parts(compare_chunks);
   for_each_chunk(n, compare_chunks, [&](const chunk_range& ch) {
     partial& p = parts[ch.index];
-    compare_range(k, rule, got, ref, ch.begin, ch.end, p.wrong, p.first, p.worst, p.err2, p.ref2);
+    compare_range(k, rule, got, ref, magnitude, bound_scale, ch.begin, ch.end, p.wrong, p.first,
+                  p.worst, p.err2, p.ref2);
   });
   std::size_t wrong = 0, first = 0;
   double worst = 0, err2 = 0, ref2 = 0;
@@ -267,6 +281,8 @@ check_result compare_typed(const compare_spec& rule, const std::string& name, co
     if (k == kind::ulp) detail << ", at most " << rule.max_ulp << " ulp; worst " << worst;
     if (k == kind::tolerance)
       detail << ", |got - ref| <= " << rule.abs << " + " << rule.rel << " |ref|; worst " << worst;
+    if (k == kind::bound)
+      detail << ", |got - ref| <= " << terms << " eps sum|terms|; worst " << worst;
     detail << ")";
   }
   if (!r.ok) r.detail = detail.str();
@@ -278,6 +294,9 @@ check_result compare_typed(const compare_spec& rule, const std::string& name, co
     const std::string at = name + "[" + std::to_string(show) + "] = ";
     r.expected = at + format_number(static_cast<double>(ref[show]));
     r.got = at + format_number(static_cast<double>(got[show]));
+    if (k == kind::bound && wrong) {
+      r.expected += " +- " + format_number(bound_scale * magnitude[show]);
+    }
   }
   return r;
 }
@@ -285,12 +304,14 @@ check_result compare_typed(const compare_spec& rule, const std::string& name, co
 template <typename G>
 check_result compare_against(const compare_spec& rule, const std::string& name,
                              const std::uint8_t* got, std::size_t got_bytes,
-                             const std::string& ref_dtype, const std::vector<std::uint8_t>& ref) {
+                             const std::string& ref_dtype, const std::vector<std::uint8_t>& ref,
+                             const double* magnitude, double terms) {
   const std::size_t n = got_bytes / sizeof(G);
   const auto* g = reinterpret_cast<const G*>(got);
   if (ref_dtype == "float64")
-    return compare_typed(rule, name, g, reinterpret_cast<const double*>(ref.data()), n);
-  return compare_typed(rule, name, g, reinterpret_cast<const G*>(ref.data()), n);
+    return compare_typed(rule, name, g, reinterpret_cast<const double*>(ref.data()), n, magnitude,
+                         terms);
+  return compare_typed(rule, name, g, reinterpret_cast<const G*>(ref.data()), n, magnitude, terms);
 }
 
 }  // namespace
@@ -298,14 +319,18 @@ check_result compare_against(const compare_spec& rule, const std::string& name,
 check_result compare_buffer(const compare_spec& rule, const std::string& name,
                             const std::string& dtype, const std::uint8_t* got,
                             std::size_t got_bytes, const std::string& ref_dtype,
-                            const std::vector<std::uint8_t>& ref) {
+                            const std::vector<std::uint8_t>& ref,
+                            const std::vector<std::uint8_t>* magnitudes, double terms) {
   const std::size_t ref_size = data_dtype_size(ref_dtype);
   if (ref_dtype != "float64" && ref_dtype != dtype)
     throw std::invalid_argument("a reference of " + ref_dtype + " for an output of " + dtype);
   if (ref.size() / std::max<std::size_t>(ref_size, 1) < got_bytes / data_dtype_size(dtype))
     throw std::invalid_argument("the reference of " + name + " has fewer elements than it");
+  if (magnitudes && magnitudes->size() / 8 < got_bytes / data_dtype_size(dtype))
+    throw std::invalid_argument("the magnitudes of " + name + " have fewer elements than it");
+  const double* mag = magnitudes ? reinterpret_cast<const double*>(magnitudes->data()) : nullptr;
   return with_dtype(dtype, [&](auto t) {
-    return compare_against<decltype(t)>(rule, name, got, got_bytes, ref_dtype, ref);
+    return compare_against<decltype(t)>(rule, name, got, got_bytes, ref_dtype, ref, mag, terms);
   });
 }
 
@@ -346,6 +371,11 @@ std::map<std::string, std::int64_t> data_family::axis_variables(const problem_co
                                   std::to_string(a.line) + ")");
     vars[a.name] = static_cast<std::int64_t>(shape[i]);
   }
+  for (const condition_spec& cond : spec_.requires)
+    if (evaluate(cond.text, vars) == 0)
+      throw std::invalid_argument(spec_.name + ": " + c.describe() + " does not meet '" +
+                                  cond.text + "' (" + spec_.path + ":" + std::to_string(cond.line) +
+                                  ")");
   return vars;
 }
 
@@ -447,7 +477,8 @@ std::size_t data_family::device_bytes_needed(const problem_config& c) const {
     bytes += n * data_dtype_size(buffer_dtype(b, c));
     // While the problem is made, the reference's own outputs.
     if (b.role == buffer_role::out)
-      bytes += n * (ref_size ? ref_size : data_dtype_size(buffer_dtype(b, c)));
+      bytes += n * (ref_size ? ref_size : data_dtype_size(buffer_dtype(b, c))) +
+               (spec_.reference_magnitudes() ? n * 8 : 0);
   }
   return bytes;
 }
@@ -615,8 +646,13 @@ class data_problem final : public problem {
       std::uint8_t* got = staging_[b.spec->name].get(bytes);
       b.device.download(got, bytes);
       const std::string ref_dtype = family_.spec().reference.type == "T" ? b.dtype : "float64";
-      check_result r = compare_buffer(family_.spec().compare, b.spec->name, b.dtype, got, bytes,
-                                      ref_dtype, references_.at(b.spec->name));
+      const compare_spec& rule = family_.spec().compare_for(config_.input_mode);
+      auto mag = magnitudes_.find(b.spec->name);
+      const double terms =
+          rule.terms.empty() ? 0.0 : static_cast<double>(evaluate(rule.terms, vars_));
+      check_result r = compare_buffer(rule, b.spec->name, b.dtype, got, bytes, ref_dtype,
+                                      references_.at(b.spec->name),
+                                      mag == magnitudes_.end() ? nullptr : &mag->second, terms);
       if (!r.ok) return r;
       all.expected += (all.expected.empty() ? "" : "; ") + r.expected;
     }
@@ -632,8 +668,9 @@ class data_problem final : public problem {
     cuda::module mod(image.cubin);
     CUfunction f =
         mod.function(image.lowered_names.at(family_.reference_expression(config_.dtype)));
-    std::map<std::string, cuda::device_buffer> outs;
+    std::map<std::string, cuda::device_buffer> outs, mags;
     std::map<std::string, CUdeviceptr> out_ptrs;
+    std::vector<CUdeviceptr> mag_ptrs;  // after the args, in out-buffer order
     for (const auto& b : buffers_) {
       if (b.spec->role != buffer_role::out) continue;
       const std::size_t size = s.reference.type == "T" ? data_dtype_size(b.dtype) : 8;
@@ -641,6 +678,13 @@ class data_problem final : public problem {
       KL_CU(cuMemsetD32Async(d.get(), poison_bits, d.bytes() / 4, nullptr));
       out_ptrs[b.spec->name] = d.get();
       outs.emplace(b.spec->name, std::move(d));
+      if (s.reference_magnitudes()) {
+        cuda::device_buffer m(std::max<std::size_t>(b.count * 8, 8));
+        // A NaN: a magnitude the reference does not write fails every element it bounds.
+        KL_CU(cuMemsetD32Async(m.get(), poison_bits, m.bytes() / 4, nullptr));
+        mag_ptrs.push_back(m.get());
+        mags.emplace(b.spec->name, std::move(m));
+      }
     }
     zero_workspaces(nullptr);
     auto vars = vars_;
@@ -658,6 +702,7 @@ class data_problem final : public problem {
       throw std::runtime_error("the reference's launch (" + s.path + "): " + e.what());
     }
     argument_pack pack = arguments(out_ptrs);
+    for (CUdeviceptr m : mag_ptrs) pack.add_pointer(m);
     KL_CU(cuLaunchKernel(f, dims.grid[0], dims.grid[1], dims.grid[2], dims.block[0], dims.block[1],
                          dims.block[2], 0, nullptr, pack.params(), nullptr));
     cuda::synchronize_context();
@@ -668,6 +713,11 @@ class data_problem final : public problem {
       d.download(host.data(), host.size());
       references_[name] = std::move(host);
     }
+    for (auto& [name, m] : mags) {
+      std::vector<std::uint8_t> host(buffer(name).count * 8);
+      m.download(host.data(), host.size());
+      magnitudes_[name] = std::move(host);
+    }
   }
 
   const data_family& family_;
@@ -676,6 +726,7 @@ class data_problem final : public problem {
   std::map<std::string, std::int64_t> vars_;
   std::vector<data_buffer> buffers_;
   std::map<std::string, std::vector<std::uint8_t>> references_;  // by out buffer
+  std::map<std::string, std::vector<std::uint8_t>> magnitudes_;  // by out buffer, rule bound
   // Where check() downloads each out buffer, made at its first check.
   mutable std::map<std::string, cuda::staging_buffer> staging_;
 };

@@ -68,17 +68,23 @@ std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::st
 
 /// Compares `got` (got_bytes of elements of `dtype`) with the reference's elements under the
 /// family's rule; `ref_dtype` is the reference's element type (float64, or the buffer's own). The
-/// elements are compared in chunks on every core; the verdict and what it reports do not depend
-/// on the number of cores.
+/// rule `bound` needs the reference's `magnitudes` (float64, one per element) and the value of
+/// its `terms`. The elements are compared in chunks on every core; the verdict and what it
+/// reports do not depend on the number of cores.
 check_result compare_buffer(const compare_spec& rule, const std::string& name,
                             const std::string& dtype, const std::uint8_t* got,
                             std::size_t got_bytes, const std::string& ref_dtype,
-                            const std::vector<std::uint8_t>& ref);
+                            const std::vector<std::uint8_t>& ref,
+                            const std::vector<std::uint8_t>* magnitudes = nullptr,
+                            double terms = 0);
 inline check_result compare_buffer(const compare_spec& rule, const std::string& name,
                                    const std::string& dtype, const std::vector<std::uint8_t>& got,
                                    const std::string& ref_dtype,
-                                   const std::vector<std::uint8_t>& ref) {
-  return compare_buffer(rule, name, dtype, got.data(), got.size(), ref_dtype, ref);
+                                   const std::vector<std::uint8_t>& ref,
+                                   const std::vector<std::uint8_t>* magnitudes = nullptr,
+                                   double terms = 0) {
+  return compare_buffer(rule, name, dtype, got.data(), got.size(), ref_dtype, ref, magnitudes,
+                        terms);
 }
 
 /// Registers the family of every folder of `kernels_dirs` that holds a family.toml. A folder

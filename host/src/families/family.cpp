@@ -1,6 +1,5 @@
 #include "families/family.hpp"
 
-#include "families/matmul.hpp"
 #include "families/qam256.hpp"
 #include "families/reduce.hpp"
 #include "spec/expression.hpp"
@@ -93,7 +92,6 @@ std::vector<std::string> family_registry::names() const {
 void register_builtin_families(family_registry& registry) {
   registry.add(std::make_unique<reduce_family>());
   registry.add(std::make_unique<qam256_family>());
-  registry.add(std::make_unique<matmul_family>());
 }
 
 std::string substitute_words(const std::string& text,

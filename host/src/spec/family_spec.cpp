@@ -190,8 +190,8 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   s.dir = dir;
   s.text = text;
   r.only_keys(root,
-              {"summary", "dtypes", "roofline", "bytes", "flops", "axes", "buffers", "kernel",
-               "reference", "compare", "baseline"},
+              {"summary", "dtypes", "roofline", "bytes", "flops", "axes", "require", "buffers",
+               "kernel", "reference", "compare", "baseline"},
               "family.toml");
 
   if (const toml::node* n = root.get("summary")) s.summary = r.string(*n, "summary");
@@ -259,6 +259,16 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
     const toml::node* n = root.get(key);
     return n ? reader::line_of(*n) : fallback;
   };
+  if (const toml::node* n = root.get("require")) {
+    if (!n->is_array()) r.fail(reader::line_of(*n), "require must be an array of conditions");
+    for (const auto& e : *n->as_array()) {
+      const std::string text = r.expression(e, "require's elements");
+      s.requires.push_back({text, reader::line_of(*n)});
+      check_expr(text, reader::line_of(*n), "require", vars);
+      if (evaluate(text, vars) == 0)
+        r.fail(reader::line_of(*n), "require '" + text + "' does not hold at the axes' defaults");
+    }
+  }
   if (!s.bytes.empty()) check_expr(s.bytes, line_or("bytes", 1), "bytes", vars);
   check_expr(s.flops, line_or("flops", 1), "flops", vars);
 
@@ -414,38 +424,55 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
     s.reference.grid_dims = s.grid_dims;
   }
 
-  // The comparison rule.
-  if (const toml::node* cmp = root.get("compare")) {
-    const toml::table& ct = r.table(*cmp, "compare");
-    s.compare.line = reader::line_of(*cmp);
-    r.only_keys(ct, {"rule", "max_ulp", "abs", "rel", "tol"}, "[compare]");
-    if (const toml::node* n = ct.get("rule")) s.compare.rule = r.string(*n, "rule");
-    static const std::map<std::string, std::vector<std::string>> needs = {{"exact", {}},
-                                                                          {"bytes", {}},
-                                                                          {"ulp", {"max_ulp"}},
-                                                                          {"tolerance", {}},
-                                                                          {"frobenius", {"tol"}}};
-    auto it = needs.find(s.compare.rule);
+  // The comparison rule: [compare] for both input modes, [compare.random] for random inputs.
+  auto read_compare = [&](const toml::table& ct, int line, const std::string& where,
+                          bool may_nest) {
+    compare_spec c;
+    c.line = line;
+    std::vector<std::string> keys = {"rule", "max_ulp", "abs", "rel", "tol", "terms"};
+    if (may_nest) keys.push_back("random");
+    r.only_keys(ct, keys, where);
+    if (const toml::node* n = ct.get("rule")) c.rule = r.string(*n, "rule");
+    static const std::map<std::string, std::vector<std::string>> needs = {
+        {"exact", {}},     {"bytes", {}},          {"ulp", {"max_ulp"}},
+        {"tolerance", {}}, {"frobenius", {"tol"}}, {"bound", {"terms"}}};
+    auto it = needs.find(c.rule);
     if (it == needs.end())
-      r.fail(s.compare.line, "compare rule '" + s.compare.rule +
-                                 "': expected exact, bytes, ulp, tolerance or frobenius");
+      r.fail(line, "compare rule '" + c.rule +
+                       "': expected exact, bytes, ulp, tolerance, frobenius or bound");
     for (const auto& k : it->second)
-      if (!ct.get(k)) r.fail(s.compare.line, "rule " + s.compare.rule + " needs '" + k + "'");
-    if (s.compare.rule == "tolerance" && !ct.get("abs") && !ct.get("rel"))
-      r.fail(s.compare.line, "rule tolerance needs 'abs', 'rel' or both");
+      if (!ct.get(k)) r.fail(line, "rule " + c.rule + " needs '" + k + "'");
+    if (c.rule == "tolerance" && !ct.get("abs") && !ct.get("rel"))
+      r.fail(line, "rule tolerance needs 'abs', 'rel' or both");
     auto num = [&](const char* key, double& out) {
       if (const toml::node* v = ct.get(key)) {
         out = r.number(*v, key);
         if (!(out >= 0)) r.fail(reader::line_of(*v), std::string(key) + " must be >= 0");
       }
     };
-    num("max_ulp", s.compare.max_ulp);
-    num("abs", s.compare.abs);
-    num("rel", s.compare.rel);
-    num("tol", s.compare.tol);
-    if (s.compare.rule == "bytes" && s.reference.type != "T")
-      r.fail(s.compare.line,
-             "rule bytes compares with a reference of type T, not " + s.reference.type);
+    num("max_ulp", c.max_ulp);
+    num("abs", c.abs);
+    num("rel", c.rel);
+    num("tol", c.tol);
+    if (const toml::node* n = ct.get("terms")) {
+      c.terms = r.expression(*n, "terms");
+      check_expr(c.terms, reader::line_of(*n), "terms", vars);
+    }
+    if (c.rule == "bytes" && s.reference.type != "T")
+      r.fail(line, "rule bytes compares with a reference of type T, not " + s.reference.type);
+    if (c.rule == "bound" && s.reference.type != "float64")
+      r.fail(line,
+             "rule bound needs a reference of type float64 (it writes the magnitudes "
+             "in double), not " +
+                 s.reference.type);
+    return c;
+  };
+  if (const toml::node* cmp = root.get("compare")) {
+    const toml::table& ct = r.table(*cmp, "compare");
+    s.compare = read_compare(ct, reader::line_of(*cmp), "[compare]", true);
+    if (const toml::node* rnd = ct.get("random"))
+      s.compare_random = read_compare(r.table(*rnd, "compare.random"), reader::line_of(*rnd),
+                                      "[compare.random]", false);
   }
 
   // The baseline.

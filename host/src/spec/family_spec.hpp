@@ -61,13 +61,23 @@ struct reference_spec {
 };
 
 struct compare_spec {
-  std::string rule = "exact";  ///< exact, bytes, ulp, tolerance, frobenius
+  std::string rule = "exact";  ///< exact, bytes, ulp, tolerance, frobenius, bound
   double max_ulp = 0, abs = 0, rel = 0, tol = 0;
+  /// bound: how many terms each output element sums, an expression over the axes; an element
+  /// passes when |got - ref| <= terms * eps(type) * magnitude, the magnitude (the sum of the
+  /// terms' absolute values) written by the reference beside its result.
+  std::string terms;
   int line = 0;
 };
 
 struct baseline_spec {
   std::string copy_from, copy_to;  ///< a device-to-device copy of one buffer into another
+  int line = 0;
+};
+
+/// A condition the axes' values must meet (`require`), e.g. "M * K < 2^31" for 32-bit indexing.
+struct condition_spec {
+  std::string text;
   int line = 0;
 };
 
@@ -82,13 +92,26 @@ struct family_spec {
   std::string bytes;  ///< expression; "" = every buffer read or written once
   std::string flops = "0";
   std::vector<axis_spec> axes;
+  std::vector<condition_spec>
+  requires;  ///< over the axes; a shape that fails one is refused
   std::vector<buffer_spec> buffers;
   std::vector<arg_spec> args;
   std::vector<std::string> block_dims, grid_dims;  ///< defaults for variants without their own
   int kernel_line = 0;
   reference_spec reference;
-  compare_spec compare;
+  compare_spec compare;  ///< both input modes, unless [compare.random] is given
+  std::optional<compare_spec> compare_random;
   baseline_spec baseline;
+
+  /// The rule for an input mode ("exact" or "random").
+  const compare_spec& compare_for(const std::string& input_mode) const {
+    return input_mode == "random" && compare_random ? *compare_random : compare;
+  }
+  /// Whether the reference writes magnitudes (a rule of either mode is `bound`): then it gets one
+  /// more double* per out buffer, after the [kernel] args.
+  bool reference_magnitudes() const {
+    return compare.rule == "bound" || (compare_random && compare_random->rule == "bound");
+  }
 
   const buffer_spec* buffer(const std::string& name) const;
 };

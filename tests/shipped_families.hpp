@@ -1,0 +1,23 @@
+// Every family kernlab ships: those still written in C++ and the folders of kernels_src/ that
+// hold a family.toml (matmul, scan, softmax, transpose), as kernlab itself loads them.
+#pragma once
+
+#include "families/data_family.hpp"
+#include "families/family.hpp"
+#include "test_util.hpp"
+
+#include <string>
+#include <vector>
+
+namespace kl::test {
+
+inline std::vector<std::string> shipped_include_dirs() {
+  return {kernels_dir() + "/include", cuda_include()};
+}
+
+inline void register_shipped_families(family_registry& fams) {
+  register_builtin_families(fams);
+  add_data_families(fams, {kernels_dir()}, shipped_include_dirs());
+}
+
+}  // namespace kl::test
