@@ -101,7 +101,7 @@ TEST(Binary, UsageErrorsExitWith2AndSayWhat) {
            {"--variant reduce55", "did you mean 'reduce5'"},
            {"--variant reduce5 --block 300", "--block 300: no selected variant takes it"},
            {"--variant reduce5 --block 2048", "--block '2048'"},
-           {"--size 2^40", "takes at most 2147483648 elements"},
+           {"--size 2^40", "N = 1099511627776 is outside its limits 1..2147483648"},
            {"--size big", "--size 'big' is not a size"},
            {"--dtype int64", "has no dtype 'int64'"},
            {"--op prod", "has no op 'prod'"},

@@ -302,7 +302,7 @@ TEST(GpuPlugins, FailingPluginsStayInTheirRows) {
       << by_name["throws_inside"]->message;
   EXPECT_EQ(by_name["planted_wrong"]->status, outcome::wrong_result)
       << by_name["planted_wrong"]->message;
-  EXPECT_EQ(by_name["planted_wrong"]->check.got, "16843009");  // 0x01010101
+  EXPECT_EQ(by_name["planted_wrong"]->check.got, "out[0] = 16843009");  // 0x01010101
   EXPECT_EQ(by_name["reduce5"]->status, outcome::passed) << by_name["reduce5"]->message;
   EXPECT_EQ(by_name["cub"]->status, outcome::passed) << by_name["cub"]->message;
   EXPECT_EQ(by_name["reduce5"]->check.got, by_name["cub"]->check.got);

@@ -2,6 +2,7 @@
 
 #include "cuda/resources.hpp"
 #include "cuda/staging.hpp"
+#include "families/pass_plan.hpp"
 #include "families/plugin_launch.hpp"
 #include "families/splitmix64.hpp"
 #include "nvrtc/compiler.hpp"
@@ -163,6 +164,21 @@ std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::st
   return out;
 }
 
+std::vector<std::uint8_t> identity_elements(const op_spec& op, const std::string& dtype,
+                                            std::uint64_t count) {
+  std::vector<std::uint8_t> out(count * data_dtype_size(dtype));
+  with_dtype(dtype, [&](auto t) {
+    using T = decltype(t);
+    const T v = op.identity == "max" ? std::numeric_limits<T>::max()
+                : op.identity == "lowest"
+                    ? std::numeric_limits<T>::lowest()
+                    : static_cast<T>(std::strtod(op.identity.c_str(), nullptr));
+    for (std::uint64_t i = 0; i < count; ++i)
+      std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T));
+  });
+  return out;
+}
+
 namespace {
 
 enum class compare_kind { exact, bytes, ulp, tolerance, frobenius, bound };
@@ -286,7 +302,11 @@ check_result compare_typed(const compare_spec& rule, const std::string& name, co
     detail << ")";
   }
   if (!r.ok) r.detail = detail.str();
-  if (r.ok) {
+  if (r.ok && n == 1) {
+    // One value (a reduction): show it.
+    r.expected = name + "[0] = " + format_number(static_cast<double>(ref[0]));
+    r.got = name + "[0] = " + format_number(static_cast<double>(got[0]));
+  } else if (r.ok) {
     r.expected = r.got =
         name + ": all " + std::to_string(n) + " elements match (" + rule.rule + ")";
   } else if (n > 0) {
@@ -404,16 +424,35 @@ double data_family::problem_flops(const problem_config& c) const {
   return static_cast<double>(evaluate(spec_.flops, axis_variables(c)));
 }
 
+std::vector<std::string> data_family::ops() const {
+  std::vector<std::string> out;
+  for (const auto& o : spec_.ops) out.push_back(o.name);
+  return out;
+}
+
 void data_family::check(const parsed_header& h) const {
   const variant_descriptor& d = h.descriptor;
+  const bool passes = spec_.plan == launch_plan::passes;
   for (const char* key : {"tile", "grid", "bounds", "output", "workspace"})
-    if (h.key_lines.count(key))
+    if (!passes && h.key_lines.count(key))
       throw metadata_error(d.origin_path, h.line_of(key),
-                           std::string("'") + key + "' belongs to the launch plans of the C++ " +
-                               "families; a data family launches each variant once with its " +
-                               "grid_dims and block_dims (docs/families.md)");
-  if (!d.ops.empty())
-    throw metadata_error(d.origin_path, h.line_of("ops"), spec_.name + " has no ops");
+                           std::string("'") + key + "' belongs to the plan passes; " + spec_.name +
+                               " launches each variant once with its grid_dims " +
+                               "and block_dims (docs/families.md)");
+  if (passes && d.tile.empty())
+    throw metadata_error(d.origin_path, h.header_line,
+                         "a variant of " + spec_.name +
+                             " needs 'tile: <expression>' (the elements one block consumes; "
+                             "plan passes, " +
+                             spec_.path + ")");
+  if (passes && (!d.grid_dims.empty() || !d.block_dims.empty()))
+    throw metadata_error(d.origin_path, h.line_of(d.grid_dims.empty() ? "block_dims" : "grid_dims"),
+                         spec_.name + " plans its grids from 'tile' and 'grid' (plan passes)");
+  for (const auto& o : d.ops)
+    if (!spec_.op(o))
+      throw metadata_error(d.origin_path, h.line_of("ops"),
+                           spec_.name + " has no op '" + o + "'" +
+                               (spec_.ops.empty() ? "" : " (" + spec_.path + ": [ops])"));
   for (const auto& t : d.dtypes)
     if (std::find(spec_.dtypes.begin(), spec_.dtypes.end(), t) == spec_.dtypes.end())
       throw metadata_error(d.origin_path, h.line_of("dtypes"),
@@ -444,12 +483,19 @@ void data_family::check(const parsed_header& h) const {
   }
 }
 
+std::map<std::string, std::string> data_family::type_words(const std::string& dtype,
+                                                           const std::string& op) const {
+  std::map<std::string, std::string> words = {{"T", cxx_type_of(dtype)}};
+  if (const op_spec* o = spec_.op(op)) words["OP"] = substitute_words(o->functor, words);
+  return words;
+}
+
 std::string data_family::name_expression(const variant_descriptor& v, unsigned block,
                                          const problem_config& c) const {
   std::map<std::string, std::int64_t> vars = {
       {"BLOCK", block}, {"TSIZE", static_cast<std::int64_t>(data_dtype_size(c.dtype))}};
-  std::map<std::string, std::string> words = {{"BLOCK", std::to_string(block)},
-                                              {"T", cxx_type_of(c.dtype)}};
+  std::map<std::string, std::string> words = type_words(c.dtype, c.op);
+  words["BLOCK"] = std::to_string(block);
   for (const auto& [name, text] : v.params) {
     vars[name] = evaluate(text, vars);  // compile-time constants: never the axes
     words[name] = std::to_string(vars[name]);
@@ -479,21 +525,28 @@ std::size_t data_family::device_bytes_needed(const problem_config& c) const {
     if (b.role == buffer_role::out)
       bytes += n * (ref_size ? ref_size : data_dtype_size(buffer_dtype(b, c))) +
                (spec_.reference_magnitudes() ? n * 8 : 0);
+    // Plan passes: the padding, and the partial results (at most half the input for tiles of
+    // two elements and more).
+    if (b.role == buffer_role::in && spec_.plan == launch_plan::passes)
+      bytes += (spec_.pad + n / 2) * data_dtype_size(buffer_dtype(b, c));
   }
   return bytes;
 }
 
-std::string data_family::reference_expression(const std::string& dtype) const {
-  return substitute_words(spec_.reference.entry, {{"T", cxx_type_of(dtype)}});
+std::string data_family::reference_expression(const std::string& dtype,
+                                              const std::string& op) const {
+  return substitute_words(spec_.reference.entry, type_words(dtype, op));
 }
 
 nvrtc::compile_request data_family::reference_request(const std::string& dtype,
-                                                      const std::string& arch) const {
+                                                      const std::string& arch,
+                                                      const std::string& op) const {
   nvrtc::compile_request req;
   req.source = spec_.reference.source;
   req.path = spec_.reference.file;
   req.arch = arch;
-  req.name_expressions = {reference_expression(dtype)};
+  req.name_expressions = {reference_expression(dtype, op)};
+  req.pre_includes = spec_.includes;
   req.include_dirs.push_back(spec_.dir);
   for (const auto& d : include_dirs_) req.include_dirs.push_back(d);
   return req;
@@ -565,19 +618,36 @@ class data_problem final : public problem {
   data_problem(const data_family& fam, const problem_config& c, const cuda::device_info& device)
       : family_(fam), config_(c), device_(device), vars_(fam.axis_variables(c)) {
     const family_spec& s = fam.spec();
+    const bool passes = s.plan == launch_plan::passes;
+    if (passes) {
+      op_ = s.op(c.op);
+      if (!op_) throw std::invalid_argument(s.name + " has no op '" + c.op + "'");
+    }
     for (const auto& b : s.buffers) {
       data_buffer buf;
       buf.spec = &b;
       buf.dtype = fam.buffer_dtype(b, c);
       buf.count = fam.element_count(b, c);
-      const std::size_t bytes = std::max<std::size_t>(buf.count * data_dtype_size(buf.dtype), 4);
+      // Plan passes: the input padded with the op's identity to a multiple of `pad`, so that
+      // kernels whose tile divides it read whole tiles (plugins get the length as PADDED_N).
+      const std::uint64_t elements =
+          passes && b.role == buffer_role::in ? round_up(buf.count, s.pad) : buf.count;
+      const std::size_t bytes = std::max<std::size_t>(elements * data_dtype_size(buf.dtype), 4);
       buf.device = cuda::device_buffer(bytes);
       if (b.role == buffer_role::in) {
         const generator_spec& g = c.input_mode == "random" ? *b.random : *b.exact;
         buf.host = generate_buffer(g, buf.dtype, buf.count, c.seed, b.name);
         buf.device.upload(buf.host.data(), buf.host.size());
+        if (passes) {
+          padded_n_ = elements;
+          fill_identity(buf.device, buf.dtype, buf.count, elements - buf.count);
+        }
       }
       buffers_.push_back(std::move(buf));
+    }
+    if (passes) {
+      vars_["PASS_N"] = vars_.at(s.axes.front().name);
+      vars_["PADDED_N"] = static_cast<std::int64_t>(padded_n_);
     }
     cuda::synchronize_context();
     run_reference();
@@ -598,6 +668,16 @@ class data_problem final : public problem {
 
   const data_family& family() const { return family_; }
   const std::map<std::string, std::int64_t>& variables() const { return vars_; }
+  /// Plan passes: the op, and the input's length with its identity padding.
+  const op_spec& op() const { return *op_; }
+  std::uint64_t padded_n() const { return padded_n_; }
+  /// Writes `count` identities of the op from element `first` of `b` (set-up, never timed).
+  void fill_identity(const cuda::device_buffer& b, const std::string& dtype, std::uint64_t first,
+                     std::uint64_t count) const {
+    if (count == 0) return;
+    const auto host = identity_elements(*op_, dtype, count);
+    KL_CU(cuMemcpyHtoD(b.get() + first * data_dtype_size(dtype), host.data(), host.size()));
+  }
   const cuda::device_info& device() const { return device_; }
   std::vector<data_buffer>& buffers() { return buffers_; }
   data_buffer& buffer(const std::string& name) {
@@ -664,10 +744,10 @@ class data_problem final : public problem {
   void run_reference() {
     const family_spec& s = family_.spec();
     const nvrtc::compile_result& image =
-        reference_image(family_.reference_request(config_.dtype, device_.arch()));
+        reference_image(family_.reference_request(config_.dtype, device_.arch(), config_.op));
     cuda::module mod(image.cubin);
-    CUfunction f =
-        mod.function(image.lowered_names.at(family_.reference_expression(config_.dtype)));
+    CUfunction f = mod.function(
+        image.lowered_names.at(family_.reference_expression(config_.dtype, config_.op)));
     std::map<std::string, cuda::device_buffer> outs, mags;
     std::map<std::string, CUdeviceptr> out_ptrs;
     std::vector<CUdeviceptr> mag_ptrs;  // after the args, in out-buffer order
@@ -724,6 +804,8 @@ class data_problem final : public problem {
   problem_config config_;
   cuda::device_info device_;
   std::map<std::string, std::int64_t> vars_;
+  const op_spec* op_ = nullptr;  // plan passes
+  std::uint64_t padded_n_ = 0;
   std::vector<data_buffer> buffers_;
   std::map<std::string, std::vector<std::uint8_t>> references_;  // by out buffer
   std::map<std::string, std::vector<std::uint8_t>> magnitudes_;  // by out buffer, rule bound
@@ -782,16 +864,110 @@ class plugin_op final : public operation {
     plugin_arguments a;
     a.family = p.family().name();
     a.dtype = p.config().dtype;
+    a.op = p.config().op;
     for (auto& b : p.buffers()) {
       if (b.spec->role == buffer_role::in) a.inputs.push_back(b.device.as_ptr());
       if (b.spec->role == buffer_role::out) a.outputs.push_back(b.device.as_ptr());
     }
-    for (const auto& axis : p.family().spec().axes)
-      a.sizes.push_back(static_cast<std::uint64_t>(p.variables().at(axis.name)));
+    const family_spec& s = p.family().spec();
+    if (!s.plugin_sizes.empty()) {
+      for (const auto& e : s.plugin_sizes)
+        a.sizes.push_back(static_cast<std::uint64_t>(evaluate(e, p.variables())));
+    } else {
+      for (const auto& axis : s.axes)
+        a.sizes.push_back(static_cast<std::uint64_t>(p.variables().at(axis.name)));
+    }
     return a;
   }
   data_problem& problem_;
   plugin_launch launch_;
+};
+
+// Plan passes: the kernel relaunched on its partial results until one value is left
+// (families/pass_plan.hpp). Every pass writes into its own buffer, filled with the op's identity
+// here, outside the timed region: a pass always writes the same prefix, so the padding the next
+// pass reads stays intact, and the timed operation is nothing but the launches. The last pass
+// writes the out buffer. A header's `workspace` is zeroed once per pass here, and the kernel
+// must leave it zeroed (a kernel that does not goes wrong in its later runs, which the check
+// after timing catches). Arguments: the [kernel] args, the in buffer and the out buffer replaced
+// by the pass's, PASS_N its element count, then the pass's workspace.
+class passes_op final : public operation {
+ public:
+  passes_op(data_problem& p, const variant_descriptor& v, const source_kernel& k)
+      : problem_(p), kernel_(k) {
+    const family_spec& s = p.family().spec();
+    auto vars = p.variables();
+    vars["BLOCK"] = k.block;
+    for (const auto& [name, text] : v.params) vars[name] = evaluate(text, vars);
+    const auto tile = static_cast<std::uint64_t>(evaluate(v.tile, vars));
+    data_buffer* in = nullptr;
+    for (auto& b : p.buffers()) {
+      if (b.spec->role == buffer_role::in) in = &b;
+      if (b.spec->role == buffer_role::out) out_ = &b;
+    }
+    dtype_ = in->dtype;
+    const std::uint64_t n = in->count;
+    try {
+      passes_ = plan_passes(n, tile, v.grid, v.bounds,
+                            static_cast<std::uint64_t>(std::max(1, k.resident_blocks)), v.output);
+    } catch (const std::invalid_argument& e) {
+      throw not_supported(e.what());
+    }
+    const std::size_t size = data_dtype_size(dtype_);
+    CUdeviceptr first = in->device.get();
+    // A tile that does not divide the shared padding gets its own padded copy of the input.
+    if (passes_[0].in_len > p.padded_n()) {
+      own_input_ = cuda::device_buffer(passes_[0].in_len * size);
+      KL_CU(cuMemcpyDtoDAsync(own_input_.get(), in->device.get(), n * size, nullptr));
+      p.fill_identity(own_input_, dtype_, n, passes_[0].in_len - n);
+      first = own_input_.get();
+    }
+    for (std::size_t i = 0; i + 1 < passes_.size(); ++i) {
+      partials_.emplace_back(passes_[i + 1].in_len * size);
+      p.fill_identity(partials_.back(), dtype_, 0, passes_[i + 1].in_len);
+    }
+    for (std::size_t i = 0; i < passes_.size(); ++i) {
+      const CUdeviceptr pass_in = i == 0 ? first : partials_[i - 1].get();
+      const CUdeviceptr pass_out = i + 1 < passes_.size() ? partials_[i].get() : out_->device.get();
+      auto pass_vars = p.variables();
+      pass_vars["PASS_N"] = static_cast<std::int64_t>(passes_[i].n);
+      argument_pack pack;
+      for (const auto& a : s.args) {
+        if (a.buffer.empty())
+          pack.add_scalar(evaluate(a.expression, pass_vars), a.type);
+        else
+          pack.add_pointer(a.buffer == in->spec->name ? pass_in : pass_out);
+      }
+      if (!v.workspace.empty()) {
+        auto with_grid = vars;
+        with_grid["GRID"] = static_cast<std::int64_t>(passes_[i].grid);
+        workspaces_.emplace_back(
+            std::max<std::size_t>(static_cast<std::size_t>(evaluate(v.workspace, with_grid)), 4));
+        KL_CU(cuMemsetD8Async(workspaces_.back().get(), 0, workspaces_.back().bytes(), nullptr));
+        pack.add_pointer(workspaces_.back().get());
+      }
+      packs_.push_back(std::move(pack));
+    }
+    cuda::synchronize_context();
+  }
+  void enqueue(CUstream stream) override {
+    for (std::size_t i = 0; i < passes_.size(); ++i)
+      KL_CU(cuLaunchKernel(kernel_.function, static_cast<unsigned>(passes_[i].grid), 1, 1,
+                           kernel_.block, 1, 1, kernel_.dynamic_shared_bytes, stream,
+                           packs_[i].params(), nullptr));
+  }
+  void poison_output(CUstream stream) override { problem_.poison(stream); }
+  check_result check() const override { return problem_.check(); }
+
+ private:
+  data_problem& problem_;
+  source_kernel kernel_;
+  data_buffer* out_ = nullptr;
+  std::string dtype_;
+  std::vector<pass_plan> passes_;
+  cuda::device_buffer own_input_;
+  std::vector<cuda::device_buffer> partials_, workspaces_;
+  std::vector<argument_pack> packs_;
 };
 
 // The copy baseline: cuMemcpyDtoDAsync of one buffer into another, checked byte for byte
@@ -839,6 +1015,7 @@ class copy_op final : public operation {
 };
 
 std::unique_ptr<operation> data_problem::bind(const variant_descriptor& v, const source_kernel& k) {
+  if (family_.spec().plan == launch_plan::passes) return std::make_unique<passes_op>(*this, v, k);
   return std::make_unique<source_op>(*this, v, k);
 }
 std::unique_ptr<operation> data_problem::bind(const variant_descriptor&, const plugin_kernel& k) {

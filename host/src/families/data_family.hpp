@@ -25,7 +25,8 @@ class data_family final : public family {
 
   std::string name() const override { return spec_.name; }
   std::vector<std::string> dtypes() const override { return spec_.dtypes; }
-  std::vector<std::string> ops() const override { return {}; }
+  std::vector<std::string> ops() const override;
+  std::vector<std::string> pre_includes() const override { return spec_.includes; }
   std::size_t shape_rank() const override { return spec_.axes.size(); }
   std::vector<std::string> shape_variables() const override;
   std::vector<std::uint64_t> default_shape() const override;
@@ -52,8 +53,12 @@ class data_family final : public family {
   /// The dtype of a buffer at a configuration (T resolved).
   std::string buffer_dtype(const buffer_spec& b, const problem_config& c) const;
   /// The reference's compile request for one dtype and architecture (the tests compile it).
-  nvrtc::compile_request reference_request(const std::string& dtype, const std::string& arch) const;
-  std::string reference_expression(const std::string& dtype) const;
+  nvrtc::compile_request reference_request(const std::string& dtype, const std::string& arch,
+                                           const std::string& op = "") const;
+  std::string reference_expression(const std::string& dtype, const std::string& op = "") const;
+  /// The words of a name expression for a dtype and op: T, and OP (the op's functor).
+  std::map<std::string, std::string> type_words(const std::string& dtype,
+                                                const std::string& op) const;
 
  private:
   family_spec spec_;
@@ -65,6 +70,10 @@ class data_family final : public family {
 std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::string& dtype,
                                           std::uint64_t count, std::uint64_t seed,
                                           const std::string& buffer_name);
+
+/// `count` elements of `dtype`, each the op's identity (plan passes pads its input with them).
+std::vector<std::uint8_t> identity_elements(const op_spec& op, const std::string& dtype,
+                                            std::uint64_t count);
 
 /// Compares `got` (got_bytes of elements of `dtype`) with the reference's elements under the
 /// family's rule; `ref_dtype` is the reference's element type (float64, or the buffer's own). The

@@ -1,7 +1,6 @@
 #include "families/family.hpp"
 
 #include "families/qam256.hpp"
-#include "families/reduce.hpp"
 #include "spec/expression.hpp"
 #include "spec/family_spec.hpp"
 
@@ -90,7 +89,6 @@ std::vector<std::string> family_registry::names() const {
 }
 
 void register_builtin_families(family_registry& registry) {
-  registry.add(std::make_unique<reduce_family>());
   registry.add(std::make_unique<qam256_family>());
 }
 

@@ -189,7 +189,7 @@ class family_registry {
   std::map<std::string, std::string> broken_;
 };
 
-/// Registers the families still written in C++ (reduce, qam256); the others are folders of
+/// Registers the families still written in C++ (qam256); the others are folders of
 /// kernels_src/ with a family.toml (add_data_families).
 void register_builtin_families(family_registry& registry);
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "families/family.hpp"
+#include "families/pass_plan.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -49,22 +50,9 @@ check_result compare(const problem_config& c, const reference& ref, std::uint32_
 /// "12345" or "-1.5" (float32 printed with enough digits to round-trip).
 std::string format_value(const std::string& dtype, std::uint32_t bits);
 
-/// One launch of the kernel: it reads `n` valid elements (and, padded, up to `in_len`) and writes
-/// `grid` partial results.
-struct pass_plan {
-  std::uint64_t n = 0;
-  std::uint64_t in_len = 0;  ///< elements the pass may read (n rounded up to tiles if padded)
-  std::uint64_t grid = 0;
-};
-
-/// The passes that reduce n elements to one. `resident_blocks` caps the grid for `grid: resident`.
-/// A kernel with `output: single` finishes the reduction itself: one pass.
-/// Throws std::invalid_argument if a pass would make no progress (a tile of 1 with one block).
-std::vector<pass_plan> plan_passes(std::uint64_t n, std::uint64_t tile, grid_kind grid,
-                                   bounds_kind bounds, std::uint64_t resident_blocks,
-                                   output_kind output = output_kind::per_block);
-
-std::uint64_t round_up(std::uint64_t n, std::uint64_t multiple);
+using kl::pass_plan;  // families/pass_plan.hpp
+using kl::plan_passes;
+using kl::round_up;
 
 }  // namespace reduce
 }  // namespace kl

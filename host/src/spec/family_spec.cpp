@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -157,6 +158,12 @@ const buffer_spec* family_spec::buffer(const std::string& n) const {
   return nullptr;
 }
 
+const op_spec* family_spec::op(const std::string& n) const {
+  for (const auto& o : ops)
+    if (o.name == n) return &o;
+  return nullptr;
+}
+
 std::size_t data_dtype_size(const std::string& dtype) {
   if (dtype == "int32" || dtype == "float32") return 4;
   if (dtype == "int64" || dtype == "float64") return 8;
@@ -190,8 +197,8 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   s.dir = dir;
   s.text = text;
   r.only_keys(root,
-              {"summary", "dtypes", "roofline", "bytes", "flops", "axes", "require", "buffers",
-               "kernel", "reference", "compare", "baseline"},
+              {"summary", "dtypes", "roofline", "bytes", "flops", "axes", "require", "ops",
+               "buffers", "kernel", "reference", "compare", "baseline"},
               "family.toml");
 
   if (const toml::node* n = root.get("summary")) s.summary = r.string(*n, "summary");
@@ -269,6 +276,36 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
         r.fail(reader::line_of(*n), "require '" + text + "' does not hold at the axes' defaults");
     }
   }
+  // Operations, in the order written.
+  if (const toml::node* ops = root.get("ops")) {
+    const toml::table& ot = r.table(*ops, "ops");
+    for (auto&& [key, node] : ot) {
+      op_spec o;
+      o.name = std::string(key.str());
+      o.line = reader::line_of(node);
+      if (!is_identifier(o.name)) r.fail(o.line, "op name '" + o.name + "' is not an identifier");
+      const toml::table& t =
+          r.table(node, "op " + o.name + " ({ functor = \"kl::sum<T>\", identity = \"0\" })");
+      r.only_keys(t, {"functor", "identity"}, "op " + o.name);
+      const toml::node* f = t.get("functor");
+      const toml::node* id = t.get("identity");
+      if (!f || !id) r.fail(o.line, "op " + o.name + " needs 'functor' and 'identity'");
+      o.functor = r.string(*f, o.name + ".functor");
+      o.identity = id->is_string() ? r.string(*id, o.name + ".identity")
+                                   : std::to_string(r.number(*id, o.name + ".identity"));
+      if (o.identity != "max" && o.identity != "lowest") {
+        char* end = nullptr;
+        std::strtod(o.identity.c_str(), &end);
+        if (o.identity.empty() || *end != '\0')
+          r.fail(reader::line_of(*id), "op " + o.name + ": identity '" + o.identity +
+                                           "': expected a number, \"max\" or \"lowest\"");
+      }
+      s.ops.push_back(o);
+    }
+    std::stable_sort(s.ops.begin(), s.ops.end(),
+                     [](const op_spec& x, const op_spec& y) { return x.line < y.line; });
+    if (s.ops.empty()) r.fail(reader::line_of(*ops), "[ops] is empty");
+  }
   if (!s.bytes.empty()) check_expr(s.bytes, line_or("bytes", 1), "bytes", vars);
   check_expr(s.flops, line_or("flops", 1), "flops", vars);
 
@@ -336,7 +373,49 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   if (!kernel) r.fail(1, "'[kernel]' is missing (its 'args' are the variants' parameters)");
   const toml::table& kt = r.table(*kernel, "kernel");
   s.kernel_line = reader::line_of(*kernel);
-  r.only_keys(kt, {"args", "block_dims", "grid_dims"}, "[kernel]");
+  r.only_keys(kt, {"args", "block_dims", "grid_dims", "plan", "includes", "pad", "plugin_sizes"},
+              "[kernel]");
+  if (const toml::node* n = kt.get("plan")) {
+    const std::string plan = r.string(*n, "plan");
+    if (plan == "passes")
+      s.plan = launch_plan::passes;
+    else if (plan != "single")
+      r.fail(reader::line_of(*n), "plan '" + plan + "': expected single or passes");
+  }
+  if (const toml::node* n = kt.get("includes")) s.includes = r.strings(*n, "includes");
+  if (const toml::node* n = kt.get("pad")) {
+    const std::int64_t pad = r.integer(*n, "pad");
+    if (pad < 1) r.fail(reader::line_of(*n), "pad must be at least 1");
+    if (s.plan != launch_plan::passes) r.fail(reader::line_of(*n), "pad belongs to plan passes");
+    s.pad = static_cast<std::uint64_t>(pad);
+  }
+  if (s.plan == launch_plan::passes) {
+    // One input reduced to one value: the engine relaunches the kernel on its partial results.
+    const auto count = [&](buffer_role role) {
+      return std::count_if(s.buffers.begin(), s.buffers.end(),
+                           [&](const buffer_spec& b) { return b.role == role; });
+    };
+    if (count(buffer_role::in) != 1 || count(buffer_role::out) != 1 ||
+        count(buffer_role::workspace) != 0)
+      r.fail(s.kernel_line,
+             "plan passes needs one in buffer, one out buffer and no workspace buffer (a "
+             "variant's header declares its own workspace)");
+    for (const auto& b : s.buffers)
+      if (b.role == buffer_role::out && evaluate(b.count, vars) != 1)
+        r.fail(b.line, "plan passes: the out buffer " + b.name + " holds one element (count 1)");
+    if (s.ops.empty())
+      r.fail(s.kernel_line, "plan passes needs [ops]: their identities pad the input");
+    vars["PASS_N"] = vars.at(s.axes.front().name);  // the elements one pass reads
+  }
+  if (const toml::node* n = kt.get("plugin_sizes")) {
+    auto sizes_vars = vars;
+    if (s.plan == launch_plan::passes) sizes_vars["PADDED_N"] = 1;
+    if (!n->is_array()) r.fail(reader::line_of(*n), "plugin_sizes must be an array");
+    for (const auto& e : *n->as_array()) {
+      s.plugin_sizes.push_back(r.expression(e, "plugin_sizes' elements"));
+      check_expr(s.plugin_sizes.back(), reader::line_of(e), "plugin_sizes", sizes_vars);
+    }
+  }
   const toml::node* args = kt.get("args");
   if (!args || !args->is_array()) r.fail(s.kernel_line, "[kernel] needs 'args' (an array)");
   for (const auto& a : *args->as_array()) {
@@ -377,9 +456,16 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
     for (const auto& e : s.block_dims) check_expr(e, reader::line_of(*n), "block_dims", vars);
   }
   const toml::node* grid = kt.get("grid_dims");
-  if (!grid) r.fail(s.kernel_line, "[kernel] needs 'grid_dims' (the default launch)");
-  s.grid_dims = r.expressions(*grid, "grid_dims");
-  for (const auto& e : s.grid_dims) check_expr(e, reader::line_of(*grid), "grid_dims", grid_vars);
+  if (grid) {
+    if (s.plan == launch_plan::passes)
+      r.fail(reader::line_of(*grid),
+             "plan passes takes its grids from the variants' headers "
+             "(tile, grid), not grid_dims");
+    s.grid_dims = r.expressions(*grid, "grid_dims");
+    for (const auto& e : s.grid_dims) check_expr(e, reader::line_of(*grid), "grid_dims", grid_vars);
+  } else if (s.plan == launch_plan::single) {
+    r.fail(s.kernel_line, "[kernel] needs 'grid_dims' (the default launch)");
+  }
 
   // The reference kernel.
   const toml::node* ref = root.get("reference");

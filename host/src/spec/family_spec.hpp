@@ -75,6 +75,20 @@ struct baseline_spec {
   int line = 0;
 };
 
+/// An operation of the family (`[ops]`): the functor its name expressions use for OP, and the
+/// identity the engine pads inputs with ("max" and "lowest" are the type's finite extremes).
+struct op_spec {
+  std::string name;      ///< "sum"
+  std::string functor;   ///< "kl::sum<T>"
+  std::string identity;  ///< "0", "max", "lowest", or a number
+  int line = 0;
+};
+
+/// How a variant is launched: once with its grid (single), or on the input and then on its own
+/// partial results until one value is left (passes: the header's tile, grid, bounds, output and
+/// workspace keys say how; docs/families.md).
+enum class launch_plan { single, passes };
+
 /// A condition the axes' values must meet (`require`), e.g. "M * K < 2^31" for 32-bit indexing.
 struct condition_spec {
   std::string text;
@@ -95,7 +109,14 @@ struct family_spec {
   std::vector<condition_spec>
   requires;  ///< over the axes; a shape that fails one is refused
   std::vector<buffer_spec> buffers;
+  std::vector<op_spec> ops;  ///< empty: the family has none (--op does not apply)
   std::vector<arg_spec> args;
+  launch_plan plan = launch_plan::single;
+  std::vector<std::string> includes;  ///< headers included before every variant file
+  std::uint64_t pad = 1;  ///< passes: the input is padded with the op's identity to a multiple
+  /// What plugins get as sizes, expressions over the axes (and PADDED_N with plan passes); empty:
+  /// the axes' values in order.
+  std::vector<std::string> plugin_sizes;
   std::vector<std::string> block_dims, grid_dims;  ///< defaults for variants without their own
   int kernel_line = 0;
   reference_spec reference;
@@ -114,6 +135,7 @@ struct family_spec {
   }
 
   const buffer_spec* buffer(const std::string& name) const;
+  const op_spec* op(const std::string& name) const;
 };
 
 /// Parses family.toml's text; `path` names it in errors, `dir` resolves the files it names (the
