@@ -95,6 +95,13 @@ int worker_entry(int argc, char** argv) {
     else
       throw std::invalid_argument("unknown worker argument '" + key + "'");
   }
+  if (includes.empty()) {
+    // Started without --include (by a test, say): the folders kernlab itself would search, so
+    // that a data family's reference finds its headers (kernlab/reduce.cuh) in the worker too.
+    kl::cli_options o;
+    o.kernels_dirs = dirs;
+    includes = include_dirs(o);
+  }
   kl::family_registry families;
   load_families(families, dirs, includes, nullptr);
   return kl::worker_main(families);
