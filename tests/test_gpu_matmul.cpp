@@ -4,15 +4,19 @@
 // off-by-one kernel is caught. Without a GPU every test here is skipped with the reason.
 #include "cuda/driver.hpp"
 #include "cuda/resources.hpp"
-#include "families/matmul.hpp"
+#include "families/data_family.hpp"
 #include "gpu_test_util.hpp"
+#include "nvrtc/compiler.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
+#include "shipped_families.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 
 namespace kl {
@@ -111,29 +115,58 @@ TEST(GpuMatmulPlugin, AMissingCublasFailsItsRowsWithThePath) {
   EXPECT_EQ(tiled_passed, 2);  // blocks 256 and 1024
 }
 
-// The trusted GPU reference is the CPU reference, bit for bit: both form each product exactly
-// in double and add in k order.
+// The family's reference kernel (kernels_src/matmul/reference.cu) is a CPU product in double,
+// bit for bit: both form each product exactly in double and add in k order; the magnitudes too.
 TEST(GpuMatmulReference, EqualsTheCpuReference) {
   KL_REQUIRE_GPU();
   CUdevice dev = 0;
   KL_CU(cuDeviceGet(&dev, 0));
   cuda::primary_context ctx(dev);
   const auto device = cuda::query_device(0);
+  family_registry fams;
+  test::register_shipped_families(fams);
+  const auto* f = dynamic_cast<const data_family*>(fams.find("matmul"));
+  ASSERT_NE(f, nullptr);
+  const auto image = nvrtc::compile(f->reference_request("float32", device.arch()));
+  ASSERT_TRUE(image.ok) << image.error_summary();
+  cuda::module mod(image.cubin);
+  CUfunction fn = mod.function(image.lowered_names.at(f->reference_expression("float32")));
   for (const std::string mode : {"exact", "random"})
     for (const auto& s : std::vector<std::vector<std::uint64_t>>{
              {1, 1, 1}, {17, 19, 23}, {130, 70, 300}, {64, 1, 64}, {257, 255, 1000}}) {
-      problem_config c{"float32", "", 0, mode, 7, {}};
-      c.shape = s;
-      SCOPED_TRACE(c.describe());
-      const auto d = matmul::shape_of(c);
-      const auto in = matmul::make_inputs(c);
-      cuda::device_buffer a(in.a.size() * 4), b(in.b.size() * 4);
-      a.upload(in.a.data(), a.bytes());
-      b.upload(in.b.data(), b.bytes());
-      const auto gpu = matmul::gpu_reference(d, a, b, device);
-      const auto cpu = matmul::cpu_reference(d, in.a, in.b);
-      EXPECT_EQ(gpu.value, cpu.value);
-      EXPECT_EQ(gpu.abs_sum, cpu.abs_sum);
+      const std::uint64_t m = s[0], n = s[1], k = s[2];
+      SCOPED_TRACE(mode + " " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                   std::to_string(k));
+      auto gen = [&](const char* name, std::uint64_t count) {
+        const buffer_spec& b = *f->spec().buffer(name);
+        return generate_buffer(mode == "random" ? *b.random : *b.exact, "float32", count, 7, name);
+      };
+      const auto ha = gen("A", m * k), hb = gen("B", k * n);
+      cuda::device_buffer a(ha.size()), b(hb.size()), c(m * n * 8), c_abs(m * n * 8);
+      a.upload(ha.data(), ha.size());
+      b.upload(hb.data(), hb.size());
+      CUdeviceptr pa = a.get(), pb = b.get(), pc = c.get(), pabs = c_abs.get();
+      int im = static_cast<int>(m), in = static_cast<int>(n), ik = static_cast<int>(k);
+      void* args[] = {&pa, &pb, &pc, &im, &in, &ik, &pabs};
+      KL_CU(cuLaunchKernel(fn, static_cast<unsigned>((n + 15) / 16),
+                           static_cast<unsigned>((m + 15) / 16), 1, 16, 16, 1, 0, nullptr, args,
+                           nullptr));
+      cuda::synchronize_context();
+      std::vector<double> gpu(m * n), gpu_abs(m * n), cpu(m * n), cpu_abs(m * n);
+      c.download(gpu.data(), c.bytes());
+      c_abs.download(gpu_abs.data(), c_abs.bytes());
+      std::vector<float> fa(m * k), fb(k * n);
+      std::memcpy(fa.data(), ha.data(), ha.size());
+      std::memcpy(fb.data(), hb.data(), hb.size());
+      for (std::uint64_t i = 0; i < m; ++i)
+        for (std::uint64_t j = 0; j < n; ++j)
+          for (std::uint64_t q = 0; q < k; ++q) {
+            const double p = static_cast<double>(fa[i * k + q]) * fb[q * n + j];
+            cpu[i * n + j] += p;
+            cpu_abs[i * n + j] += std::fabs(p);
+          }
+      EXPECT_EQ(gpu, cpu);
+      EXPECT_EQ(gpu_abs, cpu_abs);
     }
 }
 

@@ -1,11 +1,11 @@
-// The matmul family without a GPU: the CPU reference (hand-checked products, the exactness of
-// exact mode in any summation order), the comparison (exact and random modes, NaN), shapes on
-// the command line, the 2-D launch geometry of the kernel headers, the table's TFLOP/s columns
-// and the cuBLAS plugin's registration. NVRTC compiles of every matmul file are in
-// test_compile.cpp (every family's files).
+// The matmul family without a GPU: its description (kernels_src/matmul/family.toml), its exact
+// inputs (exact in any summation order), the comparison of both input modes (exact, and the
+// K eps sum|a b| bound), shapes on the command line and the family's limits, the 2-D launch
+// geometry of the kernel headers, the table's TFLOP/s columns and the cuBLAS plugin's
+// registration. NVRTC compiles of every matmul file and of the reference are in test_compile.cpp
+// and test_data_family.cpp; the reference runs on the GPU in test_gpu_matmul.cpp.
 #include "cli/options.hpp"
 #include "families/data_family.hpp"
-#include "families/matmul.hpp"
 #include "registry/registry.hpp"
 #include "report/table.hpp"
 #include "runner/runner.hpp"
@@ -18,11 +18,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <set>
 #include <sstream>
 
 namespace kl {
 namespace {
+
+const data_family& matmul() {
+  static family_registry fams;
+  static const data_family* f = [] {
+    test::register_shipped_families(fams);
+    return dynamic_cast<const data_family*>(fams.find("matmul"));
+  }();
+  EXPECT_NE(f, nullptr) << fams.broken("matmul");
+  return *f;
+}
 
 problem_config config(std::uint64_t m, std::uint64_t n, std::uint64_t k,
                       const std::string& mode = "exact") {
@@ -31,8 +43,48 @@ problem_config config(std::uint64_t m, std::uint64_t n, std::uint64_t k,
   return c;
 }
 
+struct dims {
+  std::uint64_t m, n, k;
+};
+struct inputs {
+  std::vector<float> a, b;
+};
+
+// A and B as the family generates them.
+inputs make_inputs(const problem_config& c) {
+  auto gen = [&](const char* name, std::uint64_t count) {
+    const buffer_spec& b = *matmul().spec().buffer(name);
+    const auto bytes = generate_buffer(c.input_mode == "random" ? *b.random : *b.exact, "float32",
+                                       count, c.seed, name);
+    std::vector<float> out(count);
+    std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+  };
+  return {gen("A", c.shape[0] * c.shape[2]), gen("B", c.shape[2] * c.shape[1])};
+}
+
+// The test's own reference: C in double (products exact, k order) and the magnitudes, as the
+// reference kernel writes them.
+struct reference {
+  std::vector<std::uint8_t> value, magnitude;
+};
+reference cpu_reference(const dims& d, const inputs& in) {
+  std::vector<double> v(d.m * d.n), a(d.m * d.n);
+  for (std::uint64_t i = 0; i < d.m; ++i)
+    for (std::uint64_t j = 0; j < d.n; ++j)
+      for (std::uint64_t k = 0; k < d.k; ++k) {
+        const double p = static_cast<double>(in.a[i * d.k + k]) * in.b[k * d.n + j];
+        v[i * d.n + j] += p;
+        a[i * d.n + j] += std::fabs(p);
+      }
+  reference r{std::vector<std::uint8_t>(v.size() * 8), std::vector<std::uint8_t>(a.size() * 8)};
+  std::memcpy(r.value.data(), v.data(), r.value.size());
+  std::memcpy(r.magnitude.data(), a.data(), r.magnitude.size());
+  return r;
+}
+
 // C = A * B in float32, summing k in the given order: what a kernel might compute.
-std::vector<float> float_product(const matmul::dims& d, const matmul::inputs& in, bool reversed) {
+std::vector<float> float_product(const dims& d, const inputs& in, bool reversed) {
   std::vector<float> c(d.m * d.n);
   for (std::uint64_t i = 0; i < d.m; ++i)
     for (std::uint64_t j = 0; j < d.n; ++j) {
@@ -46,135 +98,88 @@ std::vector<float> float_product(const matmul::dims& d, const matmul::inputs& in
   return c;
 }
 
-TEST(MatmulReference, HandCheckedProduct) {
-  // [1 2 3; 4 5 6] * [7 8; 9 10; 11 12] = [58 64; 139 154]
-  const matmul::dims d{2, 2, 3};
-  const auto ref = matmul::cpu_reference(d, {1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12});
-  EXPECT_EQ(ref.value, (std::vector<double>{58, 64, 139, 154}));
-  EXPECT_EQ(ref.abs_sum, (std::vector<double>{58, 64, 139, 154}));
-  // Signs: the magnitudes add, the values cancel.
-  const auto r2 = matmul::cpu_reference({1, 1, 2}, {1, -1}, {3, 3});
-  EXPECT_EQ(r2.value, std::vector<double>{0});
-  EXPECT_EQ(r2.abs_sum, std::vector<double>{6});
-  // 1x1x1 and a 64x1x64 outer product.
-  EXPECT_EQ(matmul::cpu_reference({1, 1, 1}, {-0.25f}, {0.75f}).value,
-            std::vector<double>{-0.1875});
-  std::vector<float> col(64), row(64);
-  for (int i = 0; i < 64; ++i) col[i] = static_cast<float>(i), row[i] = static_cast<float>(i % 7);
-  const auto outer = matmul::cpu_reference({64, 64, 1}, col, row);
-  EXPECT_EQ(outer.value[5 * 64 + 9], 5.0 * 2);
+// The family's rule for the configuration's input mode.
+check_result compare(const problem_config& c, const reference& ref, const std::vector<float>& got) {
+  std::vector<std::uint8_t> bytes(got.size() * 4);
+  std::memcpy(bytes.data(), got.data(), bytes.size());
+  const compare_spec& rule = matmul().spec().compare_for(c.input_mode);
+  return compare_buffer(rule, "C", "float32", bytes, "float64", ref.value, &ref.magnitude,
+                        static_cast<double>(c.shape[2]));
 }
 
-TEST(MatmulReference, ExactModeInputsAreQuartersInMinusOneToOne) {
-  const auto in = matmul::make_inputs(config(17, 19, 23));
-  ASSERT_EQ(in.a.size(), 17u * 23);
-  ASSERT_EQ(in.b.size(), 23u * 19);
-  std::vector<int> seen(9, 0);
-  for (const auto& v : {in.a, in.b})
-    for (float x : v) {
-      const float k = x * 4;
-      ASSERT_EQ(k, std::round(k)) << x;
-      ASSERT_LE(std::fabs(k), 4.0f);
-      ++seen[static_cast<int>(k) + 4];
+TEST(MatmulInputs, ExactModeInputsAreQuartersInMinusOneToOne) {
+  const auto in = make_inputs(config(170, 190, 230));
+  std::set<float> seen;
+  for (const auto* v : {&in.a, &in.b})
+    for (float x : *v) {
+      ASSERT_EQ(x * 4, std::trunc(x * 4)) << x;
+      ASSERT_LE(std::fabs(x), 1.0f) << x;
+      seen.insert(x);
     }
-  for (int k = 0; k < 9; ++k) EXPECT_GT(seen[k], 0) << "k = " << k - 4 << " never drawn";
-  // The same seed gives the same inputs; another seed others.
-  EXPECT_EQ(matmul::make_inputs(config(17, 19, 23)).a, in.a);
-  auto other = config(17, 19, 23);
+  EXPECT_EQ(seen.size(), 9u);  // -1, -0.75, ..., 1
+  EXPECT_EQ(make_inputs(config(170, 190, 230)).a, in.a);
+  auto other = config(170, 190, 230);
   other.seed = 1;
-  EXPECT_NE(matmul::make_inputs(other).a, in.a);
+  EXPECT_NE(make_inputs(other).a, in.a);
+  EXPECT_NE(in.a, std::vector<float>(in.b.begin(), in.b.begin() + in.a.size()));  // A is not B
 }
 
-// The exactness argument of exact mode: every product is a multiple of 1/16 with magnitude <= 1,
-// so every partial sum in any order is a multiple of 1/16 below K in magnitude, exact in float32
-// for K <= 2^20. Forward and backward float32 sums (with FMA) equal the double reference.
-TEST(MatmulReference, ExactModeIsExactInAnySummationOrder) {
-  const auto c = config(9, 11, 3000);
-  const auto d = matmul::shape_of(c);
-  const auto in = matmul::make_inputs(c);
-  const auto ref = matmul::cpu_reference(d, in.a, in.b);
+// Exact mode's promise: every order of the additions gives the exact product.
+TEST(MatmulCompare, ExactModeIsExactInAnySummationOrder) {
+  const auto c = config(33, 29, 1000);
+  const dims d{33, 29, 1000};
+  const auto in = make_inputs(c);
+  const auto ref = cpu_reference(d, in);
   for (bool reversed : {false, true}) {
-    const auto got = float_product(d, in, reversed);
-    const auto r = matmul::compare(c, ref, got);
-    EXPECT_TRUE(r.ok) << r.expected << " / " << r.got << " / " << r.detail;
+    const auto r = compare(c, ref, float_product(d, in, reversed));
+    EXPECT_TRUE(r.ok) << r.detail;
+    EXPECT_NE(r.expected.find("match (exact)"), std::string::npos) << r.expected;
   }
-  // Worst case: all products +1 (k = 4 everywhere) reach K exactly.
-  const matmul::dims big{1, 1, 1u << 20};
-  std::vector<float> ones(big.k, 1.0f);
-  EXPECT_EQ(matmul::cpu_reference(big, ones, ones).value[0], static_cast<double>(1u << 20));
 }
 
 TEST(MatmulCompare, ExactModeCatchesOneMissingTermAndNaN) {
-  const auto c = config(5, 7, 13);
-  const auto d = matmul::shape_of(c);
-  const auto in = matmul::make_inputs(c);
-  const auto ref = matmul::cpu_reference(d, in.a, in.b);
+  const auto c = config(17, 19, 23);
+  const dims d{17, 19, 23};
+  const auto in = make_inputs(c);
+  const auto ref = cpu_reference(d, in);
   auto got = float_product(d, in, false);
-  ASSERT_TRUE(matmul::compare(c, ref, got).ok);
-  // Drop the last product of element (3, 4), as a kernel with an off-by-one k bound would.
+  // Element (5, 7) without its last term (a nonzero one).
+  std::size_t k = d.k - 1;
+  while (in.a[5 * d.k + k] * in.b[k * d.n + 7] == 0) --k;
   auto wrong = got;
-  std::size_t at = 3 * d.n + 4;
-  const float last = in.a[3 * d.k + d.k - 1] * in.b[(d.k - 1) * d.n + 4];
-  if (last == 0) {  // find an element whose last product is not zero
-    for (at = 0; at < got.size(); ++at)
-      if (in.a[at / d.n * d.k + d.k - 1] * in.b[(d.k - 1) * d.n + at % d.n] != 0) break;
-    ASSERT_LT(at, got.size());
-  }
-  wrong[at] -= in.a[at / d.n * d.k + d.k - 1] * in.b[(d.k - 1) * d.n + at % d.n];
-  auto r = matmul::compare(c, ref, wrong);
+  wrong[5 * d.n + 7] -= in.a[5 * d.k + k] * in.b[k * d.n + 7];
+  auto r = compare(c, ref, wrong);
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(
-      r.expected.find("C[" + std::to_string(at / d.n) + "][" + std::to_string(at % d.n) + "]"),
-      std::string::npos)
-      << r.expected;
-  EXPECT_NE(r.detail.find("1 of 35 elements differ"), std::string::npos) << r.detail;
+  EXPECT_EQ(r.expected.rfind("C[" + std::to_string(5 * d.n + 7) + "] = ", 0), 0u) << r.expected;
+  EXPECT_NE(r.detail.find("1 of 323 elements"), std::string::npos) << r.detail;
   auto nan = got;
-  nan[0] = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_FALSE(matmul::compare(c, ref, nan).ok);
+  nan[0] = std::nanf("");
+  EXPECT_FALSE(compare(c, ref, nan).ok);
 }
 
-// The check runs in chunks on every core: with mismatches in several chunks it still counts them
-// all and names the first by index, whatever chunk finishes first.
-TEST(MatmulCompare, MismatchesInSeveralChunksNameTheFirst) {
-  const auto c = config(64, 96, 8);
-  const auto d = matmul::shape_of(c);
-  const auto in = matmul::make_inputs(c);
-  const auto ref = matmul::cpu_reference(d, in.a, in.b);
-  auto got = float_product(d, in, false);
-  ASSERT_TRUE(matmul::compare(c, ref, got).ok);
-  for (const std::size_t at : {std::size_t{6000}, std::size_t{4100}, got.size() - 1})
-    got[at] += 1.0f;
-  const auto r = matmul::compare(c, ref, got);
-  EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.expected.find("C[42][68]"), std::string::npos) << r.expected;  // 4100 = 42 * 96 + 68
-  EXPECT_NE(r.detail.find("3 of 6144 elements differ"), std::string::npos) << r.detail;
-}
-
-TEST(MatmulCompare, RandomModeToleranceAndNaN) {
-  const auto c = config(31, 29, 2000, "random");
-  const auto d = matmul::shape_of(c);
-  const auto in = matmul::make_inputs(c);
-  for (float x : in.a) ASSERT_TRUE(x >= -1.0f && x < 1.0f) << x;
-  const auto ref = matmul::cpu_reference(d, in.a, in.b);
+TEST(MatmulCompare, RandomModeBoundAndNaN) {
+  const auto c = config(40, 30, 2000, "random");
+  const dims d{40, 30, 2000};
+  const auto in = make_inputs(c);
+  const auto ref = cpu_reference(d, in);
   for (bool reversed : {false, true}) {
-    const auto r = matmul::compare(c, ref, float_product(d, in, reversed));
+    const auto r = compare(c, ref, float_product(d, in, reversed));
     EXPECT_TRUE(r.ok) << r.detail;
-    EXPECT_NE(r.detail.find("relative Frobenius error"), std::string::npos);
+    EXPECT_NE(r.expected.find("match (bound)"), std::string::npos) << r.expected;
   }
+  // An element off by 2 K eps of its magnitude fails; so does a NaN or an infinity.
   auto got = float_product(d, in, false);
+  double mag0 = 0;
+  std::memcpy(&mag0, ref.magnitude.data(), 8);
   auto off = got;
-  off[7] += 0.01f;  // far beyond K * eps * sum|a*b| for one element
-  EXPECT_FALSE(matmul::compare(c, ref, off).ok);
+  off[0] += static_cast<float>(2 * 2000 * std::ldexp(1.0, -23) * mag0);
+  EXPECT_FALSE(compare(c, ref, off).ok);
   auto nan = got;
-  nan[100] = std::numeric_limits<float>::quiet_NaN();
-  const auto r = matmul::compare(c, ref, nan);
-  EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.got.find("nan"), std::string::npos) << r.got;
+  nan[3] = std::nanf("");
+  EXPECT_FALSE(compare(c, ref, nan).ok);
   auto inf = got;
-  inf[3] = std::numeric_limits<float>::infinity();
-  EXPECT_FALSE(matmul::compare(c, ref, inf).ok);
-  EXPECT_DOUBLE_EQ(matmul::frobenius_tolerance(1000), 1e-5);
-  EXPECT_DOUBLE_EQ(matmul::frobenius_tolerance(16384), 2e-5);
+  inf[4] = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(compare(c, ref, inf).ok);
 }
 
 TEST(MatmulShape, ParsingAndLimits) {
@@ -191,17 +196,19 @@ TEST(MatmulShape, ParsingAndLimits) {
   }
   EXPECT_EQ(config(4095, 4097, 1023).describe(), "float32 4095x4097x1023");
   EXPECT_EQ(config(3, 3, 3, "random").describe(), "float32 3x3x3 (random inputs)");
-  EXPECT_NO_THROW(matmul::shape_of(config(46340, 46340, 46340)));
-  EXPECT_THROW(matmul::shape_of(config(46341, 46341, 1)), std::invalid_argument);  // C too big
-  EXPECT_THROW(matmul::shape_of(config(1, 1, 1u << 31)), std::invalid_argument);
-  EXPECT_THROW(matmul::shape_of(config(0, 1, 1)), std::invalid_argument);
+  // The family's limits: every matrix below 2^31 elements (its `require`), every axis >= 1.
+  EXPECT_NO_THROW(matmul().axis_variables(config(46340, 46340, 46340)));
+  EXPECT_NO_THROW(matmul().axis_variables(config(1, 1, (1u << 31) - 1)));  // a long inner product
+  EXPECT_THROW(matmul().axis_variables(config(46341, 46341, 1)), std::invalid_argument);  // C
+  EXPECT_THROW(matmul().axis_variables(config(2, 1, 1u << 30)), std::invalid_argument);   // A
+  EXPECT_THROW(matmul().axis_variables(config(0, 1, 1)), std::invalid_argument);
   problem_config two = config(1, 1, 1);
   two.shape = {3, 3};
-  EXPECT_THROW(matmul::shape_of(two), std::invalid_argument);
+  EXPECT_THROW(matmul().axis_variables(two), std::invalid_argument);
 }
 
 TEST(MatmulShape, SizesBecomeCubesAndShapesWin) {
-  matmul_family f;
+  const data_family& f = matmul();
   run_request r;
   r.dtypes = {"int32", "float32"};
   r.ops = {"sum"};
@@ -277,24 +284,34 @@ TEST(MatmulGeometry, ParamsAndDimsFromTheHeader) {
   EXPECT_EQ(d.params[1].second, "2 * TILE");
   EXPECT_EQ(d.block_dims, (std::vector<std::string>{"TILE", "TILE"}));
   EXPECT_EQ(d.grid_dims.size(), 2u);
-  matmul_family f;
+  const data_family& f = matmul();
   EXPECT_NO_THROW(f.check(h));
   const auto c = config(4095, 4097, 1023);
   EXPECT_EQ(f.name_expression(d, 256, c), "t<16, 32>");
   EXPECT_EQ(f.name_expression(d, 1024, c), "t<32, 64>");
-  const auto g = evaluate_launch_dims(d, 256, c);
+  const auto g = f.launch(d, 256, c, 132, 1056);
   EXPECT_EQ(g.block[0], 16u);
   EXPECT_EQ(g.block[1], 16u);
   EXPECT_EQ(g.grid[0], 257u);  // ceil(4097 / 16)
   EXPECT_EQ(g.grid[1], 256u);  // ceil(4095 / 16)
   EXPECT_EQ(g.grid[2], 1u);
   EXPECT_EQ(f.dynamic_shared_bytes(d, 1024, c), 2u * 32 * 64 * 4);
-  // A grid past CUDA's limit of 65535 rows is an error that names the expression.
+  // A grid past CUDA's limit of 65535 rows: the family refuses such an M first (its reference
+  // launches 16-row tiles), naming the condition.
   try {
-    evaluate_launch_dims(d, 256, config(65536 * 16 + 1, 1, 1));
+    f.launch(d, 256, config(65535 * 16 + 1, 1, 1), 132, 1056);
     ADD_FAILURE();
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("grid_dims '(M + TILE - 1) / TILE'"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("does not meet 'M <= 1048560'"), std::string::npos)
+        << e.what();
+  }
+  // Past the limit at a larger tile with the same M it is the header's expression that is named.
+  try {
+    evaluate_dims(d.block_dims, {"(M + TILE - 1) / TILE", "70000"}, 256,
+                  {{"M", 16}, {"TILE", 16}, {"N", 1}}, "x");
+    ADD_FAILURE();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("grid_dims '70000' is 70000"), std::string::npos)
         << e.what();
   }
 }
@@ -327,9 +344,12 @@ TEST(MatmulGeometry, BadHeadersNameFileAndLine) {
           << e.what();
     }
   }
-  // The family's own check: a matmul file needs both dims, and has no tile or ops.
-  matmul_family f;
-  EXPECT_THROW(f.check(parse_header(head + "blocks: 256\n*/", "m.cu")), metadata_error);
+  // The family's own check: a matmul file has no tile, no ops and no int32 (without dims it gets
+  // the family's default launch).
+  const data_family& f = matmul();
+  EXPECT_NO_THROW(f.check(parse_header(head + "blocks: 256\n*/", "m.cu")));
+  EXPECT_THROW(f.check(parse_header(head + "blocks: 256\ntile: BLOCK\n*/", "m.cu")),
+               metadata_error);
   EXPECT_THROW(
       f.check(parse_header(head + "blocks: 256\nblock_dims: 16, 16\ngrid_dims: 1, 1\nops: sum\n*/",
                            "m.cu")),
@@ -366,7 +386,7 @@ TEST(MatmulGeometry, ShippedVariantsCoverTheOutput) {
       for (const auto& s :
            std::vector<std::vector<std::uint64_t>>{{1, 1, 1}, {4095, 4097, 1023}, {64, 1, 64}}) {
         const auto c = config(s[0], s[1], s[2]);
-        const auto g = evaluate_launch_dims(e->descriptor, b, c);
+        const auto g = matmul().launch(e->descriptor, b, c, 132, 1056);
         EXPECT_EQ(g.block[0] * g.block[1] * g.block[2], b);
       }
   }

@@ -503,6 +503,18 @@ std::string data_family::name_expression(const variant_descriptor& v, unsigned b
   return substitute_words(v.entry, words);
 }
 
+launch_dims data_family::launch(const variant_descriptor& v, unsigned block,
+                                const problem_config& c, int sm_count, int resident_blocks) const {
+  auto vars = axis_variables(c);
+  vars["BLOCK"] = block;
+  for (const auto& [name, text] : v.params) vars[name] = evaluate(text, vars);
+  vars["SM_COUNT"] = sm_count;
+  vars["RESIDENT_BLOCKS"] = resident_blocks;
+  return evaluate_dims(v.block_dims.empty() ? spec_.block_dims : v.block_dims,
+                       v.grid_dims.empty() ? spec_.grid_dims : v.grid_dims, block, vars,
+                       c.describe());
+}
+
 unsigned data_family::dynamic_shared_bytes(const variant_descriptor& v, unsigned block,
                                            const problem_config& c) const {
   auto vars = axis_variables(c);
@@ -818,16 +830,9 @@ class source_op final : public operation {
  public:
   source_op(data_problem& p, const variant_descriptor& v, const source_kernel& k)
       : problem_(p), kernel_(k), args_(p.arguments()) {
-    const family_spec& s = p.family().spec();
-    auto vars = p.variables();
-    vars["BLOCK"] = k.block;
-    for (const auto& [name, text] : v.params) vars[name] = evaluate(text, vars);
-    vars["SM_COUNT"] = p.device().sm_count;
-    vars["RESIDENT_BLOCKS"] = std::max(1, k.resident_blocks);
     try {
-      dims_ = evaluate_dims(v.block_dims.empty() ? s.block_dims : v.block_dims,
-                            v.grid_dims.empty() ? s.grid_dims : v.grid_dims, k.block, vars,
-                            p.config().describe());
+      dims_ = p.family().launch(v, k.block, p.config(), p.device().sm_count,
+                                std::max(1, k.resident_blocks));
     } catch (const std::invalid_argument& e) {
       throw not_supported(e.what());  // e.g. a grid past CUDA's limits for a huge shape
     }

@@ -48,6 +48,11 @@ class data_family final : public family {
   /// The axes' values of a configuration (its shape, or its size for a one-axis family), with
   /// TSIZE; throws std::invalid_argument for a value outside an axis' limits.
   std::map<std::string, std::int64_t> axis_variables(const problem_config& c) const;
+  /// A variant's launch (plan single) at one block size and configuration: its header's
+  /// dimensions, else the family's. Throws std::invalid_argument naming the expression for a
+  /// dimension past CUDA's limits, or dimensions that are not `block` threads.
+  launch_dims launch(const variant_descriptor& v, unsigned block, const problem_config& c,
+                     int sm_count, int resident_blocks) const;
   /// The element count of a buffer at a configuration.
   std::uint64_t element_count(const buffer_spec& b, const problem_config& c) const;
   /// The dtype of a buffer at a configuration (T resolved).

@@ -23,12 +23,6 @@ std::map<std::string, std::int64_t> launch_variables(const variant_descriptor& v
   return vars;
 }
 
-launch_dims evaluate_launch_dims(const variant_descriptor& v, unsigned block,
-                                 const problem_config& c) {
-  return evaluate_dims(v.block_dims, v.grid_dims, block, launch_variables(v, block, c),
-                       c.describe());
-}
-
 launch_dims evaluate_dims(const std::vector<std::string>& block_dims,
                           const std::vector<std::string>& grid_dims, unsigned block,
                           const std::map<std::string, std::int64_t>& vars,

@@ -67,12 +67,9 @@ struct launch_dims {
 std::map<std::string, std::int64_t> launch_variables(const variant_descriptor& v, unsigned block,
                                                      const problem_config& c);
 
-/// Evaluates `block_dims` and `grid_dims`; throws std::invalid_argument naming the expression
-/// when a dimension is below 1 or above the CUDA limit, or the block's threads are not `block`.
-launch_dims evaluate_launch_dims(const variant_descriptor& v, unsigned block,
-                                 const problem_config& c);
-
-/// The same for any dimension expressions over `vars`; `what` names the configuration in errors.
+/// Evaluates `block_dims` and `grid_dims` over `vars`; throws std::invalid_argument naming the
+/// expression when a dimension is below 1 or above the CUDA limit, or the block's threads are not
+/// `block`. `what` names the configuration in errors.
 launch_dims evaluate_dims(const std::vector<std::string>& block_dims,
                           const std::vector<std::string>& grid_dims, unsigned block,
                           const std::map<std::string, std::int64_t>& vars, const std::string& what);

@@ -83,9 +83,9 @@ std::string without_bom(std::string text) {
   return text;
 }
 
-// A family without a shape (reduce, qam256: `--size` only) has no M, N, K at launch, so an
-// expression that names them would fail every row; parse_header, knowing no family, lets
-// shared_bytes use them for matmul. Refused here, with the key's line.
+// A family without a shape (qam256: `--size` only) has no M, N, K at launch, so an expression
+// that names them would fail every row; parse_header, knowing no family, lets shared_bytes use
+// a shape's variables. Refused here, with the key's line.
 void check_no_shape(const family& fam, const parsed_header& h) {
   const variant_descriptor& d = h.descriptor;
   if (fam.shape_rank() > 0) return;
@@ -97,7 +97,7 @@ void check_no_shape(const family& fam, const parsed_header& h) {
     } catch (const expression_error& e) {
       throw metadata_error(d.origin_path, h.line_of("shared_bytes"),
                            std::string("shared_bytes: ") + e.what() + " (" + d.family +
-                               " has no shape: M, N, K are matmul's)");
+                               " has no shape, only --size)");
     }
   }
 }
