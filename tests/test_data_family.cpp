@@ -2,6 +2,7 @@
 // comparison rules, and the binary with a family folder it does not ship. No GPU needed.
 #include "data_family_fixture.hpp"
 #include "families/data_family.hpp"
+#include "families/half_types.hpp"
 #include "registry/registry.hpp"
 #include "report/table.hpp"
 #include "runner/runner.hpp"
@@ -91,7 +92,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         mistake{"flops = \"2 * N\"", "flops = \"2 * N\"\nspeed = 3", 6, "unknown key 'speed'"},
         mistake{"[\"float32\", \"int32\"]", "[\"float32\", \"half\"]", 3, "unknown dtype 'half'"},
-        mistake{"[\"float32\", \"int32\"]", "[\"float16\"]", 3, "not supported yet"},
+        mistake{"[\"float32\", \"int32\"]", "[\"float8\"]", 3, "unknown dtype 'float8'"},
         mistake{"min = 1, max", "min = 0, max", 8, "min must be at least 1"},
         mistake{"count = \"N\"\nexact", "count = \"N * M\"\nexact", 14, "unknown variable 'M'"},
         mistake{"kind = \"grid\"", "kind = \"gaussian\"", 15, "unknown generator 'gaussian'"},
@@ -607,6 +608,93 @@ TEST(DataFamilyCompile, EveryShippedDataFamilyAndItsReference) {
     }
   }
   EXPECT_GE(families, 2);  // softmax, transpose
+}
+
+}  // namespace
+}  // namespace kl
+
+namespace kl {
+namespace {
+
+// The 16-bit floats of the generators and comparisons: round to nearest even, subnormals,
+// overflow and NaN, against hand-worked bit patterns.
+TEST(HalfTypes, Float16RoundsToNearestEven) {
+  EXPECT_EQ(float16(1.0).bits, 0x3c00);
+  EXPECT_EQ(float16(-2.0).bits, 0xc000);
+  EXPECT_EQ(float16(0.25).bits, 0x3400);
+  EXPECT_EQ(float16(65504.0).bits, 0x7bff);                  // the largest finite
+  EXPECT_EQ(float16(65520.0).bits, 0x7c00);                  // halfway to 2^16: rounds to infinity
+  EXPECT_EQ(float16(0x1p-24).bits, 0x0001);                  // the smallest subnormal
+  EXPECT_EQ(float16(0x1p-25).bits, 0x0000);                  // half of it: ties to even (0)
+  EXPECT_EQ(float16(0x1p-14).bits, 0x0400);                  // the smallest normal
+  EXPECT_EQ(float16(1.0 + 0x1p-11).bits, 0x3c00);            // a tie: to even
+  EXPECT_EQ(float16(1.0 + 3 * 0x1p-11).bits, 0x3c02);        // a tie: to even (up)
+  EXPECT_EQ(float16(1.0 + 0x1p-11 + 0x1p-20).bits, 0x3c01);  // past the tie
+  EXPECT_TRUE(std::isnan(static_cast<double>(float16(std::nan("")))));
+  for (double v : {1.0, -0.75, 0x1p-24, 3 * 0x1p-20, 1000.5, 65504.0})
+    EXPECT_EQ(static_cast<double>(float16(v)), v) << v;
+}
+
+TEST(HalfTypes, Bfloat16IsFloatsTopHalfRoundedToNearestEven) {
+  EXPECT_EQ(bfloat16(1.0).bits, 0x3f80);
+  EXPECT_EQ(bfloat16(-0.25).bits, 0xbe80);
+  EXPECT_EQ(bfloat16(1.0 + 0x1p-8).bits, 0x3f80);            // a tie: to even
+  EXPECT_EQ(bfloat16(1.0 + 3 * 0x1p-8).bits, 0x3f82);        // a tie: to even (up)
+  EXPECT_EQ(bfloat16(1.0 + 0x1p-8 + 0x1p-12).bits, 0x3f81);  // past the tie
+  EXPECT_TRUE(std::isnan(static_cast<double>(bfloat16(std::nan("")))));
+  for (double v : {1.0, -0.75, 0x1p-126, 0x1.fep127, 255.0})
+    EXPECT_EQ(static_cast<double>(bfloat16(v)), v) << v;
+}
+
+double decode(const std::string& dtype, std::uint16_t bits) {
+  if (dtype == "float16") {
+    float16 h;
+    h.bits = bits;
+    return static_cast<double>(h);
+  }
+  bfloat16 b;
+  b.bits = bits;
+  return static_cast<double>(b);
+}
+
+// Generated quarters are exact in both 16-bit types; the comparison reads them as such.
+TEST(HalfTypes, GeneratorsAndRulesTakeTheSixteenBitTypes) {
+  generator_spec g;
+  g.kind = "grid";
+  g.den = 4;
+  g.min = -1;
+  g.max = 1;
+  for (const std::string dtype : {"float16", "bfloat16"}) {
+    SCOPED_TRACE(dtype);
+    EXPECT_EQ(data_dtype_size(dtype), 2u);
+    const auto bytes = generate_buffer(g, dtype, 1000, 5, "A");
+    ASSERT_EQ(bytes.size(), 2000u);
+    for (std::size_t i = 0; i < 1000; ++i) {
+      std::uint16_t bits = 0;
+      std::memcpy(&bits, bytes.data() + 2 * i, 2);
+      const double v = decode(dtype, bits);
+      ASSERT_EQ(v * 4, std::trunc(v * 4)) << v;
+      ASSERT_LE(std::fabs(v), 1.0) << v;
+    }
+    // ulp of the 16-bit type: 1.0 + one spacing is 1 ulp (2^-10 for float16, 2^-7 for bfloat16).
+    compare_spec ulp;
+    ulp.rule = "ulp";
+    ulp.max_ulp = 1;
+    const double spacing = dtype == "float16" ? 0x1p-10 : 0x1p-7;
+    auto one = [&](double v) {
+      std::vector<std::uint8_t> out(2);
+      const std::uint16_t bits = dtype == "float16" ? float16(v).bits : bfloat16(v).bits;
+      std::memcpy(out.data(), &bits, 2);
+      return out;
+    };
+    std::vector<std::uint8_t> ref(8);
+    const double r = 1.0;
+    std::memcpy(ref.data(), &r, 8);
+    EXPECT_TRUE(compare_buffer(ulp, "y", dtype, one(1.0 + spacing), "float64", ref).ok);
+    EXPECT_FALSE(compare_buffer(ulp, "y", dtype, one(1.0 + 2 * spacing), "float64", ref).ok);
+  }
+  EXPECT_EQ(cxx_type_of("bfloat16"), "__nv_bfloat16");
+  EXPECT_EQ(cxx_type_of("float16"), "__half");
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ TEST(GpuDataFamily, AFolderWrittenHereRunsValidatedAndTimedWithNoRebuild) {
 // Each shipped data family at shapes that catch boundary mistakes: 1, primes, a tile +- 1, long
 // thin rows and columns; every row passes or is skipped with a reason, none fails.
 struct shipped_case {
-  std::string family, shapes;
+  std::string family, shapes, extra = "";
 };
 void PrintTo(const shipped_case& c, std::ostream* os) { *os << c.family << " " << c.shapes; }
 
@@ -90,7 +90,7 @@ TEST_P(GpuShippedDataFamily, PassesAtAwkwardShapes) {
     SCOPED_TRACE(input);
     const auto r = test::run_kernlab("--kernels-dir " + test::kernels_dir() + " --family " +
                                      c.family + " --block all --shape " + c.shapes + " --input " +
-                                     input + " --json " + json + quick);
+                                     input + " --json " + json + quick + " " + c.extra);
     EXPECT_EQ(r.code, 0) << r.output;
     run_records got = read_records(json);
     EXPECT_GT(got.by_outcome["passed"], 0) << got.text;
@@ -104,7 +104,10 @@ INSTANTIATE_TEST_SUITE_P(
     Shipped, GpuShippedDataFamily,
     ::testing::Values(shipped_case{"transpose", "1x1,1x33,33x1,31x33,97x131,1025x1023,3x70001"},
                       shipped_case{"softmax", "1x1,1x33,33x1,31x33,97x131,7x100003,3000x1000"},
-                      shipped_case{"scan", "1,7,127,128,129,4095,4096,4097,1000003"}),
+                      shipped_case{"scan", "1,7,127,128,129,4095,4096,4097,1000003"},
+                      // The tensor-core tiles are 64 x 64 x 32: one short, one over, and prime.
+                      shipped_case{"matmul_tc", "1x1x1,17x33x65,63x65x31,97x131x257,4095x4097x1023",
+                                   "--dtype bfloat16,float16"}),
     [](const auto& info) { return info.param.family; });
 
 }  // namespace

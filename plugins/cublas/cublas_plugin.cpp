@@ -1,5 +1,7 @@
 // matmul.cublas: cublasSgemm in plain FP32, the vendor-library baseline that every matmul
-// variant is compared with ("x cublas" in the table).
+// variant is compared with ("x cublas" in the table). matmul_tc.cublas: cublasGemmEx with
+// bfloat16 or float16 A and B and float32 C and accumulation (CUBLAS_COMPUTE_32F), the tensor-core
+// family's baseline; 16-bit inputs use the tensor cores in the default math mode.
 //
 // Plain FP32 means no TF32 tensor-core math: the handle's math mode is CUBLAS_DEFAULT_MATH
 // (which, unlike CUBLAS_TF32_TENSOR_OP_MATH, never rounds FP32 inputs to TF32), checked after it
@@ -42,6 +44,11 @@ struct cublas_api {
   decltype(&cublasGetMathMode) get_math_mode = nullptr;
   decltype(&cublasSetStream_v2) set_stream = nullptr;
   decltype(&cublasSgemm_v2) sgemm = nullptr;
+  // cublasGemmEx's C entry point (C++ sees an overload too, so the type is spelled out).
+  cublasStatus_t (*gemm_ex)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                            const void*, const void*, cudaDataType, int, const void*, cudaDataType,
+                            int, const void*, void*, cudaDataType, int, cublasComputeType_t,
+                            cublasGemmAlgo_t) = nullptr;
   void* library = nullptr;  // never closed: cuBLAS keeps state until the process ends
   char error[512] = "";     // why loading failed; "" when it worked
 };
@@ -78,6 +85,7 @@ const cublas_api& cublas() {
     find(api.get_math_mode, "cublasGetMathMode");
     find(api.set_stream, "cublasSetStream_v2");
     find(api.sgemm, "cublasSgemm_v2");
+    find(api.gemm_ex, "cublasGemmEx");
   });
   return api;
 }
@@ -149,9 +157,13 @@ std::unique_ptr<handle_owner>& the_handle() {
 
 struct gemm_config {
   int m = 0, n = 0, k = 0;
-  const float* a = nullptr;
-  const float* b = nullptr;
+  const void* a = nullptr;
+  const void* b = nullptr;
   float* c = nullptr;
+  /// matmul_tc: A and B in 16 bits (CUDA_R_16BF or CUDA_R_16F), C in float32, accumulated in
+  /// float32 on the tensor cores (cublasGemmEx, CUBLAS_COMPUTE_32F). matmul: cublasSgemm.
+  bool tensor_cores = false;
+  cudaDataType_t input_type = CUDA_R_32F;
 };
 
 int parse(const kl_launch_args* args, gemm_config* g, char* error, size_t capacity) {
@@ -159,12 +171,21 @@ int parse(const kl_launch_args* args, gemm_config* g, char* error, size_t capaci
     set_error(error, capacity, "launch arguments are NULL");
     return KL_STATUS_ERROR;
   }
-  if (!equals(args->family, "matmul")) {
-    set_error(error, capacity, "family '%s' is not offered (only 'matmul')", or_null(args->family));
+  g->tensor_cores = equals(args->family, "matmul_tc");
+  if (!equals(args->family, "matmul") && !g->tensor_cores) {
+    set_error(error, capacity, "family '%s' is not offered (only 'matmul' and 'matmul_tc')",
+              or_null(args->family));
     return KL_STATUS_UNSUPPORTED;
   }
-  if (!equals(args->dtype, "float32")) {
-    set_error(error, capacity, "dtype '%s' is not offered (only float32)", or_null(args->dtype));
+  if (g->tensor_cores && equals(args->dtype, "bfloat16")) {
+    g->input_type = CUDA_R_16BF;
+  } else if (g->tensor_cores && equals(args->dtype, "float16")) {
+    g->input_type = CUDA_R_16F;
+  } else if (g->tensor_cores || !equals(args->dtype, "float32")) {
+    set_error(error, capacity,
+              "dtype '%s' is not offered (matmul: float32; matmul_tc: bfloat16, "
+              "float16)",
+              or_null(args->dtype));
     return KL_STATUS_UNSUPPORTED;
   }
   if (args->sizes == nullptr || args->num_sizes < 3 || args->inputs == nullptr ||
@@ -181,8 +202,8 @@ int parse(const kl_launch_args* args, gemm_config* g, char* error, size_t capaci
   g->m = static_cast<int>(args->sizes[0]);
   g->n = static_cast<int>(args->sizes[1]);
   g->k = static_cast<int>(args->sizes[2]);
-  g->a = static_cast<const float*>(args->inputs[0]);
-  g->b = static_cast<const float*>(args->inputs[1]);
+  g->a = args->inputs[0];
+  g->b = args->inputs[1];
   g->c = static_cast<float*>(args->outputs[0]);
   if (g->a == nullptr || g->b == nullptr || g->c == nullptr) {
     set_error(error, capacity, "matmul needs non-NULL A, B and C");
@@ -217,43 +238,74 @@ int cublas_run(const kl_launch_args* args, char* error, size_t capacity) {
       return KL_STATUS_ERROR;
     const float alpha = 1.0f, beta = 0.0f;
     // Column-major C^T (n x m) = B^T (n x k) * A^T (k x m): B's rows are B^T's columns.
-    if (!cublas_ok(cublas().sgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &alpha, g.b, g.n, g.a,
-                                  g.k, &beta, g.c, g.n),
-                   "cublasSgemm", error, capacity))
+    if (g.tensor_cores) {
+      if (!cublas_ok(cublas().gemm_ex(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &alpha, g.b,
+                                      g.input_type, g.n, g.a, g.input_type, g.k, &beta, g.c,
+                                      CUDA_R_32F, g.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                     "cublasGemmEx", error, capacity))
+        return KL_STATUS_ERROR;
+    } else if (!cublas_ok(cublas().sgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &alpha,
+                                         static_cast<const float*>(g.b), g.n,
+                                         static_cast<const float*>(g.a), g.k, &beta, g.c, g.n),
+                          "cublasSgemm", error, capacity)) {
       return KL_STATUS_ERROR;
+    }
     return cuda_ok(cudaGetLastError(), "cublasSgemm launch", error, capacity) ? KL_STATUS_OK
                                                                               : KL_STATUS_ERROR;
   });
 }
 
 const char* const kDtypes[] = {"float32"};
+const char* const kTensorDtypes[] = {"bfloat16", "float16"};
 
 #define KERNLAB_STRINGIFY_(x) #x
 #define KERNLAB_STRINGIFY(x) KERNLAB_STRINGIFY_(x)
 
-const kl_variant_desc kVariants[] = {{
-    /*family=*/"matmul",
-    /*name=*/"cublas",
-    /*summary=*/
-    "cublasSgemm, plain FP32 (CUBLAS_DEFAULT_MATH, NVIDIA_TF32_OVERRIDE=0: no TF32 "
-    "tensor cores), the vendor-library baseline (cuBLAS " KERNLAB_STRINGIFY(
-        CUBLAS_VER_MAJOR) "." KERNLAB_STRINGIFY(CUBLAS_VER_MINOR) "." KERNLAB_STRINGIFY(CUBLAS_VER_PATCH) ")",
-    /*block_sizes=*/nullptr,  // cuBLAS picks its own kernels and launch configuration
-    /*num_block_sizes=*/0,
-    /*dtypes=*/kDtypes,
-    /*num_dtypes=*/1,
-    /*ops=*/nullptr,
-    /*num_ops=*/0,
-    /*is_baseline=*/1,
-    /*workspace_size=*/nullptr,
-    /*prepare=*/cublas_prepare,
-    /*run=*/cublas_run,
-}};
+const kl_variant_desc kVariants[] = {
+    {
+        /*family=*/"matmul",
+        /*name=*/"cublas",
+        /*summary=*/
+        "cublasSgemm, plain FP32 (CUBLAS_DEFAULT_MATH, "
+        "NVIDIA_TF32_OVERRIDE=0: no TF32 "
+        "tensor cores), the vendor-library baseline "
+        "(cuBLAS " KERNLAB_STRINGIFY(CUBLAS_VER_MAJOR) "." KERNLAB_STRINGIFY(
+            CUBLAS_VER_MINOR) "." KERNLAB_STRINGIFY(CUBLAS_VER_PATCH) ")",
+        /*block_sizes=*/nullptr,  // cuBLAS picks its own kernels
+                                  // and launch configuration
+        /*num_block_sizes=*/0,
+        /*dtypes=*/kDtypes,
+        /*num_dtypes=*/1,
+        /*ops=*/nullptr,
+        /*num_ops=*/0,
+        /*is_baseline=*/1,
+        /*workspace_size=*/nullptr,
+        /*prepare=*/cublas_prepare,
+        /*run=*/cublas_run,
+    },
+    {
+        /*family=*/"matmul_tc",
+        /*name=*/"cublas",
+        /*summary=*/
+        "cublasGemmEx, 16-bit A and B, float32 C and accumulation "
+        "(CUBLAS_COMPUTE_32F) on the tensor "
+        "cores, the vendor-library baseline",
+        /*block_sizes=*/nullptr,
+        /*num_block_sizes=*/0,
+        /*dtypes=*/kTensorDtypes,
+        /*num_dtypes=*/2,
+        /*ops=*/nullptr,
+        /*num_ops=*/0,
+        /*is_baseline=*/1,
+        /*workspace_size=*/nullptr,
+        /*prepare=*/cublas_prepare,
+        /*run=*/cublas_run,
+    }};
 
 // Destroys the handle, if prepare() made one; a later prepare() would make a new one.
 void cublas_release(void) { the_handle().reset(); }
 
-const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "cublas", kVariants, 1, cublas_release};
+const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "cublas", kVariants, 2, cublas_release};
 
 }  // namespace
 

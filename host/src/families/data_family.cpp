@@ -2,6 +2,7 @@
 
 #include "cuda/resources.hpp"
 #include "cuda/staging.hpp"
+#include "families/half_types.hpp"
 #include "families/pass_plan.hpp"
 #include "families/plugin_launch.hpp"
 #include "families/splitmix64.hpp"
@@ -59,8 +60,15 @@ std::vector<std::uint8_t> read_npy(const std::string& path, const std::string& d
   }
   std::string header(header_len, '\0');
   if (!in.read(header.data(), header_len)) throw std::runtime_error(path + ": truncated header");
-  static const std::map<std::string, std::string> descr = {
-      {"int32", "<i4"}, {"int64", "<i8"}, {"float32", "<f4"}, {"float64", "<f8"}};
+  static const std::map<std::string, std::string> descr = {{"int32", "<i4"},
+                                                           {"int64", "<i8"},
+                                                           {"float16", "<f2"},
+                                                           {"float32", "<f4"},
+                                                           {"float64", "<f8"}};
+  if (!descr.count(dtype))
+    throw std::runtime_error(path + ": NumPy has no " + dtype +
+                             " (give the buffer float32 data "
+                             "and another type, or a generator)");
   if (header.find("'" + descr.at(dtype) + "'") == std::string::npos)
     throw std::runtime_error(path + ": its dtype is not " + dtype + " ('" + descr.at(dtype) +
                              "'): " + header);
@@ -88,6 +96,8 @@ decltype(auto) with_dtype(const std::string& dtype, F&& f) {
   if (dtype == "float64") return f(double{});
   if (dtype == "int32") return f(std::int32_t{});
   if (dtype == "int64") return f(std::int64_t{});
+  if (dtype == "float16") return f(float16{});
+  if (dtype == "bfloat16") return f(bfloat16{});
   throw std::invalid_argument("unknown dtype '" + dtype + "'");
 }
 
@@ -169,10 +179,16 @@ std::vector<std::uint8_t> identity_elements(const op_spec& op, const std::string
   std::vector<std::uint8_t> out(count * data_dtype_size(dtype));
   with_dtype(dtype, [&](auto t) {
     using T = decltype(t);
-    const T v = op.identity == "max" ? std::numeric_limits<T>::max()
-                : op.identity == "lowest"
-                    ? std::numeric_limits<T>::lowest()
-                    : static_cast<T>(std::strtod(op.identity.c_str(), nullptr));
+    T v{};
+    if constexpr (std::is_class_v<T>) {  // float16, bfloat16
+      v = op.identity == "max"      ? T(largest_of<T>())
+          : op.identity == "lowest" ? T(-largest_of<T>())
+                                    : T(std::strtod(op.identity.c_str(), nullptr));
+    } else {
+      v = op.identity == "max"      ? std::numeric_limits<T>::max()
+          : op.identity == "lowest" ? std::numeric_limits<T>::lowest()
+                                    : static_cast<T>(std::strtod(op.identity.c_str(), nullptr));
+    }
     for (std::uint64_t i = 0; i < count; ++i)
       std::memcpy(out.data() + i * sizeof(T), &v, sizeof(T));
   });
@@ -196,11 +212,9 @@ void compare_range(compare_kind k, const compare_spec& rule, const G* got, const
                    double& ref2) {
   using kind = compare_kind;
   const bool integral = std::is_integral_v<G>;
-  const int digits = std::is_same_v<G, float> ? 24 : 53;
-  const double smallest =
-      std::is_same_v<G, float> ? 0x1p-149 : std::numeric_limits<double>::denorm_min();
-  const double lowest_normal = std::is_same_v<G, float> ? std::numeric_limits<float>::min()
-                                                        : std::numeric_limits<double>::min();
+  const int digits = integral ? 0 : significand_bits<G>();
+  const double smallest = integral ? 1.0 : smallest_of<G>();
+  const double lowest_normal = integral ? 1.0 : lowest_normal_of<G>();
   for (std::size_t i = begin; i < end; ++i) {
     const double g = static_cast<double>(got[i]), e = static_cast<double>(ref[i]);
     bool ok = true;
@@ -261,7 +275,7 @@ check_result compare_typed(const compare_spec& rule, const std::string& name, co
   if (k == kind::bound && !magnitude)
     throw std::invalid_argument("rule bound for " + name + " without the reference's magnitudes");
   // bound: terms * eps; integers are exact (eps 0).
-  const double eps = std::is_integral_v<G> ? 0.0 : std::numeric_limits<G>::epsilon();
+  const double eps = epsilon_of<G>();
   const double bound_scale = terms * eps;
   // Per chunk of the elements (on every core, combined in chunk order: the same on any machine).
   struct partial {

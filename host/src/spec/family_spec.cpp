@@ -167,6 +167,7 @@ const op_spec* family_spec::op(const std::string& n) const {
 std::size_t data_dtype_size(const std::string& dtype) {
   if (dtype == "int32" || dtype == "float32") return 4;
   if (dtype == "int64" || dtype == "float64") return 8;
+  if (dtype == "float16" || dtype == "bfloat16") return 2;
   return 0;
 }
 
@@ -175,6 +176,8 @@ std::string cxx_type_of(const std::string& dtype) {
   if (dtype == "int64") return "long long";
   if (dtype == "float32") return "float";
   if (dtype == "float64") return "double";
+  if (dtype == "float16") return "__half";          // cuda_fp16.h
+  if (dtype == "bfloat16") return "__nv_bfloat16";  // cuda_bf16.h
   return dtype;
 }
 
@@ -209,9 +212,8 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   for (const auto& t : s.dtypes)
     if (!is_dtype(t))
       r.fail(reader::line_of(*dtypes),
-             "unknown dtype '" + t + "' (expected int32, int64, float32 or float64" +
-                 (t == "float16" || t == "bfloat16" ? "; " + t + " is not supported yet" : "") +
-                 ")");
+             "unknown dtype '" + t +
+                 "' (expected int32, int64, float16, bfloat16, float32 or float64)");
   if (const toml::node* n = root.get("roofline")) {
     const std::string v = r.string(*n, "roofline");
     if (v != "bandwidth" && v != "compute")
@@ -341,8 +343,9 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
       r.fail(reader::line_of(need("role")), "role '" + role + "': expected in, out or workspace");
     b.type = r.string(need("type"), "type");
     if (b.type != "T" && !is_dtype(b.type))
-      r.fail(reader::line_of(need("type")),
-             "type '" + b.type + "': expected T, int32, int64, float32 or float64");
+      r.fail(
+          reader::line_of(need("type")),
+          "type '" + b.type + "': expected T, int32, int64, float16, bfloat16, float32 or float64");
     b.count = r.expression(need("count"), "count");
     check_expr(b.count, reader::line_of(need("count")), "count", vars);
     const toml::node* init = t.get("init");
