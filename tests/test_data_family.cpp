@@ -1,5 +1,6 @@
 // Families as data (docs/families.md): family.toml's parser and its errors, the generators, the
 // comparison rules, and the binary with a family folder it does not ship. No GPU needed.
+#include "cuda/device.hpp"
 #include "data_family_fixture.hpp"
 #include "families/data_family.hpp"
 #include "families/half_types.hpp"
@@ -693,6 +694,14 @@ TEST(HalfTypes, GeneratorsAndRulesTakeTheSixteenBitTypes) {
     EXPECT_TRUE(compare_buffer(ulp, "y", dtype, one(1.0 + spacing), "float64", ref).ok);
     EXPECT_FALSE(compare_buffer(ulp, "y", dtype, one(1.0 + 2 * spacing), "float64", ref).ok);
   }
+  cuda::device_info h100;
+  h100.cc_major = 9;
+  h100.sm_count = 132;
+  h100.sm_clock_khz = 1980000;
+  EXPECT_NEAR(h100.peak_tensor16_flops() / 1e12, 1070.5, 0.1);  // 132 x 4096 x 1.98 GHz
+  h100.cc_major = 8;
+  h100.cc_minor = 9;
+  EXPECT_EQ(h100.peak_tensor16_flops(), 0.0);  // not known: no % peak rather than a wrong one
   EXPECT_EQ(cxx_type_of("bfloat16"), "__nv_bfloat16");
   EXPECT_EQ(cxx_type_of("float16"), "__half");
 }

@@ -84,7 +84,8 @@ TEST_P(GpuScan, ValidatesExactlyAtEveryBlockAndAwkwardSize) {
         continue;
       }
       EXPECT_EQ(row.status, outcome::passed) << describe(row);
-      EXPECT_NE(row.check.expected.find("match (exact)"), std::string::npos) << describe(row);
+      if (row.config.size > 1)  // one element shows its value instead
+        EXPECT_NE(row.check.expected.find("match (exact)"), std::string::npos) << describe(row);
       ++passed;
     }
     EXPECT_EQ(passed, blocks * 2 * static_cast<int>(r.shapes.size()));
@@ -115,7 +116,8 @@ TEST(GpuScanBaselines, CubAndTheCopyValidate) {
     for (const auto& row : sweep.results) {
       EXPECT_EQ(row.status, outcome::passed) << describe(row);
       EXPECT_TRUE(row.variant.is_baseline) << describe(row);
-      if (row.variant.name == "cub") {
+      // Compared exactly (one element shows its value instead).
+      if (row.variant.name == "cub" && row.config.size > 1) {
         EXPECT_NE(row.check.expected.find("match (exact)"), std::string::npos) << describe(row);
       }
     }

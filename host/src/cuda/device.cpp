@@ -54,6 +54,14 @@ device_info query_device(int ordinal) {
   return info;
 }
 
+int device_info::tensor16_flops_per_sm_clock() const {
+  switch (cc_major * 10 + cc_minor) {
+    case 80: return 2048;  // A100: 312 TFLOP/s at 1410 MHz on 108 SMs
+    case 90: return 4096;  // H100/H200: 989 TFLOP/s at 1830 MHz on 132 SMs
+    default: return 0;
+  }
+}
+
 int device_info::fp32_lanes_per_sm() const {
   switch (cc_major * 10 + cc_minor) {
     case 60: return 64;

@@ -39,6 +39,14 @@ struct device_info {
   double peak_fp32_flops() const {
     return 2.0 * sm_count * fp32_lanes_per_sm() * sm_clock_khz * 1e3;
   }
+  /// Dense FP16/BF16 tensor-core FLOPs per SM per clock with FP32 accumulation, from NVIDIA's
+  /// architecture whitepapers (A100: 1024 FMA; H100: 2048 FMA); 0 for an architecture this table
+  /// does not know (some parts accumulate in FP32 at a fraction of the FP16 rate).
+  int tensor16_flops_per_sm_clock() const;
+  /// The 16-bit tensor-core peak in FLOP/s at the maximum SM clock; 0 when unknown.
+  double peak_tensor16_flops() const {
+    return static_cast<double>(sm_count) * tensor16_flops_per_sm_clock() * sm_clock_khz * 1e3;
+  }
 };
 
 /// Reads the attributes of device `ordinal`. Needs the driver.

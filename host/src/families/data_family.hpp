@@ -31,6 +31,7 @@ class data_family final : public family {
   std::vector<std::string> shape_variables() const override;
   std::vector<std::uint64_t> default_shape() const override;
   roofline_kind roofline() const override {
+    if (spec_.tensor_roofline) return roofline_kind::tensor16_compute;
     return spec_.compute_roofline ? roofline_kind::fp32_compute : roofline_kind::bandwidth;
   }
   double problem_bytes(const problem_config& c) const override;

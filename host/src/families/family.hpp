@@ -49,9 +49,9 @@ struct problem_config {
   std::string shape_text() const;
 };
 
-/// What a family's throughput is measured against: DRAM bandwidth (GB/s, reduce) or the FP32
-/// arithmetic peak (TFLOP/s, matmul).
-enum class roofline_kind { bandwidth, fp32_compute };
+/// What a family's throughput is measured against: DRAM bandwidth (GB/s, reduce), the FP32
+/// arithmetic peak (TFLOP/s, matmul) or the 16-bit tensor-core peak (TFLOP/s, matmul_tc).
+enum class roofline_kind { bandwidth, fp32_compute, tensor16_compute };
 
 /// A source variant's launch at one block size and configuration: grid and block dimensions
 /// from the header's `grid_dims` and `block_dims` (docs/kernel_contract.md).

@@ -82,8 +82,9 @@ struct float16 {
     const int e = (bits >> 10) & 0x1f, f = bits & 0x3ff;
     const double s = bits & 0x8000 ? -1.0 : 1.0;
     if (e == 0) return s * std::ldexp(f, -24);
-    if (e == 31) return f ? std::numeric_limits<double>::quiet_NaN()
-                          : s * std::numeric_limits<double>::infinity();
+    if (e == 31)
+      return f ? std::numeric_limits<double>::quiet_NaN()
+               : s * std::numeric_limits<double>::infinity();
     return s * std::ldexp(1024 + f, e - 25);
   }
 };
@@ -91,34 +92,47 @@ struct float16 {
 /// Significand bits (with the hidden one) and the machine epsilon of an element type.
 template <typename T>
 constexpr int significand_bits() {
-  if constexpr (std::is_same_v<T, float16>) return 11;
-  else if constexpr (std::is_same_v<T, bfloat16>) return 8;
-  else return std::numeric_limits<T>::digits;
+  if constexpr (std::is_same_v<T, float16>)
+    return 11;
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return 8;
+  else
+    return std::numeric_limits<T>::digits;
 }
 template <typename T>
 constexpr double epsilon_of() {
-  if constexpr (std::is_integral_v<T>) return 0.0;
-  else return 1.0 / static_cast<double>(std::uint64_t{1} << (significand_bits<T>() - 1));
+  if constexpr (std::is_integral_v<T>)
+    return 0.0;
+  else
+    return 1.0 / static_cast<double>(std::uint64_t{1} << (significand_bits<T>() - 1));
 }
 /// The largest finite value of a 16-bit float type.
 template <typename T>
 double largest_of() {
-  if constexpr (std::is_same_v<T, float16>) return 65504.0;
-  else return 0x1.fep127;  // bfloat16
+  if constexpr (std::is_same_v<T, float16>)
+    return 65504.0;
+  else
+    return 0x1.fep127;  // bfloat16
 }
 
 /// The smallest positive (subnormal) value and the smallest normal one.
 template <typename T>
 double smallest_of() {
-  if constexpr (std::is_same_v<T, float16>) return 0x1p-24;
-  else if constexpr (std::is_same_v<T, bfloat16>) return 0x1p-133;
-  else return std::numeric_limits<T>::denorm_min();
+  if constexpr (std::is_same_v<T, float16>)
+    return 0x1p-24;
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return 0x1p-133;
+  else
+    return std::numeric_limits<T>::denorm_min();
 }
 template <typename T>
 double lowest_normal_of() {
-  if constexpr (std::is_same_v<T, float16>) return 0x1p-14;
-  else if constexpr (std::is_same_v<T, bfloat16>) return 0x1p-126;
-  else return std::numeric_limits<T>::min();
+  if constexpr (std::is_same_v<T, float16>)
+    return 0x1p-14;
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return 0x1p-126;
+  else
+    return std::numeric_limits<T>::min();
 }
 
 }  // namespace kl

@@ -90,7 +90,11 @@ namespace {
 bool fp32_roofline(const std::vector<result_record>& group, const table_options& opt) {
   if (!opt.families) return false;
   const family* f = opt.families->find(group.front().variant.family);
-  return f && f->roofline() == roofline_kind::fp32_compute;
+  return f && f->roofline() != roofline_kind::bandwidth;
+}
+bool tensor_roofline(const std::vector<result_record>& group, const table_options& opt) {
+  const family* f = opt.families ? opt.families->find(group.front().variant.family) : nullptr;
+  return f && f->roofline() == roofline_kind::tensor16_compute;
 }
 
 // The bytes and FLOPs of a group's problem. They come from the family and the configuration,
@@ -139,12 +143,26 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   os << ")  seed " << c.seed << "\n" << (opt.markdown ? "\n" : "");
 
   const result_record* base = find_baseline(group, opt.baseline);
-  const double fp32_peak = device.peak_fp32_flops();
-  if (compute) {
+  // The compute peak rows are measured against: FP32 lanes, or the 16-bit tensor cores.
+  const bool tensor = tensor_roofline(group, opt);
+  const double compute_peak = tensor ? device.peak_tensor16_flops() : device.peak_fp32_flops();
+  const char* peak_name = tensor ? "16-bit tensor-core" : "FP32";
+  if (compute && tensor) {
+    os << fmt("%.4g", figures.flops / 1e9)
+       << " GFLOP (2 M N K); % peak is of the dense 16-bit tensor-core peak, ";
+    if (compute_peak > 0)
+      os << fmt("%.1f", compute_peak / 1e12) << " TFLOP/s (" << device.sm_count << " SMs x "
+         << device.tensor16_flops_per_sm_clock() << " FLOP/clock x " << device.sm_clock_khz / 1000
+         << " MHz)\n";
+    else
+      os << "not known for " << device.arch() << "\n";
+  } else if (compute) {
     os << fmt("%.4g", figures.flops / 1e9) << " GFLOP (2 M N K); % peak is of the FP32 peak, "
-       << fmt("%.1f", fp32_peak / 1e12) << " TFLOP/s (" << device.sm_count << " SMs x "
+       << fmt("%.1f", compute_peak / 1e12) << " TFLOP/s (" << device.sm_count << " SMs x "
        << device.fp32_lanes_per_sm() << " FP32 lanes x 2 x " << device.sm_clock_khz / 1000
        << " MHz)\n";
+  }
+  if (compute) {
     if (base) os << "baseline " << base->variant.name << ": " << base->variant.summary << "\n";
     os << (opt.markdown ? "\n" : "");
   }
@@ -214,7 +232,7 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       row.push_back(fmt("%.1f%%", r.timing->noise * 100) + (by_ci ? "" : flags));
       if (compute) {
         row.push_back(fmt("%.2f", r.tflops()));
-        row.push_back(fp32_peak > 0 ? fmt("%.1f", r.tflops() * 1e12 / fp32_peak * 100) : "-");
+        row.push_back(compute_peak > 0 ? fmt("%.1f", r.tflops() * 1e12 / compute_peak * 100) : "-");
       } else {
         row.push_back(fmt("%.1f", r.gbps()));
         row.push_back(fmt("%.1f", r.gbps() * 1e9 / peak * 100));
@@ -274,8 +292,8 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   if (best && compute) {
     os << "best: " << best->variant.name << " block " << block_text(best->block) << ", "
        << fmt("%.2f", best->tflops()) << " TFLOP/s ("
-       << (fp32_peak > 0 ? fmt("%.1f", best->tflops() * 1e12 / fp32_peak * 100) : "-")
-       << "% of the " << fmt("%.1f", fp32_peak / 1e12) << " TFLOP/s FP32 peak)";
+       << (compute_peak > 0 ? fmt("%.1f", best->tflops() * 1e12 / compute_peak * 100) : "-")
+       << "% of the " << fmt("%.1f", compute_peak / 1e12) << " TFLOP/s " << peak_name << " peak)";
     if (base)
       os << ", " << fmt("%.2f", base->timing->median_ms / best->timing->median_ms) << "x of "
          << base->variant.name;

@@ -103,7 +103,8 @@ struct family_spec {
   std::string summary;
   std::vector<std::string> dtypes;
   bool compute_roofline = false;
-  std::string bytes;  ///< expression; "" = every buffer read or written once
+  bool tensor_roofline = false;  ///< roofline = "tensor": against the 16-bit tensor-core peak
+  std::string bytes;             ///< expression; "" = every buffer read or written once
   std::string flops = "0";
   std::vector<axis_spec> axes;
   std::vector<condition_spec>
