@@ -42,6 +42,7 @@ namespace kl::cuda {
   X(cuModuleUnload)                              \
   X(cuModuleGetFunction)                         \
   X(cuFuncGetAttribute)                          \
+  X(cuFuncSetAttribute)                          \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
   X(cuLaunchKernel)                              \
   X(cuStreamCreate)                              \
