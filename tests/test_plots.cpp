@@ -118,6 +118,27 @@ TEST(Roofline, TheFp32PeakOfAnOlderFileIsDerived) {
 
 // Matmul: a panel per shape, each in TFLOP/s at the shape's own arithmetic intensity under the
 // sloped DRAM roof and the flat FP32 one.
+// A tensor-core family's rows (roofline "tensor") sit under the 16-bit tensor-core peak, not the
+// FP32 one: on an H100 cuBLAS's 869 TFLOP/s is 81% of 132 SMs x 4096 FLOP/clock x 1980 MHz = 1071.
+TEST(Roofline, TensorCoreRowsUnderTheTensorPeak) {
+  json results = real_file("2026-11-23-h100-tensor-cores/tc_8192x8192x8192.json");
+  // The file predates the tensor roofline: its rows say "compute" and its device has no tensor
+  // peak. Make it what a sweep writes now.
+  results["reproducibility"]["device"]["peak_tensor16_tflops"] = 132 * 4096 * 1980e6 / 1e12;
+  for (auto& r : results["records"])
+    if (r.value("roofline", std::string()) == "compute") r["roofline"] = "tensor";
+  const std::string svg = roofline_of(results);
+  EXPECT_NE(svg.find("16-bit tensor cores 1071 TFLOP/s"), std::string::npos) << svg.substr(0, 600);
+  EXPECT_NE(svg.find(">16-bit tensor-core peak 1071 TFLOP/s<"), std::string::npos);
+  EXPECT_EQ(svg.find("FP32 peak"), std::string::npos);
+  EXPECT_NE(svg.find("cublas (baseline): 869 TFLOP/s (81% of roof)"), std::string::npos);
+  // The bars: the same rows against the same peak.
+  std::ostringstream bars;
+  write_svg(results, bars);
+  // Grid lines at quarters of the tensor peak: 1070.5 x 3 / 4 = 803 (FP32's would be 50).
+  EXPECT_NE(bars.str().find(">803 (75%)<"), std::string::npos);
+}
+
 TEST(Roofline, MatmulInTflopsAPanelPerShape) {
   json merged;
   std::size_t points = 0;

@@ -47,6 +47,12 @@ struct device_info {
   double peak_tensor16_flops() const {
     return static_cast<double>(sm_count) * tensor16_flops_per_sm_clock() * sm_clock_khz * 1e3;
   }
+  /// The compute peak a record's roofline ("compute": FP32 lanes, "tensor": 16-bit tensor
+  /// cores) is measured against; 0 for "bandwidth" or an unknown word, or an unknown part.
+  double peak_flops_for(const std::string& roofline) const {
+    if (roofline == "tensor") return peak_tensor16_flops();
+    return roofline == "compute" ? peak_fp32_flops() : 0.0;
+  }
 };
 
 /// Reads the attributes of device `ordinal`. Needs the driver.

@@ -138,7 +138,7 @@ json to_json(const result_record& r) {
   if (r.energy) {
     j["energy"] = to_json(*r.energy);
     // Work per joule, in the row's roofline unit, where there are figures.
-    if (r.energy->measured() && r.roofline == "compute")
+    if (r.energy->measured() && r.compute_bound())
       j["energy"]["gflop_per_joule"] = r.flops / 1e9 / r.energy->joules_per_op;
     else if (r.energy->measured())
       j["energy"]["gb_per_joule"] = r.bytes / 1e9 / r.energy->joules_per_op;

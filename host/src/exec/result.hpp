@@ -50,9 +50,12 @@ struct result_record {
   std::optional<nvrtc::resource_usage> resources;
   std::optional<occupancy_info> occupancy;
   double bytes = 0, flops = 0;
-  /// What the row's throughput is measured against: "bandwidth" (GB/s, DRAM peak) or "compute"
-  /// (TFLOP/s, FP32 peak), from its family; "" when the row never reached its problem.
+  /// What the row's throughput is measured against: "bandwidth" (GB/s, DRAM peak), "compute"
+  /// (TFLOP/s, FP32 peak) or "tensor" (TFLOP/s, 16-bit tensor-core peak), from its family; ""
+  /// when the row never reached its problem.
   std::string roofline;
+  /// Measured in FLOP/s against a compute peak (roofline "compute" or "tensor"), not in GB/s.
+  bool compute_bound() const { return is_compute_roofline(roofline); }
   double compile_ms = 0, load_ms = 0, validate_ms = 0;
   /// compute-sanitizer's verdicts ("memcheck: clean, racecheck: ..."), if it ran.
   std::string sanitizer;

@@ -140,7 +140,7 @@ result_record row_runner::run(const row_job& job) {
     problem& prob = problem_for(*fam, job.config);
     r.bytes = prob.bytes();
     r.flops = prob.flops();
-    r.roofline = fam->roofline() == roofline_kind::bandwidth ? "bandwidth" : "compute";
+    r.roofline = roofline_word(fam->roofline());
     std::unique_ptr<operation> op;
     if (v.origin == origin_kind::source) {
       // Loaded modules, by file and image: one per compiled file, reused by its rows.

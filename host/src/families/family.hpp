@@ -53,6 +53,17 @@ struct problem_config {
 /// arithmetic peak (TFLOP/s, matmul) or the 16-bit tensor-core peak (TFLOP/s, matmul_tc).
 enum class roofline_kind { bandwidth, fp32_compute, tensor16_compute };
 
+/// The word records carry for a roofline: "bandwidth", "compute" (FP32) or "tensor".
+inline const char* roofline_word(roofline_kind k) {
+  return k == roofline_kind::bandwidth          ? "bandwidth"
+         : k == roofline_kind::tensor16_compute ? "tensor"
+                                                : "compute";
+}
+/// Whether a record's roofline word is measured in FLOP/s ("compute", "tensor").
+inline bool is_compute_roofline(const std::string& word) {
+  return word == "compute" || word == "tensor";
+}
+
 /// A source variant's launch at one block size and configuration: grid and block dimensions
 /// from the header's `grid_dims` and `block_dims` (docs/kernel_contract.md).
 struct launch_dims {

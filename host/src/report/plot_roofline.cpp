@@ -2,6 +2,7 @@
 // device's roofs, a panel per family and configuration (docs/results_format.md, "The roofline
 // picture", says what each axis holds and why).
 #include "cuda/device.hpp"
+#include "families/family.hpp"
 #include "report/exports.hpp"
 #include "report/svg_text.hpp"
 
@@ -26,8 +27,10 @@ using svg::text_width;
 // The device's peaks as the results file gives them; 0 when unknown.
 struct peaks {
   double dram_gbs = 0;
-  double fp32_tflops = 0;
+  double fp32_tflops = 0;  ///< the compute roof: FP32, or in a tensor panel the tensor cores'
+  double tensor16_tflops = 0;
   double l2_bytes = 0;
+  std::string compute_name = "FP32";  ///< what fp32_tflops is the peak of
 };
 
 peaks peaks_of(const json& dev) {
@@ -37,6 +40,7 @@ peaks peaks_of(const json& dev) {
   p.l2_bytes = number_at(dev, "l2_bytes").value_or(0);
   if (const auto f = number_at(dev, "peak_fp32_tflops")) {
     p.fp32_tflops = *f;
+    p.tensor16_tflops = number_at(dev, "peak_tensor16_tflops").value_or(0);
     return p;
   }
   // Files written before the sweep recorded the FP32 peak: the same product the sweep computes
@@ -50,6 +54,7 @@ peaks peaks_of(const json& dev) {
   d.sm_clock_khz =
       static_cast<int>(std::min(number_at(dev, "max_sm_clock_mhz").value_or(0), 1e6) * 1000);
   p.fp32_tflops = d.peak_fp32_flops() / 1e12;
+  p.tensor16_tflops = d.peak_tensor16_flops() / 1e12;
   return p;
 }
 
@@ -59,7 +64,18 @@ peaks peaks_of(const json& dev) {
 struct axes {
   bool compute = false;    // y in TFLOP/s, else GB/s
   bool intensity = false;  // x in FLOP/byte, else bytes
+  bool tensor = false;     // the compute roof is the 16-bit tensor cores', not FP32's
 };
+
+// The peaks a panel is drawn under: a tensor-core family's compute roof is the tensor cores'.
+peaks panel_peaks(const peaks& device, const axes& a) {
+  peaks p = device;
+  if (a.tensor) {
+    p.fp32_tflops = device.tensor16_tflops;
+    p.compute_name = "16-bit tensor-core";
+  }
+  return p;
+}
 
 struct point {
   std::string variant;
@@ -155,7 +171,8 @@ void write_roofline_svg(const json& results, std::ostream& os) {
   const std::string device = dev.is_object() && dev.contains("name") && dev.at("name").is_string()
                                  ? dev.at("name").get<std::string>()
                                  : "no device";
-  const peaks pk = peaks_of(dev);
+  const peaks device_peaks = peaks_of(dev);
+  bool any_tensor = false;
 
   std::vector<panel> panels;
   std::map<std::string, std::size_t> index;
@@ -169,7 +186,9 @@ void write_roofline_svg(const json& results, std::ostream& os) {
       // The family's roofline; files written before records had one: a row that counts flops.
       const std::string roofline = r.value("roofline", std::string());
       axes a;
-      a.compute = roofline.empty() ? flops_of(r) > 0 : roofline == "compute";
+      a.compute = roofline.empty() ? flops_of(r) > 0 : is_compute_roofline(roofline);
+      a.tensor = roofline == "tensor";
+      any_tensor = any_tensor || a.tensor;
       a.intensity = flops_of(r) > 0;
       any_bytes_axis = any_bytes_axis || !a.intensity;
       panels.push_back({title, a, {}, {}, 0});
@@ -209,6 +228,7 @@ void write_roofline_svg(const json& results, std::ostream& os) {
   std::vector<std::vector<label>> labels(panels.size());
   for (std::size_t pi = 0; pi < panels.size(); ++pi) {
     const panel& p = panels[pi];
+    const peaks pk = panel_peaks(device_peaks, p.a);
     for (const auto& v : p.variants) {
       const point* top = nullptr;
       for (const auto& pt : p.points)
@@ -233,9 +253,12 @@ void write_roofline_svg(const json& results, std::ostream& os) {
   int y = 10;
   // The heading and the legend.
   std::string heading = "kernlab roofline: " + device;
+  const peaks& pk = device_peaks;
   std::vector<std::string> known;
   if (pk.dram_gbs > 0) known.push_back("DRAM " + value_text(pk.dram_gbs) + " GB/s");
   if (pk.fp32_tflops > 0) known.push_back("FP32 " + value_text(pk.fp32_tflops) + " TFLOP/s");
+  if (any_tensor && pk.tensor16_tflops > 0)
+    known.push_back("16-bit tensor cores " + value_text(pk.tensor16_tflops) + " TFLOP/s");
   if (pk.l2_bytes > 0) known.push_back("L2 " + num(pk.l2_bytes / 1048576, "%.0f") + " MiB");
   for (std::size_t i = 0; i < known.size(); ++i) heading += (i ? ", " : "; ") + known[i];
   if (pk.dram_gbs <= 0 || pk.fp32_tflops <= 0)
@@ -283,6 +306,7 @@ void write_roofline_svg(const json& results, std::ostream& os) {
   for (std::size_t pi = 0; pi < panels.size(); ++pi) {
     const panel& p = panels[pi];
     const axes& a = p.a;
+    const peaks pk = panel_peaks(device_peaks, a);
     std::vector<label>& ls = labels[pi];
     const int plot_h = std::max(min_plot_h, static_cast<int>(ls.size()) * line_h + 2 * line_h);
 
@@ -416,7 +440,7 @@ void write_roofline_svg(const json& results, std::ostream& os) {
            << " " << num(lx) << " " << num(ly) << ")\">" << esc(text) << "</text>\n";
     };
     const std::string dram = "DRAM " + value_text(pk.dram_gbs) + " GB/s";
-    const std::string fp32 = "FP32 peak " + value_text(pk.fp32_tflops) + " TFLOP/s";
+    const std::string fp32 = pk.compute_name + " peak " + value_text(pk.fp32_tflops) + " TFLOP/s";
     if (xs.size() == 3) {  // both peaks: a slope and a flat roof
       const double ridge = xs[1];
       if (a.compute) {

@@ -1,5 +1,6 @@
 #include "report/exports.hpp"
 
+#include "families/family.hpp"
 #include "report/svg_text.hpp"
 
 #include <algorithm>
@@ -22,7 +23,8 @@ using svg::panel_title;
 using svg::text_width;
 
 // What a panel's bars measure: memory throughput (GB/s against the DRAM bandwidth), or, for a
-// compute-bound family whose records count flops (matmul), TFLOP/s against the FP32 peak.
+// compute-bound family whose records count flops (matmul), TFLOP/s against the FP32 peak, or
+// for a tensor-core family (matmul_tc) against the 16-bit tensor-core peak.
 struct unit {
   const char* field;  // the record's value
   const char* name;   // the axis's unit
@@ -51,6 +53,8 @@ void write_svg(const json& results, std::ostream& os) {
                        dev.is_null() ? 0 : number_at(dev, "peak_bandwidth_gbs").value_or(0)};
   const unit compute{"tflops", "TFLOP/s",
                      dev.is_null() ? 0 : number_at(dev, "peak_fp32_tflops").value_or(0)};
+  const unit tensor{"tflops", "TFLOP/s",
+                    dev.is_null() ? 0 : number_at(dev, "peak_tensor16_tflops").value_or(0)};
   // Group the records into panels, keeping the order they came in.
   std::vector<panel> panels;
   std::map<std::string, std::size_t> index;
@@ -66,8 +70,15 @@ void write_svg(const json& results, std::ostream& os) {
       const std::string roofline = r.value("roofline", std::string());
       const bool flops =
           r.contains("flops") && r.at("flops").is_number() && r.at("flops").get<double>() > 0;
-      const bool by_compute = roofline.empty() ? flops : roofline == "compute";
-      panels.push_back({title, by_compute ? compute : bandwidth, {}, {}, 0, ""});
+      const bool by_compute = roofline.empty() ? flops : is_compute_roofline(roofline);
+      panels.push_back({title,
+                        roofline == "tensor" ? tensor
+                        : by_compute         ? compute
+                                             : bandwidth,
+                        {},
+                        {},
+                        0,
+                        ""});
     }
     panel& p = panels[index[title]];
     const std::string name = r.at("variant").at("name");

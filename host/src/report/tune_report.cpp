@@ -11,18 +11,18 @@
 namespace kl {
 namespace {
 
-bool compute_bound(const result_record& r) { return r.roofline == "compute"; }
-
 // Throughput in the row's own unit (TFLOP/s or GB/s) and as a fraction of the device's peak.
 std::pair<double, double> throughput(const result_record& r, const cuda::device_info& d) {
-  if (compute_bound(r))
-    return {r.tflops(), d.peak_fp32_flops() > 0 ? r.tflops() * 1e12 / d.peak_fp32_flops() : 0};
+  if (r.compute_bound()) {
+    const double peak = d.peak_flops_for(r.roofline);
+    return {r.tflops(), peak > 0 ? r.tflops() * 1e12 / peak : 0};
+  }
   return {r.gbps(), d.peak_bandwidth() > 0 ? r.gbps() * 1e9 / d.peak_bandwidth() : 0};
 }
 
 std::string unit_of(const tune::tune_outcome& t) {
   for (const auto& e : t.evaluations)
-    if (!e.record.roofline.empty()) return compute_bound(e.record) ? "TFLOP/s" : "GB/s";
+    if (!e.record.roofline.empty()) return e.record.compute_bound() ? "TFLOP/s" : "GB/s";
   return "GB/s";
 }
 
@@ -256,7 +256,7 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
                    {"values", values},
                    {"fidelity", best->level == tune::fidelity::full ? "full" : "brief"},
                    {"timing", to_json(*best->record.timing)},
-                   {compute_bound(best->record) ? "tflops" : "gbps", value},
+                   {best->record.compute_bound() ? "tflops" : "gbps", value},
                    {"fraction_of_peak", peak}};
       if (best->record.energy) e["best"]["energy"] = to_json(*best->record.energy);
       if (const result_record* b = baseline_of(t))
@@ -320,7 +320,7 @@ std::string tuning_header(const std::vector<tune::tune_outcome>& tunes, const cu
       if (r.timing->has_ci())
         h << ", 95% CI +-" << fmt("%.2f", r.timing->ci_half_width() * 100) << "%";
       h << ", noise " << fmt("%.1f", r.timing->noise * 100) << "%), " << fmt("%.1f", value) << " "
-        << (compute_bound(r) ? "TFLOP/s" : "GB/s") << ", " << t->evaluations.size()
+        << (r.compute_bound() ? "TFLOP/s" : "GB/s") << ", " << t->evaluations.size()
         << " points evaluated\n";
     }
     h << "struct " << id << "_config {\n";
