@@ -6,6 +6,8 @@
 #                      [OUTPUT_DIR <dir>]     # default: ${KERNLAB_PLUGIN_OUTPUT_DIR}; outside
 #                                             # kernlab's tree, the project's build folder
 #                      [EXPORTS <symbol>...]  # default: kernlab_plugin
+#                      [FAMILY]               # a family plugin (kernlab/family_api.h): exports
+#                                             # kernlab_family, installed to <plugins>/families
 #                      [NO_INSTALL])          # default: installed to ${KERNLAB_PLUGIN_INSTALL_DIR}
 #                                             # (outside kernlab's tree: lib/kernlab/plugins)
 #
@@ -25,7 +27,7 @@
 include_guard(GLOBAL)
 
 function(kernlab_add_plugin name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_INSTALL" "OUTPUT_DIR" "SOURCES;EXPORTS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_INSTALL;FAMILY" "OUTPUT_DIR" "SOURCES;EXPORTS")
   if(NOT arg_SOURCES)
     message(FATAL_ERROR "kernlab_add_plugin(${name}): no SOURCES")
   endif()
@@ -41,6 +43,14 @@ function(kernlab_add_plugin name)
   set(install_dir "${KERNLAB_PLUGIN_INSTALL_DIR}")
   if(NOT install_dir)
     set(install_dir "lib/kernlab/plugins")
+  endif()
+  if(arg_FAMILY)
+    # Beside the variant plugins, never among them: every .so there is probed as one.
+    set(arg_OUTPUT_DIR "${arg_OUTPUT_DIR}/families")
+    set(install_dir "${install_dir}/families")
+    if(NOT arg_EXPORTS)
+      set(arg_EXPORTS kernlab_family)
+    endif()
   endif()
   if(NOT arg_EXPORTS)
     set(arg_EXPORTS kernlab_plugin)

@@ -4,6 +4,7 @@
 
 #include "test_util.hpp"
 
+#include <filesystem>
 #include <string>
 
 namespace kl::test {
@@ -114,6 +115,86 @@ inline void write_axpy_family(const temp_dir& dir, const std::string& folder = "
   dir.write(folder + "/simple.cu", axpy_simple);
   dir.write(folder + "/gridstride.cu", axpy_gridstride);
   if (wrong) dir.write(folder + "/off_by_one.cu", axpy_off_by_one);
+}
+
+/// A family whose inputs and reference come from a family plugin (include/kernlab/family_api.h):
+/// tests/plugins/affine_family.cpp, y = SCALE * x + 1.
+inline const char* affine_family_toml = R"kl(# inputs and reference from a family plugin
+summary = "y = SCALE * x + 1"
+plugin  = "kernlab_affine_family.so"
+dtypes  = ["float32"]
+bytes   = "2 * N * TSIZE"
+
+[axes]
+N     = { default = 1000003, min = 1, max = 1073741824 }
+SCALE = { default = 3, min = 1, max = 8 }
+
+[[buffers]]
+name   = "x"
+role   = "in"
+type   = "T"
+count  = "N"
+exact  = { kind = "plugin", function = "quarters" }
+random = { kind = "plugin", function = "quarters" }
+
+[[buffers]]
+name  = "y"
+role  = "out"
+type  = "T"
+count = "N"
+
+[kernel]
+args      = ["x", "y", "N", "SCALE"]
+grid_dims = ["ceil_div(N, BLOCK)"]
+
+[reference]
+plugin = "affine"
+
+[compare]
+rule = "exact"
+)kl";
+
+inline const char* affine_simple = R"kl(/* kernlab
+family:  affine
+entry:   simple<T>
+blocks:  128 256
+summary: one thread per element
+*/
+template <typename T>
+__global__ void simple(const T* x, T* y, int n, int scale) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = T(scale) * x[i] + T(1);
+}
+)kl";
+
+// Adds 2 instead of 1: every element wrong.
+inline const char* affine_wrong = R"kl(/* kernlab
+family:  affine
+entry:   plus_two<T>
+blocks:  256
+summary: adds 2
+*/
+template <typename T>
+__global__ void plus_two(const T* x, T* y, int n, int scale) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = T(scale) * x[i] + T(2);
+}
+)kl";
+
+/// The test family plugin's file (built by tests/plugins).
+inline std::string affine_plugin_file() {
+  return std::string(KERNLAB_TEST_PLUGIN_DIR) + "/families/kernlab_affine_family.so";
+}
+
+/// Writes the affine family into `<dir>/affine/`, with its plugin copied beside the
+/// family.toml unless `with_plugin` is false.
+inline void write_affine_family(const temp_dir& dir, bool with_plugin = true) {
+  dir.write("affine/family.toml", affine_family_toml);
+  dir.write("affine/simple.cu", affine_simple);
+  dir.write("affine/plus_two.cu", affine_wrong);
+  if (with_plugin)
+    std::filesystem::copy_file(affine_plugin_file(), dir.str() + "/affine/kernlab_affine_family.so",
+                               std::filesystem::copy_options::overwrite_existing);
 }
 
 }  // namespace kl::test

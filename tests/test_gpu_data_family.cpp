@@ -72,6 +72,47 @@ TEST(GpuDataFamily, AFolderWrittenHereRunsValidatedAndTimedWithNoRebuild) {
   }
 }
 
+// A family whose inputs and reference come from a family plugin (tests/plugins/
+// affine_family.cpp) runs through the binary: its rows pass at awkward sizes, a wrong variant is
+// caught, and a generator or a reference that fails fails the rows of that size with its message
+// while the other sizes run.
+TEST(GpuDataFamily, AFamilyPluginMakesTheInputsAndTheReference) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("affine_gpu");
+  test::write_affine_family(dir);
+  const std::string json = dir.str() + "/run.json";
+  const auto r = test::run_kernlab("--kernels-dir " + dir.str() +
+                                   " --family affine --block all"
+                                   " --shape 1x3,13x3,17x3,257x5,1000003x8 --json " +
+                                   json + quick);
+  EXPECT_EQ(r.code, 1) << r.output;  // plus_two is wrong
+  const run_records got = read_records(json);
+  // Per shape (5): simple at 2 blocks, plus_two at 1; the other blocks are skipped.
+  EXPECT_EQ(got.records.size(), 5u * 8u) << got.text;
+  EXPECT_EQ(got.by_outcome.at("skipped"), 5 * 5) << got.text;
+  for (const auto& rec : got.records) {
+    if (rec.at("outcome") == "skipped") continue;
+    SCOPED_TRACE(rec.dump());
+    const std::string name = rec.at("variant").at("name");
+    const auto n = rec.at("config").at("shape").at(0).get<std::uint64_t>();
+    const std::string message = rec.at("message");
+    if (n == 13) {
+      EXPECT_EQ(rec.at("outcome"), "failed");
+      EXPECT_NE(message.find("generator 'quarters' for x failed: planted failure of quarters"),
+                std::string::npos);
+    } else if (n == 17) {
+      EXPECT_EQ(rec.at("outcome"), "failed");
+      EXPECT_NE(message.find("reference 'affine' failed: planted failure of the affine reference"),
+                std::string::npos);
+    } else if (name == "simple") {
+      EXPECT_EQ(rec.at("outcome"), "passed");
+    } else {
+      EXPECT_EQ(rec.at("outcome"), "wrong_result");
+      EXPECT_EQ(rec.at("expected").get<std::string>().rfind("y[0]", 0), 0u);
+    }
+  }
+}
+
 // Each shipped data family at shapes that catch boundary mistakes: 1, primes, a tile +- 1, long
 // thin rows and columns; every row passes or is skipped with a reason, none fails.
 struct shipped_case {

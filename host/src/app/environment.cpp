@@ -3,6 +3,7 @@
 #include "families/data_family.hpp"
 #include "kernlab_commit.hpp"  // generated at build time: KERNLAB_COMMIT
 #include "nvrtc/compiler.hpp"
+#include "plugins/plugin_loader.hpp"
 
 #include <kernlab/plugin_api.h>
 
@@ -76,7 +77,14 @@ void load_families(kl::family_registry& families, const std::vector<std::string>
       std::none_of(dirs.begin(), dirs.end(),
                    [&](const std::string& d) { return fs::equivalent(d, shipped, ec); }))
     dirs.push_back(shipped.string());
-  auto w = kl::add_data_families(families, dirs, includes);
+  // Family plugins (include/kernlab/family_api.h): beside the family.toml, else in the
+  // families/ folder of kernlab's plugin folder (not the folder itself: every .so there is
+  // probed as a variant plugin), else in KERNLAB_PLUGIN_PATH's folders.
+  std::vector<std::string> plugin_dirs;
+  for (const auto& d : find_default_paths().plugin_dirs) plugin_dirs.push_back(d + "/families");
+  for (const auto& d : kl::plugin_path_dirs(std::getenv("KERNLAB_PLUGIN_PATH")))
+    plugin_dirs.push_back(d);
+  auto w = kl::add_data_families(families, dirs, includes, plugin_dirs);
   if (warnings) warnings->insert(warnings->end(), w.begin(), w.end());
 }
 

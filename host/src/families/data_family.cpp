@@ -9,6 +9,7 @@
 #include "nvrtc/compiler.hpp"
 #include "nvrtc/hash.hpp"
 #include "parallel/chunks.hpp"
+#include "plugins/family_plugin.hpp"
 #include "spec/expression.hpp"
 
 #include <algorithm>
@@ -567,6 +568,8 @@ std::string data_family::reference_expression(const std::string& dtype,
 nvrtc::compile_request data_family::reference_request(const std::string& dtype,
                                                       const std::string& arch,
                                                       const std::string& op) const {
+  if (!spec_.reference.plugin_function.empty())
+    throw std::logic_error(spec_.path + ": the reference is the plugin's, not a kernel");
   nvrtc::compile_request req;
   req.source = spec_.reference.source;
   req.path = spec_.reference.file;
@@ -662,7 +665,8 @@ class data_problem final : public problem {
       buf.device = cuda::device_buffer(bytes);
       if (b.role == buffer_role::in) {
         const generator_spec& g = c.input_mode == "random" ? *b.random : *b.exact;
-        buf.host = generate_buffer(g, buf.dtype, buf.count, c.seed, b.name);
+        buf.host = g.kind == "plugin" ? generate_with_plugin(g, b.name, buf.dtype, buf.count)
+                                      : generate_buffer(g, buf.dtype, buf.count, c.seed, b.name);
         buf.device.upload(buf.host.data(), buf.host.size());
         if (passes) {
           padded_n_ = elements;
@@ -676,7 +680,10 @@ class data_problem final : public problem {
       vars_["PADDED_N"] = static_cast<std::int64_t>(padded_n_);
     }
     cuda::synchronize_context();
-    run_reference();
+    if (s.reference.plugin_function.empty())
+      run_reference();
+    else
+      run_plugin_reference();
   }
 
   const problem_config& config() const override { return config_; }
@@ -767,6 +774,85 @@ class data_problem final : public problem {
   }
 
  private:
+  // What family_api.h's functions get: the configuration, with every axis' value.
+  struct plugin_point {
+    std::vector<std::string> names;
+    std::vector<const char*> name_ptrs;
+    std::vector<double> values;
+    kl_family_point point{};
+  };
+  plugin_point make_point() const {
+    plugin_point p;
+    for (const auto& a : family_.spec().axes) {
+      p.names.push_back(a.name);
+      p.values.push_back(static_cast<double>(vars_.at(a.name)));
+    }
+    for (const auto& n : p.names) p.name_ptrs.push_back(n.c_str());
+    p.point.family = family_.spec().name.c_str();
+    p.point.dtype = config_.dtype.c_str();
+    p.point.op = config_.op.c_str();
+    p.point.input_mode = config_.input_mode.c_str();
+    p.point.seed = config_.seed;
+    p.point.axis_names = p.name_ptrs.data();
+    p.point.axis_values = p.values.data();
+    p.point.num_axes = static_cast<std::uint32_t>(p.names.size());
+    return p;
+  }
+  std::shared_ptr<const family_plugin> plugin() const {
+    return open_family_plugin(family_.spec().plugin);
+  }
+
+  // A plugin generator's elements, in ranges on every core: each element depends on the point,
+  // the buffer and its index only (family_api.h), so the ranges do not change the bytes.
+  std::vector<std::uint8_t> generate_with_plugin(const generator_spec& g, const std::string& name,
+                                                 const std::string& dtype, std::uint64_t count) {
+    const kl_family_generate_fn fn = plugin()->generator(g.function);
+    const plugin_point p = make_point();
+    const std::size_t size = data_dtype_size(dtype);
+    std::vector<std::uint8_t> out(count * size);
+    constexpr std::size_t chunk_elements = 1 << 16;
+    for_each_chunk(count, (count + chunk_elements - 1) / chunk_elements, [&](const chunk_range& r) {
+      char error[1024] = "";
+      const int status = fn(&p.point, name.c_str(), dtype.c_str(), out.data() + r.begin * size,
+                            r.begin, r.end - r.begin, error, sizeof error);
+      if (status != KL_FAMILY_OK)
+        throw std::runtime_error(
+            family_.spec().plugin + ": generator '" + g.function + "' for " + name + " failed: " +
+            (error[0] ? std::string(error, strnlen(error, sizeof error)) : "(no message)"));
+    });
+    return out;
+  }
+
+  // The plugin's reference, on the host: every output in its own type.
+  void run_plugin_reference() {
+    const family_spec& s = family_.spec();
+    const kl_family_reference_fn fn = plugin()->reference(s.reference.plugin_function);
+    const plugin_point p = make_point();
+    std::vector<kl_family_buffer> ins, outs;
+    std::vector<std::string> out_names;
+    for (auto& b : buffers_) {
+      if (b.spec->role == buffer_role::in)
+        ins.push_back({b.spec->name.c_str(), b.dtype.c_str(), b.host.data(), b.count});
+      if (b.spec->role == buffer_role::out) {
+        // Filled with the bitwise complement of the outputs' poison: where the plugin writes
+        // nothing, a variant that writes nothing either does not match it by chance.
+        auto& ref = references_[b.spec->name];
+        ref.resize(b.count * data_dtype_size(b.dtype));
+        const std::uint32_t fill = ~poison_bits;
+        for (std::size_t i = 0; i < ref.size(); ++i)
+          ref[i] = static_cast<std::uint8_t>(fill >> (8 * (i % 4)));
+        outs.push_back({b.spec->name.c_str(), b.dtype.c_str(), ref.data(), b.count});
+      }
+    }
+    char error[1024] = "";
+    const int status = fn(&p.point, ins.data(), static_cast<std::uint32_t>(ins.size()), outs.data(),
+                          static_cast<std::uint32_t>(outs.size()), error, sizeof error);
+    if (status != KL_FAMILY_OK)
+      throw std::runtime_error(
+          s.plugin + ": reference '" + s.reference.plugin_function + "' failed: " +
+          (error[0] ? std::string(error, strnlen(error, sizeof error)) : "(no message)"));
+  }
+
   void run_reference() {
     const family_spec& s = family_.spec();
     const nvrtc::compile_result& image =
@@ -1056,7 +1142,8 @@ std::unique_ptr<problem> data_family::make_problem(const problem_config& c,
 
 std::vector<std::string> add_data_families(family_registry& registry,
                                            const std::vector<std::string>& kernels_dirs,
-                                           const std::vector<std::string>& include_dirs) {
+                                           const std::vector<std::string>& include_dirs,
+                                           const std::vector<std::string>& plugin_dirs) {
   std::vector<std::string> warnings;
   for (const auto& dir : kernels_dirs) {
     std::error_code ec;
@@ -1078,8 +1165,8 @@ std::vector<std::string> add_data_families(family_registry& registry,
       }
       if (!registry.broken(name).empty()) continue;  // the first folder's error stays
       try {
-        registry.add(
-            std::make_unique<data_family>(load_family_spec(folder.string()), include_dirs));
+        registry.add(std::make_unique<data_family>(load_family_spec(folder.string(), plugin_dirs),
+                                                   include_dirs));
       } catch (const metadata_error& e) {
         registry.add_broken(name, e.what());
       }

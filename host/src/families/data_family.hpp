@@ -105,8 +105,11 @@ inline check_result compare_buffer(const compare_spec& rule, const std::string& 
 /// Registers the family of every folder of `kernels_dirs` that holds a family.toml. A folder
 /// whose description has a mistake is registered as broken, with the error naming file:line.
 /// Returns warnings (a folder that has the name of a built-in family).
+/// A family plugin (family.toml's `plugin`) is looked for in the family's folder, then in
+/// `plugin_dirs`.
 std::vector<std::string> add_data_families(family_registry& registry,
                                            const std::vector<std::string>& kernels_dirs,
-                                           const std::vector<std::string>& include_dirs);
+                                           const std::vector<std::string>& include_dirs,
+                                           const std::vector<std::string>& plugin_dirs = {});
 
 }  // namespace kl

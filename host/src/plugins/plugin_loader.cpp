@@ -37,21 +37,6 @@ std::string abi_mismatch(std::uint32_t v) {
          std::to_string(KERNLAB_PLUGIN_ABI_VERSION) + "; rebuild the plugin";
 }
 
-// Boost.DLL's error for a failed dlopen is errno's, which says nothing ("Bad file descriptor");
-// dlerror() has the loader's own message ("file too short", "undefined symbol: x").
-std::string open_library(boost::dll::shared_library& library, const std::string& path) {
-  boost::dll::fs::error_code ec;
-  ::dlerror();  // clear any earlier message
-  // RTLD_LOCAL keeps each plugin's symbols (its own CUDA runtime copy, say) to itself.
-  library.load(path, ec, boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now);
-  if (!ec) return "";
-  const char* why = ::dlerror();
-  std::string reason = why ? why : ec.message();
-  // dlerror() starts with the path; the caller puts it in front already.
-  if (reason.rfind(path + ": ", 0) == 0) reason = reason.substr(path.size() + 2);
-  return "cannot be loaded as a shared object (" + reason + ")";
-}
-
 // A string of the table: non-null, NUL-terminated within max_string bytes, printable.
 std::string table_string(const char* s, const std::string& what) {
   if (s == nullptr) return "";
@@ -145,10 +130,25 @@ loaded_plugin::~loaded_plugin() {
   if (table != nullptr && table->abi_version >= 2 && table->release != nullptr) table->release();
 }
 
+// Boost.DLL's error for a failed dlopen is errno's, which says nothing ("Bad file descriptor");
+// dlerror() has the loader's own message ("file too short", "undefined symbol: x").
+std::string open_shared_library(boost::dll::shared_library& library, const std::string& path) {
+  boost::dll::fs::error_code ec;
+  ::dlerror();  // clear any earlier message
+  // RTLD_LOCAL keeps each plugin's symbols (its own CUDA runtime copy, say) to itself.
+  library.load(path, ec, boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now);
+  if (!ec) return "";
+  const char* why = ::dlerror();
+  std::string reason = why ? why : ec.message();
+  // dlerror() starts with the path; the caller puts it in front already.
+  if (reason.rfind(path + ": ", 0) == 0) reason = reason.substr(path.size() + 2);
+  return "cannot be loaded as a shared object (" + reason + ")";
+}
+
 std::shared_ptr<loaded_plugin> load_plugin(const std::string& path) {
   auto p = std::make_shared<loaded_plugin>();
   p->path = path;
-  if (const std::string why = open_library(p->library, path); !why.empty())
+  if (const std::string why = open_shared_library(p->library, path); !why.empty())
     throw std::runtime_error(path + ": " + why);
   if (!p->library.has(KERNLAB_PLUGIN_ENTRY_NAME))
     throw std::runtime_error(path + ": no '" KERNLAB_PLUGIN_ENTRY_NAME
@@ -233,7 +233,7 @@ plugin_verdict read_plugin(const std::string& path, const std::function<void(con
   auto p = std::make_shared<loaded_plugin>();
   p->path = path;
   phase("loading it (its constructors run here)");
-  if (std::string why = open_library(p->library, path); !why.empty()) {
+  if (std::string why = open_shared_library(p->library, path); !why.empty()) {
     v.reason = std::move(why);
     return v;
   }

@@ -35,6 +35,10 @@ struct loaded_plugin {
   ~loaded_plugin();
 };
 
+/// dlopen()s `path` into `library` (RTLD_LOCAL | RTLD_NOW): "" when it loaded, else why not, in
+/// the loader's own words ("cannot be loaded as a shared object (file too short)").
+std::string open_shared_library(boost::dll::shared_library& library, const std::string& path);
+
 /// Opens one plugin file and checks its table (entry point, ABI version, descriptors' shape).
 /// Throws std::runtime_error with "<path>: <reason>" for anything that makes it unusable.
 /// Runs the plugin's code in this process: call it only for a file that passed probe_plugin.

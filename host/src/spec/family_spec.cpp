@@ -102,11 +102,12 @@ class reader {
     static const std::map<std::string, std::vector<std::string>> keys = {
         {"grid", {"kind", "den", "min", "max"}}, {"uniform", {"kind", "min", "max"}},
         {"normal", {"kind", "mean", "stddev"}},  {"constant", {"kind", "value"}},
-        {"iota", {"kind", "start", "step"}},     {"npy", {"kind", "file"}}};
+        {"iota", {"kind", "start", "step"}},     {"npy", {"kind", "file"}},
+        {"plugin", {"kind", "function"}}};
     auto it = keys.find(g.kind);
     if (it == keys.end())
       fail(line_of(*kind), "unknown generator '" + g.kind +
-                               "' (expected grid, uniform, normal, constant, iota or npy)");
+                               "' (expected grid, uniform, normal, constant, iota, npy or plugin)");
     only_keys(t, it->second, what);
     auto num = [&](const char* key, double& out) {
       if (const toml::node* v = t.get(key)) out = number(*v, what + "." + key);
@@ -127,6 +128,13 @@ class reader {
       fail(g.line, what + ": den must be at least 1 (values are k / den)");
     if (g.kind == "normal" && !(g.stddev >= 0)) fail(g.line, what + ": stddev is negative");
     if (g.kind == "constant" && !t.get("value")) fail(g.line, what + " needs a 'value'");
+    if (g.kind == "plugin") {
+      const toml::node* f = t.get("function");
+      if (!f) fail(g.line, what + " needs a 'function' (the family plugin's generator)");
+      g.function = string(*f, what + ".function");
+      if (!has_plugin)
+        fail(g.line, what + ": a plugin generator needs the family's 'plugin' (its file)");
+    }
     if (g.kind == "npy") {
       const toml::node* f = t.get("file");
       if (!f) fail(g.line, what + " needs a 'file'");
@@ -138,6 +146,9 @@ class reader {
   }
 
   std::string path_, dir_;
+
+ public:
+  bool has_plugin = false;  // the description names a family plugin
 };
 
 std::string read_text(const std::string& path) {
@@ -186,7 +197,8 @@ bool is_reserved_name(const std::string& name) {
 }
 
 family_spec parse_family_spec(const std::string& text, const std::string& path,
-                              const std::string& dir, const std::string& name) {
+                              const std::string& dir, const std::string& name,
+                              const std::vector<std::string>& plugin_dirs) {
   reader r(path, dir);
   toml::table root;
   try {
@@ -200,11 +212,32 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   s.dir = dir;
   s.text = text;
   r.only_keys(root,
-              {"summary", "dtypes", "roofline", "bytes", "flops", "axes", "require", "ops",
-               "buffers", "kernel", "reference", "compare", "baseline"},
+              {"summary", "plugin", "dtypes", "roofline", "bytes", "flops", "axes", "require",
+               "ops", "buffers", "kernel", "reference", "compare", "baseline"},
               "family.toml");
 
   if (const toml::node* n = root.get("summary")) s.summary = r.string(*n, "summary");
+  // The family plugin's file: in the family's folder, else in a plugin folder.
+  if (const toml::node* n = root.get("plugin")) {
+    s.plugin_line = reader::line_of(*n);
+    const std::string file = r.string(*n, "plugin");
+    std::vector<fs::path> tried = {fs::path(file).is_absolute() ? fs::path(file)
+                                                                : fs::path(dir) / file};
+    if (!fs::path(file).is_absolute())
+      for (const auto& d : plugin_dirs) tried.push_back(fs::path(d) / file);
+    std::error_code ec;
+    for (const auto& t : tried)
+      if (fs::is_regular_file(t, ec)) {
+        s.plugin = t.lexically_normal().string();
+        break;
+      }
+    if (s.plugin.empty()) {
+      std::string where;
+      for (const auto& t : tried) where += (where.empty() ? "" : ", ") + t.parent_path().string();
+      r.fail(s.plugin_line, "family plugin '" + file + "' not found (looked in " + where + ")");
+    }
+    r.has_plugin = true;
+  }
   const toml::node* dtypes = root.get("dtypes");
   if (!dtypes) r.fail(1, "'dtypes' is missing (e.g. dtypes = [\"float32\"])");
   s.dtypes = r.strings(*dtypes, "dtypes");
@@ -476,43 +509,60 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   if (!ref) r.fail(1, "'[reference]' is missing (the kernel whose result the variants must match)");
   const toml::table& rt = r.table(*ref, "reference");
   s.reference.line = reader::line_of(*ref);
-  r.only_keys(rt, {"file", "entry", "type", "block", "block_dims", "grid_dims"}, "[reference]");
+  r.only_keys(rt, {"file", "entry", "plugin", "type", "block", "block_dims", "grid_dims"},
+              "[reference]");
   const toml::node* file = rt.get("file");
   const toml::node* entry = rt.get("entry");
-  if (!file || !entry) r.fail(s.reference.line, "[reference] needs 'file' and 'entry'");
-  s.reference.file = (fs::path(dir) / r.string(*file, "file")).string();
-  s.reference.entry = r.string(*entry, "entry");
-  std::error_code ec;
-  if (!fs::is_regular_file(s.reference.file, ec))
-    r.fail(reader::line_of(*file), s.reference.file + " does not exist");
-  s.reference.source = read_text(s.reference.file);
-  if (s.reference.source.empty())
-    r.fail(reader::line_of(*file), s.reference.file + " is empty or cannot be read");
-  if (const toml::node* n = rt.get("type")) {
-    s.reference.type = r.string(*n, "type");
-    if (s.reference.type != "float64" && s.reference.type != "T")
-      r.fail(reader::line_of(*n),
-             "reference type '" + s.reference.type + "': expected float64 or T");
+  if (const toml::node* fn = rt.get("plugin")) {
+    // A function of the family plugin, on the host: no kernel, so no file, entry or launch.
+    s.reference.plugin_function = r.string(*fn, "plugin");
+    if (!r.has_plugin)
+      r.fail(reader::line_of(*fn), "[reference] plugin needs the family's 'plugin' (its file)");
+    for (const char* k : {"file", "entry", "type", "block", "block_dims", "grid_dims"})
+      if (const toml::node* n = rt.get(k))
+        r.fail(reader::line_of(*n), std::string("[reference] plugin takes no '") + k +
+                                        "' (the plugin writes each output in its own type)");
+    s.reference.type = "T";
+  } else if (!file || !entry) {
+    r.fail(s.reference.line, "[reference] needs 'file' and 'entry', or 'plugin'");
   }
-  if (const toml::node* n = rt.get("block")) {
-    const std::int64_t b = r.integer(*n, "block");
-    if (b < 1 || b > 1024) r.fail(reader::line_of(*n), "reference block must be 1..1024");
-    s.reference.block = static_cast<unsigned>(b);
-  }
-  std::map<std::string, std::int64_t> ref_vars = grid_vars;
-  ref_vars["BLOCK"] = s.reference.block;
-  if (const toml::node* n = rt.get("block_dims")) {
-    s.reference.block_dims = r.expressions(*n, "block_dims");
-    for (const auto& e : s.reference.block_dims)
-      check_expr(e, reader::line_of(*n), "block_dims", ref_vars);
-  }
-  if (const toml::node* n = rt.get("grid_dims")) {
-    s.reference.grid_dims = r.expressions(*n, "grid_dims");
-    for (const auto& e : s.reference.grid_dims)
-      check_expr(e, reader::line_of(*n), "grid_dims", ref_vars);
+  if (!s.reference.plugin_function.empty()) {
+    // Nothing more to read about the reference.
   } else {
-    s.reference.grid_dims = s.grid_dims;
-  }
+    s.reference.file = (fs::path(dir) / r.string(*file, "file")).string();
+    s.reference.entry = r.string(*entry, "entry");
+    std::error_code ec;
+    if (!fs::is_regular_file(s.reference.file, ec))
+      r.fail(reader::line_of(*file), s.reference.file + " does not exist");
+    s.reference.source = read_text(s.reference.file);
+    if (s.reference.source.empty())
+      r.fail(reader::line_of(*file), s.reference.file + " is empty or cannot be read");
+    if (const toml::node* n = rt.get("type")) {
+      s.reference.type = r.string(*n, "type");
+      if (s.reference.type != "float64" && s.reference.type != "T")
+        r.fail(reader::line_of(*n),
+               "reference type '" + s.reference.type + "': expected float64 or T");
+    }
+    if (const toml::node* n = rt.get("block")) {
+      const std::int64_t b = r.integer(*n, "block");
+      if (b < 1 || b > 1024) r.fail(reader::line_of(*n), "reference block must be 1..1024");
+      s.reference.block = static_cast<unsigned>(b);
+    }
+    std::map<std::string, std::int64_t> ref_vars = grid_vars;
+    ref_vars["BLOCK"] = s.reference.block;
+    if (const toml::node* n = rt.get("block_dims")) {
+      s.reference.block_dims = r.expressions(*n, "block_dims");
+      for (const auto& e : s.reference.block_dims)
+        check_expr(e, reader::line_of(*n), "block_dims", ref_vars);
+    }
+    if (const toml::node* n = rt.get("grid_dims")) {
+      s.reference.grid_dims = r.expressions(*n, "grid_dims");
+      for (const auto& e : s.reference.grid_dims)
+        check_expr(e, reader::line_of(*n), "grid_dims", ref_vars);
+    } else {
+      s.reference.grid_dims = s.grid_dims;
+    }
+  }  // the reference kernel
 
   // The comparison rule: [compare] for both input modes, [compare.random] for random inputs.
   auto read_compare = [&](const toml::table& ct, int line, const std::string& where,
@@ -591,13 +641,13 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   return s;
 }
 
-family_spec load_family_spec(const std::string& dir) {
+family_spec load_family_spec(const std::string& dir, const std::vector<std::string>& plugin_dirs) {
   const std::string path = (fs::path(dir) / "family.toml").string();
   std::ifstream in(path, std::ios::binary);
   if (!in) throw metadata_error(path, 1, "cannot be read");
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_family_spec(text.str(), path, dir, fs::path(dir).filename().string());
+  return parse_family_spec(text.str(), path, dir, fs::path(dir).filename().string(), plugin_dirs);
 }
 
 }  // namespace kl

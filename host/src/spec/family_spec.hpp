@@ -27,7 +27,8 @@ struct generator_spec {
   double mean = 0, stddev = 1;
   double value = 0;
   double start = 0, step = 1;
-  std::string file;  ///< npy: the file, resolved against the family's folder
+  std::string file;      ///< npy: the file, resolved against the family's folder
+  std::string function;  ///< plugin: the family plugin's generator (family_api.h)
   int line = 0;
 };
 
@@ -54,6 +55,9 @@ struct reference_spec {
   std::string file;    ///< the path, resolved against the family's folder
   std::string source;  ///< its text
   std::string entry;
+  /// Non-empty: the reference is this function of the family plugin, run on the host, which
+  /// writes each output in its own type (type "T"); file and entry are then empty.
+  std::string plugin_function;
   std::string type = "float64";  ///< of its out buffers: "float64" or "T"
   unsigned block = 256;
   std::vector<std::string> block_dims, grid_dims;
@@ -101,6 +105,10 @@ struct family_spec {
   std::string dir;   ///< its folder
   std::string text;  ///< the description as read (--watch compares it between rounds)
   std::string summary;
+  /// The family plugin (`plugin`, include/kernlab/family_api.h): the file's path, found in the
+  /// family's folder or a plugin folder when the description was read; "" for none.
+  std::string plugin;
+  int plugin_line = 0;
   std::vector<std::string> dtypes;
   bool compute_roofline = false;
   bool tensor_roofline = false;  ///< roofline = "tensor": against the 16-bit tensor-core peak
@@ -140,12 +148,15 @@ struct family_spec {
 };
 
 /// Parses family.toml's text; `path` names it in errors, `dir` resolves the files it names (the
-/// reference's source is read from there). Throws metadata_error ("family.toml:LINE: ...").
+/// reference's source is read from there). A family plugin is looked for in `dir`, then in
+/// `plugin_dirs`. Throws metadata_error ("family.toml:LINE: ...").
 family_spec parse_family_spec(const std::string& text, const std::string& path,
-                              const std::string& dir, const std::string& name);
+                              const std::string& dir, const std::string& name,
+                              const std::vector<std::string>& plugin_dirs = {});
 
 /// Reads <dir>/family.toml and the files it names. Throws metadata_error.
-family_spec load_family_spec(const std::string& dir);
+family_spec load_family_spec(const std::string& dir,
+                             const std::vector<std::string>& plugin_dirs = {});
 
 /// Size in bytes of one element of a dtype that data families may use (int32, int64, float32,
 /// float64); 0 for a name that is none of them.
