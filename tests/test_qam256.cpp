@@ -4,6 +4,7 @@
 #include "cli/options.hpp"
 #include "exec/qam256_pipeline.hpp"
 #include "families/qam256.hpp"
+#include "plugins/family_plugin.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
 #include "shipped_families.hpp"
@@ -132,6 +133,56 @@ problem_config config(std::uint64_t n, std::uint64_t seed = 7, double snr = 20) 
   c.seed = seed;
   c.snr_db = snr;
   return c;
+}
+
+// The family plugin that makes qam256's inputs and reference for the family as data
+// (plugins/qam256_family) against the C++ family, kept as its oracle: the same floats, in any
+// ranges, and the same soft bits, at sizes around the generator's 2^16-symbol blocks.
+TEST(Qam256FamilyPlugin, MatchesTheCxxFamilyBitForBit) {
+  const auto plugin =
+      open_family_plugin(std::string(KERNLAB_PLUGIN_DIR) + "/families/kernlab_qam256_family.so");
+  const kl_family_generate_fn symbols = plugin->generator("symbols");
+  const kl_family_reference_fn demap = plugin->reference("demap");
+  for (const std::uint64_t n : {1ull, 2ull, 65535ull, 65536ull, 65537ull, 200003ull}) {
+    for (const double snr : {20.0, 3.5, -10.0, 60.0}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " snr=" + std::to_string(snr));
+      const std::uint64_t seed = 1234567 + n;
+      const auto expected = qam256::make_input(config(n, seed, snr));
+      const char* names[] = {"N", "SNR_DB"};
+      const double values[] = {static_cast<double>(n), snr};
+      const kl_family_point point = {"qam256", "float32", "", "random", seed, names, values, 2};
+      // In three uneven ranges, the middle one starting on a Q (an odd element).
+      std::vector<float> got(2 * n);
+      const std::uint64_t cut1 = std::min<std::uint64_t>(2 * n, 3);
+      const std::uint64_t cut2 = std::min<std::uint64_t>(2 * n, (2 * n + cut1) / 2 | 1);
+      char error[256] = "";
+      for (auto [first, last] :
+           {std::pair{std::uint64_t{0}, cut1}, std::pair{cut1, cut2}, std::pair{cut2, 2 * n}}) {
+        if (last <= first) continue;
+        ASSERT_EQ(symbols(&point, "iq", "float32", got.data() + first, first, last - first, error,
+                          sizeof error),
+                  KL_FAMILY_OK)
+            << error;
+      }
+      ASSERT_EQ(std::memcmp(got.data(), expected.data(), 8 * n), 0)
+          << "first symbol: got " << got[0] << " " << got[1] << ", expected " << expected[0] << " "
+          << expected[1];
+      const auto soft = qam256::compute_reference(expected);
+      std::vector<std::uint8_t> ref(8 * n, 0);
+      const kl_family_buffer in = {"iq", "float32", got.data(), 2 * n};
+      const kl_family_buffer out = {"soft", "int64", ref.data(), n};  // 8 bytes a symbol
+      ASSERT_EQ(demap(&point, &in, 1, &out, 1, error, sizeof error), KL_FAMILY_OK) << error;
+      EXPECT_EQ(ref, soft);
+    }
+  }
+  // An output that does not hold 8 bytes a symbol is refused with the reason.
+  std::vector<float> iq(4, 0.5f);
+  std::vector<std::uint8_t> small(8);
+  const kl_family_buffer in = {"iq", "float32", iq.data(), 4};
+  const kl_family_buffer out = {"soft", "float32", small.data(), 2};
+  char error[256] = "";
+  EXPECT_EQ(demap(nullptr, &in, 1, &out, 1, error, sizeof error), KL_FAMILY_ERROR);
+  EXPECT_NE(std::string(error).find("8 bytes per symbol"), std::string::npos) << error;
 }
 
 TEST(Qam256Inputs, SeededAndNoisyAsAsked) {
