@@ -144,8 +144,8 @@ int demap_all(const kl_family_point*, const kl_family_buffer* in, std::uint32_t 
 
 const kl_family_generator kGenerators[] = {{"symbols", symbols}};
 const kl_family_reference kReferences[] = {{"demap", demap_all}};
-const kl_family_plugin kPlugin = {KERNLAB_FAMILY_ABI_VERSION, "qam256", kGenerators, 1,
-                                  kReferences, 1};
+const kl_family_plugin kPlugin = {
+    KERNLAB_FAMILY_ABI_VERSION, "qam256", kGenerators, 1, kReferences, 1};
 
 }  // namespace
 

@@ -53,8 +53,8 @@ int affine(const kl_family_point* p, const kl_family_buffer* in, uint32_t num_in
 
 const kl_family_generator kGenerators[] = {{"quarters", quarters}};
 const kl_family_reference kReferences[] = {{"affine", affine}};
-const kl_family_plugin kPlugin = {KERNLAB_FAMILY_ABI_VERSION, "affine", kGenerators, 1,
-                                  kReferences, 1};
+const kl_family_plugin kPlugin = {
+    KERNLAB_FAMILY_ABI_VERSION, "affine", kGenerators, 1, kReferences, 1};
 
 }  // namespace
 

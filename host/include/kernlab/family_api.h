@@ -99,10 +99,9 @@ typedef struct kl_family_buffer {
  * every output buffer (role "out", in order), each output element in the buffer's own type.
  * kernlab compares a variant's outputs with these under the family's [compare] rule.
  */
-typedef int (*kl_family_reference_fn)(const kl_family_point* point,
-                                      const kl_family_buffer* inputs, uint32_t num_inputs,
-                                      const kl_family_buffer* outputs, uint32_t num_outputs,
-                                      char* error, size_t error_capacity);
+typedef int (*kl_family_reference_fn)(const kl_family_point* point, const kl_family_buffer* inputs,
+                                      uint32_t num_inputs, const kl_family_buffer* outputs,
+                                      uint32_t num_outputs, char* error, size_t error_capacity);
 
 typedef struct kl_family_generator {
   const char* name; /**< what family.toml's `function` names */
