@@ -148,7 +148,10 @@ INSTANTIATE_TEST_SUITE_P(
                       shipped_case{"scan", "1,7,127,128,129,4095,4096,4097,1000003"},
                       // The tensor-core tiles are 64 x 64 x 32: one short, one over, and prime.
                       shipped_case{"matmul_tc", "1x1x1,17x33x65,63x65x31,97x131x257,4095x4097x1023",
-                                   "--dtype bfloat16,float16"}),
+                                   "--dtype bfloat16,float16"},
+                      // The TF32 tiles are 64 x 64 x 32 too; cuBLAS's TF32 row is checked as well.
+                      shipped_case{"matmul_tf32",
+                                   "1x1x1,17x33x65,63x65x31,97x131x257,4095x4097x1023"}),
     [](const auto& info) { return info.param.family; });
 
 }  // namespace

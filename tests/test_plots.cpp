@@ -135,6 +135,15 @@ TEST(Roofline, TensorCoreRowsUnderTheTensorPeak) {
   // The bars: the same rows against the same peak.
   std::ostringstream bars;
   write_svg(results, bars);
+  // The same rows as a TF32 family's: under the TF32 roof, half the 16-bit one.
+  json tf32 = results;
+  tf32["reproducibility"]["device"]["peak_tf32_tflops"] = 132 * 2048 * 1980e6 / 1e12;
+  for (auto& r : tf32["records"])
+    if (r.value("roofline", std::string()) == "tensor") r["roofline"] = "tf32";
+  const std::string tf32_svg = roofline_of(tf32);
+  EXPECT_NE(tf32_svg.find(">TF32 tensor-core peak 535 TFLOP/s<"), std::string::npos);
+  EXPECT_NE(tf32_svg.find("TF32 tensor cores 535 TFLOP/s"), std::string::npos);
+  EXPECT_EQ(tf32_svg.find("16-bit tensor"), std::string::npos);
   // Grid lines at quarters of the tensor peak: 1070.5 x 3 / 4 = 803 (FP32's would be 50).
   EXPECT_NE(bars.str().find(">803 (75%)<"), std::string::npos);
 }

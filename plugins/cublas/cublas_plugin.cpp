@@ -2,11 +2,13 @@
 // variant is compared with ("x cublas" in the table). matmul_tc.cublas: cublasGemmEx with
 // bfloat16 or float16 A and B and float32 C and accumulation (CUBLAS_COMPUTE_32F), the tensor-core
 // family's baseline; 16-bit inputs use the tensor cores in the default math mode.
+// matmul_tf32.cublas: cublasGemmEx with float32 A, B and C and CUBLAS_COMPUTE_32F_FAST_TF32.
 //
 // Plain FP32 means no TF32 tensor-core math: the handle's math mode is CUBLAS_DEFAULT_MATH
 // (which, unlike CUBLAS_TF32_TENSOR_OP_MATH, never rounds FP32 inputs to TF32), checked after it
-// is set, and NVIDIA_TF32_OVERRIDE=0 is put in the environment before cuBLAS starts unless the
-// caller set it, so no global override can turn TF32 on either. The variant's summary says so.
+// is set; TF32 happens only where a call asks for it by its compute type (matmul_tf32). An
+// environment with NVIDIA_TF32_OVERRIDE=0 turns that off inside cuBLAS, so matmul_tf32.cublas
+// is then skipped with the reason rather than timed as something it is not.
 //
 // Row-major C = A * B is column-major C^T = B^T * A^T, so the call passes B first with the
 // dimensions swapped and no transposes: nothing is copied.
@@ -121,8 +123,6 @@ class handle_owner {
   }
   /// Makes the handle in plain FP32 mode; returns null with the error written on failure.
   static std::unique_ptr<handle_owner> make(char* error, size_t capacity) {
-    // Before cuBLAS reads it: TF32 cannot be turned on behind the math mode's back.
-    setenv("NVIDIA_TF32_OVERRIDE", "0", /*overwrite=*/0);
     const cublas_api& api = cublas();
     if (api.error[0] != '\0') {
       set_error(error, capacity, "%s", api.error);
@@ -161,9 +161,11 @@ struct gemm_config {
   const void* b = nullptr;
   float* c = nullptr;
   /// matmul_tc: A and B in 16 bits (CUDA_R_16BF or CUDA_R_16F), C in float32, accumulated in
-  /// float32 on the tensor cores (cublasGemmEx, CUBLAS_COMPUTE_32F). matmul: cublasSgemm.
+  /// float32 on the tensor cores (cublasGemmEx, CUBLAS_COMPUTE_32F). matmul_tf32: float32 A, B
+  /// and C in TF32 tensor-core math (CUBLAS_COMPUTE_32F_FAST_TF32). matmul: cublasSgemm.
   bool tensor_cores = false;
   cudaDataType_t input_type = CUDA_R_32F;
+  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
 };
 
 int parse(const kl_launch_args* args, gemm_config* g, char* error, size_t capacity) {
@@ -171,20 +173,34 @@ int parse(const kl_launch_args* args, gemm_config* g, char* error, size_t capaci
     set_error(error, capacity, "launch arguments are NULL");
     return KL_STATUS_ERROR;
   }
-  g->tensor_cores = equals(args->family, "matmul_tc");
+  const bool tf32 = equals(args->family, "matmul_tf32");
+  g->tensor_cores = equals(args->family, "matmul_tc") || tf32;
   if (!equals(args->family, "matmul") && !g->tensor_cores) {
-    set_error(error, capacity, "family '%s' is not offered (only 'matmul' and 'matmul_tc')",
+    set_error(error, capacity,
+              "family '%s' is not offered (only 'matmul', 'matmul_tc' and 'matmul_tf32')",
               or_null(args->family));
     return KL_STATUS_UNSUPPORTED;
   }
-  if (g->tensor_cores && equals(args->dtype, "bfloat16")) {
+  if (tf32) {
+    const char* override_tf32 = getenv("NVIDIA_TF32_OVERRIDE");
+    if (override_tf32 != nullptr && equals(override_tf32, "0")) {
+      set_error(error, capacity,
+                "NVIDIA_TF32_OVERRIDE=0 in the environment turns cuBLAS's TF32 math off: this "
+                "would time plain FP32");
+      return KL_STATUS_UNSUPPORTED;
+    }
+  }
+  if (tf32 && equals(args->dtype, "float32")) {
+    g->input_type = CUDA_R_32F;
+    g->compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+  } else if (g->tensor_cores && !tf32 && equals(args->dtype, "bfloat16")) {
     g->input_type = CUDA_R_16BF;
-  } else if (g->tensor_cores && equals(args->dtype, "float16")) {
+  } else if (g->tensor_cores && !tf32 && equals(args->dtype, "float16")) {
     g->input_type = CUDA_R_16F;
   } else if (g->tensor_cores || !equals(args->dtype, "float32")) {
     set_error(error, capacity,
-              "dtype '%s' is not offered (matmul: float32; matmul_tc: bfloat16, "
-              "float16)",
+              "dtype '%s' is not offered (matmul, matmul_tf32: float32; matmul_tc: "
+              "bfloat16, float16)",
               or_null(args->dtype));
     return KL_STATUS_UNSUPPORTED;
   }
@@ -241,7 +257,7 @@ int cublas_run(const kl_launch_args* args, char* error, size_t capacity) {
     if (g.tensor_cores) {
       if (!cublas_ok(cublas().gemm_ex(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &alpha, g.b,
                                       g.input_type, g.n, g.a, g.input_type, g.k, &beta, g.c,
-                                      CUDA_R_32F, g.n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                                      CUDA_R_32F, g.n, g.compute, CUBLAS_GEMM_DEFAULT),
                      "cublasGemmEx", error, capacity))
         return KL_STATUS_ERROR;
     } else if (!cublas_ok(cublas().sgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &alpha,
@@ -266,8 +282,7 @@ const kl_variant_desc kVariants[] = {
         /*family=*/"matmul",
         /*name=*/"cublas",
         /*summary=*/
-        "cublasSgemm, plain FP32 (CUBLAS_DEFAULT_MATH, "
-        "NVIDIA_TF32_OVERRIDE=0: no TF32 "
+        "cublasSgemm, plain FP32 (CUBLAS_DEFAULT_MATH: no TF32 "
         "tensor cores), the vendor-library baseline "
         "(cuBLAS " KERNLAB_STRINGIFY(CUBLAS_VER_MAJOR) "." KERNLAB_STRINGIFY(
             CUBLAS_VER_MINOR) "." KERNLAB_STRINGIFY(CUBLAS_VER_PATCH) ")",
@@ -300,12 +315,29 @@ const kl_variant_desc kVariants[] = {
         /*workspace_size=*/nullptr,
         /*prepare=*/cublas_prepare,
         /*run=*/cublas_run,
+    },
+    {
+        /*family=*/"matmul_tf32",
+        /*name=*/"cublas",
+        /*summary=*/
+        "cublasGemmEx, float32 A, B and C in TF32 tensor-core math "
+        "(CUBLAS_COMPUTE_32F_FAST_TF32), the vendor-library baseline",
+        /*block_sizes=*/nullptr,
+        /*num_block_sizes=*/0,
+        /*dtypes=*/kDtypes,
+        /*num_dtypes=*/1,
+        /*ops=*/nullptr,
+        /*num_ops=*/0,
+        /*is_baseline=*/1,
+        /*workspace_size=*/nullptr,
+        /*prepare=*/cublas_prepare,
+        /*run=*/cublas_run,
     }};
 
 // Destroys the handle, if prepare() made one; a later prepare() would make a new one.
 void cublas_release(void) { the_handle().reset(); }
 
-const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "cublas", kVariants, 2, cublas_release};
+const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "cublas", kVariants, 3, cublas_release};
 
 }  // namespace
 

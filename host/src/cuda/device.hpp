@@ -47,10 +47,19 @@ struct device_info {
   double peak_tensor16_flops() const {
     return static_cast<double>(sm_count) * tensor16_flops_per_sm_clock() * sm_clock_khz * 1e3;
   }
+  /// Dense TF32 tensor-core FLOPs per SM per clock (half the 16-bit rate on A100 and H100); 0
+  /// when unknown.
+  int tf32_flops_per_sm_clock() const { return tensor16_flops_per_sm_clock() / 2; }
+  /// The TF32 tensor-core peak in FLOP/s at the maximum SM clock; 0 when unknown.
+  double peak_tf32_flops() const {
+    return static_cast<double>(sm_count) * tf32_flops_per_sm_clock() * sm_clock_khz * 1e3;
+  }
   /// The compute peak a record's roofline ("compute": FP32 lanes, "tensor": 16-bit tensor
-  /// cores) is measured against; 0 for "bandwidth" or an unknown word, or an unknown part.
+  /// cores, "tf32": TF32 tensor cores) is measured against; 0 for "bandwidth" or an unknown
+  /// word, or an unknown part.
   double peak_flops_for(const std::string& roofline) const {
     if (roofline == "tensor") return peak_tensor16_flops();
+    if (roofline == "tf32") return peak_tf32_flops();
     return roofline == "compute" ? peak_fp32_flops() : 0.0;
   }
 };

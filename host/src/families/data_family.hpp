@@ -32,6 +32,7 @@ class data_family final : public family {
   std::vector<std::uint64_t> default_shape() const override;
   roofline_kind roofline() const override {
     if (spec_.tensor_roofline) return roofline_kind::tensor16_compute;
+    if (spec_.tf32_roofline) return roofline_kind::tf32_compute;
     return spec_.compute_roofline ? roofline_kind::fp32_compute : roofline_kind::bandwidth;
   }
   double problem_bytes(const problem_config& c) const override;

@@ -50,18 +50,22 @@ struct problem_config {
 };
 
 /// What a family's throughput is measured against: DRAM bandwidth (GB/s, reduce), the FP32
-/// arithmetic peak (TFLOP/s, matmul) or the 16-bit tensor-core peak (TFLOP/s, matmul_tc).
-enum class roofline_kind { bandwidth, fp32_compute, tensor16_compute };
+/// arithmetic peak (TFLOP/s, matmul), the 16-bit tensor-core peak (TFLOP/s, matmul_tc) or the
+/// TF32 tensor-core peak (TFLOP/s, matmul_tf32).
+enum class roofline_kind { bandwidth, fp32_compute, tensor16_compute, tf32_compute };
 
-/// The word records carry for a roofline: "bandwidth", "compute" (FP32) or "tensor".
+/// The word records carry for a roofline: "bandwidth", "compute" (FP32), "tensor" or "tf32".
 inline const char* roofline_word(roofline_kind k) {
-  return k == roofline_kind::bandwidth          ? "bandwidth"
-         : k == roofline_kind::tensor16_compute ? "tensor"
-                                                : "compute";
+  switch (k) {
+    case roofline_kind::bandwidth: return "bandwidth";
+    case roofline_kind::tensor16_compute: return "tensor";
+    case roofline_kind::tf32_compute: return "tf32";
+    default: return "compute";
+  }
 }
-/// Whether a record's roofline word is measured in FLOP/s ("compute", "tensor").
+/// Whether a record's roofline word is measured in FLOP/s ("compute", "tensor", "tf32").
 inline bool is_compute_roofline(const std::string& word) {
-  return word == "compute" || word == "tensor";
+  return word == "compute" || word == "tensor" || word == "tf32";
 }
 
 /// A source variant's launch at one block size and configuration: grid and block dimensions

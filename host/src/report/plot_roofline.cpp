@@ -29,6 +29,7 @@ struct peaks {
   double dram_gbs = 0;
   double fp32_tflops = 0;  ///< the compute roof: FP32, or in a tensor panel the tensor cores'
   double tensor16_tflops = 0;
+  double tf32_tflops = 0;
   double l2_bytes = 0;
   std::string compute_name = "FP32";  ///< what fp32_tflops is the peak of
 };
@@ -41,6 +42,7 @@ peaks peaks_of(const json& dev) {
   if (const auto f = number_at(dev, "peak_fp32_tflops")) {
     p.fp32_tflops = *f;
     p.tensor16_tflops = number_at(dev, "peak_tensor16_tflops").value_or(0);
+    p.tf32_tflops = number_at(dev, "peak_tf32_tflops").value_or(0);
     return p;
   }
   // Files written before the sweep recorded the FP32 peak: the same product the sweep computes
@@ -55,6 +57,7 @@ peaks peaks_of(const json& dev) {
       static_cast<int>(std::min(number_at(dev, "max_sm_clock_mhz").value_or(0), 1e6) * 1000);
   p.fp32_tflops = d.peak_fp32_flops() / 1e12;
   p.tensor16_tflops = d.peak_tensor16_flops() / 1e12;
+  p.tf32_tflops = d.peak_tf32_flops() / 1e12;
   return p;
 }
 
@@ -65,6 +68,7 @@ struct axes {
   bool compute = false;    // y in TFLOP/s, else GB/s
   bool intensity = false;  // x in FLOP/byte, else bytes
   bool tensor = false;     // the compute roof is the 16-bit tensor cores', not FP32's
+  bool tf32 = false;       // the compute roof is the TF32 tensor cores'
 };
 
 // The peaks a panel is drawn under: a tensor-core family's compute roof is the tensor cores'.
@@ -73,6 +77,9 @@ peaks panel_peaks(const peaks& device, const axes& a) {
   if (a.tensor) {
     p.fp32_tflops = device.tensor16_tflops;
     p.compute_name = "16-bit tensor-core";
+  } else if (a.tf32) {
+    p.fp32_tflops = device.tf32_tflops;
+    p.compute_name = "TF32 tensor-core";
   }
   return p;
 }
@@ -172,7 +179,7 @@ void write_roofline_svg(const json& results, std::ostream& os) {
                                  ? dev.at("name").get<std::string>()
                                  : "no device";
   const peaks device_peaks = peaks_of(dev);
-  bool any_tensor = false;
+  bool any_tensor = false, any_tf32 = false;
 
   std::vector<panel> panels;
   std::map<std::string, std::size_t> index;
@@ -188,7 +195,9 @@ void write_roofline_svg(const json& results, std::ostream& os) {
       axes a;
       a.compute = roofline.empty() ? flops_of(r) > 0 : is_compute_roofline(roofline);
       a.tensor = roofline == "tensor";
+      a.tf32 = roofline == "tf32";
       any_tensor = any_tensor || a.tensor;
+      any_tf32 = any_tf32 || a.tf32;
       a.intensity = flops_of(r) > 0;
       any_bytes_axis = any_bytes_axis || !a.intensity;
       panels.push_back({title, a, {}, {}, 0});
@@ -259,6 +268,8 @@ void write_roofline_svg(const json& results, std::ostream& os) {
   if (pk.fp32_tflops > 0) known.push_back("FP32 " + value_text(pk.fp32_tflops) + " TFLOP/s");
   if (any_tensor && pk.tensor16_tflops > 0)
     known.push_back("16-bit tensor cores " + value_text(pk.tensor16_tflops) + " TFLOP/s");
+  if (any_tf32 && pk.tf32_tflops > 0)
+    known.push_back("TF32 tensor cores " + value_text(pk.tf32_tflops) + " TFLOP/s");
   if (pk.l2_bytes > 0) known.push_back("L2 " + num(pk.l2_bytes / 1048576, "%.0f") + " MiB");
   for (std::size_t i = 0; i < known.size(); ++i) heading += (i ? ", " : "; ") + known[i];
   if (pk.dram_gbs <= 0 || pk.fp32_tflops <= 0)

@@ -24,7 +24,8 @@ using svg::text_width;
 
 // What a panel's bars measure: memory throughput (GB/s against the DRAM bandwidth), or, for a
 // compute-bound family whose records count flops (matmul), TFLOP/s against the FP32 peak, or
-// for a tensor-core family (matmul_tc) against the 16-bit tensor-core peak.
+// for a tensor-core family against its precision's tensor-core peak (matmul_tc: 16-bit,
+// matmul_tf32: TF32).
 struct unit {
   const char* field;  // the record's value
   const char* name;   // the axis's unit
@@ -55,6 +56,8 @@ void write_svg(const json& results, std::ostream& os) {
                      dev.is_null() ? 0 : number_at(dev, "peak_fp32_tflops").value_or(0)};
   const unit tensor{"tflops", "TFLOP/s",
                     dev.is_null() ? 0 : number_at(dev, "peak_tensor16_tflops").value_or(0)};
+  const unit tf32{"tflops", "TFLOP/s",
+                  dev.is_null() ? 0 : number_at(dev, "peak_tf32_tflops").value_or(0)};
   // Group the records into panels, keeping the order they came in.
   std::vector<panel> panels;
   std::map<std::string, std::size_t> index;
@@ -73,6 +76,7 @@ void write_svg(const json& results, std::ostream& os) {
       const bool by_compute = roofline.empty() ? flops : is_compute_roofline(roofline);
       panels.push_back({title,
                         roofline == "tensor" ? tensor
+                        : roofline == "tf32" ? tf32
                         : by_compute         ? compute
                                              : bandwidth,
                         {},

@@ -45,6 +45,7 @@ json device_json(const cuda::device_info& d) {
           {"fp32_lanes_per_sm", d.fp32_lanes_per_sm()},
           {"peak_fp32_tflops", d.peak_fp32_flops() / 1e12},
           {"peak_tensor16_tflops", d.peak_tensor16_flops() / 1e12},
+          {"peak_tf32_tflops", d.peak_tf32_flops() / 1e12},
           {"driver_version", std::to_string(d.driver_version / 1000) + "." +
                                  std::to_string(d.driver_version % 1000 / 10)}};
 }
@@ -57,7 +58,8 @@ json record_device_json(const cuda::device_info& d) {
           {"driver_version", all["driver_version"]},
           {"peak_bandwidth_gbs", all["peak_bandwidth_gbs"]},
           {"peak_fp32_tflops", all["peak_fp32_tflops"]},
-          {"peak_tensor16_tflops", all["peak_tensor16_tflops"]}};
+          {"peak_tensor16_tflops", all["peak_tensor16_tflops"]},
+          {"peak_tf32_tflops", all["peak_tf32_tflops"]}};
 }
 
 json run_json(const run_context& ctx) {
@@ -80,11 +82,13 @@ json record_in_context(const result_record& r, const cuda::device_info* device) 
     j["percent_of_fp32_peak"] = nullptr;
     if (device && device->peak_fp32_flops() > 0)
       j["percent_of_fp32_peak"] = tflops * 1e12 / device->peak_fp32_flops() * 100.0;
-    // A tensor-core row is measured against the 16-bit tensor-core peak too.
-    if (r.roofline == "tensor") {
-      j["percent_of_tensor16_peak"] = nullptr;
-      if (device && device->peak_tensor16_flops() > 0)
-        j["percent_of_tensor16_peak"] = tflops * 1e12 / device->peak_tensor16_flops() * 100.0;
+    // A tensor-core row is measured against its precision's tensor-core peak too.
+    if (r.roofline == "tensor" || r.roofline == "tf32") {
+      const char* key =
+          r.roofline == "tensor" ? "percent_of_tensor16_peak" : "percent_of_tf32_peak";
+      const double peak = device ? device->peak_flops_for(r.roofline) : 0.0;
+      j[key] = nullptr;
+      if (peak > 0) j[key] = tflops * 1e12 / peak * 100.0;
     }
   }
   j["device"] = device ? record_device_json(*device) : json(nullptr);

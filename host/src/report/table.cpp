@@ -92,9 +92,10 @@ bool fp32_roofline(const std::vector<result_record>& group, const table_options&
   const family* f = opt.families->find(group.front().variant.family);
   return f && f->roofline() != roofline_kind::bandwidth;
 }
-bool tensor_roofline(const std::vector<result_record>& group, const table_options& opt) {
+// The group's roofline word ("bandwidth" without the families).
+std::string roofline_of(const std::vector<result_record>& group, const table_options& opt) {
   const family* f = opt.families ? opt.families->find(group.front().variant.family) : nullptr;
-  return f && f->roofline() == roofline_kind::tensor16_compute;
+  return f ? roofline_word(f->roofline()) : "bandwidth";
 }
 
 // The bytes and FLOPs of a group's problem. They come from the family and the configuration,
@@ -143,17 +144,22 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   os << ")  seed " << c.seed << "\n" << (opt.markdown ? "\n" : "");
 
   const result_record* base = find_baseline(group, opt.baseline);
-  // The compute peak rows are measured against: FP32 lanes, or the 16-bit tensor cores.
-  const bool tensor = tensor_roofline(group, opt);
-  const double compute_peak = tensor ? device.peak_tensor16_flops() : device.peak_fp32_flops();
-  const char* peak_name = tensor ? "16-bit tensor-core" : "FP32";
+  // The compute peak rows are measured against: FP32 lanes, or the tensor cores in 16 bits or
+  // in TF32.
+  const std::string roofline = roofline_of(group, opt);
+  const bool tensor = roofline == "tensor" || roofline == "tf32";
+  const double compute_peak = compute ? device.peak_flops_for(roofline) : 0.0;
+  const char* peak_name = roofline == "tensor" ? "16-bit tensor-core"
+                          : roofline == "tf32" ? "TF32 tensor-core"
+                                               : "FP32";
   if (compute && tensor) {
-    os << fmt("%.4g", figures.flops / 1e9)
-       << " GFLOP (2 M N K); % peak is of the dense 16-bit tensor-core peak, ";
+    os << fmt("%.4g", figures.flops / 1e9) << " GFLOP (2 M N K); % peak is of the dense "
+       << peak_name << " peak, ";
     if (compute_peak > 0)
       os << fmt("%.1f", compute_peak / 1e12) << " TFLOP/s (" << device.sm_count << " SMs x "
-         << device.tensor16_flops_per_sm_clock() << " FLOP/clock x " << device.sm_clock_khz / 1000
-         << " MHz)\n";
+         << (roofline == "tf32" ? device.tf32_flops_per_sm_clock()
+                                : device.tensor16_flops_per_sm_clock())
+         << " FLOP/clock x " << device.sm_clock_khz / 1000 << " MHz)\n";
     else
       os << "not known for " << device.arch() << "\n";
   } else if (compute) {

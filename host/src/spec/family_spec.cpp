@@ -249,10 +249,12 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
                  "' (expected int32, int64, float16, bfloat16, float32 or float64)");
   if (const toml::node* n = root.get("roofline")) {
     const std::string v = r.string(*n, "roofline");
-    if (v != "bandwidth" && v != "compute" && v != "tensor")
-      r.fail(reader::line_of(*n), "roofline '" + v + "': expected bandwidth, compute or tensor");
-    s.compute_roofline = v == "compute" || v == "tensor";
+    if (v != "bandwidth" && v != "compute" && v != "tensor" && v != "tf32")
+      r.fail(reader::line_of(*n),
+             "roofline '" + v + "': expected bandwidth, compute, tensor or tf32");
+    s.compute_roofline = v != "bandwidth";
     s.tensor_roofline = v == "tensor";
+    s.tf32_roofline = v == "tf32";
   }
   if (const toml::node* n = root.get("bytes")) s.bytes = r.expression(*n, "bytes");
   if (const toml::node* n = root.get("flops")) s.flops = r.expression(*n, "flops");

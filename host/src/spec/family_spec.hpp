@@ -112,6 +112,7 @@ struct family_spec {
   std::vector<std::string> dtypes;
   bool compute_roofline = false;
   bool tensor_roofline = false;  ///< roofline = "tensor": against the 16-bit tensor-core peak
+  bool tf32_roofline = false;    ///< roofline = "tf32": against the TF32 tensor-core peak
   std::string bytes;             ///< expression; "" = every buffer read or written once
   std::string flops = "0";
   std::vector<axis_spec> axes;
