@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <set>
 #include <stdexcept>
 
@@ -12,16 +13,31 @@ namespace kl {
 
 row_session::row_session(const family_registry& families, run_request base)
     : families_(families), base_(std::move(base)) {
-  cuda::driver::get();  // throws no_device_error, with the reason
-  device_ = cuda::query_device(0);
-  executor_ = make_executor(families_, base_);
-  launch_floor_ = executor_->launch_floor(base_.timing);
-  energy_status_ = executor_->energy_status();
+  const std::vector<int> ordinals = base_.devices.empty() ? std::vector<int>{0} : base_.devices;
+  if (base_.executor_factory) {  // the tests' fake GPUs: no driver
+    pool_devices_ = std::make_unique<device_pool>(ordinals, base_.executor_factory);
+    device_ = pool_devices_->devices().front();
+  } else {
+    cuda::driver::get();  // throws no_device_error, with the reason
+    device_ = cuda::query_device(ordinals.front());
+    pool_devices_ = std::make_unique<device_pool>(
+        ordinals, [&](int ordinal) { return make_executor(families_, base_, {}, "", ordinal); });
+  }
+  launch_floor_ = pool_devices_->executor(0).launch_floor(base_.timing);
+  energy_status_ = pool_devices_->executor(0).energy_status();
 }
 
 row_session::~row_session() = default;
 
-int row_session::workers_started() const { return executor_->workers_started(); }
+int row_session::workers_started() const { return pool_devices_->workers_started(); }
+
+const std::vector<cuda::device_info>& row_session::devices() const {
+  return pool_devices_->devices();
+}
+
+std::vector<std::string> row_session::lost_devices() const { return pool_devices_->lost(); }
+
+std::vector<std::size_t> row_session::rows_per_device() const { return pool_devices_->rows_run(); }
 
 std::vector<std::string> row_session::take_warnings() { return std::exchange(warnings_, {}); }
 
@@ -86,6 +102,37 @@ std::vector<result_record> row_session::run(
   prefetch(rows);
   std::vector<result_record> out;
   out.reserve(rows.size());
+  device_pool& pool = *pool_devices_;
+  // The rows queued and not read back yet, in order: a record decided here, or a pool ticket.
+  struct slot {
+    std::size_t index = 0;
+    std::optional<result_record> decided;
+    std::optional<std::size_t> ticket;
+  };
+  std::deque<slot> pending;
+  const auto t0 = std::chrono::steady_clock::now();
+  const double waited_before = times_.waiting_for_compiles_s;
+  // Reads back the front rows until at most `keep` are queued, then those finished already. With
+  // one GPU `keep` is 0, so each row runs as soon as it is queued, before the next row's file is
+  // waited for.
+  auto drain = [&](std::size_t keep) {
+    while (!pending.empty()) {
+      slot& s = pending.front();
+      if (pending.size() <= keep && s.ticket && !pool.ready(*s.ticket)) break;
+      std::vector<result_record> records;
+      if (s.ticket)
+        records = pool.take(*s.ticket);
+      else
+        records.push_back(std::move(*s.decided));
+      for (auto& r : records) {
+        if (on_row) on_row(s.index, r);
+        out.push_back(std::move(r));
+      }
+      pending.pop_front();
+    }
+  };
+  const std::size_t lookahead = pool.threaded() ? rows.size() : 0;
+  bool ran_any = false;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const row_request& row = rows[i];
     const registry_entry& e = *row.entry;
@@ -94,6 +141,8 @@ std::vector<result_record> row_session::run(
     r.variant = v;
     r.config = row.config;
     r.block = row.block;
+    slot s;
+    s.index = i;
     const family* fam = families_.find(v.family);
     if (!fam) {
       r.status = outcome::failed;
@@ -123,14 +172,20 @@ std::vector<result_record> row_session::run(
           job.block = row.block;
         }
         job.timing = row.timing;
-        const auto t0 = std::chrono::steady_clock::now();
-        r = executor_->run(job);
-        times_.running_rows_s +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        s.ticket = pool.submit(std::move(job), row.every_gpu);
+        ran_any = true;
       }
     }
-    if (on_row) on_row(i, r);
-    out.push_back(std::move(r));
+    if (!s.ticket) s.decided = std::move(r);
+    pending.push_back(std::move(s));
+    drain(lookahead);
+  }
+  drain(0);
+  // Wall time from the first row queued to the last read back, less the compile waits within.
+  if (ran_any) {
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    times_.running_rows_s += std::max(0.0, wall - (times_.waiting_for_compiles_s - waited_before));
   }
   return out;
 }
