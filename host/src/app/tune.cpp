@@ -107,6 +107,7 @@ class progress_display {
 // Where a tune's rows run: the GPU (a row_session), or a recorded tune (--replay).
 struct row_source {
   const cuda::device_info* device = nullptr;
+  std::size_t gpus = 1;                       ///< GPUs the rows are spread over (--devices)
   const compile_summary* compiles = nullptr;  ///< null when nothing compiles
   /// Runs the rows in order, calling back with each record as it is ready.
   std::function<void(const std::vector<row_request>&,
@@ -135,8 +136,10 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
   const cuda::device_info& d = *rows_at.device;
   const timing_options brief = brief_timing(opt.timing);
   // Enough rows per batch to keep every compile thread busy while the GPU times.
+  // With several GPUs (--devices), at least two rows per GPU, so that none waits at a batch's end
+  // while another finishes its only row.
   const std::size_t batch_size = std::max<std::size_t>(
-      4, opt.compile_jobs ? opt.compile_jobs : thread_pool::hardware_threads());
+      {4, opt.compile_jobs ? opt.compile_jobs : thread_pool::hardware_threads(), 2 * rows_at.gpus});
   progress_display progress(s.name + " " + t.config.describe());
   const auto rows_for = [&](const std::vector<tune::proposal>& batch) {
     batch_rows b;
@@ -203,8 +206,16 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
       }
     }
     rows_at.run(b.rows, [&](std::size_t k, const result_record& r) {
-      // Stored as each row finishes: an interrupted tune keeps every row it measured.
-      if (store) store->add({b.keys[b.row_of[k]], r, provenance});
+      // Stored as each row finishes: an interrupted tune keeps every row it measured, with the
+      // GPU that measured it.
+      if (store) {
+        nlohmann::json where = provenance;
+        if (r.gpu) {
+          where["uuid"] = r.gpu->uuid;
+          where["ordinal"] = r.gpu->ordinal;
+        }
+        store->add({b.keys[b.row_of[k]], r, where});
+      }
       if (on_row) on_row(r);
       t.seconds = seconds_since(t0);
       progress.show(t, budget, k + 1, rows_at.compiles, false);
@@ -333,7 +344,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   std::string no_device;
   try {
     cuda::driver::get();
-    device = cuda::query_device(0);
+    device = cuda::query_device(req.devices.front());
   } catch (const cuda::no_device_error& e) {
     no_device = e.why();
   }
@@ -381,16 +392,33 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     }
     session = std::make_unique<row_session>(families, req);
     rows_at.device = &session->device();
+    rows_at.gpus = session->devices().size();
     rows_at.compiles = &session->compile_stats();
     rows_at.run = [&](const std::vector<row_request>& rows, const auto& done) {
       session->run(rows, done);
     };
     rows_at.prefetch = [&](const std::vector<row_request>& rows) { session->prefetch(rows); };
-    const cuda::device_info& d = session->device();
-    std::cout << "device 0: " << d.name << " (" << d.arch() << ", " << d.sm_count << " SMs, driver "
-              << d.driver_version / 1000 << "." << d.driver_version % 1000 / 10 << ")";
-    if (store) std::cout << "; tuning store " << store->path().string();
-    std::cout << "\n";
+    const auto& gpus = session->devices();
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      const cuda::device_info& d = gpus[i];
+      std::cout << "device " << d.ordinal << ": " << d.name << " (" << d.arch() << ", "
+                << d.sm_count << " SMs, driver " << d.driver_version / 1000 << "."
+                << d.driver_version % 1000 / 10 << ")";
+      if (i + 1 == gpus.size() && store) std::cout << "; tuning store " << store->path().string();
+      std::cout << "\n";
+    }
+    // One model per tune: a search ranks its points by their medians, and medians of different
+    // models are not comparable (a sweep prints one table per model instead).
+    for (const cuda::device_info& d : gpus)
+      if (d.name != gpus.front().name)
+        throw usage_error(opt.devices.option + ": GPU " + std::to_string(gpus.front().ordinal) +
+                          " is a " + gpus.front().name + " but GPU " + std::to_string(d.ordinal) +
+                          " is a " + d.name +
+                          "; a tune ranks medians of one GPU model: give the GPUs of one model");
+    if (gpus.size() > 1)
+      std::cout << gpus.size()
+                << " GPUs: each batch's points are spread over them, each measured on one (the "
+                   "gpu column); the library's rows run on each\n";
     if (opt.resume && store)
       std::cout << "resuming: " << store->size()
                 << " stored results; the points among them are not run again\n";
@@ -432,6 +460,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   sweep_result line_context;
   line_context.device = d;
   line_context.arch = d.arch();
+  if (session) line_context.devices = session->devices();
   auto on_row = [&](const result_record& r) {
     if (!opt.jsonl_path.empty()) lines.row(r, line_context);
   };
@@ -484,7 +513,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
       std::vector<row_request> rows;
       for (const registry_entry* b : baselines)
         for (unsigned block : blocks_for(b->descriptor, req))
-          rows.push_back({b, block, config, opt.timing});
+          rows.push_back({b, block, config, opt.timing, rows_at.gpus > 1});
       if (!interrupt_requested())
         rows_at.run(rows, [&](std::size_t, const result_record& r) {
           on_row(r);
@@ -513,8 +542,22 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
               << times.waiting_for_compiles_s << " s for their compiles), " << baselines_s
               << " s for the library's rows\n"
               << std::defaultfloat;
-    if (session->workers_started() > 1)
-      std::cout << "(" << session->workers_started() - 1
+    if (const auto& gpus = session->devices(); gpus.size() > 1) {
+      const auto rows = session->rows_per_device();
+      const auto lost = session->lost_devices();
+      std::cout << "rows per GPU:";
+      for (std::size_t i = 0; i < gpus.size(); ++i)
+        std::cout << (i ? ", " : " ") << "GPU " << gpus[i].ordinal << " " << rows[i];
+      std::cout << "\n";
+      for (std::size_t i = 0; i < gpus.size(); ++i)
+        if (!lost[i].empty())
+          std::cerr << "kernlab: warning: GPU " << gpus[i].ordinal << " left the tune: " << lost[i]
+                    << "; the other GPUs took its points\n";
+    }
+    // One worker per GPU to begin with; any more were restarts.
+    if (const int gpus = static_cast<int>(session->devices().size());
+        session->workers_started() > gpus)
+      std::cout << "(" << session->workers_started() - gpus
                 << " worker restart(s): see the CRASHED and TIMEOUT rows)\n";
   }
 
@@ -526,6 +569,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     sweep.device = d;
     sweep.arch = d.arch();
     if (session) {
+      sweep.devices = session->devices();
       sweep.launch_floor = session->launch_floor();
       sweep.compile_stats = session->compile_stats();
     }
