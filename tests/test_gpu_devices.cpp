@@ -8,6 +8,9 @@
 #include "runner/runner.hpp"
 #include "shipped_families.hpp"
 #include "test_util.hpp"
+#include "tune_fixture.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <gtest/gtest.h>
 
@@ -25,10 +28,10 @@ std::string fewer_than_two_gpus() {
   return n >= 2 ? "" : "this machine has " + std::to_string(n) + " GPU";
 }
 
-#define KL_REQUIRE_TWO_GPUS()                                                     \
-  do {                                                                            \
-    const std::string why = fewer_than_two_gpus();                                \
-    if (!why.empty()) GTEST_SKIP() << "needs two GPUs (--devices): " << why;     \
+#define KL_REQUIRE_TWO_GPUS()                                                \
+  do {                                                                       \
+    const std::string why = fewer_than_two_gpus();                           \
+    if (!why.empty()) GTEST_SKIP() << "needs two GPUs (--devices): " << why; \
   } while (0)
 
 // The shipped reduce kernels (and a kernel that spins forever, when asked) at blocks 128 to 512,
@@ -110,10 +113,39 @@ TEST(GpuDevices, AHangOnOneGpuCostsItsRowOnly) {
       ++passed;
     }
   }
-  EXPECT_EQ(hung, 2);     // int32 and float32, block 256
+  EXPECT_EQ(hung, 2);  // int32 and float32, block 256
   EXPECT_GT(passed, 0);
   // Two workers, and one restart per hang.
   EXPECT_EQ(r.workers_started, 4);
+}
+
+TEST(GpuDevices, ATuneSpreadsItsPointsAndMeasuresCubOnEachGpu) {
+  KL_REQUIRE_TWO_GPUS();
+  test::temp_dir dir("devices_tune");
+  test::write_tunable_reduce(dir, "tsum");
+  const std::string d = dir.str();
+  const auto r = test::run_kernlab(
+      "tune --kernels-dir " + d + " --variant tsum --strategy exhaustive --devices 0,1 --store " +
+      d + "/store.jsonl --json " + d + "/run.json" +
+      " --min-time 0 --timeout 0.2 --no-cache --size 1000003 --dtype int32");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("2 GPUs: each batch's points are spread over them"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("rows per GPU: GPU 0 "), std::string::npos) << r.output;
+  const auto run = nlohmann::json::parse(test::read_file(d + "/run.json"));
+  std::set<int> point_gpus, cub_gpus;
+  for (const auto& rec : run.at("records")) {
+    const std::string name = rec.at("variant").at("name");
+    ASSERT_FALSE(rec.at("gpu").is_null()) << name;
+    const int gpu = rec.at("gpu").at("ordinal");
+    if (name == "cub")
+      cub_gpus.insert(gpu);
+    else
+      point_gpus.insert(gpu);
+  }
+  EXPECT_EQ(point_gpus, (std::set<int>{0, 1}));  // the points spread over both
+  EXPECT_EQ(cub_gpus, (std::set<int>{0, 1}));    // the library measured on each
+  EXPECT_EQ(run.at("reproducibility").at("devices").size(), 2u);
 }
 
 }  // namespace
