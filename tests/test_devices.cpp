@@ -3,8 +3,8 @@
 // --device/--devices parsing, the GPU in each record, and the baseline of a row's own GPU.
 #include "cli/options.hpp"
 #include "exec/record_json.hpp"
-#include "report/table.hpp"
 #include "registry/registry.hpp"
+#include "report/table.hpp"
 #include "runner/device_pool.hpp"
 #include "runner/journal.hpp"
 #include "runner/row_session.hpp"
@@ -110,7 +110,8 @@ TEST(DevicePool, SpreadsRowsOverEveryGpuAndKeepsRequestOrder) {
   ASSERT_TRUE(pool->threaded());
   ASSERT_EQ(pool->devices().size(), 3u);
   std::vector<std::size_t> tickets;
-  for (int i = 0; i < 60; ++i) tickets.push_back(pool->submit(job_named("row" + std::to_string(i))));
+  for (int i = 0; i < 60; ++i)
+    tickets.push_back(pool->submit(job_named("row" + std::to_string(i))));
   for (int i = 0; i < 60; ++i) {
     const auto records = pool->take(tickets[static_cast<std::size_t>(i)]);
     ASSERT_EQ(records.size(), 1u);
@@ -131,8 +132,8 @@ TEST(DevicePool, SpreadsRowsOverEveryGpuAndKeepsRequestOrder) {
   EXPECT_EQ(per_gpu.size(), 3u);
   EXPECT_GE(per_gpu[0], per_gpu[2]);
   EXPECT_EQ(pool->rows_run(), (std::vector<std::size_t>{static_cast<std::size_t>(per_gpu[0]),
-                                                         static_cast<std::size_t>(per_gpu[1]),
-                                                         static_cast<std::size_t>(per_gpu[2])}));
+                                                        static_cast<std::size_t>(per_gpu[1]),
+                                                        static_cast<std::size_t>(per_gpu[2])}));
   EXPECT_EQ(pool->workers_started(), 3);
 }
 
@@ -157,7 +158,8 @@ TEST(DevicePool, AGpuThatDropsOutHasItsRowsTakenByTheOthersAndNoRowRunsTwice) {
   // GPU 1 is lost after 3 rows: the row it was about to run, and every later one, go elsewhere.
   auto pool = fake_pool(log, {0, 1}, {-1, 3});
   std::vector<std::size_t> tickets;
-  for (int i = 0; i < 30; ++i) tickets.push_back(pool->submit(job_named("row" + std::to_string(i))));
+  for (int i = 0; i < 30; ++i)
+    tickets.push_back(pool->submit(job_named("row" + std::to_string(i))));
   for (int i = 0; i < 30; ++i) {
     const auto records = pool->take(tickets[static_cast<std::size_t>(i)]);
     ASSERT_EQ(records.size(), 1u);
@@ -243,7 +245,8 @@ TEST(DevicePool, CancelLetsNoQueuedRowStart) {
   fake_log log;
   auto pool = fake_pool(log, {0, 1}, {}, 20);
   std::vector<std::size_t> tickets;
-  for (int i = 0; i < 20; ++i) tickets.push_back(pool->submit(job_named("row" + std::to_string(i))));
+  for (int i = 0; i < 20; ++i)
+    tickets.push_back(pool->submit(job_named("row" + std::to_string(i))));
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   pool->cancel();
   std::size_t with_record = 0;
@@ -268,7 +271,8 @@ TEST(DevicePool, CallbacksSeeEachRowStartAndFinishOnItsGpu) {
     finished[t] = gpu;
   });
   std::vector<std::size_t> tickets;
-  for (int i = 0; i < 10; ++i) tickets.push_back(pool->submit(job_named("row" + std::to_string(i))));
+  for (int i = 0; i < 10; ++i)
+    tickets.push_back(pool->submit(job_named("row" + std::to_string(i))));
   for (auto t : tickets) pool->take(t);
   EXPECT_EQ(started, finished);
   EXPECT_EQ(started.size(), 10u);
@@ -293,8 +297,7 @@ TEST(DeviceOptions, ParseAndResolve) {
   EXPECT_EQ(parse_devices("2", "--device").ordinals, std::vector<int>{2});
   EXPECT_TRUE(parse_devices("all", "--devices").all);
   EXPECT_EQ(parse_devices("0,2,3", "--devices").ordinals, (std::vector<int>{0, 2, 3}));
-  EXPECT_EQ(resolve_devices(parse_devices("all", "--devices"), 4),
-            (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(resolve_devices(parse_devices("all", "--devices"), 4), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(resolve_devices(device_selection{}, 8), std::vector<int>{0});  // nothing given: GPU 0
   EXPECT_EQ(resolve_devices(parse_devices("3,1", "--devices"), 4), (std::vector<int>{3, 1}));
 }
@@ -321,13 +324,13 @@ TEST(DeviceOptions, BadValuesAreUsageErrorsNamingTheOption) {
             std::string::npos);
   EXPECT_NE(usage_message([] { parse_devices("1,1", "--devices"); }).find("named twice"),
             std::string::npos);
-  const std::string none = usage_message([] { resolve_devices(parse_devices("4", "--device"), 2); });
+  const std::string none =
+      usage_message([] { resolve_devices(parse_devices("4", "--device"), 2); });
   EXPECT_NE(none.find("--device 4: no such GPU"), std::string::npos) << none;
   EXPECT_NE(none.find("this machine has 2 GPUs (ordinals 0 to 1)"), std::string::npos) << none;
   const std::string one =
       usage_message([] { resolve_devices(parse_devices("0,1", "--devices"), 1); });
-  EXPECT_NE(one.find("--devices 1: no such GPU; this machine has 1 GPU"), std::string::npos)
-      << one;
+  EXPECT_NE(one.find("--devices 1: no such GPU; this machine has 1 GPU"), std::string::npos) << one;
 }
 
 TEST(DeviceOptions, TheCommandLineTakesThemWhereRowsRun) {
@@ -340,13 +343,17 @@ TEST(DeviceOptions, TheCommandLineTakesThemWhereRowsRun) {
   EXPECT_TRUE(parse({"--devices", "all"}).devices.all);
   EXPECT_TRUE(parse({"tune", "--devices", "0,1"}).devices.many());
   EXPECT_FALSE(parse({}).devices.given());
-  EXPECT_NE(usage_message([&] { parse({"--device", "0", "--devices", "1"}); }).find("give one"),
+  EXPECT_NE(usage_message([&] {
+              parse({"--device", "0", "--devices", "1"});
+            }).find("give one"),
             std::string::npos);
-  EXPECT_NE(usage_message([&] { parse({"--devices", "0,1", "--in-process"}); })
-                .find("--in-process runs rows in kernlab itself"),
+  EXPECT_NE(usage_message([&] {
+              parse({"--devices", "0,1", "--in-process"});
+            }).find("--in-process runs rows in kernlab itself"),
             std::string::npos);
-  EXPECT_NE(usage_message([&] { parse({"--devices", "all", "--compile-only"}); })
-                .find("--devices does not apply to --compile-only"),
+  EXPECT_NE(usage_message([&] {
+              parse({"--devices", "all", "--compile-only"});
+            }).find("--devices does not apply to --compile-only"),
             std::string::npos);
 }
 
@@ -502,14 +509,14 @@ TEST(DeviceSweep, AGpuLostMidSweepLeavesEveryRowMeasuredOnce) {
   std::map<std::string, int> seen;
   for (const auto& x : r.results) {
     EXPECT_EQ(x.status, outcome::passed) << row_name(x) << ": " << x.message;
-    ++seen[row_name(x) + (x.variant.name == "reduce5" ? "@" + std::to_string(x.gpu->ordinal)
-                                                       : "")];
+    ++seen[row_name(x) + (x.variant.name == "reduce5" ? "@" + std::to_string(x.gpu->ordinal) : "")];
   }
   for (const auto& [name, n] : seen) EXPECT_EQ(n, 1) << name;
   // 8 rows of reduce6 and reduce_single_pass, and reduce5's: 4 on GPU 0, those GPU 1 ran first.
   EXPECT_GE(r.results.size(), 12u);
   bool warned = false;
-  for (const auto& w : r.warnings) warned = warned || w.find("GPU 1 left the run") != std::string::npos;
+  for (const auto& w : r.warnings)
+    warned = warned || w.find("GPU 1 left the run") != std::string::npos;
   EXPECT_TRUE(warned);
 }
 
@@ -525,9 +532,8 @@ TEST(DeviceSweep, ARowSessionSpreadsABatchAndRunsBaselinesEverywhere) {
     for (unsigned b : {128u, 256u}) rows.push_back({e, b, c, {}, false});
   rows.push_back({variants.front(), 256, c, {}, true});  // a baseline: on every GPU
   std::vector<std::size_t> order;
-  const auto records = session.run(rows, [&](std::size_t i, const result_record&) {
-    order.push_back(i);
-  });
+  const auto records =
+      session.run(rows, [&](std::size_t i, const result_record&) { order.push_back(i); });
   ASSERT_EQ(records.size(), rows.size() + 1);
   EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6, 6}));
   for (std::size_t i = 0; i < rows.size() - 1; ++i) {

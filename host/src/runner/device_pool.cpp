@@ -168,7 +168,8 @@ bool device_pool::run_on(std::size_t i, std::size_t ticket, std::unique_lock<std
     else
       queue_.push_front(ticket);
     retire(i, lost);
-    if (t.done && t.records.empty() && !t.cancelled) t.records.emplace_back(i, not_run(t.job, lost));
+    if (t.done && t.records.empty() && !t.cancelled)
+      t.records.emplace_back(i, not_run(t.job, lost));
     return false;
   }
   ++lanes_[i].rows;
@@ -181,9 +182,8 @@ void device_pool::lane_loop(std::size_t i) {
   std::unique_lock<std::mutex> lock(m_);
   lane& l = lanes_[i];
   for (;;) {
-    work_.wait(lock, [&] {
-      return stopping_ || (!cancelled_ && (!l.own.empty() || !queue_.empty()));
-    });
+    work_.wait(lock,
+               [&] { return stopping_ || (!cancelled_ && (!l.own.empty() || !queue_.empty())); });
     if (stopping_ || cancelled_) return;
     if (stop_on_interrupt_ && interrupt_requested()) {
       cancel_locked();
