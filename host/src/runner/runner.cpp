@@ -372,10 +372,11 @@ sweep_result runner::run(const group_callback& on_group) {
         pending.pop_front();
         continue;
       }
+      // Before take(): with one GPU that is when the row runs, so the line names the row running.
+      if (s.counts && progress_) progress_("running", ++rows_done, rows_total, s.progress);
       std::vector<result_record> records = s.ticket ? pool.take(*s.ticket) : std::move(s.decided);
       // A queued row that never started: Ctrl-C cancelled it (on a GPU's thread, maybe).
       if (s.ticket && records.empty()) out.interrupted = true;
-      if (s.counts && progress_) progress_("running", ++rows_done, rows_total, s.progress);
       for (auto& r : records) {
         // Its index in out.results once this group is added to them.
         if (s.job && !request_.profiler.empty() && r.timed())
