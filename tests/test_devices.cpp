@@ -548,5 +548,39 @@ TEST(DeviceSweep, ARowSessionSpreadsABatchAndRunsBaselinesEverywhere) {
   EXPECT_GE(per[1], 1u);
 }
 
+// The tune's overlap: a batch queued before the last one is read back.
+TEST(DeviceSweep, ABatchSubmittedAheadRunsWhileTheLastIsReadBack) {
+  fake_sweep f;
+  const auto variants = f.reg->select({"reduce5", "reduce6", "reduce_single_pass"}, "reduce");
+  problem_config c{"int32", "sum", 1000, "exact", 0, {}};
+  std::vector<row_request> first, second;
+  for (const auto* e : variants) {
+    first.push_back({e, 128, c, {}, false});
+    second.push_back({e, 256, c, {}, false});
+  }
+  {
+    row_session two(f.fams, f.request({0, 1}));
+    const auto a = two.submit(first);
+    const auto b = two.submit(second);
+    std::vector<unsigned> blocks;
+    const auto ra =
+        two.collect(a, [&](std::size_t, const result_record& r) { blocks.push_back(r.block); });
+    const auto rb =
+        two.collect(b, [&](std::size_t, const result_record& r) { blocks.push_back(r.block); });
+    EXPECT_EQ(blocks, (std::vector<unsigned>{128, 128, 128, 256, 256, 256}));
+    EXPECT_THROW(two.collect(a), std::logic_error);
+  }
+  // One GPU: a batch discarded before it is collected never runs.
+  f.log.ran.clear();
+  row_session one(f.fams, f.request({0}));
+  const auto a = one.submit(first);
+  const auto b = one.submit(second);
+  EXPECT_EQ(one.collect(a).size(), 3u);
+  one.discard(b);
+  std::size_t runs = 0;
+  for (const auto& [name, gpus] : f.log.ran) runs += gpus.size();
+  EXPECT_EQ(runs, 3u);
+}
+
 }  // namespace
 }  // namespace kl

@@ -29,6 +29,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -113,8 +114,15 @@ struct row_source {
   std::function<void(const std::vector<row_request>&,
                      const std::function<void(std::size_t, const result_record&)>&)>
       run;
-  /// Starts compiling what rows a later run will ask for (nothing to do for a replay).
-  std::function<void(const std::vector<row_request>&)> prefetch = [](const auto&) {};
+  /// run() in two halves, so that a batch proposed ahead is queued before the last one is read
+  /// back: with several GPUs, a GPU done with its share of a batch goes on with the next one
+  /// instead of waiting at the batch's end. Queues the rows (and their files' compiles).
+  std::function<std::size_t(const std::vector<row_request>&)> submit;
+  /// Reads a submitted batch back, in order, calling back with each record.
+  std::function<void(std::size_t, const std::function<void(std::size_t, const result_record&)>&)>
+      collect;
+  /// A submitted batch the search will not use (it stopped first).
+  std::function<void(std::size_t)> discard;
 };
 
 // A batch's rows: those the store does not answer, each with its store key.
@@ -164,9 +172,11 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
     return b;
   };
   std::vector<tune::observation> history;
-  // The next batch, proposed ahead and its files queued already.
+  // The next batch, proposed ahead and queued already (its files compiling; with several GPUs,
+  // its rows ready for the first GPU free).
   std::vector<tune::proposal> ahead;
   batch_rows ahead_rows;
+  std::optional<std::size_t> ahead_id;
   const auto t0 = clock_type::now();
   for (;;) {
     t.seconds = seconds_since(t0);
@@ -184,9 +194,11 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
     }
     std::vector<tune::proposal> batch;
     batch_rows b;
+    std::size_t current = 0;  // the batch's id in rows_at
     if (!ahead.empty()) {
       batch = std::exchange(ahead, {});
       b = std::exchange(ahead_rows, {});
+      current = *std::exchange(ahead_id, std::nullopt);
     } else {
       batch = strategy.propose(history, std::min(batch_size, budget - t.evaluations.size()));
       if (batch.empty()) {
@@ -194,7 +206,7 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
         break;
       }
       b = rows_for(batch);
-      rows_at.prefetch(b.rows);
+      current = rows_at.submit(b.rows);
     }
     if (const std::size_t after = t.evaluations.size() + batch.size(); after < budget) {
       ahead = strategy.propose_ahead(history, batch, std::min(batch_size, budget - after));
@@ -202,10 +214,10 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
         // Its points are not this batch's, so the store cannot answer them differently by the
         // time they run: their rows are made once, now.
         ahead_rows = rows_for(ahead);
-        rows_at.prefetch(ahead_rows.rows);
+        ahead_id = rows_at.submit(ahead_rows.rows);
       }
     }
-    rows_at.run(b.rows, [&](std::size_t k, const result_record& r) {
+    rows_at.collect(current, [&](std::size_t k, const result_record& r) {
       // Stored as each row finishes: an interrupted tune keeps every row it measured, with the
       // GPU that measured it.
       if (store) {
@@ -229,6 +241,7 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
     t.seconds = seconds_since(t0);
     progress.show(t, budget, 0, rows_at.compiles, true);
   }
+  if (ahead_id) rows_at.discard(*ahead_id);  // stopped by time or Ctrl-C with a batch queued
   progress.clear();
 }
 
@@ -367,6 +380,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   }
   // --replay answers every row from a recorded tune, with no GPU; otherwise the rows run here.
   std::unique_ptr<replay_file> replay;
+  std::vector<std::vector<row_request>> replay_batches;  // --replay: submitted, not collected
   std::unique_ptr<row_session> session;
   std::unique_ptr<tune::tuning_store> store;
   row_source rows_at;
@@ -376,6 +390,14 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     rows_at.run = [&](const std::vector<row_request>& rows, const auto& done) {
       for (std::size_t k = 0; k < rows.size(); ++k) done(k, replay->row(rows[k]));
     };
+    rows_at.submit = [&](const std::vector<row_request>& rows) {
+      replay_batches.push_back(rows);
+      return replay_batches.size() - 1;
+    };
+    rows_at.collect = [&](std::size_t id, const auto& done) {
+      rows_at.run(std::exchange(replay_batches.at(id), {}), done);
+    };
+    rows_at.discard = [&](std::size_t id) { replay_batches.at(id).clear(); };
     std::cout << "replaying " << opt.replay_path << " (" << replay->size()
               << " records measured on " << replay->device.name << "): nothing runs here\n";
   } else {
@@ -397,7 +419,9 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     rows_at.run = [&](const std::vector<row_request>& rows, const auto& done) {
       session->run(rows, done);
     };
-    rows_at.prefetch = [&](const std::vector<row_request>& rows) { session->prefetch(rows); };
+    rows_at.submit = [&](const std::vector<row_request>& rows) { return session->submit(rows); };
+    rows_at.collect = [&](std::size_t id, const auto& done) { session->collect(id, done); };
+    rows_at.discard = [&](std::size_t id) { session->discard(id); };
     const auto& gpus = session->devices();
     for (std::size_t i = 0; i < gpus.size(); ++i) {
       const cuda::device_info& d = gpus[i];

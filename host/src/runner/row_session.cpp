@@ -96,98 +96,130 @@ const compile_record& row_session::compiled(const registry_entry& e) {
   return record;
 }
 
-std::vector<result_record> row_session::run(
-    const std::vector<row_request>& rows,
-    const std::function<void(std::size_t, const result_record&)>& on_row) {
+// The record of a row decided without running it, or its job; std::nullopt for the job means
+// the record is final.
+std::pair<result_record, std::optional<row_job>> row_session::place(const row_request& row) {
+  const registry_entry& e = *row.entry;
+  const variant_descriptor& v = e.descriptor;
+  result_record r;
+  r.variant = v;
+  r.config = row.config;
+  r.block = row.block;
+  const family* fam = families_.find(v.family);
+  if (!fam) {
+    r.status = outcome::failed;
+    r.message = e.error.empty() ? "unknown family '" + v.family + "'" : e.error;
+    return {r, std::nullopt};
+  }
+  if (auto verdict = decide_before_compile(e, row.block, row.config, device_)) {
+    r.status = verdict->first;
+    r.message = verdict->second;
+    return {r, std::nullopt};
+  }
+  const compile_record* record = v.origin == origin_kind::source ? &compiled(e) : nullptr;
+  if (record && !record->error.empty()) {
+    r.status = outcome::failed;
+    r.message = record->error;
+    return {r, std::nullopt};
+  }
+  if (record &&
+      !record->result.lowered_names.count(fam->name_expression(v, row.block, row.config))) {
+    // The session's request did not cover this instantiation (a block or configuration outside
+    // `base`): a mistake of the caller, reported on the row.
+    r.status = outcome::failed;
+    r.message = "not compiled for block " + std::to_string(row.block) + ", " +
+                row.config.describe() + " (outside the session's configurations)";
+    return {r, std::nullopt};
+  }
+  row_job job;
+  if (record) {
+    job = source_job(*fam, v, row.block, row.config, *record);
+  } else {
+    job.variant = v;
+    job.config = row.config;
+    job.block = row.block;
+  }
+  job.timing = row.timing;
+  return {r, std::move(job)};
+}
+
+void row_session::place_next(batch& b) {
+  const row_request& row = b.rows[b.placed];
+  slot s;
+  s.index = b.placed++;
+  auto [record, job] = place(row);
+  if (job)
+    s.ticket = pool_devices_->submit(std::move(*job), row.every_gpu);
+  else
+    s.decided = std::move(record);
+  b.pending.push_back(std::move(s));
+}
+
+std::size_t row_session::submit(const std::vector<row_request>& rows) {
   prefetch(rows);
-  std::vector<result_record> out;
-  out.reserve(rows.size());
+  const std::size_t id = next_batch_++;
+  batch& b = batches_[id];
+  b.rows = rows;
+  // With several GPUs every row is queued now, so that the GPUs take this batch's rows as soon
+  // as they finish the last one's. With one, the rows are placed as collect() reads them back,
+  // each running before the next one's file is waited for.
+  if (pool_devices_->threaded())
+    while (b.placed < b.rows.size()) place_next(b);
+  return id;
+}
+
+std::vector<result_record> row_session::collect(
+    std::size_t id, const std::function<void(std::size_t, const result_record&)>& on_row) {
+  const auto it = batches_.find(id);
+  if (it == batches_.end()) throw std::logic_error("row_session: batch collected twice");
+  batch& b = it->second;
   device_pool& pool = *pool_devices_;
-  // The rows queued and not read back yet, in order: a record decided here, or a pool ticket.
-  struct slot {
-    std::size_t index = 0;
-    std::optional<result_record> decided;
-    std::optional<std::size_t> ticket;
-  };
-  std::deque<slot> pending;
+  std::vector<result_record> out;
+  out.reserve(b.rows.size());
   const auto t0 = std::chrono::steady_clock::now();
   const double waited_before = times_.waiting_for_compiles_s;
-  // Reads back the front rows until at most `keep` are queued, then those finished already. With
-  // one GPU `keep` is 0, so each row runs as soon as it is queued, before the next row's file is
-  // waited for.
-  auto drain = [&](std::size_t keep) {
-    while (!pending.empty()) {
-      slot& s = pending.front();
-      if (pending.size() <= keep && s.ticket && !pool.ready(*s.ticket)) break;
-      std::vector<result_record> records;
-      if (s.ticket)
-        records = pool.take(*s.ticket);
-      else
-        records.push_back(std::move(*s.decided));
-      for (auto& r : records) {
-        if (on_row) on_row(s.index, r);
-        out.push_back(std::move(r));
-      }
-      pending.pop_front();
-    }
-  };
-  const std::size_t lookahead = pool.threaded() ? rows.size() : 0;
   bool ran_any = false;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const row_request& row = rows[i];
-    const registry_entry& e = *row.entry;
-    const variant_descriptor& v = e.descriptor;
-    result_record r;
-    r.variant = v;
-    r.config = row.config;
-    r.block = row.block;
-    slot s;
-    s.index = i;
-    const family* fam = families_.find(v.family);
-    if (!fam) {
-      r.status = outcome::failed;
-      r.message = e.error.empty() ? "unknown family '" + v.family + "'" : e.error;
-    } else if (auto verdict = decide_before_compile(e, row.block, row.config, device_)) {
-      r.status = verdict->first;
-      r.message = verdict->second;
-    } else {
-      const compile_record* record = v.origin == origin_kind::source ? &compiled(e) : nullptr;
-      if (record && !record->error.empty()) {
-        r.status = outcome::failed;
-        r.message = record->error;
-      } else if (record && !record->result.lowered_names.count(
-                               fam->name_expression(v, row.block, row.config))) {
-        // The session's request did not cover this instantiation (a block or configuration
-        // outside `base`): a mistake of the caller, reported on the row.
-        r.status = outcome::failed;
-        r.message = "not compiled for block " + std::to_string(row.block) + ", " +
-                    row.config.describe() + " (outside the session's configurations)";
-      } else {
-        row_job job;
-        if (record) {
-          job = source_job(*fam, v, row.block, row.config, *record);
-        } else {
-          job.variant = v;
-          job.config = row.config;
-          job.block = row.block;
-        }
-        job.timing = row.timing;
-        s.ticket = pool.submit(std::move(job), row.every_gpu);
-        ran_any = true;
-      }
+  for (;;) {
+    if (b.pending.empty()) {
+      if (b.placed == b.rows.size()) break;
+      place_next(b);
+      continue;
     }
-    if (!s.ticket) s.decided = std::move(r);
-    pending.push_back(std::move(s));
-    drain(lookahead);
+    slot& s = b.pending.front();
+    std::vector<result_record> records;
+    if (s.ticket) {
+      records = pool.take(*s.ticket);
+      ran_any = true;
+    } else {
+      records.push_back(std::move(*s.decided));
+    }
+    for (auto& r : records) {
+      if (on_row) on_row(s.index, r);
+      out.push_back(std::move(r));
+    }
+    b.pending.pop_front();
   }
-  drain(0);
-  // Wall time from the first row queued to the last read back, less the compile waits within.
+  batches_.erase(it);
+  // Wall time reading the rows back (running them, with one GPU), less the compile waits within.
   if (ran_any) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     times_.running_rows_s += std::max(0.0, wall - (times_.waiting_for_compiles_s - waited_before));
   }
   return out;
+}
+
+void row_session::discard(std::size_t id) {
+  if (pool_devices_->threaded())
+    collect(id, {});
+  else
+    batches_.erase(id);  // nothing of it was placed: collect() places one GPU's rows
+}
+
+std::vector<result_record> row_session::run(
+    const std::vector<row_request>& rows,
+    const std::function<void(std::size_t, const result_record&)>& on_row) {
+  return collect(submit(rows), on_row);
 }
 
 }  // namespace kl

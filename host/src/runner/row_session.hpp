@@ -7,6 +7,7 @@
 #include "runner/device_pool.hpp"
 #include "runner/runner.hpp"
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -59,6 +60,18 @@ class row_session {
       const std::vector<row_request>& rows,
       const std::function<void(std::size_t, const result_record&)>& on_row = {});
 
+  /// run() in two halves: submit() queues a batch and returns its id at once; collect() reads its
+  /// records back as run() does (on_row in order, from the calling thread). With several GPUs the
+  /// rows of a batch submitted before the last one is collected run as soon as GPUs are free of
+  /// the last one's, so no GPU idles at a batch's end; with one GPU a row runs when collect()
+  /// comes to it, as in run(). Batches are collected in the order submitted, each once.
+  std::size_t submit(const std::vector<row_request>& rows);
+  std::vector<result_record> collect(
+      std::size_t batch, const std::function<void(std::size_t, const result_record&)>& on_row = {});
+  /// A submitted batch that will not be collected: with one GPU none of it runs; with several,
+  /// its queued rows run (the GPUs may have started them) and their records are dropped.
+  void discard(std::size_t batch);
+
   /// Queues the files of rows a later run() will ask for, behind those queued already, and
   /// returns at once: the next batch compiles while this one is timed. Files compiled or queued
   /// before are not queued again.
@@ -85,6 +98,21 @@ class row_session {
   std::vector<std::string> take_warnings();
 
  private:
+  // A row read back by collect(): its record when decided without running, else its ticket.
+  struct slot {
+    std::size_t index = 0;
+    std::optional<result_record> decided;
+    std::optional<std::size_t> ticket;
+  };
+  struct batch {
+    std::vector<row_request> rows;
+    std::size_t placed = 0;    // rows[0, placed) are decided or queued on the pool
+    std::deque<slot> pending;  // placed and not read back yet
+  };
+  // A row's record when it needs no GPU (a skip, a compile error), else its job.
+  std::pair<result_record, std::optional<row_job>> place(const row_request& row);
+  void place_next(batch& b);
+
   // The compile record of a source file that run() queued, waiting for it if need be.
   const compile_record& compiled(const registry_entry& e);
 
@@ -94,6 +122,8 @@ class row_session {
   std::optional<timing_stats> launch_floor_;
   std::string energy_status_;
   std::unique_ptr<device_pool> pool_devices_;
+  std::map<std::size_t, batch> batches_;  // submitted, not collected
+  std::size_t next_batch_ = 0;
   std::map<const registry_entry*, compile_record> compiled_;
   // The compile stages with files not yet handed to run(): one per prefetch (or run) that queued
   // something, each finished (its counts added to stats_) once run() has taken all its files.
