@@ -256,6 +256,20 @@ TEST(DevicePool, CancelLetsNoQueuedRowStart) {
   EXPECT_TRUE(pool->take(pool->submit(job_named("after"))).empty());
 }
 
+TEST(DevicePool, WithdrawnRowsThatDidNotStartNeverDo) {
+  fake_log log;
+  auto pool = fake_pool(log, {0, 1}, {}, 20);
+  std::vector<std::size_t> keep, drop;
+  for (int i = 0; i < 4; ++i) keep.push_back(pool->submit(job_named("keep" + std::to_string(i))));
+  for (int i = 0; i < 10; ++i) drop.push_back(pool->submit(job_named("drop" + std::to_string(i))));
+  pool->withdraw(drop);
+  for (auto t : keep) EXPECT_EQ(pool->take(t).size(), 1u);
+  for (auto t : drop) EXPECT_TRUE(pool->take(t).empty());
+  for (const auto& [name, gpus] : log.ran) EXPECT_EQ(name.substr(0, 4), "keep");
+  // The pool goes on: a row queued afterwards runs.
+  EXPECT_EQ(pool->take(pool->submit(job_named("after"))).size(), 1u);
+}
+
 TEST(DevicePool, CallbacksSeeEachRowStartAndFinishOnItsGpu) {
   fake_log log;
   auto pool = fake_pool(log, {0, 1});

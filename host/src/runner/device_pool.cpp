@@ -235,8 +235,23 @@ void device_pool::cancel() {
 
 void device_pool::cancel_locked() {
   cancelled_ = true;
+  drop_queued(nullptr);
+}
+
+void device_pool::withdraw(const std::vector<std::size_t>& tickets) {
+  std::lock_guard<std::mutex> lock(m_);
+  const std::set<std::size_t> which(tickets.begin(), tickets.end());
+  drop_queued(&which);
+}
+
+void device_pool::drop_queued(const std::set<std::size_t>* which) {
   auto drop = [&](std::deque<std::size_t>& q) {
+    std::deque<std::size_t> kept;
     for (std::size_t ticket : q) {
+      if (which && !which->count(ticket)) {
+        kept.push_back(ticket);
+        continue;
+      }
       task& t = tasks_.at(ticket);
       if (t.every_gpu) {
         // One GPU's share: the row is done once the GPUs that started it have finished, with
@@ -251,7 +266,7 @@ void device_pool::cancel_locked() {
         t.parts_left = 0;
       }
     }
-    q.clear();
+    q = std::move(kept);
   };
   drop(queue_);
   for (auto& l : lanes_) drop(l.own);

@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -73,6 +74,9 @@ class device_pool {
   /// No queued row starts any more (Ctrl-C); those running finish. take() of a row that did not
   /// start returns no record.
   void cancel();
+  /// These rows, if not started yet, never start (a batch the caller no longer wants); take()
+  /// then returns no record for them. The others run and are taken as usual.
+  void withdraw(const std::vector<std::size_t>& tickets);
 
   /// Workers started over every GPU (one per GPU when nothing went wrong).
   int workers_started() const;
@@ -106,6 +110,8 @@ class device_pool {
   void retire(std::size_t i, const std::string& why);
   void fail_everything_left(const std::string& why);
   void cancel_locked();
+  // Takes the tickets in `which` (all when null) out of the queues, as not started.
+  void drop_queued(const std::set<std::size_t>* which);
   void finish_part(std::size_t ticket);
   bool any_alive() const;
 

@@ -210,10 +210,16 @@ std::vector<result_record> row_session::collect(
 }
 
 void row_session::discard(std::size_t id) {
-  if (pool_devices_->threaded())
-    collect(id, {});
-  else
-    batches_.erase(id);  // nothing of it was placed: collect() places one GPU's rows
+  const auto it = batches_.find(id);
+  if (it == batches_.end()) return;
+  // The rows no GPU has started never will; those running finish, and are dropped. (With one
+  // GPU nothing of the batch was placed: collect() places a row when it comes to it.)
+  std::vector<std::size_t> tickets;
+  for (const auto& s : it->second.pending)
+    if (s.ticket) tickets.push_back(*s.ticket);
+  pool_devices_->withdraw(tickets);
+  for (std::size_t t : tickets) pool_devices_->take(t);
+  batches_.erase(it);
 }
 
 std::vector<result_record> row_session::run(

@@ -68,8 +68,8 @@ class row_session {
   std::size_t submit(const std::vector<row_request>& rows);
   std::vector<result_record> collect(
       std::size_t batch, const std::function<void(std::size_t, const result_record&)>& on_row = {});
-  /// A submitted batch that will not be collected: with one GPU none of it runs; with several,
-  /// its queued rows run (the GPUs may have started them) and their records are dropped.
+  /// A submitted batch that will not be collected: its rows not started never start (with one
+  /// GPU, none has); those running finish, and their records are dropped.
   void discard(std::size_t batch);
 
   /// Queues the files of rows a later run() will ask for, behind those queued already, and
