@@ -4,7 +4,11 @@
 # and settings, on GPU 0 alone and on every GPU, with the ratio and whether the best point agrees;
 # a sweep with a planted hang spread over every GPU, whose other rows must match a clean one-GPU
 # sweep. Carry `dist` with build.tgz (scripts/pack_gpu.sh). Logs and JSON in $OUT/all.tgz.
+# The three parts take about 2, 5 and 2 minutes on two H100s; name some (tests, tune, hang) to run
+# only those, e.g. in separate calls under a per-call time limit: bash scripts/gpu_devices.sh tune
 set -u -o pipefail
+parts=${*:-tests tune hang}
+want() { case " $parts " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 . "$(dirname "$0")/gpu_prelude.sh"  # out, here, src; build/ unpacked and reachable
 cd "$src" || exit 1
 K=./build/kernlab
@@ -13,12 +17,15 @@ ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 echo "GPUs: $ngpu" | tee -a "$out/device.txt"
 
 # 1. The GPU tests of --devices (they skip with fewer than two GPUs), and the isolation tests.
-step gputests 400 ctest --test-dir build -L gpu -R 'GpuDevices|Isolation' --output-on-failure
+if want tests; then
+  step gputests 400 ctest --test-dir build -L gpu -R 'GpuDevices|Isolation' --output-on-failure
+fi
 
 # 2. Tuning throughput. The compile cache is filled first, so that neither timed tune compiles;
 # each tune has a store of its own and --fresh, so that every point is measured. Two pairs, one
 # GPU then all, so that drift of the machine shows as a difference between the pairs.
-tune_args=(tune --family matmul --variant tunable --strategy random --seed 7 --budget 96
+if want tune; then
+tune_args=(tune --family matmul --variant tunable --strategy random --seed 7 --budget 64
            --shape 2048x2048x2048 --dtype float32 --fresh)
 step tune_warm 600 $K "${tune_args[@]}" --devices all --store "$out/store_warm.jsonl"
 for i in 1 2; do
@@ -51,9 +58,11 @@ for i in (1, 2):
     except Exception as e:  # the export's layout: say so, the logs still hold the tables
         print(f"  best: could not read the exports ({e!r}); see the tune logs")
 PY
+fi
 
 # 3. A planted hang (a kernel that spins forever) in a sweep over every GPU: the GPU that takes it
 # loses that row (a timeout, a worker restart); every other row is as in a clean one-GPU sweep.
+if want hang; then
 hang=$(mktemp -d)
 mkdir -p "$hang/reduce"
 cat > "$hang/reduce/bad_spin.cu" <<'CU'
@@ -108,4 +117,5 @@ print(f"rows as in the clean one-GPU sweep: {same}, differing: {differ}, missing
 print("HANG CHECK:", "PASS" if ok and differ == 0 and not missing and len(gpus) > 1 else "FAIL")
 PY
 rm -rf "$hang"
+fi
 tar -C "$out" -czf /tmp/devices_all.tgz . && find "$out" -mindepth 1 -delete && mv /tmp/devices_all.tgz "$out/all.tgz"
