@@ -86,9 +86,12 @@ int cache_command(const kl::cli_options& o) {
 
 int worker_entry(int argc, char** argv) {
   std::vector<std::string> dirs, includes;
+  int ordinal = 0;  // the GPU this worker runs rows on (--device N; kernlab passes it when not 0)
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string key = argv[i];
-    if (key == "--kernels-dir")
+    if (key == "--device")
+      ordinal = std::stoi(argv[i + 1]);
+    else if (key == "--kernels-dir")
       dirs.push_back(argv[i + 1]);
     else if (key == "--include")
       includes.push_back(argv[i + 1]);
@@ -104,7 +107,7 @@ int worker_entry(int argc, char** argv) {
   }
   kl::family_registry families;
   load_families(families, dirs, includes, nullptr);
-  return kl::worker_main(families);
+  return kl::worker_main(families, ordinal);
 }
 
 }  // namespace kl::app

@@ -2,6 +2,8 @@
 
 #include "app/environment.hpp"
 #include "core/errors.hpp"
+#include "cuda/device.hpp"
+#include "cuda/driver.hpp"
 #include "kernlab_commit.hpp"  // generated at build time: KERNLAB_COMMIT
 #include "nvrtc/compiler.hpp"
 #include "process/command.hpp"
@@ -87,6 +89,43 @@ std::unique_ptr<kl::registry> load_registry(const kl::cli_options& opt,
   }
   return reg;
 }
+
+namespace {
+
+// --device N, --devices all|0,2,3 against this machine's GPUs. Without a driver the ordinals
+// stand as given (the run then says there is no GPU; --compile-only needs none). Several GPUs must
+// share an architecture: each file is compiled once, for the first GPU's, and loaded on all.
+std::vector<int> devices_for(const kl::cli_options& opt, bool compile_only) {
+  if (!opt.devices.given()) return {0};
+  int count = -1;
+  try {
+    kl::cuda::driver::get();
+    count = kl::cuda::device_count();
+  } catch (const kl::cuda::no_device_error&) {
+  }
+  if (count < 0 || compile_only)
+    return opt.devices.all || opt.devices.ordinals.empty() ? std::vector<int>{0}
+                                                           : opt.devices.ordinals;
+  const std::vector<int> devices = kl::resolve_devices(opt.devices, count);
+  if (devices.size() < 2) return devices;
+  const std::string& option = opt.devices.option;
+  if (!opt.sanitize.empty())
+    throw kl::usage_error(option + ": --sanitize runs on one GPU; give --device N");
+  if (opt.profile) throw kl::usage_error(option + ": --profile runs on one GPU; give --device N");
+  if (opt.pipeline) throw kl::usage_error(option + ": --pipeline runs on one GPU; give --device N");
+  const kl::cuda::device_info first = kl::cuda::query_device(devices.front());
+  for (int n : devices) {
+    const kl::cuda::device_info d = kl::cuda::query_device(n);
+    if (d.arch() != first.arch())
+      throw kl::usage_error(option + ": GPU " + std::to_string(first.ordinal) + " (" + first.name +
+                            ") is " + first.arch() + " but GPU " + std::to_string(n) + " (" +
+                            d.name + ") is " + d.arch() +
+                            "; one run compiles for one architecture: name GPUs of one");
+  }
+  return devices;
+}
+
+}  // namespace
 
 kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg,
                              const kl::family_registry& families,
@@ -197,6 +236,8 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   req.timing = opt.timing;
   req.compile_only = opt.compile_only || opt.resources;
   req.in_process = opt.in_process;
+  req.baseline = opt.baseline;
+  req.devices = devices_for(opt, req.compile_only);
   req.worker_command = {executable_path().string(), "--worker"};
   for (const auto& dir : opt.kernels_dirs) {
     req.worker_command.push_back("--kernels-dir");

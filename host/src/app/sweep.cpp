@@ -19,6 +19,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <iomanip>
 #include <iostream>
@@ -31,6 +32,39 @@ std::string fmt_seconds(double s) {
   std::ostringstream os;
   os << s << " s";
   return os.str();
+}
+
+// A group's table, or with --devices over GPUs of different models, one table per model (each
+// with that model's peaks): medians of different models are never ranked together. Rows that
+// reached no GPU (a skip, a compile error) go in the first model's table.
+void print_by_model(std::ostream& os, const std::vector<kl::result_record>& group,
+                    const kl::cuda::device_info& first,
+                    const std::vector<kl::cuda::device_info>& devices,
+                    const kl::table_options& table) {
+  std::vector<std::string> models;
+  for (const auto& g : devices)
+    if (std::find(models.begin(), models.end(), g.name) == models.end()) models.push_back(g.name);
+  if (models.size() < 2) {
+    kl::print_group(os, group, first, table);
+    return;
+  }
+  for (const auto& model : models) {
+    std::vector<kl::result_record> mine;
+    for (const auto& r : group)
+      if (r.gpu ? r.gpu->name == model : model == models.front()) mine.push_back(r);
+    if (mine.empty()) continue;
+    const auto d = std::find_if(devices.begin(), devices.end(),
+                                [&](const kl::cuda::device_info& g) { return g.name == model; });
+    os << "\n-- " << model << " (";
+    std::string sep;
+    for (const auto& g : devices)
+      if (g.name == model) {
+        os << sep << "GPU " << g.ordinal;
+        sep = ", ";
+      }
+    os << ")";
+    kl::print_group(os, mine, *d, table);
+  }
 }
 
 }  // namespace
@@ -113,10 +147,16 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
         clear_progress();
         if (!announced) {
           announced = true;
-          std::cout << "device " << d.ordinal << ": " << d.name << " (" << d.arch() << ", "
-                    << d.sm_count << " SMs, " << static_cast<int>(d.peak_bandwidth() / 1e9)
-                    << " GB/s theoretical, driver " << d.driver_version / 1000 << "."
-                    << d.driver_version % 1000 / 10 << ")\n";
+          for (const auto& g :
+               so_far.devices.size() > 1 ? so_far.devices : std::vector<kl::cuda::device_info>{d})
+            std::cout << "device " << g.ordinal << ": " << g.name << " (" << g.arch() << ", "
+                      << g.sm_count << " SMs, " << static_cast<int>(g.peak_bandwidth() / 1e9)
+                      << " GB/s theoretical, driver " << g.driver_version / 1000 << "."
+                      << g.driver_version % 1000 / 10 << ")\n";
+          if (so_far.devices.size() > 1)
+            std::cout << so_far.devices.size()
+                      << " GPUs: each row is measured on one of them (the gpu column), and "
+                         "compared with the baseline measured on the same GPU\n";
           if (so_far.launch_floor)
             std::cout << "launch floor: an empty kernel times at " << std::fixed
                       << std::setprecision(1) << so_far.launch_floor->median_ms * 1e3
@@ -129,7 +169,7 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
                               : "--energy: " + so_far.energy_status +
                                     "; the rows have no energy figures\n");
         }
-        kl::print_group(std::cout, group, d, table);
+        print_by_model(std::cout, group, d, so_far.devices, table);
         std::cout << std::flush;
       });
   for (const auto& w : sweep.warnings) std::cerr << "kernlab: warning: " << w << "\n";
@@ -175,8 +215,10 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
     }
     code = kl::exit_code_for(sweep.results);
   }
-  if (sweep.workers_started > 1)
-    std::cout << "(" << sweep.workers_started - 1
+  // One worker per GPU to begin with; any more were restarts.
+  if (const int gpus = std::max<int>(1, static_cast<int>(sweep.devices.size()));
+      sweep.workers_started > gpus)
+    std::cout << "(" << sweep.workers_started - gpus
               << " worker restart(s): see the CRASHED and TIMEOUT rows)\n";
   if (!sweep.clock_monitor_status.empty())
     std::cout << "(SM clocks not monitored: " << sweep.clock_monitor_status << ")\n";

@@ -29,6 +29,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -107,13 +108,21 @@ class progress_display {
 // Where a tune's rows run: the GPU (a row_session), or a recorded tune (--replay).
 struct row_source {
   const cuda::device_info* device = nullptr;
+  std::size_t gpus = 1;                       ///< GPUs the rows are spread over (--devices)
   const compile_summary* compiles = nullptr;  ///< null when nothing compiles
   /// Runs the rows in order, calling back with each record as it is ready.
   std::function<void(const std::vector<row_request>&,
                      const std::function<void(std::size_t, const result_record&)>&)>
       run;
-  /// Starts compiling what rows a later run will ask for (nothing to do for a replay).
-  std::function<void(const std::vector<row_request>&)> prefetch = [](const auto&) {};
+  /// run() in two halves, so that a batch proposed ahead is queued before the last one is read
+  /// back: with several GPUs, a GPU done with its share of a batch goes on with the next one
+  /// instead of waiting at the batch's end. Queues the rows (and their files' compiles).
+  std::function<std::size_t(const std::vector<row_request>&)> submit;
+  /// Reads a submitted batch back, in order, calling back with each record.
+  std::function<void(std::size_t, const std::function<void(std::size_t, const result_record&)>&)>
+      collect;
+  /// A submitted batch the search will not use (it stopped first).
+  std::function<void(std::size_t)> discard;
 };
 
 // A batch's rows: those the store does not answer, each with its store key.
@@ -135,8 +144,10 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
   const cuda::device_info& d = *rows_at.device;
   const timing_options brief = brief_timing(opt.timing);
   // Enough rows per batch to keep every compile thread busy while the GPU times.
+  // With several GPUs (--devices), at least two rows per GPU, so that none waits at a batch's end
+  // while another finishes its only row.
   const std::size_t batch_size = std::max<std::size_t>(
-      4, opt.compile_jobs ? opt.compile_jobs : thread_pool::hardware_threads());
+      {4, opt.compile_jobs ? opt.compile_jobs : thread_pool::hardware_threads(), 2 * rows_at.gpus});
   progress_display progress(s.name + " " + t.config.describe());
   const auto rows_for = [&](const std::vector<tune::proposal>& batch) {
     batch_rows b;
@@ -161,9 +172,11 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
     return b;
   };
   std::vector<tune::observation> history;
-  // The next batch, proposed ahead and its files queued already.
+  // The next batch, proposed ahead and queued already (its files compiling; with several GPUs,
+  // its rows ready for the first GPU free).
   std::vector<tune::proposal> ahead;
   batch_rows ahead_rows;
+  std::optional<std::size_t> ahead_id;
   const auto t0 = clock_type::now();
   for (;;) {
     t.seconds = seconds_since(t0);
@@ -181,9 +194,11 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
     }
     std::vector<tune::proposal> batch;
     batch_rows b;
+    std::size_t current = 0;  // the batch's id in rows_at
     if (!ahead.empty()) {
       batch = std::exchange(ahead, {});
       b = std::exchange(ahead_rows, {});
+      current = *std::exchange(ahead_id, std::nullopt);
     } else {
       batch = strategy.propose(history, std::min(batch_size, budget - t.evaluations.size()));
       if (batch.empty()) {
@@ -191,7 +206,7 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
         break;
       }
       b = rows_for(batch);
-      rows_at.prefetch(b.rows);
+      current = rows_at.submit(b.rows);
     }
     if (const std::size_t after = t.evaluations.size() + batch.size(); after < budget) {
       ahead = strategy.propose_ahead(history, batch, std::min(batch_size, budget - after));
@@ -199,12 +214,20 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
         // Its points are not this batch's, so the store cannot answer them differently by the
         // time they run: their rows are made once, now.
         ahead_rows = rows_for(ahead);
-        rows_at.prefetch(ahead_rows.rows);
+        ahead_id = rows_at.submit(ahead_rows.rows);
       }
     }
-    rows_at.run(b.rows, [&](std::size_t k, const result_record& r) {
-      // Stored as each row finishes: an interrupted tune keeps every row it measured.
-      if (store) store->add({b.keys[b.row_of[k]], r, provenance});
+    rows_at.collect(current, [&](std::size_t k, const result_record& r) {
+      // Stored as each row finishes: an interrupted tune keeps every row it measured, with the
+      // GPU that measured it.
+      if (store) {
+        nlohmann::json where = provenance;
+        if (r.gpu) {
+          where["uuid"] = r.gpu->uuid;
+          where["ordinal"] = r.gpu->ordinal;
+        }
+        store->add({b.keys[b.row_of[k]], r, where});
+      }
       if (on_row) on_row(r);
       t.seconds = seconds_since(t0);
       progress.show(t, budget, k + 1, rows_at.compiles, false);
@@ -218,6 +241,7 @@ void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
     t.seconds = seconds_since(t0);
     progress.show(t, budget, 0, rows_at.compiles, true);
   }
+  if (ahead_id) rows_at.discard(*ahead_id);  // stopped by time or Ctrl-C with a batch queued
   progress.clear();
 }
 
@@ -333,7 +357,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   std::string no_device;
   try {
     cuda::driver::get();
-    device = cuda::query_device(0);
+    device = cuda::query_device(req.devices.front());
   } catch (const cuda::no_device_error& e) {
     no_device = e.why();
   }
@@ -356,6 +380,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   }
   // --replay answers every row from a recorded tune, with no GPU; otherwise the rows run here.
   std::unique_ptr<replay_file> replay;
+  std::vector<std::vector<row_request>> replay_batches;  // --replay: submitted, not collected
   std::unique_ptr<row_session> session;
   std::unique_ptr<tune::tuning_store> store;
   row_source rows_at;
@@ -365,6 +390,14 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     rows_at.run = [&](const std::vector<row_request>& rows, const auto& done) {
       for (std::size_t k = 0; k < rows.size(); ++k) done(k, replay->row(rows[k]));
     };
+    rows_at.submit = [&](const std::vector<row_request>& rows) {
+      replay_batches.push_back(rows);
+      return replay_batches.size() - 1;
+    };
+    rows_at.collect = [&](std::size_t id, const auto& done) {
+      rows_at.run(std::exchange(replay_batches.at(id), {}), done);
+    };
+    rows_at.discard = [&](std::size_t id) { replay_batches.at(id).clear(); };
     std::cout << "replaying " << opt.replay_path << " (" << replay->size()
               << " records measured on " << replay->device.name << "): nothing runs here\n";
   } else {
@@ -381,16 +414,35 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     }
     session = std::make_unique<row_session>(families, req);
     rows_at.device = &session->device();
+    rows_at.gpus = session->devices().size();
     rows_at.compiles = &session->compile_stats();
     rows_at.run = [&](const std::vector<row_request>& rows, const auto& done) {
       session->run(rows, done);
     };
-    rows_at.prefetch = [&](const std::vector<row_request>& rows) { session->prefetch(rows); };
-    const cuda::device_info& d = session->device();
-    std::cout << "device 0: " << d.name << " (" << d.arch() << ", " << d.sm_count << " SMs, driver "
-              << d.driver_version / 1000 << "." << d.driver_version % 1000 / 10 << ")";
-    if (store) std::cout << "; tuning store " << store->path().string();
-    std::cout << "\n";
+    rows_at.submit = [&](const std::vector<row_request>& rows) { return session->submit(rows); };
+    rows_at.collect = [&](std::size_t id, const auto& done) { session->collect(id, done); };
+    rows_at.discard = [&](std::size_t id) { session->discard(id); };
+    const auto& gpus = session->devices();
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      const cuda::device_info& d = gpus[i];
+      std::cout << "device " << d.ordinal << ": " << d.name << " (" << d.arch() << ", "
+                << d.sm_count << " SMs, driver " << d.driver_version / 1000 << "."
+                << d.driver_version % 1000 / 10 << ")";
+      if (i + 1 == gpus.size() && store) std::cout << "; tuning store " << store->path().string();
+      std::cout << "\n";
+    }
+    // One model per tune: a search ranks its points by their medians, and medians of different
+    // models are not comparable (a sweep prints one table per model instead).
+    for (const cuda::device_info& d : gpus)
+      if (d.name != gpus.front().name)
+        throw usage_error(opt.devices.option + ": GPU " + std::to_string(gpus.front().ordinal) +
+                          " is a " + gpus.front().name + " but GPU " + std::to_string(d.ordinal) +
+                          " is a " + d.name +
+                          "; a tune ranks medians of one GPU model: give the GPUs of one model");
+    if (gpus.size() > 1)
+      std::cout << gpus.size()
+                << " GPUs: each batch's points are spread over them, each measured on one (the "
+                   "gpu column); the library's rows run on each\n";
     if (opt.resume && store)
       std::cout << "resuming: " << store->size()
                 << " stored results; the points among them are not run again\n";
@@ -432,6 +484,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   sweep_result line_context;
   line_context.device = d;
   line_context.arch = d.arch();
+  if (session) line_context.devices = session->devices();
   auto on_row = [&](const result_record& r) {
     if (!opt.jsonl_path.empty()) lines.row(r, line_context);
   };
@@ -484,7 +537,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
       std::vector<row_request> rows;
       for (const registry_entry* b : baselines)
         for (unsigned block : blocks_for(b->descriptor, req))
-          rows.push_back({b, block, config, opt.timing});
+          rows.push_back({b, block, config, opt.timing, rows_at.gpus > 1});
       if (!interrupt_requested())
         rows_at.run(rows, [&](std::size_t, const result_record& r) {
           on_row(r);
@@ -513,8 +566,22 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
               << times.waiting_for_compiles_s << " s for their compiles), " << baselines_s
               << " s for the library's rows\n"
               << std::defaultfloat;
-    if (session->workers_started() > 1)
-      std::cout << "(" << session->workers_started() - 1
+    if (const auto& gpus = session->devices(); gpus.size() > 1) {
+      const auto rows = session->rows_per_device();
+      const auto lost = session->lost_devices();
+      std::cout << "rows per GPU:";
+      for (std::size_t i = 0; i < gpus.size(); ++i)
+        std::cout << (i ? ", " : " ") << "GPU " << gpus[i].ordinal << " " << rows[i];
+      std::cout << "\n";
+      for (std::size_t i = 0; i < gpus.size(); ++i)
+        if (!lost[i].empty())
+          std::cerr << "kernlab: warning: GPU " << gpus[i].ordinal << " left the tune: " << lost[i]
+                    << "; the other GPUs took its points\n";
+    }
+    // One worker per GPU to begin with; any more were restarts.
+    if (const int gpus = static_cast<int>(session->devices().size());
+        session->workers_started() > gpus)
+      std::cout << "(" << session->workers_started() - gpus
                 << " worker restart(s): see the CRASHED and TIMEOUT rows)\n";
   }
 
@@ -526,6 +593,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     sweep.device = d;
     sweep.arch = d.arch();
     if (session) {
+      sweep.devices = session->devices();
       sweep.launch_floor = session->launch_floor();
       sweep.compile_stats = session->compile_stats();
     }

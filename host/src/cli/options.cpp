@@ -102,6 +102,13 @@ po::options_description make_description() {
     ("kernel-timeout", po::value<double>(),
      "a launch still running after this many seconds is a hang: its worker is stopped; also the "
      "time limit of a plugin's probe (default 10; 120 under --sanitize)")
+    ("device", po::value<std::string>(),
+     "run on GPU N (an ordinal, as nvidia-smi numbers them) instead of GPU 0: its workers, its "
+     "context, and the architecture the kernels are compiled for")
+    ("devices", po::value<std::string>(),
+     "sweeps and tune: spread the rows over several GPUs of this machine, 'all' or a list "
+     "(0,2,3): one worker per GPU, each row measured on one GPU, which its record names "
+     "(docs/many_gpus.md)")
     ("in-process", po::bool_switch(),
      "run kernels in kernlab itself, not in a worker process (a crash then ends the sweep's GPU "
      "work)")
@@ -402,6 +409,8 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       // A launch's time limit, and a plugin probe's (whatever reads the plugins' tables).
       {"kernel-timeout", selecting},
       {"in-process", running},
+      {"device", running},
+      {"devices", timing},
       {"journal", {m::sweep}},
       {"resume", timing},
       {"sanitize", {m::sweep}},
@@ -547,6 +556,55 @@ std::vector<std::uint64_t> parse_shape(const std::string& text) {
       return fail("unexpected '" + std::string(1, text[pos]) + "'");
     ++pos;
   }
+}
+
+device_selection parse_devices(const std::string& text, const std::string& option) {
+  device_selection s;
+  s.option = option;
+  if (option == "--devices" && text == "all") {
+    s.all = true;
+    return s;
+  }
+  const std::string expected =
+      option == "--device" ? "a GPU ordinal (0, 1, ...)" : "'all' or GPU ordinals (0,2,3)";
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const bool digits = !item.empty() && item.size() <= 6 &&
+                        item.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) throw usage_error(option + " '" + text + "': '" + item + "' is not " + expected);
+    const int n = std::stoi(item);
+    if (std::find(s.ordinals.begin(), s.ordinals.end(), n) != s.ordinals.end())
+      throw usage_error(option + " '" + text + "': GPU " + item +
+                        " is named twice (each GPU takes one worker)");
+    s.ordinals.push_back(n);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (option == "--device" && s.ordinals.size() != 1)
+    throw usage_error("--device '" + text + "': one GPU; --devices takes a list");
+  return s;
+}
+
+std::vector<int> resolve_devices(const device_selection& s, int count) {
+  if (!s.given()) return {0};
+  auto how_many = [&] {
+    return count == 1 ? std::string("this machine has 1 GPU (ordinal 0)")
+                      : "this machine has " + std::to_string(count) + " GPUs (ordinals 0 to " +
+                            std::to_string(count - 1) + ")";
+  };
+  if (count <= 0) throw usage_error(s.option + ": this machine has no GPU");
+  if (s.all) {
+    std::vector<int> every(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) every[static_cast<std::size_t>(i)] = i;
+    return every;
+  }
+  for (int n : s.ordinals)
+    if (n >= count)
+      throw usage_error(s.option + " " + std::to_string(n) + ": no such GPU; " + how_many());
+  return s.ordinals;
 }
 
 std::vector<unsigned> parse_blocks(const std::string& text) {
@@ -736,6 +794,14 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   if (o.roofline && o.timeline)
     throw usage_error("--roofline and --timeline draw different pictures: give one");
   o.in_process = vm["in-process"].as<bool>();
+  if (vm.count("device") && vm.count("devices"))
+    throw usage_error("--device and --devices both say where rows run: give one");
+  if (vm.count("device")) o.devices = parse_devices(vm["device"].as<std::string>(), "--device");
+  if (vm.count("devices")) o.devices = parse_devices(vm["devices"].as<std::string>(), "--devices");
+  if (o.in_process && o.devices.many())
+    throw usage_error(o.devices.option +
+                      ": --in-process runs rows in kernlab itself, on one GPU; leave it out to "
+                      "have a worker per GPU");
   o.kernel_timeout_s =
       bounded(vm, "kernel-timeout", o.kernel_timeout_s, 0.0, 86400.0, "seconds", false);
   o.journal_path = str("journal", "");

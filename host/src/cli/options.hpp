@@ -26,6 +26,17 @@ struct default_paths {
   std::string kernel_headers;
 };
 
+/// The GPUs rows run on, as the command line gave them (--device N, --devices all|0,2,3); they
+/// are checked against the machine's GPUs when rows run (resolve_devices).
+struct device_selection {
+  std::string option;         ///< "--device" or "--devices"; "" when neither was given
+  bool all = false;           ///< --devices all
+  std::vector<int> ordinals;  ///< otherwise, in the order given
+  bool given() const { return !option.empty(); }
+  /// More than one GPU may be asked for ("all" on a one-GPU machine is still one).
+  bool many() const { return all || ordinals.size() > 1; }
+};
+
 struct cli_options {
   bool help = false, version = false, list = false, compile_only = false, no_plugins = false;
   bool watch = false;  ///< after the sweep, re-run the variants whose files change
@@ -62,6 +73,8 @@ struct cli_options {
   bool force = false;                ///< `compare`: runs from different GPU models too
   bool roofline = false;             ///< `plot --roofline`: the roofline, not the bars
   bool timeline = false;             ///< `plot --timeline`: a --pipeline result's streams over time
+  /// --device N, --devices all|0,2,3; not given: device 0.
+  device_selection devices;
   // Isolation and recovery.
   bool in_process = false;       ///< run kernels in kernlab itself (no worker process)
   double kernel_timeout_s = 10;  ///< a launch that runs longer is a hang
@@ -119,6 +132,15 @@ void parse_budget(const std::string& text, std::size_t& evaluations, double& sec
 
 /// "all" -> {128, 256, 512, 1024}; "256,512" -> {256, 512}. Throws usage_error.
 std::vector<unsigned> parse_blocks(const std::string& text);
+
+/// --device "2" (option "--device": one ordinal), --devices "all" or "0,2,3" (distinct ordinals).
+/// Throws usage_error naming the option.
+device_selection parse_devices(const std::string& text, const std::string& option);
+
+/// The ordinals of a selection on a machine with `count` GPUs: 0 when nothing was given, every
+/// GPU for "all". Throws usage_error naming the option and how many GPUs there are when an
+/// ordinal is not one of them.
+std::vector<int> resolve_devices(const device_selection& s, int count);
 
 /// The --help text; `appendix` (the tune strategies) comes last.
 std::string help_text(const std::string& appendix = "");

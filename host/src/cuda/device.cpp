@@ -23,6 +23,12 @@ std::string uuid_text(const unsigned char (&b)[16]) {
   return text;
 }
 
+int device_count() {
+  int n = 0;
+  KL_CU(cuDeviceGetCount(&n));
+  return n;
+}
+
 device_info query_device(int ordinal) {
   CUdevice dev = 0;
   KL_CU(cuDeviceGet(&dev, ordinal));

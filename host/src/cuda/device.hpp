@@ -9,6 +9,16 @@
 
 namespace kl::cuda {
 
+/// Which GPU measured a row: enough to tell two GPUs of one host apart (the ordinal, the UUID)
+/// and two models apart (the name, the clocks), kept in every record it measured.
+struct gpu_identity {
+  int ordinal = 0;
+  std::string uuid;
+  std::string name;
+  int sm_clock_khz = 0;   ///< maximum SM clock
+  int mem_clock_khz = 0;  ///< peak memory clock
+};
+
 struct device_info {
   int ordinal = 0;
   std::string name;
@@ -27,6 +37,7 @@ struct device_info {
   int bus_width_bits = 0;
   int driver_version = 0;  ///< e.g. 13000
 
+  gpu_identity identity() const { return {ordinal, uuid, name, sm_clock_khz, mem_clock_khz}; }
   /// "sm_90": the architecture NVRTC compiles for.
   std::string arch() const { return "sm_" + std::to_string(cc_major * 10 + cc_minor); }
   /// Theoretical DRAM bandwidth in bytes/s: memory clock x bus width x 2 (double data rate).
@@ -63,6 +74,9 @@ struct device_info {
     return roofline == "compute" ? peak_fp32_flops() : 0.0;
   }
 };
+
+/// How many GPUs the driver sees. Needs the driver.
+int device_count();
 
 /// Reads the attributes of device `ordinal`. Needs the driver.
 device_info query_device(int ordinal);

@@ -237,6 +237,17 @@ result_record record_from_json(const json& j) {
   // Absent from files written before --profile, and null for a row that was not profiled.
   if (j.contains("profile") && !j.at("profile").is_null())
     r.profile = profile_from_json(j.at("profile"));
+  // Absent from files written before records named their GPU, null for a row that ran on none.
+  if (j.contains("gpu") && !j.at("gpu").is_null()) {
+    const auto& g = j.at("gpu");
+    cuda::gpu_identity id;
+    id.ordinal = whole_at<int>(g, "ordinal");
+    id.uuid = g.at("uuid").get<std::string>();
+    id.name = g.at("name").get<std::string>();
+    id.sm_clock_khz = whole_at<int>(g, "max_sm_clock_mhz") * 1000;
+    id.mem_clock_khz = whole_at<int>(g, "memory_clock_mhz") * 1000;
+    r.gpu = id;
+  }
   return r;
 }
 

@@ -155,6 +155,14 @@ json to_json(const result_record& r) {
     j["occupancy"] = {{"blocks_per_sm", r.occupancy->blocks_per_sm},
                       {"fraction", r.occupancy->fraction}};
   j["profile"] = r.profile ? profile_json(*r.profile) : json(nullptr);
+  // The GPU that ran the row; null for a row that never reached one.
+  j["gpu"] = nullptr;
+  if (r.gpu)
+    j["gpu"] = {{"ordinal", r.gpu->ordinal},
+                {"uuid", r.gpu->uuid},
+                {"name", r.gpu->name},
+                {"max_sm_clock_mhz", r.gpu->sm_clock_khz / 1000},
+                {"memory_clock_mhz", r.gpu->mem_clock_khz / 1000}};
   return j;
 }
 

@@ -64,6 +64,9 @@ struct result_record {
   bool resumed = false;
   /// Nsight Compute's figures for one more run of the row (--profile); none when not profiled.
   std::optional<profile_summary> profile;
+  /// The GPU that ran the row (its median is that GPU's alone); none for a row that never reached
+  /// one (a skip, a compile error) or read from a file written before records named their GPU.
+  std::optional<cuda::gpu_identity> gpu;
 
   /// A passed row whose median means something: rows run under compute-sanitizer are validated
   /// and run once, at the sanitizer's pace, so they are not timed.
@@ -136,7 +139,11 @@ struct profile_run {
 };
 
 struct sweep_result {
+  /// The first GPU rows run on (--device, the first of --devices): its architecture is the
+  /// compile target.
   std::optional<cuda::device_info> device;
+  /// Every GPU rows run on, the first being `device`; one entry without --devices.
+  std::vector<cuda::device_info> devices;
   std::string no_device_reason;  ///< why there is no GPU here, if there is none
   std::string arch;
   /// An empty kernel, timed like every variant: the floor under any one-launch operation here.

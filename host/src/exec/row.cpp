@@ -68,11 +68,11 @@ row_job job_from_json(const nlohmann::json& j) {
   return job;
 }
 
-row_runner::row_runner(const family_registry& families) : families_(families) {
+row_runner::row_runner(const family_registry& families, int ordinal) : families_(families) {
   cuda::driver::get();  // throws no_device_error without one
-  device_ = cuda::query_device(0);
+  device_ = cuda::query_device(ordinal);
   CUdevice dev = 0;
-  KL_CU(cuDeviceGet(&dev, 0));
+  KL_CU(cuDeviceGet(&dev, ordinal));
   context_ = std::make_unique<cuda::primary_context>(dev);
   stream_ = std::make_unique<cuda::stream>();
   nvml_ = std::make_unique<nvml_library>();
@@ -128,6 +128,7 @@ void row_runner::settle() {
 
 result_record row_runner::run(const row_job& job) {
   result_record r = job.record();
+  r.gpu = device_.identity();  // whatever becomes of the row, this GPU had it
   const auto& v = job.variant;
   if (!context_lost_.empty()) {
     r.status = outcome::crashed;

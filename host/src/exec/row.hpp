@@ -45,12 +45,13 @@ struct row_job {
 nlohmann::json to_json(const row_job& job);
 row_job job_from_json(const nlohmann::json& j);
 
-/// Runs rows on device 0: owns the context, a stream, the L2 flusher, the clock monitor, and
-/// caches of loaded modules, opened plugins and the current problem (inputs and reference).
+/// Runs rows on one device (0 unless --device/--devices says otherwise): owns the context, a
+/// stream, the L2 flusher, the clock monitor, and caches of loaded modules, opened plugins and the
+/// current problem (inputs and reference).
 class row_runner {
  public:
   /// Throws cuda::no_device_error without a GPU.
-  explicit row_runner(const family_registry& families);
+  explicit row_runner(const family_registry& families, int ordinal = 0);
   ~row_runner();
 
   const cuda::device_info& device() const { return device_; }

@@ -57,7 +57,8 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
         "blocks_per_sm,shape,tflops,percent_of_fp32_peak,ci_low_us,ci_high_us,ci_half_width,"
         "stop_rule,uj_per_op,watts,energy_method,energy_error,profile_kernels,profile_dram_pct,"
         "profile_occupancy_pct,profile_l2_hit_pct,profile_sm_pct,profile_stall1,"
-        "profile_stall1_cycles,profile_stall2,profile_stall2_cycles\n";
+        "profile_stall1_cycles,profile_stall2,profile_stall2_cycles,gpu_ordinal,gpu_uuid,gpu_"
+        "name\n";
   for (const auto& r : results.at("records")) {
     const auto& v = r.at("variant");
     const auto& c = r.at("config");
@@ -101,7 +102,12 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
        << (figures ? number(e.at("watts")) : "") << ','
        << field(figures ? e.at("method").get<std::string>() : "") << ','
        << field(e.is_object() && e.contains("error") ? e.at("error").get<std::string>() : "") << ','
-       << profile_fields(r) << '\n';
+       << profile_fields(r) << ',';
+    // The GPU that ran the row (--devices); empty for a row that reached none, or an older file.
+    const nlohmann::json g = r.value("gpu", nlohmann::json());
+    os << (g.is_object() ? number(g.at("ordinal")) : "") << ','
+       << field(g.is_object() ? g.at("uuid").get<std::string>() : "") << ','
+       << field(g.is_object() ? g.at("name").get<std::string>() : "") << '\n';
   }
 }
 

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 namespace kl {
@@ -95,6 +96,13 @@ json record_in_context(const result_record& r, const cuda::device_info* device) 
   return j;
 }
 
+const cuda::device_info* device_of(const result_record& r, const sweep_result& sweep) {
+  if (r.gpu)
+    for (const auto& d : sweep.devices)
+      if (d.uuid == r.gpu->uuid) return &d;
+  return sweep.device ? &*sweep.device : nullptr;
+}
+
 json results_to_json(const sweep_result& sweep, const run_context& ctx) {
   json out;
   out["format"] = "kernlab-results";
@@ -135,9 +143,20 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
   repro["sources"] = sources;
   out["reproducibility"] = repro;
 
+  // --devices: every GPU rows ran on (the first is `device`, above).
+  if (sweep.devices.size() > 1) {
+    json all = json::array();
+    for (const auto& d : sweep.devices) {
+      json one = device_json(d);
+      one["ordinal"] = d.ordinal;
+      all.push_back(std::move(one));
+    }
+    out["reproducibility"]["devices"] = all;
+  }
+
+  // Each record in the context of the GPU that measured it: its peaks are that GPU's.
   json records = json::array();
-  for (const auto& r : sweep.results)
-    records.push_back(record_in_context(r, sweep.device ? &*sweep.device : nullptr));
+  for (const auto& r : sweep.results) records.push_back(record_in_context(r, device_of(r, sweep)));
   // The baseline ratio of each record, within its group (dtype, op, size).
   std::map<std::string, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < sweep.results.size(); ++i) {
@@ -147,8 +166,15 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
   for (const auto& [key, idx] : groups) {
     std::vector<result_record> group;
     for (auto i : idx) group.push_back(sweep.results[i]);
-    const result_record* base = find_baseline(group, ctx.baseline);
+    std::set<std::string> gpus;
+    for (const auto& r : group)
+      if (r.gpu) gpus.insert(r.gpu->uuid);
     for (auto i : idx) {
+      // Measured on several GPUs: each row against the baseline measured on its own.
+      const result_record& row = sweep.results[i];
+      const result_record* base = gpus.size() < 2 ? find_baseline(group, ctx.baseline)
+                                  : row.gpu ? find_baseline_on(group, ctx.baseline, row.gpu->uuid)
+                                            : nullptr;
       records[i]["baseline"] = base ? json(base->variant.qualified_name()) : json(nullptr);
       records[i]["x_baseline"] = nullptr;
       if (base && sweep.results[i].timed())

@@ -40,6 +40,10 @@ nlohmann::json run_json(const run_context& ctx);
 /// ratio is the file's to add: it needs the row's group.
 nlohmann::json record_in_context(const result_record& r, const cuda::device_info* device);
 
+/// The GPU that measured `r` among the sweep's (--devices), else the sweep's device; null when
+/// there is none.
+const cuda::device_info* device_of(const result_record& r, const sweep_result& sweep);
+
 /// The records of a results file; throws std::runtime_error naming the problem for a file that
 /// is not a kernlab results file of a version this kernlab reads.
 std::vector<result_record> records_from_results(const nlohmann::json& j);

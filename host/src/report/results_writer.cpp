@@ -25,7 +25,7 @@ void results_writer::row(const result_record& r, const sweep_result& so_far) {
   if (!paths_.jsonl.empty() && !jsonl_failed_) {
     // Opened (and emptied) at the first row, so a run that measures nothing keeps an older file.
     if (!jsonl_.is_open()) jsonl_.open(paths_.jsonl, std::ios::out | std::ios::trunc);
-    nlohmann::json line = record_in_context(r, so_far.device ? &*so_far.device : nullptr);
+    nlohmann::json line = record_in_context(r, device_of(r, so_far));
     line["run"] = run_json(context_());
     errno = 0;
     jsonl_ << line.dump() << '\n' << std::flush;
@@ -40,6 +40,7 @@ void results_writer::row(const result_record& r, const sweep_result& so_far) {
   if (std::chrono::duration<double>(now - last_rewrite_).count() < rewrite_every_s_) return;
   sweep_result partial;
   partial.device = so_far.device;
+  partial.devices = so_far.devices;
   partial.arch = so_far.arch;
   partial.launch_floor = so_far.launch_floor;
   partial.no_device_reason = so_far.no_device_reason;

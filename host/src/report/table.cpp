@@ -74,6 +74,18 @@ const result_record* find_baseline(const std::vector<result_record>& group,
   return nullptr;
 }
 
+const result_record* find_baseline_on(const std::vector<result_record>& group,
+                                      const std::string& name, const std::string& gpu_uuid) {
+  for (const auto& r : group) {
+    if (!r.timed() || !r.gpu || r.gpu->uuid != gpu_uuid) continue;
+    const bool match = name.empty()
+                           ? r.variant.is_baseline
+                           : (r.variant.name == name || r.variant.qualified_name() == name);
+    if (match) return &r;
+  }
+  return nullptr;
+}
+
 int exit_code_for(const std::vector<result_record>& results) {
   for (const auto& r : results) {
     if (r.status != outcome::passed && r.status != outcome::skipped) return 1;
@@ -144,6 +156,16 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   os << ")  seed " << c.seed << "\n" << (opt.markdown ? "\n" : "");
 
   const result_record* base = find_baseline(group, opt.baseline);
+  // Rows measured on several GPUs (--devices): each is compared with the baseline measured on
+  // its own GPU, and a column says which GPU measured it.
+  std::set<std::string> gpus;
+  for (const auto& r : group)
+    if (r.gpu) gpus.insert(r.gpu->uuid);
+  const bool many_gpus = gpus.size() > 1;
+  auto base_of = [&](const result_record& r) -> const result_record* {
+    if (!many_gpus) return base;
+    return r.gpu ? find_baseline_on(group, opt.baseline, r.gpu->uuid) : nullptr;
+  };
   // The compute peak rows are measured against: FP32 lanes, or the tensor cores in 16 bits or
   // in TF32.
   const std::string roofline = roofline_of(group, opt);
@@ -207,6 +229,10 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       t.right.push_back(true);
     }
   }
+  if (many_gpus) {
+    t.header.push_back("gpu");
+    t.right.push_back(true);
+  }
   std::map<unsigned, double> prev_time;  // block -> the previous passed row's median
   std::vector<std::string> notes;
   int timed_out = 0, timed_out_ci = 0, clock_dropped = 0, partly_empty = 0, untimed = 0;
@@ -255,7 +281,10 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       row.push_back(prev > 0 && r.variant.origin == origin_kind::source ? fmt("%.2fx", prev / tm)
                                                                         : "-");
       row.push_back(ref > 0 ? fmt("%.2fx", ref / tm) : "-");
-      if (base) row.push_back(fmt("%.2fx", base->timing->median_ms / tm));
+      if (base) {
+        const result_record* mine = base_of(r);
+        row.push_back(mine ? fmt("%.2fx", mine->timing->median_ms / tm) : "-");
+      }
       if (energy && r.has_energy()) {
         const energy_stats& e = *r.energy;
         row.push_back(fmt(e.joules_per_op * 1e6 < 100 ? "%.2f" : "%.1f", e.joules_per_op * 1e6) +
@@ -282,6 +311,11 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       }
       trailer = msg;
     }
+    if (many_gpus) {
+      // The energy columns may be missing on a row that failed: pad to the header first.
+      while (row.size() + 1 < t.header.size()) row.push_back("-");
+      row.push_back(r.gpu ? std::to_string(r.gpu->ordinal) : "-");
+    }
     if (!r.sanitizer.empty()) trailer += (trailer.empty() ? "" : "; ") + r.sanitizer;
     if (r.resumed) trailer += (trailer.empty() ? "" : "; ") + std::string("(from the resumed run)");
     t.rows.push_back(std::move(row));
@@ -300,31 +334,31 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
        << fmt("%.2f", best->tflops()) << " TFLOP/s ("
        << (compute_peak > 0 ? fmt("%.1f", best->tflops() * 1e12 / compute_peak * 100) : "-")
        << "% of the " << fmt("%.1f", compute_peak / 1e12) << " TFLOP/s " << peak_name << " peak)";
-    if (base)
-      os << ", " << fmt("%.2f", base->timing->median_ms / best->timing->median_ms) << "x of "
-         << base->variant.name;
+    if (const result_record* b = base_of(*best))
+      os << ", " << fmt("%.2f", b->timing->median_ms / best->timing->median_ms) << "x of "
+         << b->variant.name;
     if (best_source && best_source != best) {
       os << "; best compiled here: " << best_source->variant.name << " block "
          << block_text(best_source->block) << ", " << fmt("%.2f", best_source->tflops())
          << " TFLOP/s";
-      if (base)
-        os << ", " << fmt("%.2f", base->timing->median_ms / best_source->timing->median_ms)
-           << "x of " << base->variant.name;
+      if (const result_record* b = base_of(*best_source))
+        os << ", " << fmt("%.2f", b->timing->median_ms / best_source->timing->median_ms) << "x of "
+           << b->variant.name;
     }
     os << "\n";
   } else if (best) {
     os << "best: " << best->variant.name << " block " << block_text(best->block) << ", "
        << fmt("%.1f", best->gbps()) << " GB/s (" << fmt("%.1f", best->gbps() * 1e9 / peak * 100)
        << "% of the " << fmt("%.0f", peak / 1e9) << " GB/s peak)";
-    if (base)
-      os << ", " << fmt("%.2f", base->timing->median_ms / best->timing->median_ms) << "x of "
-         << base->variant.name;
+    if (const result_record* b = base_of(*best))
+      os << ", " << fmt("%.2f", b->timing->median_ms / best->timing->median_ms) << "x of "
+         << b->variant.name;
     if (best_source && best_source != best) {
       os << "; best compiled here: " << best_source->variant.name << " block "
          << block_text(best_source->block) << ", " << fmt("%.1f", best_source->gbps()) << " GB/s";
-      if (base)
-        os << ", " << fmt("%.2f", base->timing->median_ms / best_source->timing->median_ms)
-           << "x of " << base->variant.name;
+      if (const result_record* b = base_of(*best_source))
+        os << ", " << fmt("%.2f", b->timing->median_ms / best_source->timing->median_ms) << "x of "
+           << b->variant.name;
     }
     os << "\n";
   }

@@ -102,6 +102,11 @@ void print_list(std::ostream& os, const registry& reg,
 const result_record* find_baseline(const std::vector<result_record>& group,
                                    const std::string& name);
 
+/// The same, among the rows measured on the GPU with this UUID (--devices: a row's ratio uses the
+/// baseline measured on its own GPU).
+const result_record* find_baseline_on(const std::vector<result_record>& group,
+                                      const std::string& name, const std::string& gpu_uuid);
+
 /// Counts per outcome, and the exit code they give: 0 all passed (skips allowed), 1 otherwise.
 int exit_code_for(const std::vector<result_record>& results);
 

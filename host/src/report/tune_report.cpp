@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <sstream>
 
 namespace kl {
@@ -51,10 +52,26 @@ bool any_energy(const tune::tune_outcome& t) {
   return false;
 }
 
-const result_record* baseline_of(const tune::tune_outcome& t) {
+// The library's row a point is compared with: with several GPUs (--devices), the one measured
+// on the point's own GPU, so that each ratio comes from one GPU; else the first timed one.
+const result_record* baseline_of(const tune::tune_outcome& t, const result_record* on = nullptr) {
+  std::set<std::string> gpus;
   for (const auto& b : t.baselines)
-    if (b.timed()) return &b;
+    if (b.gpu) gpus.insert(b.gpu->uuid);
+  for (const auto& b : t.baselines) {
+    if (!b.timed()) continue;
+    if (gpus.size() > 1 && on && (!on->gpu || !b.gpu || b.gpu->uuid != on->gpu->uuid)) continue;
+    return &b;
+  }
   return nullptr;
+}
+
+// Whether a tune's points were measured on more than one GPU (--devices).
+bool many_gpus(const tune::tune_outcome& t) {
+  std::set<std::string> gpus;
+  for (const auto& e : t.evaluations)
+    if (e.record.gpu) gpus.insert(e.record.gpu->uuid);
+  return gpus.size() > 1;
 }
 
 // A C identifier from a name: "my-kernel" -> "my_kernel".
@@ -103,9 +120,10 @@ void print_tune_best(std::ostream& os, const tune::tune_outcome& t, const cuda::
   if (best->record.has_energy())
     os << ", " << microjoules(best->record.energy->joules_per_op) << " uJ/op at "
        << fmt("%.0f", best->record.energy->watts) << " W";
-  if (const result_record* b = baseline_of(t))
+  if (const result_record* b = baseline_of(t, &best->record))
     os << ", " << fmt("%.2f", b->timing->median_ms / best->record.timing->median_ms) << "x "
        << b->variant.name;
+  if (many_gpus(t) && best->record.gpu) os << "; measured on GPU " << best->record.gpu->ordinal;
   os << "\n";
   // Under the energy objective, the fastest point too: what the energy costs in time.
   if (t.goal == tune::objective::energy) {
@@ -140,6 +158,9 @@ void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda:
   tab.header.push_back("x best");
   const result_record* base = baseline_of(t);
   if (base) tab.header.push_back("x " + base->variant.name);
+  // --devices: which GPU measured each point.
+  const bool gpu_column = many_gpus(t);
+  if (gpu_column) tab.header.push_back("gpu");
   tab.right.assign(tab.header.size(), true);
   tab.right[1 + params.size()] = false;  // status
 
@@ -191,7 +212,12 @@ void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda:
         row.push_back("-");
       }
       row.push_back(best && ranked(e) ? fmt("%.2f", goal_of(best) / goal_of(e)) + "x" : "-");
-      if (base) row.push_back(fmt("%.2f", base->timing->median_ms / r.timing->median_ms) + "x");
+      if (base) {
+        const result_record* mine = baseline_of(t, &r);
+        row.push_back(mine ? fmt("%.2f", mine->timing->median_ms / r.timing->median_ms) + "x"
+                           : "-");
+      }
+      if (gpu_column) row.push_back(r.gpu ? std::to_string(r.gpu->ordinal) : "-");
       tab.rows.push_back(row);
       // A point the file's `points:` names (a step of the family's sequence) says so, after the
       // row (markdown has no room after a row: its trailer takes the last cell); so does a point
@@ -259,7 +285,7 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
                    {best->record.compute_bound() ? "tflops" : "gbps", value},
                    {"fraction_of_peak", peak}};
       if (best->record.energy) e["best"]["energy"] = to_json(*best->record.energy);
-      if (const result_record* b = baseline_of(t))
+      if (const result_record* b = baseline_of(t, &best->record))
         e["baseline"] = {{"variant", b->variant.qualified_name()},
                          {"median_ms", b->timing->median_ms},
                          {"speedup", b->timing->median_ms / best->record.timing->median_ms}};

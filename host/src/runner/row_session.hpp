@@ -1,10 +1,13 @@
 // Rows run a batch at a time, for a search that decides each batch from the results of the last
-// (`kernlab tune`): one worker and one device for the whole session, and every file compiled once.
+// (`kernlab tune`): one worker per GPU for the whole session (--devices: the rows of a batch are
+// spread over them, runner/device_pool.hpp), and every file compiled once.
 #pragma once
 
 #include "parallel/thread_pool.hpp"
+#include "runner/device_pool.hpp"
 #include "runner/runner.hpp"
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +25,9 @@ struct row_request {
   unsigned block = 0;
   problem_config config;
   timing_options timing;
+  /// A baseline: run once on every GPU of the session, so that each GPU's rows are compared with
+  /// their own GPU's (one record per GPU, in GPU order).
+  bool every_gpu = false;
 };
 
 class row_session {
@@ -36,19 +42,35 @@ class row_session {
   row_session(const row_session&) = delete;
   row_session& operator=(const row_session&) = delete;
 
+  /// The first GPU (its architecture is the compile target); devices() has them all.
   const cuda::device_info& device() const { return device_; }
+  const std::vector<cuda::device_info>& devices() const;
   /// An empty kernel timed like a row, measured when the session starts.
   const std::optional<timing_stats>& launch_floor() const { return launch_floor_; }
   /// Why --energy measures nothing in the session's worker ("" when it can).
   const std::string& energy_status() const { return energy_status_; }
 
-  /// Runs the rows in order and returns their records in the same order. The source files among
-  /// them that were not compiled or queued before are queued on the session's compile threads;
-  /// each row waits for its own file only, so the later files compile while the earlier rows run.
-  /// `on_row` is called after each row with its index and record.
+  /// Runs the rows and returns their records in the same order (an every_gpu row: one per GPU,
+  /// side by side). The source files among them that were not compiled or queued before are
+  /// queued on the session's compile threads; each row waits for its own file only, so the later
+  /// files compile while the earlier rows run. With several GPUs the rows run side by side, each
+  /// on the first GPU free. `on_row` is called, in order and from the calling thread, with each
+  /// row's index and record.
   std::vector<result_record> run(
       const std::vector<row_request>& rows,
       const std::function<void(std::size_t, const result_record&)>& on_row = {});
+
+  /// run() in two halves: submit() queues a batch and returns its id at once; collect() reads its
+  /// records back as run() does (on_row in order, from the calling thread). With several GPUs the
+  /// rows of a batch submitted before the last one is collected run as soon as GPUs are free of
+  /// the last one's, so no GPU idles at a batch's end; with one GPU a row runs when collect()
+  /// comes to it, as in run(). Batches are collected in the order submitted, each once.
+  std::size_t submit(const std::vector<row_request>& rows);
+  std::vector<result_record> collect(
+      std::size_t batch, const std::function<void(std::size_t, const result_record&)>& on_row = {});
+  /// A submitted batch that will not be collected: its rows not started never start (with one
+  /// GPU, none has); those running finish, and their records are dropped.
+  void discard(std::size_t batch);
 
   /// Queues the files of rows a later run() will ask for, behind those queued already, and
   /// returns at once: the next batch compiles while this one is timed. Files compiled or queued
@@ -56,7 +78,7 @@ class row_session {
   void prefetch(const std::vector<row_request>& rows);
 
   /// Where the session's time went: waiting in run() for a file to finish compiling, and running
-  /// rows (validation and timing, in the worker).
+  /// rows (validation and timing, in the workers: wall time, however many GPUs ran them).
   struct time_split {
     double waiting_for_compiles_s = 0;
     double running_rows_s = 0;
@@ -68,10 +90,29 @@ class row_session {
   /// The files compiled so far (queued files not yet asked for by run() are not counted).
   std::size_t compiled_files() const { return compiled_.size(); }
   int workers_started() const;
+  /// The GPUs that left the session, with why ("" for each still in it), by GPU index.
+  std::vector<std::string> lost_devices() const;
+  /// How many rows each GPU ran, by GPU index.
+  std::vector<std::size_t> rows_per_device() const;
   /// The compile cache's problems, each once; taken (cleared) by the call.
   std::vector<std::string> take_warnings();
 
  private:
+  // A row read back by collect(): its record when decided without running, else its ticket.
+  struct slot {
+    std::size_t index = 0;
+    std::optional<result_record> decided;
+    std::optional<std::size_t> ticket;
+  };
+  struct batch {
+    std::vector<row_request> rows;
+    std::size_t placed = 0;    // rows[0, placed) are decided or queued on the pool
+    std::deque<slot> pending;  // placed and not read back yet
+  };
+  // A row's record when it needs no GPU (a skip, a compile error), else its job.
+  std::pair<result_record, std::optional<row_job>> place(const row_request& row);
+  void place_next(batch& b);
+
   // The compile record of a source file that run() queued, waiting for it if need be.
   const compile_record& compiled(const registry_entry& e);
 
@@ -80,7 +121,9 @@ class row_session {
   cuda::device_info device_;
   std::optional<timing_stats> launch_floor_;
   std::string energy_status_;
-  std::unique_ptr<row_executor> executor_;
+  std::unique_ptr<device_pool> pool_devices_;
+  std::map<std::size_t, batch> batches_;  // submitted, not collected
+  std::size_t next_batch_ = 0;
   std::map<const registry_entry*, compile_record> compiled_;
   // The compile stages with files not yet handed to run(): one per prefetch (or run) that queued
   // something, each finished (its counts added to stats_) once run() has taken all its files.

@@ -6,6 +6,7 @@
 #include "exec/record_json.hpp"
 #include "nvrtc/hash.hpp"
 #include "runner/compile_stage.hpp"
+#include "runner/device_pool.hpp"
 #include "runner/journal.hpp"
 #include "runner/profile_pass.hpp"
 #include "worker/executor.hpp"
@@ -15,8 +16,10 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <sstream>
 
 namespace kl {
@@ -157,17 +160,27 @@ row_job source_job(const family& f, const variant_descriptor& v, unsigned block,
 std::unique_ptr<row_executor> make_executor(const family_registry& families,
                                             const run_request& request,
                                             const std::vector<std::string>& prefix,
-                                            const std::string& log) {
-  if (request.in_process) return make_in_process_executor(families);
+                                            const std::string& log, int ordinal) {
+  if (ordinal < 0) ordinal = request.devices.empty() ? 0 : request.devices.front();
+  if (request.in_process) return make_in_process_executor(families, ordinal);
   if (request.worker_command.empty())
     throw std::logic_error("run_request: no worker command (set worker_command or in_process)");
   worker_options o;
   o.command = request.worker_command;
+  // Device 0 is the worker's default: its command stays as it always was.
+  if (ordinal != 0) {
+    o.command.push_back("--device");
+    o.command.push_back(std::to_string(ordinal));
+  }
   o.command.insert(o.command.begin(), prefix.begin(), prefix.end());
   o.kernel_timeout_s = request.kernel_timeout_s;
   o.log_path = log;
   if (!prefix.empty()) o.shutdown_grace_s = 120;  // a sanitizer's report takes its time
   return make_isolated_executor(o);
+}
+
+bool is_baseline_row(const variant_descriptor& v, const std::string& baseline) {
+  return baseline.empty() ? v.is_baseline : v.name == baseline || v.qualified_name() == baseline;
 }
 
 std::vector<problem_config> configs_for(const family& f, const run_request& r) {
@@ -241,21 +254,29 @@ std::vector<unsigned> blocks_for(const variant_descriptor& v, const run_request&
 
 sweep_result runner::run(const group_callback& on_group) {
   sweep_result out;
+  const std::vector<int> ordinals =
+      request_.devices.empty() ? std::vector<int>{0} : request_.devices;
   // The device's attributes need no context: the context lives where the kernels run (the
   // worker, or row_runner in process), so a crash can never touch this process's GPU state.
+  const bool injected = static_cast<bool>(request_.executor_factory);  // the tests' fake GPUs
   try {
-    cuda::driver::get();
-    out.device = cuda::query_device(0);
-    out.arch = out.device->arch();
+    if (injected) {
+      out.arch = request_.fallback_arch;
+    } else {
+      cuda::driver::get();
+      out.device = cuda::query_device(ordinals.front());
+      out.arch = out.device->arch();
+    }
   } catch (const cuda::no_device_error& e) {
     out.no_device_reason = e.why();
     out.arch = request_.fallback_arch;
   }
 
   // 1. Compile: one program per file, on CPU threads, consumed in request order below, so the
-  // first file's rows are timed while the others still compile.
+  // first file's rows are timed while the others still compile. One image per file serves every
+  // GPU: they share the architecture, and each worker loads the image it is sent.
   compile_stage compiles(families_, request_, out.arch);
-  if (request_.compile_only || !out.device) {
+  if (request_.compile_only || (!out.device && !injected)) {
     std::size_t i = 0;
     for (const registry_entry* e : request_.variants) {
       if (e->descriptor.origin != origin_kind::source) continue;
@@ -266,14 +287,26 @@ sweep_result runner::run(const group_callback& on_group) {
     return out;
   }
 
+  // 2. Run. Rows go to an executor per GPU: a worker process (a crash or a hang costs one row and
+  // a restart) or, with in_process, kernlab itself. With several GPUs each row goes to the first
+  // GPU free (runner/device_pool.hpp); the records are read back in request order, so the
+  // groups, the journal's results and the callbacks come out as with one.
+  const bool sanitizing = !request_.sanitize.empty();
+  if (sanitizing && ordinals.size() > 1)
+    throw std::invalid_argument("--sanitize runs on one GPU: give --device N, not --devices");
+  auto pool_owner = std::make_unique<device_pool>(ordinals, [&](int ordinal) {
+    return injected ? request_.executor_factory(ordinal)
+                    : make_executor(families_, request_, {}, "", ordinal);
+  });
+  device_pool& pool = *pool_owner;
+  if (injected) out.device = pool.devices().front();
+  pool.stop_on_interrupt(true);  // Ctrl-C: no queued row starts on any GPU
   const cuda::device_info& device = *out.device;
-
-  // 2. Run. Rows go to an executor: a worker process (a crash or a hang costs one row and a
-  // restart) or, with in_process, kernlab itself.
-  std::unique_ptr<row_executor> executor = make_executor(families_, request_);
-  out.clock_monitor_status = executor->clock_status();
-  out.energy_status = executor->energy_status();
-  out.launch_floor = executor->launch_floor(request_.timing);
+  out.devices = pool.devices();
+  row_executor& first = pool.executor(0);
+  out.clock_monitor_status = first.clock_status();
+  out.energy_status = first.energy_status();
+  out.launch_floor = first.launch_floor(request_.timing);
 
   std::unique_ptr<journal> log;
   journal::state resumed;
@@ -286,12 +319,24 @@ sweep_result runner::run(const group_callback& on_group) {
                              "; the run goes on without a journal, so it cannot be resumed");
     }
   }
-  // A journal that stops working (a full disk) is dropped with one warning; the rows go on.
+  // The journal is written from the thread that runs each row (one per GPU): under a lock. A
+  // journal that stops working (a full disk) is dropped with one warning; the rows go on.
+  std::mutex journal_lock;
   auto journal_check = [&] {
+    std::lock_guard<std::mutex> lock(journal_lock);
     if (!log || log->failure().empty()) return;
     out.warnings.push_back(log->failure());
     log.reset();
   };
+  std::map<std::size_t, std::string> key_of;  // ticket -> journal key, while it runs
+  pool.on_start([&](std::size_t ticket, std::size_t) {
+    std::lock_guard<std::mutex> lock(journal_lock);
+    if (log) log->started(key_of.at(ticket));
+  });
+  pool.on_finish([&](std::size_t ticket, std::size_t, const result_record& r) {
+    std::lock_guard<std::mutex> lock(journal_lock);
+    if (log) log->finished(key_of.at(ticket), outcome_name(r.status), to_json(r).dump());
+  });
 
   std::size_t rows_total = 0, rows_done = 0;
   for (const registry_entry* e : request_.variants)
@@ -300,6 +345,56 @@ sweep_result runner::run(const group_callback& on_group) {
 
   // --profile: the rows that passed, with their jobs, for the pass after the sweep.
   std::vector<profile_target> to_profile;
+
+  // The rows queued and not yet read back, in request order: a record decided here (a skip, a
+  // compile error, a resumed row, a sanitized row), or a ticket of the pool; and where each
+  // group (dtype, op and size) ends.
+  struct slot {
+    std::vector<result_record> decided;
+    std::optional<std::size_t> ticket;
+    std::optional<row_job> job;  // --profile: the job of a row that ran
+    std::string progress;        // what the progress line says of it
+    bool counts = true;          // one of rows_total
+    bool group_end = false;
+  };
+  std::deque<slot> pending;
+  std::vector<result_record> group;  // the rows of the group being read back
+  // Reads back the rows at the front until at most `keep` are queued (with one GPU, none: each
+  // row runs as soon as it is queued, as rows always did), then the finished ones after them.
+  auto drain = [&](std::size_t keep) {
+    while (!pending.empty()) {
+      slot& s = pending.front();
+      if (pending.size() <= keep && s.ticket && !pool.ready(*s.ticket)) break;
+      if (s.group_end) {
+        if (on_group) on_group(group, device, out);
+        for (auto& r : group) out.results.push_back(std::move(r));
+        group.clear();
+        pending.pop_front();
+        continue;
+      }
+      // Before take(): with one GPU that is when the row runs, so the line names the row running.
+      if (s.counts && progress_) progress_("running", ++rows_done, rows_total, s.progress);
+      std::vector<result_record> records = s.ticket ? pool.take(*s.ticket) : std::move(s.decided);
+      // A queued row that never started: Ctrl-C cancelled it (on a GPU's thread, maybe).
+      if (s.ticket && records.empty()) out.interrupted = true;
+      for (auto& r : records) {
+        // Its index in out.results once this group is added to them.
+        if (s.job && !request_.profiler.empty() && r.timed())
+          to_profile.push_back({out.results.size() + group.size(), *s.job});
+        if (row_) row_(r, out);
+        group.push_back(std::move(r));
+      }
+      if (s.ticket) {
+        std::lock_guard<std::mutex> lock(journal_lock);
+        key_of.erase(*s.ticket);
+      }
+      pending.pop_front();
+      journal_check();
+    }
+  };
+  // With several GPUs, rows are queued this far ahead of the one read back, so that no GPU waits
+  // while the front row runs; the bound keeps the compiled images queued with them in check.
+  const std::size_t lookahead = pool.threaded() ? 4 * pool.size() : 0;
 
   std::vector<std::string> family_order;
   for (const registry_entry* e : request_.variants)
@@ -313,24 +408,25 @@ sweep_result runner::run(const group_callback& on_group) {
     if (!fam) {
       // A family whose description cannot be used: each variant is one failed row, with the
       // description's error (file:line).
-      std::vector<result_record> group;
       for (const registry_entry* e : request_.variants) {
         if (e->descriptor.family != family_name) continue;
         result_record r;
         r.variant = e->descriptor;
         r.status = outcome::failed;
         r.message = e->error.empty() ? "unknown family '" + family_name + "'" : e->error;
-        group.push_back(std::move(r));
+        slot s;
+        s.decided.push_back(std::move(r));
+        s.counts = false;
+        pending.push_back(std::move(s));
       }
-      if (row_)
-        for (const auto& r : group) row_(r, out);
-      if (on_group) on_group(group, device, out);
-      for (auto& r : group) out.results.push_back(std::move(r));
+      slot end;
+      end.group_end = true;
+      pending.push_back(std::move(end));
+      drain(lookahead);
       continue;
     }
     for (const problem_config& config : configs_for(*fam, request_)) {
       if (out.interrupted) break;
-      std::vector<result_record> group;
       for (const registry_entry* e : request_.variants) {
         if (out.interrupted) break;
         if (e->descriptor.family != family_name) continue;
@@ -348,18 +444,19 @@ sweep_result runner::run(const group_callback& on_group) {
                             {request_.sanitizer, "--tool", tool, "--print-limit", "20"}, path));
           sanitizer_logs.emplace_back(tool, path);
         }
-        const std::size_t first_row = group.size();
-        std::vector<bool> ran;  // per row from first_row: it was run (under the sanitizers)
+        // Sanitized rows are decided here, then given their verdicts, before they are queued.
+        std::vector<slot> sanitized;
+        std::vector<bool> ran;  // per sanitized row: it was run (under the sanitizers)
         for (unsigned block : blocks_for(v, request_)) {
           // Ctrl-C: no new row starts; the finished ones are reported and written.
           if (interrupt_requested()) {
             out.interrupted = true;
+            pool.cancel();
             break;
           }
-          if (progress_)
-            progress_("running", ++rows_done, rows_total,
-                      v.name + (block ? " block " + std::to_string(block) : std::string()) + ", " +
-                          config.describe());
+          slot s;
+          s.progress = v.name + (block ? " block " + std::to_string(block) : std::string()) + ", " +
+                       config.describe();
           result_record r;
           r.variant = v;
           r.config = config;
@@ -402,50 +499,75 @@ sweep_result runner::run(const group_callback& on_group) {
             }
             job.timing = request_.timing;
             ran_now = true;
-            if (log) log->started(key);
-            journal_check();
+            if (!request_.profiler.empty()) s.job = job;
             if (sanitizers.empty()) {
-              r = executor->run(job);
+              // Queued: the pool's threads journal it as it starts and finishes. The lock is
+              // held until its key is known, which a GPU taking it at once must wait for.
+              std::lock_guard<std::mutex> lock(journal_lock);
+              const std::size_t ticket =
+                  pool.submit(std::move(job), is_baseline_row(v, request_.baseline));
+              key_of[ticket] = key;
+              s.ticket = ticket;
             } else {
+              {
+                std::lock_guard<std::mutex> lock(journal_lock);
+                if (log) log->started(key);
+              }
+              journal_check();
               for (auto& [tool, x] : sanitizers) r = x->run(job);
+              {
+                std::lock_guard<std::mutex> lock(journal_lock);
+                if (log) log->finished(key, outcome_name(r.status), to_json(r).dump());
+              }
+              journal_check();
             }
-            // Its index in out.results once this group is added to them.
-            if (!request_.profiler.empty() && r.timed())
-              to_profile.push_back({out.results.size() + group.size(), job});
-            if (log) log->finished(key, outcome_name(r.status), to_json(r).dump());
-            journal_check();
           }
-          ran.push_back(ran_now);
-          if (row_ && sanitizers.empty()) row_(r, out);
-          group.push_back(std::move(r));
+          if (!s.ticket) s.decided.push_back(std::move(r));
+          if (sanitizers.empty()) {
+            pending.push_back(std::move(s));
+            drain(lookahead);
+          } else {
+            ran.push_back(ran_now);
+            sanitized.push_back(std::move(s));
+          }
         }
         // The sanitizers' verdicts: their workers shut down, then their logs are read.
         for (std::size_t i = 0; i < sanitizers.size(); ++i) {
           sanitizers[i].second.reset();
           const std::string verdict =
               sanitizer_verdict(sanitizer_logs[i].first, sanitizer_logs[i].second);
-          for (std::size_t k = first_row; k < group.size(); ++k) {
-            auto& row = group[k];
+          for (std::size_t k = 0; k < sanitized.size(); ++k) {
+            auto& row = sanitized[k].decided.front();
             // A row that never ran (a compile error, a skip) has no verdict: "clean" would
             // claim a check that did not happen.
-            if (!ran[k - first_row]) continue;
+            if (!ran[k]) continue;
             row.sanitizer += (row.sanitizer.empty() ? "" : ", ") + verdict;
             if (verdict != sanitizer_logs[i].first + ": clean") row.sanitizer_findings = true;
           }
         }
-        if (row_ && !sanitizers.empty())
-          for (std::size_t k = first_row; k < group.size(); ++k) row_(group[k], out);
+        for (auto& s : sanitized) pending.push_back(std::move(s));
+        drain(lookahead);
       }
-      if (on_group) on_group(group, device, out);
-      for (auto& r : group) out.results.push_back(std::move(r));
+      slot end;
+      end.group_end = true;
+      pending.push_back(std::move(end));
+      drain(lookahead);
     }
   }
-  out.workers_started = executor->workers_started();
+  // The rows still queued: with Ctrl-C, those that never started come back without a record.
+  drain(0);
+  out.workers_started = pool.workers_started();
+  const auto lost = pool.lost();
+  for (std::size_t i = 0; i < lost.size(); ++i)
+    if (!lost[i].empty())
+      out.warnings.push_back("GPU " + std::to_string(out.devices[i].ordinal) +
+                             " left the run: " + lost[i] + "; the other GPUs took its rows");
   // After an interrupt the files still queued are dropped (compile_stage's destructor), not
   // waited for: the results then list no sources; nor is anything profiled.
   if (!out.interrupted) {
     if (!request_.profiler.empty()) {
-      executor.reset();  // the timing worker's context goes before ncu's worker makes its own
+      // The timing workers' contexts go before ncu's worker makes its own.
+      pool_owner.reset();
       profile_rows(families_, request_, std::move(to_profile), out, progress_);
     }
     compiles.finish(out);

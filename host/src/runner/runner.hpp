@@ -38,6 +38,16 @@ struct run_request {
   std::vector<std::string> toolkit_include_dirs;
   timing_options timing;
   bool compile_only = false;
+  /// The GPUs rows run on (--device N, --devices all|0,2,3), one worker each; the first is the
+  /// one the compile target comes from (app/plan.cpp checks that they share an architecture).
+  std::vector<int> devices = {0};
+  /// --baseline: the variant the rows are compared with ("" for the family's library). With
+  /// several GPUs its rows run on each of them, so that every ratio comes from one GPU.
+  std::string baseline;
+  /// Makes GPU N's executor instead of make_executor, for the tests: with it set, the GPUs are
+  /// those the executors say they are (no driver is asked), and kernels compile for
+  /// fallback_arch.
+  std::function<std::unique_ptr<row_executor>(int ordinal)> executor_factory;
   // Isolation: rows run in a worker process unless in_process is set.
   bool in_process = false;
   std::vector<std::string> worker_command;  ///< {"/path/kernlab", "--worker"}
@@ -119,11 +129,16 @@ row_job source_job(const family& f, const variant_descriptor& v, unsigned block,
                    const problem_config& c, const compile_record& compiled);
 
 /// Where `request` runs kernels: a worker process (the command prefixed by `prefix`, such as a
-/// sanitizer, its output in `log`), or kernlab itself when request.in_process is set.
+/// sanitizer, its output in `log`), or kernlab itself when request.in_process is set; on GPU
+/// `ordinal` (-1: the request's first).
 std::unique_ptr<row_executor> make_executor(const family_registry& families,
                                             const run_request& request,
                                             const std::vector<std::string>& prefix = {},
-                                            const std::string& log = "");
+                                            const std::string& log = "", int ordinal = -1);
+
+/// Whether a variant's rows are the baseline the others are compared with (the family's library,
+/// or the one --baseline names): with several GPUs they run on each.
+bool is_baseline_row(const variant_descriptor& v, const std::string& baseline);
 
 /// What compute-sanitizer's log says at its end. Every count is -1 when its line is missing.
 struct sanitizer_summary {

@@ -67,7 +67,7 @@ json family_job(const family_registry& families, const row_runner& runner, const
 
 class in_process final : public row_executor {
  public:
-  explicit in_process(const family_registry& f) : families_(f), runner_(f) {}
+  in_process(const family_registry& f, int ordinal) : families_(f), runner_(f, ordinal) {}
   json run_family_job(const std::string& family, const std::string& name,
                       const json& args) override {
     return family_job(families_, runner_, {{"family", family}, {"name", name}, {"args", args}});
@@ -113,6 +113,8 @@ class isolated final : public row_executor {
 
   result_record run(const row_job& job) override {
     result_record r = job.record();
+    r.gpu = device_.identity();  // a crash or a hang is recorded here, on this GPU's row
+    if (!w_) restart();
     const json reply =
         exchange({{"kind", "row"}, {"job", to_json(job)}},
                  job.variant.qualified_name() + " block " + std::to_string(job.block), r);
@@ -149,6 +151,18 @@ class isolated final : public row_executor {
     device_ = device_from_json(ready->payload.at("device"));
     clock_status_ = ready->payload.at("clock_status");
     energy_status_ = ready->payload.value("energy_status", "");
+  }
+
+  // A fresh worker after the last one crashed or hung. One that cannot start means the GPU
+  // itself is gone (or unusable): the row about to run never ran, and another GPU may take it.
+  void restart() {
+    try {
+      start();
+    } catch (const std::exception& e) {
+      throw device_lost_error(
+          "GPU " + std::to_string(device_.ordinal) + " (" + device_.name +
+          "): no worker could be started after the last one stopped: " + e.what());
+    }
   }
 
   // Sends a job and waits for its result, watching for hangs and deaths. Returns the result's
@@ -229,15 +243,16 @@ class isolated final : public row_executor {
 
 }  // namespace
 
-std::unique_ptr<row_executor> make_in_process_executor(const family_registry& families) {
-  return std::make_unique<in_process>(families);
+std::unique_ptr<row_executor> make_in_process_executor(const family_registry& families,
+                                                       int ordinal) {
+  return std::make_unique<in_process>(families, ordinal);
 }
 
 std::unique_ptr<row_executor> make_isolated_executor(const worker_options& opt) {
   return std::make_unique<isolated>(opt);
 }
 
-int worker_main(const family_registry& families) {
+int worker_main(const family_registry& families, int ordinal) {
   std::mutex write_lock;
   auto send = [&](const message& m) {
     std::lock_guard<std::mutex> lock(write_lock);
@@ -245,7 +260,7 @@ int worker_main(const family_registry& families) {
   };
   std::unique_ptr<row_runner> runner;
   try {
-    runner = std::make_unique<row_runner>(families);
+    runner = std::make_unique<row_runner>(families, ordinal);
     runner->settle();
   } catch (const cuda::no_device_error& e) {
     send({message_type::ready, {{"ok", false}, {"no_device", true}, {"error", e.why()}}});

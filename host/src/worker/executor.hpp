@@ -8,10 +8,20 @@
 #include "families/family.hpp"
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace kl {
+
+/// Thrown by row_executor::run() when its GPU can take no more rows: the worker could not be
+/// started again after a crash or a hang (the device fell off the bus, the driver lost it). The
+/// row did not run, so another GPU may take it. A crash or a hang of the row itself is the
+/// record's outcome, never this.
+class device_lost_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 class row_executor {
  public:
@@ -21,7 +31,8 @@ class row_executor {
   /// Why --energy measures nothing where rows run ("" when it can).
   virtual std::string energy_status() = 0;
   virtual timing_stats launch_floor(const timing_options& opt) = 0;
-  /// The row's record; a crash or a hang is the record's outcome, never an exception.
+  /// The row's record; a crash or a hang is the record's outcome, never an exception. Throws
+  /// device_lost_error when the GPU can run nothing more.
   virtual result_record run(const row_job& job) = 0;
   /// How many workers were started (1 if nothing went wrong; 0 in process).
   virtual int workers_started() const { return 0; }
@@ -31,7 +42,9 @@ class row_executor {
                                         const nlohmann::json& args) = 0;
 };
 
-std::unique_ptr<row_executor> make_in_process_executor(const family_registry& families);
+/// Rows on GPU `ordinal`, in this process (its context is current on the calling thread only).
+std::unique_ptr<row_executor> make_in_process_executor(const family_registry& families,
+                                                       int ordinal = 0);
 
 struct worker_options {
   std::vector<std::string> command;  ///< e.g. {"/path/kernlab", "--worker"}
@@ -43,7 +56,8 @@ struct worker_options {
 
 std::unique_ptr<row_executor> make_isolated_executor(const worker_options& opt);
 
-/// The worker's side: `kernlab --worker` runs this and returns its exit code.
-int worker_main(const family_registry& families);
+/// The worker's side: `kernlab --worker [--device N]` runs this on GPU `ordinal` and returns
+/// its exit code.
+int worker_main(const family_registry& families, int ordinal = 0);
 
 }  // namespace kl

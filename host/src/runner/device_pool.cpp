@@ -1,0 +1,297 @@
+#include "runner/device_pool.hpp"
+
+#include "core/interrupt.hpp"
+#include "cuda/driver.hpp"
+
+#include <algorithm>
+#include <exception>
+
+namespace kl {
+namespace {
+
+// The record of a row that no GPU ran, and no GPU will.
+result_record not_run(const row_job& job, const std::string& why) {
+  result_record r = job.record();
+  r.status = outcome::failed;
+  r.message = "not run: every GPU left the run (the last: " + why + ")";
+  return r;
+}
+
+}  // namespace
+
+device_pool::device_pool(const std::vector<int>& ordinals, const executor_factory& make) {
+  if (ordinals.empty()) throw std::invalid_argument("device_pool: no GPU given");
+  lanes_.resize(ordinals.size());
+  if (ordinals.size() == 1) {
+    lanes_[0].executor = make(ordinals[0]);
+  } else {
+    // Each worker takes a second or two to create its context: they start side by side.
+    std::vector<std::exception_ptr> failed(ordinals.size());
+    std::vector<std::thread> starting;
+    for (std::size_t i = 0; i < ordinals.size(); ++i)
+      starting.emplace_back([&, i] {
+        try {
+          lanes_[i].executor = make(ordinals[i]);
+        } catch (...) {
+          failed[i] = std::current_exception();
+        }
+      });
+    for (auto& t : starting) t.join();
+    for (std::size_t i = 0; i < ordinals.size(); ++i) {
+      if (!failed[i]) continue;
+      try {
+        std::rethrow_exception(failed[i]);
+      } catch (const cuda::no_device_error&) {
+        throw;
+      } catch (const std::exception& e) {
+        throw std::runtime_error("GPU " + std::to_string(ordinals[i]) + ": " + e.what());
+      }
+    }
+  }
+  for (auto& l : lanes_) devices_.push_back(l.executor->device());
+  if (threaded())
+    for (std::size_t i = 0; i < lanes_.size(); ++i)
+      lanes_[i].thread = std::thread([this, i] { lane_loop(i); });
+}
+
+device_pool::~device_pool() {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    stopping_ = true;
+  }
+  cancel();
+  work_.notify_all();
+  for (auto& l : lanes_)
+    if (l.thread.joinable()) l.thread.join();
+}
+
+std::size_t device_pool::submit(row_job job, bool every_gpu) {
+  std::lock_guard<std::mutex> lock(m_);
+  const std::size_t ticket = next_ticket_++;
+  task& t = tasks_[ticket];
+  t.job = std::move(job);
+  t.every_gpu = every_gpu && threaded();
+  if (cancelled_) {
+    t.cancelled = t.done = true;
+    return ticket;
+  }
+  if (!any_alive()) {
+    std::string why;
+    for (const auto& l : lanes_)
+      if (!l.lost.empty()) why = l.lost;
+    t.records.emplace_back(0, not_run(t.job, why));
+    t.done = true;
+    return ticket;
+  }
+  if (t.every_gpu) {
+    t.parts_left = 0;
+    for (auto& l : lanes_)
+      if (l.alive) {
+        l.own.push_back(ticket);
+        ++t.parts_left;
+      }
+  } else {
+    queue_.push_back(ticket);
+  }
+  work_.notify_all();
+  return ticket;
+}
+
+bool device_pool::any_alive() const {
+  return std::any_of(lanes_.begin(), lanes_.end(), [](const lane& l) { return l.alive; });
+}
+
+void device_pool::finish_part(std::size_t ticket) {
+  task& t = tasks_.at(ticket);
+  if (t.parts_left > 0) --t.parts_left;
+  if (t.parts_left > 0) return;
+  std::sort(t.records.begin(), t.records.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  t.done = true;
+  done_.notify_all();
+}
+
+void device_pool::fail_everything_left(const std::string& why) {
+  for (auto& [ticket, t] : tasks_) {
+    if (t.done || t.started) continue;
+    t.records.clear();
+    t.records.emplace_back(0, not_run(t.job, why));
+    t.parts_left = 0;
+    t.done = true;
+  }
+  queue_.clear();
+  done_.notify_all();
+}
+
+void device_pool::retire(std::size_t i, const std::string& why) {
+  lane& l = lanes_[i];
+  l.alive = false;
+  l.lost = why;
+  // Its share of the every-GPU rows is done without it; the others have their own.
+  for (std::size_t ticket : std::exchange(l.own, {})) {
+    finish_part(ticket);
+    task& t = tasks_.at(ticket);
+    if (t.done && t.records.empty() && !t.cancelled) t.records.emplace_back(i, not_run(t.job, why));
+  }
+  if (!any_alive()) fail_everything_left(why);
+  work_.notify_all();  // the row it gave back is someone else's now
+}
+
+bool device_pool::run_on(std::size_t i, std::size_t ticket, std::unique_lock<std::mutex>& lock) {
+  task& t = tasks_.at(ticket);  // a map's node stays put; the task is not taken before it is done
+  t.started = true;
+  lock.unlock();
+  if (on_start_) on_start_(ticket, i);
+  result_record r;
+  std::string lost;
+  try {
+    r = lanes_[i].executor->run(t.job);
+  } catch (const device_lost_error& e) {
+    lost = e.what();
+  } catch (const std::exception& e) {
+    // Not the GPU's fault (a reply kernlab cannot read): the row fails, the GPU goes on.
+    r = t.job.record();
+    r.status = outcome::failed;
+    r.message = e.what();
+  }
+  if (lost.empty()) {
+    if (!r.gpu) r.gpu = devices_[i].identity();
+    if (on_finish_) on_finish_(ticket, i, r);
+  }
+  lock.lock();
+  if (!lost.empty()) {
+    // The row never ran: it goes back to the front of the queue, for the GPUs still here (an
+    // every-GPU row is simply one GPU short).
+    t.started = false;
+    if (t.every_gpu)
+      finish_part(ticket);
+    else
+      queue_.push_front(ticket);
+    retire(i, lost);
+    if (t.done && t.records.empty() && !t.cancelled)
+      t.records.emplace_back(i, not_run(t.job, lost));
+    return false;
+  }
+  ++lanes_[i].rows;
+  t.records.emplace_back(i, std::move(r));
+  finish_part(ticket);
+  return true;
+}
+
+void device_pool::lane_loop(std::size_t i) {
+  std::unique_lock<std::mutex> lock(m_);
+  lane& l = lanes_[i];
+  for (;;) {
+    work_.wait(lock,
+               [&] { return stopping_ || (!cancelled_ && (!l.own.empty() || !queue_.empty())); });
+    if (stopping_ || cancelled_) return;
+    if (stop_on_interrupt_ && interrupt_requested()) {
+      cancel_locked();
+      return;
+    }
+    // The lower ticket first: a GPU's rows, its own baselines included, go in request order.
+    std::size_t ticket;
+    if (!l.own.empty() && (queue_.empty() || l.own.front() < queue_.front())) {
+      ticket = l.own.front();
+      l.own.pop_front();
+    } else {
+      ticket = queue_.front();
+      queue_.pop_front();
+    }
+    if (!run_on(i, ticket, lock)) return;  // this GPU is gone
+  }
+}
+
+std::vector<result_record> device_pool::take(std::size_t ticket) {
+  std::unique_lock<std::mutex> lock(m_);
+  if (!tasks_.count(ticket)) throw std::logic_error("device_pool: ticket taken twice or unknown");
+  if (threaded()) {
+    done_.wait(lock, [&] { return tasks_.at(ticket).done; });
+  } else {
+    // One GPU: the rows queued up to this one run now, in this thread, in order.
+    while (!tasks_.at(ticket).done) {
+      if (queue_.empty()) throw std::logic_error("device_pool: a queued row was lost");
+      const std::size_t next = queue_.front();
+      queue_.pop_front();
+      run_on(0, next, lock);
+    }
+  }
+  std::vector<result_record> out;
+  for (auto& [gpu, r] : tasks_.at(ticket).records) out.push_back(std::move(r));
+  tasks_.erase(ticket);
+  return out;
+}
+
+bool device_pool::ready(std::size_t ticket) {
+  std::lock_guard<std::mutex> lock(m_);
+  const auto it = tasks_.find(ticket);
+  return it == tasks_.end() || it->second.done;
+}
+
+void device_pool::cancel() {
+  std::lock_guard<std::mutex> lock(m_);
+  cancel_locked();
+}
+
+void device_pool::cancel_locked() {
+  cancelled_ = true;
+  drop_queued(nullptr);
+}
+
+void device_pool::withdraw(const std::vector<std::size_t>& tickets) {
+  std::lock_guard<std::mutex> lock(m_);
+  const std::set<std::size_t> which(tickets.begin(), tickets.end());
+  drop_queued(&which);
+}
+
+void device_pool::drop_queued(const std::set<std::size_t>* which) {
+  auto drop = [&](std::deque<std::size_t>& q) {
+    std::deque<std::size_t> kept;
+    for (std::size_t ticket : q) {
+      if (which && !which->count(ticket)) {
+        kept.push_back(ticket);
+        continue;
+      }
+      task& t = tasks_.at(ticket);
+      if (t.every_gpu) {
+        // One GPU's share: the row is done once the GPUs that started it have finished, with
+        // their records (none started it: cancelled).
+        if (t.parts_left > 0) --t.parts_left;
+        if (t.parts_left == 0) {
+          t.cancelled = t.records.empty();
+          t.done = true;
+        }
+      } else {
+        t.cancelled = t.done = true;
+        t.parts_left = 0;
+      }
+    }
+    q = std::move(kept);
+  };
+  drop(queue_);
+  for (auto& l : lanes_) drop(l.own);
+  done_.notify_all();
+  work_.notify_all();
+}
+
+int device_pool::workers_started() const {
+  int n = 0;
+  for (const auto& l : lanes_) n += l.executor->workers_started();
+  return n;
+}
+
+std::vector<std::string> device_pool::lost() const {
+  std::lock_guard<std::mutex> lock(m_);
+  std::vector<std::string> out;
+  for (const auto& l : lanes_) out.push_back(l.lost);
+  return out;
+}
+
+std::vector<std::size_t> device_pool::rows_run() const {
+  std::lock_guard<std::mutex> lock(m_);
+  std::vector<std::size_t> out;
+  for (const auto& l : lanes_) out.push_back(l.rows);
+  return out;
+}
+
+}  // namespace kl
