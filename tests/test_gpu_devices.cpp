@@ -105,18 +105,21 @@ TEST(GpuDevices, AHangOnOneGpuCostsItsRowOnly) {
   const sweep_result r = sweep_on({0, 1}, true);
   int hung = 0, passed = 0;
   for (const auto& row : r.results) {
+    if (row.status == outcome::skipped) continue;  // bad_spin takes block 256 only
     if (row.variant.name == "bad_spin") {
       EXPECT_EQ(row.status, outcome::timeout) << test::describe(row);
       ++hung;
-    } else if (row.status != outcome::skipped) {
+    } else {
       EXPECT_EQ(row.status, outcome::passed) << test::describe(row);
       ++passed;
     }
   }
   EXPECT_EQ(hung, 2);  // int32 and float32, block 256
   EXPECT_GT(passed, 0);
-  // Two workers, and one restart per hang.
-  EXPECT_EQ(r.workers_started, 4);
+  // Two workers, and a new one for each hang after which its GPU takes another row: 3 when
+  // the second hang was that GPU's last row (as on the H100 pair, 2026-11-26), else 4.
+  EXPECT_GE(r.workers_started, 3);
+  EXPECT_LE(r.workers_started, 4);
 }
 
 TEST(GpuDevices, ATuneSpreadsItsPointsAndMeasuresCubOnEachGpu) {
