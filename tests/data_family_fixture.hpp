@@ -107,6 +107,24 @@ __global__ void off_by_one(const T* x, const T* y0, T* y, int n) {
 }
 )kl";
 
+// Needs sm_90a: wgmma.fence exists only in the architecture-specific target, so the header's
+// `target` is what makes it compile (and run only on compute capability 9.0).
+inline const char* axpy_fenced = R"kl(/* kernlab
+family:  axpy
+entry:   fenced<T>
+blocks:  256
+target:  sm_90a
+summary: one thread per element, after a wgmma.fence (sm_90a only)
+order:   4
+*/
+template <typename T>
+__global__ void fenced(const T* x, const T* y0, T* y, int n) {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i < n) y[i] = T(3) * x[i] + y0[i];
+}
+)kl";
+
 /// Writes the axpy family into `<dir>/<folder>/`; with `wrong`, also a variant that is wrong.
 inline void write_axpy_family(const temp_dir& dir, const std::string& folder = "axpy",
                               bool wrong = false) {

@@ -708,3 +708,52 @@ TEST(HalfTypes, GeneratorsAndRulesTakeTheSixteenBitTypes) {
 
 }  // namespace
 }  // namespace kl
+
+namespace kl {
+namespace {
+
+// `target: sm_90a`: the file is compiled for the architecture-specific target (which wgmma.fence
+// needs; without the key NVRTC refuses it for sm_90), and --resources names the target.
+TEST(ArchTarget, AFileThatNeedsSm90aCompilesOnlyForIt) {
+  test::temp_dir dir("arch_target");
+  test::write_axpy_family(dir);
+  dir.write("axpy/fenced.cu", test::axpy_fenced);
+  auto r = test::run_kernlab("--kernels-dir " + dir.str() +
+                             " --family axpy --variant fenced --dtype float32 --compile-only "
+                             "--resources --no-cache");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("fenced (sm_90a)"), std::string::npos) << r.output;
+
+  std::string plain = test::axpy_fenced;
+  plain.erase(plain.find("target:  sm_90a\n"), std::string("target:  sm_90a\n").size());
+  dir.write("axpy/fenced.cu", plain);
+  r = test::run_kernlab("--kernels-dir " + dir.str() +
+                        " --family axpy --variant fenced --dtype float32 --compile-only "
+                        "--no-cache");
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("wgmma.fence"), std::string::npos) << r.output;
+}
+
+// Where the rows of a file with `target` may run: only on a GPU whose own architecture it is.
+TEST(ArchTarget, RowsRunOnlyWhereTheTargetIsTheGpus) {
+  registry_entry e;
+  e.descriptor.family = "axpy";
+  e.descriptor.name = "fenced";
+  e.descriptor.target = "sm_90a";
+  e.descriptor.blocks = {256};
+  problem_config c;
+  c.dtype = "float32";
+  cuda::device_info hopper, ampere;
+  hopper.cc_major = 9;
+  ampere.cc_major = 8;
+  hopper.max_threads_per_block = ampere.max_threads_per_block = 1024;
+  EXPECT_FALSE(decide_before_compile(e, 256, c, hopper).has_value());
+  const auto verdict = decide_before_compile(e, 256, c, ampere);
+  ASSERT_TRUE(verdict.has_value());
+  EXPECT_EQ(verdict->first, outcome::skipped);
+  EXPECT_EQ(verdict->second,
+            "compiled for sm_90a (its 'target'), which runs on sm_90 GPUs only; this GPU is sm_80");
+}
+
+}  // namespace
+}  // namespace kl

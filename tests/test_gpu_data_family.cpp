@@ -72,6 +72,33 @@ TEST(GpuDataFamily, AFolderWrittenHereRunsValidatedAndTimedWithNoRebuild) {
   }
 }
 
+// A file compiled for sm_90a (`target`) runs on a GPU of compute capability 9.0 and passes; on
+// any other it is skipped with the reason.
+TEST(GpuDataFamily, AnSm90aFileRunsWhereItsTargetIsTheGpus) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("arch_target_gpu");
+  test::write_axpy_family(dir);
+  dir.write("axpy/fenced.cu", test::axpy_fenced);
+  const std::string json = dir.str() + "/run.json";
+  const auto r = test::run_kernlab("--kernels-dir " + dir.str() +
+                                   " --family axpy --variant fenced --dtype float32 --block 256"
+                                   " --size 1,1000003 --json " +
+                                   json + quick);
+  const run_records got = read_records(json);
+  ASSERT_EQ(got.records.size(), 2u) << got.text;
+  const std::string arch = got.records.at(0).at("device").at("compute_capability");
+  for (const auto& rec : got.records) {
+    EXPECT_EQ(rec.at("variant").at("target"), "sm_90a");
+    if (arch == "9.0")
+      EXPECT_EQ(rec.at("outcome"), "passed") << got.text;
+    else
+      EXPECT_NE(rec.at("message").get<std::string>().find("runs on sm_90 GPUs only"),
+                std::string::npos)
+          << got.text;
+  }
+  EXPECT_EQ(r.code, 0) << r.output;
+}
+
 // A family whose inputs and reference come from a family plugin (tests/plugins/
 // affine_family.cpp) runs through the binary: its rows pass at awkward sizes, a wrong variant is
 // caught, and a generator or a reference that fails fails the rows of that size with its message

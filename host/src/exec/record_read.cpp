@@ -58,6 +58,7 @@ variant_descriptor descriptor_from_json(const json& j) {
   d.bounds = j.at("bounds") == "checked" ? bounds_kind::checked : bounds_kind::padded;
   d.output = j.at("output") == "single" ? output_kind::single : output_kind::per_block;
   d.shared_bytes = j.at("shared_bytes").get<std::string>();
+  d.target = j.value("target", std::string());  // absent from files before 2026-11-26
   d.workspace = j.at("workspace").get<std::string>();
   d.dtypes = j.at("dtypes").get<std::vector<std::string>>();
   d.ops = j.at("ops").get<std::vector<std::string>>();

@@ -21,6 +21,7 @@ json descriptor_json(const variant_descriptor& d) {
           {"bounds", to_string(d.bounds)},
           {"output", to_string(d.output)},
           {"shared_bytes", d.shared_bytes},
+          {"target", d.target},
           {"workspace", d.workspace},
           {"dtypes", d.dtypes},
           {"ops", d.ops},

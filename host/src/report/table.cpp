@@ -490,7 +490,9 @@ void print_resources(std::ostream& os, const std::vector<compile_record>& compil
           limits ? estimate_occupancy(r.registers, static_cast<std::size_t>(r.static_shared_bytes),
                                       inst.block, *limits)
                  : occupancy_estimate{};
-      t.rows.push_back({c.entry->descriptor.name, std::to_string(inst.block), inst.dtype, inst.op,
+      const std::string& target = c.entry->descriptor.target;
+      t.rows.push_back({c.entry->descriptor.name + (target.empty() ? "" : " (" + target + ")"),
+                        std::to_string(inst.block), inst.dtype, inst.op,
                         std::to_string(r.registers), std::to_string(r.static_shared_bytes),
                         std::to_string(r.stack_frame_bytes),
                         std::to_string(r.spill_store_bytes + r.spill_load_bytes),

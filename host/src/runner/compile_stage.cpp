@@ -21,7 +21,9 @@ nvrtc::compile_request make_compile_request(const family& fam, const registry_en
   nvrtc::compile_request req;
   req.source = e.source;
   req.path = e.descriptor.origin_path;
-  req.arch = arch;
+  // A file that asks for an architecture-specific target (sm_90a) is compiled for it; its rows
+  // run only where that target is the GPU's own (decide_before_compile).
+  req.arch = e.descriptor.target.empty() ? arch : e.descriptor.target;
   req.include_dirs = request.include_dirs;
   req.pre_includes = fam.pre_includes();
   std::set<std::string> exprs;  // sorted: the same request always makes the same key

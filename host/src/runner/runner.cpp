@@ -240,6 +240,11 @@ std::optional<std::pair<outcome, std::string>> decide_before_compile(
     return std::make_pair(outcome::skipped, "supports ops " + join(v.ops) + " only");
   if (block != 0 && !v.supports_block(block))
     return std::make_pair(outcome::skipped, "supports blocks " + join(v.blocks) + " only");
+  if (!v.target.empty() && v.target != device.arch() + "a")
+    return std::make_pair(outcome::skipped, "compiled for " + v.target +
+                                                " (its 'target'), which runs on " +
+                                                v.target.substr(0, v.target.size() - 1) +
+                                                " GPUs only; this GPU is " + device.arch());
   if (block > static_cast<unsigned>(device.max_threads_per_block))
     return std::make_pair(outcome::skipped, device.name + " allows at most " +
                                                 std::to_string(device.max_threads_per_block) +

@@ -15,7 +15,7 @@ namespace {
 const std::vector<std::string> known_keys = {
     "family",     "entry",     "blocks",  "tile",    "grid",   "bounds",    "shared_bytes",
     "dtypes",     "ops",       "summary", "order",   "output", "workspace", "params",
-    "block_dims", "grid_dims", "tune",    "require", "points"};
+    "block_dims", "grid_dims", "tune",    "require", "points", "target"};
 
 // Names an expression already has, which a param may not take.
 const std::vector<std::string> reserved_names = {"BLOCK", "TSIZE", "GRID", "M",   "N",
@@ -300,6 +300,19 @@ parsed_header parse_header(const std::string& source, const std::string& path,
                                "bounds must be 'padded' or 'checked', not '" + value + "'");
       } else if (key == "shared_bytes") {
         d.shared_bytes = value;
+      } else if (key == "target") {
+        // Only the architecture-specific targets: a plain sm_XY is what every file gets anyway
+        // (the GPU's own), and naming one would compile for a GPU other than the one that runs.
+        const bool ok = value.size() >= 5 && value.rfind("sm_", 0) == 0 && value.back() == 'a' &&
+                        std::all_of(value.begin() + 3, value.end() - 1,
+                                    [](char ch) { return ch >= '0' && ch <= '9'; });
+        if (!ok)
+          throw metadata_error(
+              path, line_no,
+              "target '" + value +
+                  "': expected an architecture-specific target such as sm_90a "
+                  "(a file is compiled for the GPU's own architecture without it)");
+        d.target = value;
       } else if (key == "output") {
         if (value == "per_block")
           d.output = output_kind::per_block;

@@ -62,10 +62,11 @@ bool operator==(const variant_descriptor& a, const variant_descriptor& b) {
   return a.family == b.family && a.name == b.name && a.origin == b.origin &&
          a.origin_path == b.origin_path && a.entry == b.entry && a.blocks == b.blocks &&
          a.tile == b.tile && a.grid == b.grid && a.bounds == b.bounds &&
-         a.shared_bytes == b.shared_bytes && a.output == b.output && a.workspace == b.workspace &&
-         a.dtypes == b.dtypes && a.ops == b.ops && a.summary == b.summary && a.order == b.order &&
-         a.is_baseline == b.is_baseline && a.params == b.params && a.block_dims == b.block_dims &&
-         a.tunables == b.tunables && a.requires == b.requires && a.grid_dims == b.grid_dims &&
+         a.shared_bytes == b.shared_bytes && a.target == b.target && a.output == b.output &&
+         a.workspace == b.workspace && a.dtypes == b.dtypes && a.ops == b.ops &&
+         a.summary == b.summary && a.order == b.order && a.is_baseline == b.is_baseline &&
+         a.params == b.params && a.block_dims == b.block_dims && a.tunables == b.tunables &&
+         a.requires == b.requires && a.grid_dims == b.grid_dims &&
          a.tunable_file == b.tunable_file && a.point == b.point && a.named_point == b.named_point;
 }
 

@@ -32,6 +32,10 @@ struct variant_descriptor {
   grid_kind grid = grid_kind::tiles;
   bounds_kind bounds = bounds_kind::padded;
   std::string shared_bytes = "0";  ///< expression: dynamic shared memory per block
+  /// An architecture-specific compile target ("sm_90a": wgmma, setmaxnreg, TMA's multicast) the
+  /// file is compiled for instead of the GPU's own; "" for the GPU's. Its rows run only on a GPU
+  /// of exactly that compute capability and are skipped with the reason elsewhere.
+  std::string target;
   output_kind output = output_kind::per_block;
   std::string workspace;            ///< expression: bytes of zeroed scratch per launch; "" for none
   std::vector<std::string> dtypes;  ///< empty: every dtype of the family
