@@ -584,6 +584,28 @@ TEST(Compare, MatchesRowsByTheWholeConfiguration) {
   EXPECT_NE(record_key(to_json(low)), record_key(to_json(high)));
 }
 
+// A --devices file holds each baseline once per GPU: the copies pair GPU by GPU with another such
+// file, and none of them is dropped as a duplicate key.
+TEST(Compare, BaselinesMeasuredOnEveryGpuPairGpuByGpu) {
+  auto on = [](result_record r, int ordinal) {
+    r.gpu = cuda::gpu_identity{ordinal, "GPU-" + std::to_string(ordinal), "H100", 0, 0};
+    return r;
+  };
+  const auto row = make_record("reduce5", 256, 100, 0.001);
+  const auto cub0 = on(make_record("cub", 0, 50, 0.001), 0);
+  const auto cub1 = on(make_record("cub", 0, 60, 0.001), 1);
+  const auto before = results_of({on(row, 0), cub0, cub1});
+  auto cub1_after = cub1;
+  cub1_after.timing->median_ms = 0.0606;  // +1% on GPU 1 only
+  const auto after = results_of({on(row, 1), cub0, cub1_after});
+  std::ostringstream os;
+  const auto s = compare_results(before, after, os);
+  EXPECT_EQ(s.matched, 3) << os.str();  // the row (whichever GPU took it) and cub on each GPU
+  EXPECT_EQ(s.only_new + s.only_old, 0) << os.str();
+  EXPECT_NE(os.str().find("on GPU 1"), std::string::npos) << os.str();
+  EXPECT_NE(os.str().find("+1.00%"), std::string::npos) << os.str();
+}
+
 // compare for CI: a regression is slower beyond the threshold and the noise of both runs, or a
 // row that passed before and does not now; faster rows and small changes are not regressions.
 TEST(Compare, ARegressionIsSlowerBeyondTheThresholdAndTheNoiseOrALostPass) {

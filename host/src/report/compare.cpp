@@ -30,6 +30,24 @@ std::string fmt(const char* format, double v) {
   return out;
 }
 
+// Each record's key. A key that repeats within one file is a row measured on several GPUs
+// (--devices runs the baselines on every GPU): each copy is told apart by its GPU's ordinal,
+// so two such files pair the baselines GPU by GPU, and none is lost as a duplicate.
+std::vector<std::string> keys_of(const json& records) {
+  std::vector<std::string> keys;
+  std::map<std::string, int> count;
+  for (const auto& r : records) ++count[keys.emplace_back(record_key(r))];
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (count[keys[i]] < 2) continue;
+    const json& r = records[i];
+    const auto g = r.find("gpu");
+    keys[i] += g != r.end() && g->is_object() && g->contains("ordinal")
+                   ? " on GPU " + g->at("ordinal").dump()
+                   : " #" + std::to_string(i);
+  }
+  return keys;
+}
+
 }  // namespace
 
 std::string results_device_name(const json& results) {
@@ -46,16 +64,20 @@ compare_summary compare_results(const json& before, const json& after, std::ostr
   // Records match when they measured the same thing: configuration_key() (variant, block,
   // dtype, op, size, shape, input and SNR).
   std::map<std::string, const json*> old_by_key;
-  for (const auto& r : before.at("records")) old_by_key[record_key(r)] = &r;
+  const std::vector<std::string> old_keys = keys_of(before.at("records"));
+  for (std::size_t i = 0; i < old_keys.size(); ++i)
+    old_by_key[old_keys[i]] = &before.at("records")[i];
+  const std::vector<std::string> new_keys = keys_of(after.at("records"));
   std::size_t width = 40;
-  for (const auto& r : after.at("records")) width = std::max(width, record_key(r).size() + 2);
+  for (const auto& k : new_keys) width = std::max(width, k.size() + 2);
 
   compare_summary s;
   os << pad("configuration", width, false) << ' ' << pad("before us", 12) << ' '
      << pad("after us", 12) << ' ' << pad("change", 9) << ' ' << pad("noise", 8) << ' '
      << pad("noise", 8) << "\n";
-  for (const auto& r : after.at("records")) {
-    const std::string key = record_key(r);
+  for (std::size_t i = 0; i < new_keys.size(); ++i) {
+    const json& r = after.at("records")[i];
+    const std::string& key = new_keys[i];
     auto it = old_by_key.find(key);
     if (it == old_by_key.end()) {
       ++s.only_new;
