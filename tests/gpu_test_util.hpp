@@ -124,6 +124,32 @@ struct gpu_sweep {
   }
 };
 
+/// A reduce kernel file with a header of its own (block 256 unless given, bounds checked) whose
+/// kernel's body is `body`: the isolation tests' planted faults.
+inline std::string planted(const std::string& name, int order, const std::string& body,
+                           const std::string& blocks = "256") {
+  return "/* kernlab\nfamily: reduce\nentry:  " + name + "<BLOCK, T, OP>\nblocks: " + blocks +
+         "\ntile:   BLOCK\n"
+         "bounds: checked\norder:  " +
+         std::to_string(order) +
+         "\n*/\n"
+         "template <unsigned BLOCK, typename T, typename OP>\n__global__ void " +
+         name + "(const T* in, T* out, unsigned n) {\n" + body + "\n}\n";
+}
+
+/// A body that spins forever; the volatile read keeps the loop from being optimised away.
+inline const char* spin_body = R"(
+  volatile unsigned* flag = reinterpret_cast<volatile unsigned*>(out);
+  if (threadIdx.x == 0) while (flag[0] != 0x12345678u || n != 0) {})";
+
+/// Copies three shipped reduce kernels (reduce5, reduce6, reduce_single_pass) into
+/// `<dir>/reduce/`: rows that pass, beside planted ones.
+inline void write_good_kernels(const temp_dir& dir) {
+  for (const char* n : {"reduce5", "reduce6", "reduce_single_pass"})
+    dir.write(std::string("reduce/") + n + ".cu",
+              read_file(kernels_dir() + "/reduce/" + n + ".cu"));
+}
+
 }  // namespace kl::test
 
 /// Skips the test, with the reason, where there is no GPU.

@@ -38,24 +38,8 @@ std::string fewer_than_two_gpus() {
 // int32 and float32, on `devices`.
 sweep_result sweep_on(const std::vector<int>& devices, bool with_hang) {
   test::temp_dir dir(with_hang ? "devices_hang" : "devices_clean");
-  for (const char* n : {"reduce5", "reduce6", "reduce_single_pass"})
-    dir.write(std::string("reduce/") + n + ".cu",
-              test::read_file(test::kernels_dir() + "/reduce/" + n + ".cu"));
-  if (with_hang)
-    dir.write("reduce/bad_spin.cu", R"(/* kernlab
-family: reduce
-entry:  bad_spin<BLOCK, T, OP>
-blocks: 256
-tile:   BLOCK
-bounds: checked
-order:  9
-*/
-template <unsigned BLOCK, typename T, typename OP>
-__global__ void bad_spin(const T* in, T* out, unsigned n) {
-  volatile unsigned* flag = reinterpret_cast<volatile unsigned*>(out);
-  if (threadIdx.x == 0) while (flag[0] != 0x12345678u || n != 0) {}
-}
-)");
+  test::write_good_kernels(dir);
+  if (with_hang) dir.write("reduce/bad_spin.cu", test::planted("bad_spin", 9, test::spin_body));
   family_registry fams;
   test::register_shipped_families(fams);
   registry reg(fams);

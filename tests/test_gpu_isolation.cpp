@@ -20,17 +20,6 @@
 namespace kl {
 namespace {
 
-std::string planted(const std::string& name, int order, const std::string& body,
-                    const std::string& blocks = "256") {
-  return "/* kernlab\nfamily: reduce\nentry:  " + name + "<BLOCK, T, OP>\nblocks: " + blocks +
-         "\ntile:   BLOCK\n"
-         "bounds: checked\norder:  " +
-         std::to_string(order) +
-         "\n*/\n"
-         "template <unsigned BLOCK, typename T, typename OP>\n__global__ void " +
-         name + "(const T* in, T* out, unsigned n) {\n" + body + "\n}\n";
-}
-
 // A correct block reduction, shared by the planted kernels that get as far as an answer.
 const std::string reduce_body = R"(
   __shared__ T s[BLOCK];
@@ -45,23 +34,14 @@ const std::string reduce_body = R"(
 
 void write_bad_kernels(const test::temp_dir& dir) {
   // Far out of bounds: 64 GiB past the output.
-  dir.write("reduce/bad_oob.cu", planted("bad_oob", 1, reduce_body + R"(
+  dir.write("reduce/bad_oob.cu", test::planted("bad_oob", 1, reduce_body + R"(
   if (threadIdx.x == 0) out[blockIdx.x + (1ull << 34)] = s[0];)"));
-  dir.write("reduce/bad_trap.cu", planted("bad_trap", 2, reduce_body + R"(
+  dir.write("reduce/bad_trap.cu", test::planted("bad_trap", 2, reduce_body + R"(
   if (threadIdx.x == 0 && blockIdx.x == 0) __trap();
   if (threadIdx.x == 0) out[blockIdx.x] = s[0];)"));
-  // Spins forever; the volatile read keeps the loop from being optimised away.
-  dir.write("reduce/bad_spin.cu", planted("bad_spin", 3, R"(
-  volatile unsigned* flag = reinterpret_cast<volatile unsigned*>(out);
-  if (threadIdx.x == 0) while (flag[0] != 0x12345678u || n != 0) {})"));
-  dir.write("reduce/bad_wrong.cu", planted("bad_wrong", 4, reduce_body + R"(
+  dir.write("reduce/bad_spin.cu", test::planted("bad_spin", 3, test::spin_body));
+  dir.write("reduce/bad_wrong.cu", test::planted("bad_wrong", 4, reduce_body + R"(
   if (threadIdx.x == 0) out[blockIdx.x] = blockIdx.x == 0 ? op(s[0], T(1)) : s[0];)"));
-}
-
-void write_good_kernels(const test::temp_dir& dir) {
-  for (const char* n : {"reduce5", "reduce6", "reduce_single_pass"})
-    dir.write(std::string("reduce/") + n + ".cu",
-              test::read_file(test::kernels_dir() + "/reduce/" + n + ".cu"));
 }
 
 // The folder's kernels at block 256, int32 and float32, short sampling, in a worker; `adjust`
@@ -95,8 +75,8 @@ TEST(GpuIsolation, BadKernelsCostOneRowEach) {
   if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
   test::temp_dir mixed("isolation_mixed"), clean("isolation_clean");
   write_bad_kernels(mixed);
-  write_good_kernels(mixed);
-  write_good_kernels(clean);
+  test::write_good_kernels(mixed);
+  test::write_good_kernels(clean);
 
   const auto t0 = std::chrono::steady_clock::now();
   const auto with_bad = sweep(mixed, 3.0);
@@ -153,11 +133,11 @@ TEST(GpuIsolation, OutOfBoundsWritesAreNeverReportedAsHangs) {
                                                            {"oob_before", "-(1ll << 20)"}};
   int order = 1;
   for (const auto& [name, offset] : distances)
-    dir.write(
-        std::string("reduce/") + name + ".cu",
-        planted(name, order++,
-                reduce_body + "\n  if (threadIdx.x == 0) out[blockIdx.x + " + offset + "] = s[0];",
-                "128 256 512 1024"));
+    dir.write(std::string("reduce/") + name + ".cu",
+              test::planted(name, order++,
+                            reduce_body + "\n  if (threadIdx.x == 0) out[blockIdx.x + " + offset +
+                                "] = s[0];",
+                            "128 256 512 1024"));
   family_registry fams;
   test::register_shipped_families(fams);
   registry reg(fams);
@@ -195,7 +175,7 @@ TEST(GpuIsolation, ImagesCompiledInChildProcessesRunAndASlowFileTimesOutAlone) {
   const std::string why = test::no_gpu_reason();
   if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
   test::temp_dir dir("isolation_child_compile");
-  write_good_kernels(dir);
+  test::write_good_kernels(dir);
   dir.write("reduce/slow.cu", test::slow_compiling_kernel("slow"));
   const auto swept = sweep(dir, 10.0, "", [](run_request& r) {
     r.timing = test::quick_timing();
@@ -223,7 +203,7 @@ TEST(GpuIsolation, ResumeSkipsFinishedRowsAndMarksTheOneInFlight) {
   const std::string why = test::no_gpu_reason();
   if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
   test::temp_dir dir("resume");
-  write_good_kernels(dir);
+  test::write_good_kernels(dir);
   const std::string path = dir.str() + "/journal.log";
   family_registry fams;
   test::register_shipped_families(fams);
@@ -276,7 +256,7 @@ TEST(GpuIsolation, AJournalThatCannotBeWrittenCostsAWarningNotTheSweep) {
   const std::string why = test::no_gpu_reason();
   if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
   test::temp_dir dir("journal_full");
-  write_good_kernels(dir);
+  test::write_good_kernels(dir);
   // Every append to /dev/full fails, as on a full disk: the rows still run and are reported.
   const auto s = sweep(dir, 10.0, "/dev/full");
   ASSERT_EQ(s.results.size(), 6u);
@@ -297,9 +277,9 @@ TEST(GpuIsolation, SanitizerVerdictsAreGivenOnlyForRowsThatRan) {
   dir.write("reduce/reduce5.cu", test::read_file(test::kernels_dir() + "/reduce/reduce5.cu"));
   // 4096 elements past the output: inside the allocation's neighbourhood, so the kernel itself
   // may not fault, but memcheck sees every write.
-  dir.write("reduce/bad_near.cu", planted("bad_near", 1, reduce_body + R"(
+  dir.write("reduce/bad_near.cu", test::planted("bad_near", 1, reduce_body + R"(
   if (threadIdx.x == 0) out[blockIdx.x + 4096] = s[0];)"));
-  dir.write("reduce/bad_syntax.cu", planted("bad_syntax", 2, "  out[0] = in[0] oops;"));
+  dir.write("reduce/bad_syntax.cu", test::planted("bad_syntax", 2, "  out[0] = in[0] oops;"));
   const auto r = test::run_kernlab("--sanitize memcheck --no-plugins --kernels-dir " + dir.str() +
                                    " --variant all --block 256 --size 100003 --dtype int32");
   EXPECT_EQ(r.code, 1) << r.output;         // rows failed

@@ -548,8 +548,9 @@ std::size_t data_family::device_bytes_needed(const problem_config& c) const {
   for (const auto& b : spec_.buffers) {
     const std::size_t n = element_count(b, c);
     bytes += n * data_dtype_size(buffer_dtype(b, c));
-    // While the problem is made, the reference's own outputs.
-    if (b.role == buffer_role::out)
+    // While the problem is made, the reference kernel's own outputs (a plugin's stay on the
+    // host).
+    if (b.role == buffer_role::out && spec_.reference.plugin_function.empty())
       bytes += n * (ref_size ? ref_size : data_dtype_size(buffer_dtype(b, c))) +
                (spec_.reference_magnitudes() ? n * 8 : 0);
     // Plan passes: the padding, and the partial results (at most half the input for tiles of

@@ -30,11 +30,7 @@ class data_family final : public family {
   std::size_t shape_rank() const override { return spec_.axes.size(); }
   std::vector<std::string> shape_variables() const override;
   std::vector<std::uint64_t> default_shape() const override;
-  roofline_kind roofline() const override {
-    if (spec_.tensor_roofline) return roofline_kind::tensor16_compute;
-    if (spec_.tf32_roofline) return roofline_kind::tf32_compute;
-    return spec_.compute_roofline ? roofline_kind::fp32_compute : roofline_kind::bandwidth;
-  }
+  roofline_kind roofline() const override { return roofline_of_word(spec_.roofline); }
   double problem_bytes(const problem_config& c) const override;
   double problem_flops(const problem_config& c) const override;
   void check(const parsed_header& header) const override;

@@ -63,6 +63,18 @@ inline const char* roofline_word(roofline_kind k) {
     default: return "compute";
   }
 }
+/// The roofline a word names; "bandwidth" for any word that is not a compute one.
+inline roofline_kind roofline_of_word(const std::string& word) {
+  if (word == "compute") return roofline_kind::fp32_compute;
+  if (word == "tensor") return roofline_kind::tensor16_compute;
+  if (word == "tf32") return roofline_kind::tf32_compute;
+  return roofline_kind::bandwidth;
+}
+/// What a compute roofline's peak is of, for tables and plots: "FP32", "16-bit tensor-core" or
+/// "TF32 tensor-core".
+inline const char* roofline_peak_name(const std::string& word) {
+  return word == "tensor" ? "16-bit tensor-core" : word == "tf32" ? "TF32 tensor-core" : "FP32";
+}
 /// Whether a record's roofline word is measured in FLOP/s ("compute", "tensor", "tf32").
 inline bool is_compute_roofline(const std::string& word) {
   return word == "compute" || word == "tensor" || word == "tf32";

@@ -19,6 +19,20 @@ std::string table_name(const char* s, const std::string& path, const std::string
   return std::string(s, n);
 }
 
+// The function of that name in one of the table's lists (generators or references); throws
+// naming the file and the names the list has.
+template <typename Entry, typename Fn>
+Fn find_named(const Entry* entries, std::uint32_t count, Fn Entry::*fn, const std::string& name,
+              const std::string& path, const char* what) {
+  std::string names;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (name == entries[i].name) return entries[i].*fn;
+    names += (names.empty() ? "" : ", ") + std::string(entries[i].name);
+  }
+  throw std::runtime_error(path + " has no " + what + " '" + name + "' (it has " +
+                           (names.empty() ? "none" : names) + ")");
+}
+
 }  // namespace
 
 family_plugin::family_plugin(const std::string& path) : path_(path) {
@@ -52,23 +66,13 @@ family_plugin::family_plugin(const std::string& path) : path_(path) {
 }
 
 kl_family_generate_fn family_plugin::generator(const std::string& name) const {
-  std::string names;
-  for (std::uint32_t i = 0; i < table_->num_generators; ++i) {
-    if (name == table_->generators[i].name) return table_->generators[i].generate;
-    names += (names.empty() ? "" : ", ") + std::string(table_->generators[i].name);
-  }
-  throw std::runtime_error(path_ + " has no generator '" + name + "' (it has " +
-                           (names.empty() ? "none" : names) + ")");
+  return find_named(table_->generators, table_->num_generators, &kl_family_generator::generate,
+                    name, path_, "generator");
 }
 
 kl_family_reference_fn family_plugin::reference(const std::string& name) const {
-  std::string names;
-  for (std::uint32_t i = 0; i < table_->num_references; ++i) {
-    if (name == table_->references[i].name) return table_->references[i].compute;
-    names += (names.empty() ? "" : ", ") + std::string(table_->references[i].name);
-  }
-  throw std::runtime_error(path_ + " has no reference '" + name + "' (it has " +
-                           (names.empty() ? "none" : names) + ")");
+  return find_named(table_->references, table_->num_references, &kl_family_reference::compute, name,
+                    path_, "reference");
 }
 
 std::shared_ptr<const family_plugin> open_family_plugin(const std::string& path) {

@@ -74,13 +74,9 @@ struct axes {
 // The peaks a panel is drawn under: a tensor-core family's compute roof is the tensor cores'.
 peaks panel_peaks(const peaks& device, const axes& a) {
   peaks p = device;
-  if (a.tensor) {
-    p.fp32_tflops = device.tensor16_tflops;
-    p.compute_name = "16-bit tensor-core";
-  } else if (a.tf32) {
-    p.fp32_tflops = device.tf32_tflops;
-    p.compute_name = "TF32 tensor-core";
-  }
+  if (a.tensor) p.fp32_tflops = device.tensor16_tflops;
+  if (a.tf32) p.fp32_tflops = device.tf32_tflops;
+  p.compute_name = roofline_peak_name(a.tensor ? "tensor" : a.tf32 ? "tf32" : "compute");
   return p;
 }
 

@@ -171,9 +171,7 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
   const std::string roofline = roofline_of(group, opt);
   const bool tensor = roofline == "tensor" || roofline == "tf32";
   const double compute_peak = compute ? device.peak_flops_for(roofline) : 0.0;
-  const char* peak_name = roofline == "tensor" ? "16-bit tensor-core"
-                          : roofline == "tf32" ? "TF32 tensor-core"
-                                               : "FP32";
+  const char* peak_name = roofline_peak_name(roofline);
   if (compute && tensor) {
     os << fmt("%.4g", figures.flops / 1e9) << " GFLOP (2 M N K); % peak is of the dense "
        << peak_name << " peak, ";

@@ -252,9 +252,7 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
     if (v != "bandwidth" && v != "compute" && v != "tensor" && v != "tf32")
       r.fail(reader::line_of(*n),
              "roofline '" + v + "': expected bandwidth, compute, tensor or tf32");
-    s.compute_roofline = v != "bandwidth";
-    s.tensor_roofline = v == "tensor";
-    s.tf32_roofline = v == "tf32";
+    s.roofline = v;
   }
   if (const toml::node* n = root.get("bytes")) s.bytes = r.expression(*n, "bytes");
   if (const toml::node* n = root.get("flops")) s.flops = r.expression(*n, "flops");

@@ -110,10 +110,10 @@ struct family_spec {
   std::string plugin;
   int plugin_line = 0;
   std::vector<std::string> dtypes;
-  bool compute_roofline = false;
-  bool tensor_roofline = false;  ///< roofline = "tensor": against the 16-bit tensor-core peak
-  bool tf32_roofline = false;    ///< roofline = "tf32": against the TF32 tensor-core peak
-  std::string bytes;             ///< expression; "" = every buffer read or written once
+  /// What rows are measured against: "bandwidth", "compute" (FP32), "tensor" (16-bit tensor
+  /// cores) or "tf32" (TF32 tensor cores); the word records carry (families/family.hpp).
+  std::string roofline = "bandwidth";
+  std::string bytes;  ///< expression; "" = every buffer read or written once
   std::string flops = "0";
   std::vector<axis_spec> axes;
   std::vector<condition_spec>
