@@ -58,8 +58,7 @@ inline std::string describe(const result_record& r) {
 inline std::vector<std::string> shipped_source_variants(const std::string& family,
                                                         std::size_t per_tunable_file = 6) {
   family_registry fams;
-  register_builtin_families(fams);
-  add_data_families(fams, {kernels_dir()}, {});
+  add_data_families(fams, {kernels_dir()}, {}, {std::string(KERNLAB_PLUGIN_DIR) + "/families"});
   registry reg(fams);
   reg.add_source_dir(kernels_dir());
   std::vector<std::string> out;
@@ -100,8 +99,8 @@ struct gpu_sweep {
   family_registry fams;
   registry reg{fams};
   gpu_sweep() {
-    register_builtin_families(fams);
-    add_data_families(fams, {kernels_dir()}, {kernels_dir() + "/include", cuda_include()});
+    add_data_families(fams, {kernels_dir()}, {kernels_dir() + "/include", cuda_include()},
+                      {std::string(KERNLAB_PLUGIN_DIR) + "/families"});
   }
 
   /// A sweep of `family`'s `variants` at every block size, one sample a row, in a worker (the

@@ -15,9 +15,13 @@ inline std::vector<std::string> shipped_include_dirs() {
   return {kernels_dir() + "/include", cuda_include()};
 }
 
+/// Where the shipped families' plugins are (qam256's: plugins/qam256_family).
+inline std::vector<std::string> shipped_family_plugin_dirs() {
+  return {std::string(KERNLAB_PLUGIN_DIR) + "/families"};
+}
+
 inline void register_shipped_families(family_registry& fams) {
-  register_builtin_families(fams);
-  add_data_families(fams, {kernels_dir()}, shipped_include_dirs());
+  add_data_families(fams, {kernels_dir()}, shipped_include_dirs(), shipped_family_plugin_dirs());
 }
 
 }  // namespace kl::test

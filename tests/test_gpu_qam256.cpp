@@ -5,10 +5,11 @@
 // split evenly. Without a GPU every test here is skipped with the reason.
 #include "cuda/driver.hpp"
 #include "cuda/resources.hpp"
-#include "exec/qam256_pipeline.hpp"
+#include "exec/pipeline.hpp"
+#include "families/data_family.hpp"
 #include "families/family.hpp"
-#include "families/qam256.hpp"
 #include "gpu_test_util.hpp"
+#include "qam256_oracle.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
 #include "test_util.hpp"
@@ -23,6 +24,8 @@
 
 namespace kl {
 namespace {
+
+namespace qam256 = kl::test::qam256;
 
 // 1, 7 (under a warp and odd), 1000 (not a multiple of any tile), 2^20 + 1 (odd, one past a
 // power of two: the vector variants' lone last symbol).
@@ -71,7 +74,7 @@ TEST(GpuQam256Noise, ExactAtLowSnr) {
   f.reg.add_source_dir(test::kernels_dir());
   auto req = f.request({"all"}, {1000003});
   req.blocks = {256};
-  req.snr_db = 3;
+  req.real_axes = {{"SNR_DB", {3}}};
   const auto sweep = runner(f.fams, req).run();
   ASSERT_FALSE(sweep.results.empty());
   for (const auto& r : sweep.results) EXPECT_EQ(r.status, outcome::passed) << describe(r);
@@ -87,7 +90,7 @@ TEST(GpuQam256Copy, TheCopyBaselineValidatesAsACopy) {
     EXPECT_EQ(r.status, outcome::passed) << describe(r);
     EXPECT_TRUE(r.variant.is_baseline);
     // Checked as a copy: the expected value names the input's bytes, not soft bits.
-    EXPECT_EQ(r.check.expected, std::to_string(8 * r.config.size) + " input bytes")
+    EXPECT_EQ(r.check.expected, "a copy of all " + std::to_string(8 * r.config.size) + " bytes")
         << r.check.expected;
     EXPECT_EQ(r.bytes, 16.0 * static_cast<double>(r.config.size));
   }
@@ -95,7 +98,7 @@ TEST(GpuQam256Copy, TheCopyBaselineValidatesAsACopy) {
 
 // Planted bugs: a kernel that skips the last symbol (caught by the poison, whatever the soft bits
 // there would be) and one that rounds half away from zero (roundf instead of rintf: caught by the
-// first symbol that lands on a half). Both WRONG with the symbol index, never timed.
+// first symbol that lands on a half). Both WRONG with the byte's index, never timed.
 TEST(GpuQam256Planted, SkippedSymbolAndWrongRoundingAreCaught) {
   KL_REQUIRE_GPU();
   test::temp_dir dir("qam_planted");
@@ -116,9 +119,9 @@ __global__ void NAME(const float2* in, unsigned char* out, unsigned long long n)
 }
 )";
   auto file = [&](const std::string& name, const std::string& round, const std::string& limit) {
-    return "/* kernlab\nfamily: qam256\nentry: " + name +
-           "<BLOCK>\nblocks: 256\ntile: BLOCK\nbounds: checked\n*/\n" + "#define ROUND " + round +
-           "\n#define LIMIT " + limit + "\n#define NAME " + name + "\n" + body;
+    return "/* kernlab\nfamily: qam256\nentry: " + name + "<BLOCK>\nblocks: 256\n*/\n" +
+           "#define ROUND " + round + "\n#define LIMIT " + limit + "\n#define NAME " + name + "\n" +
+           body;
   };
   dir.write("qam256/skips_last.cu", file("skips_last", "rintf", "n - 1"));
   dir.write("qam256/rounds_away.cu", file("rounds_away", "roundf", "n"));
@@ -129,15 +132,16 @@ __global__ void NAME(const float2* in, unsigned char* out, unsigned long long n)
   // twenty symbols round differently.
   auto req = f.request({"all"}, {1000003}, dir.str());
   req.blocks = {256};
-  req.snr_db = 0;
+  req.real_axes = {{"SNR_DB", {0}}};
   const auto sweep = runner(f.fams, req).run();
   ASSERT_EQ(sweep.results.size(), 2u);
   for (const auto& r : sweep.results) {
     EXPECT_EQ(r.status, outcome::wrong_result) << describe(r);
     EXPECT_FALSE(r.timing.has_value());
-    EXPECT_NE(r.check.expected.find("symbol "), std::string::npos) << r.check.expected;
-    if (r.variant.name == "skips_last") {
-      EXPECT_EQ(r.check.expected.rfind("symbol " + std::to_string(r.config.size - 1) + ":", 0), 0u)
+    EXPECT_EQ(r.check.expected.rfind("soft[", 0), 0u) << r.check.expected;
+    if (r.variant.name == "skips_last") {  // the last symbol's first byte, poisoned
+      EXPECT_EQ(
+          r.check.expected.rfind("soft[" + std::to_string(8 * (r.config.size - 1)) + "] = ", 0), 0u)
           << r.check.expected;
     }
   }
@@ -183,9 +187,11 @@ TEST(GpuQam256NonFinite, NoFaultAndFiniteValuesExact) {
     ASSERT_EQ(c.error, "");
     cuda::module mod(c.result.cubin);
     const auto& v = c.entry->descriptor;
-    const std::string expr = k.f.fams.find("qam256")->name_expression(v, 256, problem_config{});
+    const auto* fam = dynamic_cast<const data_family*>(k.f.fams.find("qam256"));
+    problem_config config{"float32", "demap", n, "exact", 1, {}};
+    const std::string expr = fam->name_expression(v, 256, config);
     CUfunction fn = mod.function(c.result.lowered_names.at(expr));
-    const auto grid = qam256::grid_for(n, qam256::tile_of(v, 256), v.grid, 132);
+    const auto grid = fam->launch(v, 256, config, 132, 132).grid[0];
     CUdeviceptr pin = in.get(), pout = out.get();
     unsigned long long count = n;
     void* args[] = {&pin, &pout, &count};
@@ -202,6 +208,10 @@ TEST(GpuQam256NonFinite, NoFaultAndFiniteValuesExact) {
           << qam256::format_bytes(want.data()) << ", got " << qam256::format_bytes(&got[8 * s]);
     }
   }
+}
+
+const data_family& family(const compiled_kernels& k) {
+  return dynamic_cast<const data_family&>(*k.f.fams.find("qam256"));
 }
 
 pipeline_job job_for(const compiled_kernels& k, const std::string& name, unsigned block,
@@ -237,7 +247,7 @@ TEST(GpuQam256Pipeline, OutputExactForEveryConfiguration) {
       job.options.streams = {1, 3, 4};
       job.options.chunks = chunks;
       job.options.runs = 2;
-      const auto rep = run_pipeline(job, device);
+      const auto rep = run_pipeline(family(k), job, device);
       ASSERT_EQ(rep.rows.size(), 6u);
       for (const auto& row : rep.rows) {
         EXPECT_TRUE(row.valid) << row.order << " " << row.streams << ": " << row.check;
@@ -250,7 +260,7 @@ TEST(GpuQam256Pipeline, OutputExactForEveryConfiguration) {
   // Fewer symbols than chunks: one chunk of 7 symbols.
   pipeline_job tiny = job_for(k, "vec2_gridstride", 256, 7);
   tiny.options.runs = 1;
-  for (const auto& row : run_pipeline(tiny, device).rows) {
+  for (const auto& row : run_pipeline(family(k), tiny, device).rows) {
     EXPECT_TRUE(row.valid) << row.check;
     EXPECT_EQ(row.chunks, 1u);
   }

@@ -399,7 +399,9 @@ TEST(MatmulGeometry, ShippedVariantsCoverTheOutput) {
 TEST(MatmulPlugin, CublasRegistersAsTheBaseline) {
   family_registry fams;
   test::register_shipped_families(fams);
-  add_data_families(fams, {test::kernels_dir()}, {});  // scan's plugin (kernlab_cub_scan.so)
+  add_data_families(
+      fams, {test::kernels_dir()}, {},
+      {std::string(KERNLAB_PLUGIN_DIR) + "/families"});  // scan's plugin (kernlab_cub_scan.so)
   registry reg(fams);
   reg.add_plugin_dir(KERNLAB_PLUGIN_DIR);
   EXPECT_TRUE(reg.warnings().empty()) << reg.warnings().front();

@@ -1,7 +1,7 @@
 // `kernlab plot --roofline` and `--timeline`: drawn from the H100 results files kept in
 // docs/results (reduce, matmul at four shapes, qam256), from records of the data families, and
 // from a pipeline report as the pipeline writes it; their bad inputs. No GPU needed.
-#include "exec/qam256_pipeline.hpp"
+#include "exec/pipeline.hpp"
 #include "report/exports.hpp"
 #include "report/results_json.hpp"
 #include "report/svg_text.hpp"
@@ -185,7 +185,7 @@ TEST(Roofline, Qam256InGbps) {
   const json results = real_file("2026-11-22-h100-qam256/kernels_2e28.json");
   const std::string svg = roofline_of(results);
   EXPECT_EQ(titles_of(svg),
-            (std::vector<std::string>{"qam256 float32 demap n=268435456 snr=20 dB"}));
+            (std::vector<std::string>{"qam256 float32 demap n=268435456 SNR_DB=20"}));
   EXPECT_EQ(test::count_of(svg, "class=\"point\""), 25u);
   EXPECT_NE(svg.find(">4.29 GB (4 GiB)</text>"), std::string::npos);  // 16 bytes a symbol
   EXPECT_NE(svg.find("d2d_copy (baseline): 3054 GB/s (91% of roof)"), std::string::npos);
@@ -245,7 +245,7 @@ TEST(Roofline, ALongTitleIsWrappedNeverCut) {
   const auto titles = titles_of(svg);
   ASSERT_EQ(titles.size(), 1u);
   std::string joined = titles[0];
-  std::string expected = family + " float32 demap n=268435456 snr=20 dB";
+  std::string expected = family + " float32 demap n=268435456 SNR_DB=20";
   joined.erase(std::remove(joined.begin(), joined.end(), ' '), joined.end());
   expected.erase(std::remove(expected.begin(), expected.end(), ' '), expected.end());
   EXPECT_EQ(joined, expected);
@@ -299,12 +299,13 @@ TEST(SvgText, WrapKeepsEveryCharacterAndUtf8Whole) {
 // A pipeline report as run_pipeline makes it, through its JSON (what --json writes), drawn.
 pipeline_report two_schedules() {
   pipeline_report rep;
+  rep.family = "qam256";
   rep.variant = "qam256.vec2_stream";
   rep.block = 256;
   rep.config.dtype = "float32";
   rep.config.op = "demap";
   rep.config.size = 4096;
-  rep.bytes_each_way = 8 * 4096;
+  rep.bytes_in = rep.bytes_out = 8 * 4096;
   rep.h2d_alone_ms = 0.004;
   rep.kernel_alone_ms = 0.002;
   rep.d2h_alone_ms = 0.004;

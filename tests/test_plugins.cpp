@@ -26,7 +26,8 @@ class Plugins : public ::testing::Test {
  protected:
   Plugins() : reg(fams) {
     test::register_shipped_families(fams);
-    add_data_families(fams, {test::kernels_dir()}, {});
+    add_data_families(fams, {test::kernels_dir()}, {},
+                      {std::string(KERNLAB_PLUGIN_DIR) + "/families"});
   }
   const registry_entry* entry(const std::string& name) const { return reg.find("reduce." + name); }
   std::string warning_about(const std::string& file) const {

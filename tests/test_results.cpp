@@ -258,7 +258,7 @@ TEST(Csv, OneQuotedLinePerRecord) {
   ASSERT_EQ(rows[0][29], "message");
   EXPECT_EQ(rows[2][29], "expected 5, got 4, said \"the kernel\", on two\nlines");
   // Columns added for qam256 and occupancy come after it.
-  EXPECT_EQ(rows[0][30], "snr_db");
+  EXPECT_EQ(rows[0][30], "real_axes");
   EXPECT_EQ(rows[0][31], "blocks_per_sm");
 }
 
@@ -578,8 +578,8 @@ TEST(Compare, MatchesRowsByTheWholeConfiguration) {
   // qam256's SNR is part of the configuration as well.
   auto low = make_record("demap", 256, 10, 0.001), high = low;
   low.config.op = high.config.op = "demap";
-  low.config.snr_db = 10;
-  high.config.snr_db = 30;
+  low.config.reals = {{"SNR_DB", 10}};
+  high.config.reals = {{"SNR_DB", 30}};
   EXPECT_EQ(compare_results(results_of({low}), results_of({high}), os).matched, 0);
   EXPECT_NE(record_key(to_json(low)), record_key(to_json(high)));
 }

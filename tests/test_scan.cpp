@@ -29,7 +29,9 @@ struct scan_fixture {
   std::vector<std::string> includes = {test::kernels_dir() + "/include", test::cuda_include()};
   scan_fixture() {
     test::register_shipped_families(fams);
-    EXPECT_TRUE(add_data_families(fams, {test::kernels_dir()}, includes).empty());
+    EXPECT_TRUE(add_data_families(fams, {test::kernels_dir()}, includes,
+                                  {std::string(KERNLAB_PLUGIN_DIR) + "/families"})
+                    .empty());
     scan = dynamic_cast<const data_family*>(fams.find("scan"));
     reg.add_source_dir(test::kernels_dir());
   }

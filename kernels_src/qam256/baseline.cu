@@ -7,8 +7,6 @@
 family:  qam256
 entry:   qam256_baseline<BLOCK>
 blocks:  128 256 512 1024
-tile:    BLOCK
-bounds:  checked
 summary: one symbol per thread, piecewise if/else, 4-byte loads, byte stores
 order:   1
 */

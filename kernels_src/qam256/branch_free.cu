@@ -7,8 +7,6 @@
 family:  qam256
 entry:   qam256_branch_free<BLOCK>
 blocks:  128 256 512 1024
-tile:    BLOCK
-bounds:  checked
 summary: one symbol per thread, arithmetic form (fabsf, fminf/fmaxf), 8-byte load, 64-bit store
 order:   3
 */

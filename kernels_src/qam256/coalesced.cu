@@ -6,8 +6,6 @@
 family:  qam256
 entry:   qam256_coalesced<BLOCK>
 blocks:  128 256 512 1024
-tile:    BLOCK
-bounds:  checked
 summary: one symbol per thread, piecewise if/else, one 8-byte load, one 64-bit store
 order:   2
 */

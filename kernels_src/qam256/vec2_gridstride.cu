@@ -8,9 +8,7 @@
 family:  qam256
 entry:   qam256_vec2_gridstride<BLOCK>
 blocks:  128 256 512 1024
-tile:    2 * BLOCK
-grid:    resident
-bounds:  checked
+grid_dims: min(RESIDENT_BLOCKS, ceil_div(N, 2 * BLOCK))
 summary: two symbols per thread per step, 16-byte loads and stores, resident grid-stride loop
 order:   10
 */

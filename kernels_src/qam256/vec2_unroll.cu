@@ -17,8 +17,7 @@ family:  qam256
 entry:   qam256_vec2_unroll<BLOCK, UNROLL, STREAM>
 blocks:  128 256 512 1024
 tune:    UNROLL = 1, 2, 4, 8; STREAM = 0, 1
-tile:    2 * UNROLL * BLOCK
-bounds:  checked
+grid_dims: ceil_div(N, 2 * UNROLL * BLOCK)
 summary: 2 * UNROLL symbols per thread, UNROLL 16-byte loads in flight, 16-byte stores; STREAM: evict-first
 points:  vec2_unroll4(UNROLL=4, STREAM=0) "eight symbols per thread, four 16-byte loads in flight, 16-byte stores"
 points:  vec2_stream(UNROLL=4, STREAM=1) "as vec2_unroll4, with evict-first (streaming) loads and stores"

@@ -94,6 +94,7 @@ bool axis(const kl_family_point* p, const char* name, double& value) {
 }
 
 std::size_t dtype_size(const char* dtype) {
+  if (!std::strcmp(dtype, "uint8")) return 1;
   if (!std::strcmp(dtype, "float32") || !std::strcmp(dtype, "int32")) return 4;
   if (!std::strcmp(dtype, "float64") || !std::strcmp(dtype, "int64")) return 8;
   return 0;

@@ -83,9 +83,8 @@ typedef enum kl_status {
  *     sizes[1] elements (the padded length, a multiple of KL_REDUCE_INPUT_PADDING), so kernels
  *     that consume whole tiles may read past n without a bounds check.
  *   qam256: inputs[0] = n symbols (float32 I, Q pairs); outputs[0] = 8 n bytes (soft bits);
- *     sizes = {n}; dtype "float32", op "demap". A qam256 variant with is_baseline set is a
- *     bandwidth reference: it copies the 8 n input bytes to outputs[0], and kernlab checks it as
- *     a copy (docs/kernel_contract.md).
+ *     sizes = {n}; dtype "float32", op "demap". Checked as a demapper, is_baseline or not (the
+ *     family's copy baseline is its family.toml's own).
  *   matmul: C = A * B, float32, row-major; inputs = {A (M x K), B (K x N)}; outputs = {C (M x N)};
  *     sizes = {M, N, K}; op is "" (the family has no operations).
  * Element types are named as strings ("int32", "float32"), operations too ("sum", "min", "max"),

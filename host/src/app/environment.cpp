@@ -66,7 +66,6 @@ std::vector<std::string> include_dirs(const kl::cli_options& o) {
 
 void load_families(kl::family_registry& families, const std::vector<std::string>& kernels_dirs,
                    const std::vector<std::string>& includes, std::vector<std::string>* warnings) {
-  kl::register_builtin_families(families);
   // The shipped families (matmul, scan, ...) exist whatever --kernels-dir names: a folder of the
   // user's own variants needs no copy of the family's description. A description in a given
   // folder comes first, so it can be changed there.

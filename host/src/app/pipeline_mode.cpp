@@ -3,7 +3,7 @@
 #include "app/environment.hpp"
 #include "app/plan.hpp"
 #include "core/errors.hpp"
-#include "exec/qam256_pipeline.hpp"
+#include "exec/pipeline.hpp"
 #include "report/table.hpp"
 #include "worker/executor.hpp"
 
@@ -19,23 +19,30 @@ int pipeline_mode(const kl::cli_options& opt, const kl::family_registry& familie
     throw kl::usage_error("--csv does not apply to --pipeline (--json records it)");
   std::vector<const kl::registry_entry*> chosen;
   std::string names;
-  for (const auto* e : req.variants)
-    if (e->descriptor.family == "qam256" && e->descriptor.origin == kl::origin_kind::source) {
+  std::string without;  // selected kernel files of families without a [pipeline]
+  for (const auto* e : req.variants) {
+    if (e->descriptor.origin != kl::origin_kind::source) continue;
+    const kl::family* f = families.find(e->descriptor.family);
+    if (f && !f->pipeline_axis().empty()) {
       chosen.push_back(e);
-      names += (names.empty() ? "" : ", ") + e->descriptor.name;
+      names += (names.empty() ? "" : ", ") + e->descriptor.qualified_name();
+    } else if (without.find(e->descriptor.family) == std::string::npos) {
+      without += (without.empty() ? "" : ", ") + e->descriptor.family;
     }
+  }
   if (chosen.size() != 1)
     throw kl::usage_error(
-        "--pipeline runs one qam256 kernel file; name it with --variant (e.g. --variant "
-        "qam256.vec2_gridstride); the selection has " +
-        (chosen.empty() ? std::string("none") : names));
+        "--pipeline runs one kernel file of a family with a [pipeline] (docs/families.md); name "
+        "it with --variant (e.g. --variant qam256.vec2_gridstride); the selection has " +
+        (chosen.empty() ? std::string("none") : names) +
+        (without.empty() ? "" : " (no [pipeline]: " + without + ")"));
   const kl::variant_descriptor& v = chosen[0]->descriptor;
   if (!opt.blocks_explicit || opt.blocks.size() != 1)
     throw kl::usage_error("--pipeline needs one block size (--block 256)");
   const unsigned block = opt.blocks[0];
   if (!v.supports_block(block))
     throw kl::usage_error("--block " + std::to_string(block) + ": " + v.name + " does not take it");
-  const kl::family* fam = families.find("qam256");
+  const kl::family* fam = families.find(v.family);
 
   kl::run_request compile = req;
   compile.variants = chosen;
@@ -70,7 +77,7 @@ int pipeline_mode(const kl::cli_options& opt, const kl::family_registry& familie
     kl::pipeline_job job;
     job.kernel = kl::source_job(*fam, v, block, config, record);
     job.options = popt;
-    const nlohmann::json result = executor->run_family_job("qam256", "pipeline", kl::to_json(job));
+    const nlohmann::json result = executor->run_family_job(v.family, "pipeline", kl::to_json(job));
     const kl::pipeline_report report = kl::pipeline_report_from_json(result);
     kl::print_pipeline(std::cout, report, device, opt.markdown);
     std::cout << std::flush;

@@ -1,5 +1,5 @@
-// --pipeline: qam256's end-to-end measurement with one kernel file at one block size, in place
-// of the sweep.
+// --pipeline: the end-to-end measurement of a family with a [pipeline] (qam256's), with one kernel
+// file at one block size, in place of the sweep.
 #pragma once
 
 #include "cli/options.hpp"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -179,20 +180,23 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   };
   check_names(opt.dtypes, opt.dtypes_explicit, "dtype", &kl::family::dtypes);
   check_names(opt.ops, opt.ops_explicit, "op", &kl::family::ops);
-  // --size W is W x W x ... for a family with a shape (matmul) when it is on the command line and
-  // every selected variant has a shape; in a sweep that also has 1-D families the sizes are
-  // theirs, and matmul takes --shape or its default shape.
-  const bool sizes_for_shapes =
-      opt.sizes_on_command_line &&
-      std::all_of(req.variants.begin(), req.variants.end(), [&](const auto* e) {
+  // --size W on the command line is N = W for a one-axis family (reduce, scan, qam256), and
+  // W x W x ... for a family of several axes (matmul) when every selected family has several; in
+  // a sweep that also has one-axis families the sizes are theirs, and matmul takes --shape or its
+  // default shape.
+  const bool one_axis_in_sweep =
+      std::any_of(req.variants.begin(), req.variants.end(), [&](const auto* e) {
         const kl::family* f = families.find(e->descriptor.family);
-        return !f || f->shape_rank() > 0;
+        return f && f->shape_rank() == 1;
       });
+  const bool sizes_for_shapes = opt.sizes_on_command_line && !one_axis_in_sweep;
   for (const auto* e : req.variants) {
     const kl::family* f = families.find(e->descriptor.family);
     if (!f) continue;
     if (f->shape_rank() > 0) {
-      const bool sizes_apply = opt.shapes.empty() && sizes_for_shapes;
+      const bool sizes_apply =
+          opt.shapes.empty() &&
+          (f->shape_rank() == 1 ? opt.sizes_on_command_line : sizes_for_shapes);
       for (auto n : sizes_apply ? opt.sizes : std::vector<std::uint64_t>{}) {
         kl::problem_config c{f->dtypes().front(), "", 0, opt.input_mode, opt.seed, {}};
         c.shape.assign(f->shape_rank(), n);  // W is W in every dimension
@@ -221,6 +225,33 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
         throw kl::usage_error("--size " + std::to_string(n) + ": family " + f->name() +
                               " takes at most " + std::to_string(f->max_size()) + " elements");
   }
+  // --axis: every name is a real-valued axis of a selected family, every value within its limits.
+  for (const auto& [name, values] : opt.real_axes) {
+    bool found = false;
+    std::string known;
+    for (const auto* e : req.variants) {
+      const kl::family* f = families.find(e->descriptor.family);
+      if (!f) continue;
+      for (const kl::real_axis& a : f->real_axes()) {
+        if (known.find(f->name() + "." + a.name) == std::string::npos)
+          known += (known.empty() ? "" : ", ") + f->name() + "." + a.name;
+        if (a.name != name) continue;
+        found = true;
+        for (double v : values)
+          if (v < a.min || v > a.max) {
+            char text[160];
+            std::snprintf(text, sizeof text, "%g is outside %s's limits %g..%g", v, a.name.c_str(),
+                          a.min, a.max);
+            throw kl::usage_error("--axis " + name + ": " + text + " (" + a.where + ")");
+          }
+      }
+    }
+    if (!found && !req.variants.empty())
+      throw kl::usage_error("--axis " + name + ": no selected family has a real-valued axis " +
+                            name + " (" +
+                            (known.empty() ? "they have none" : "they have " + known) +
+                            "; kernlab --list shows every family's axes)");
+  }
   std::error_code ec;
   req.blocks = opt.blocks;
   req.dtypes = opt.dtypes;
@@ -228,6 +259,7 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   req.sizes = opt.sizes;
   req.shapes = opt.shapes;
   req.sizes_for_shapes = sizes_for_shapes;
+  req.sizes_for_one_axis = opt.sizes_on_command_line;
   req.input_mode = opt.input_mode;
   req.seed = opt.seed;
   req.fallback_arch = opt.arch;
@@ -271,7 +303,7 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   req.compile_timeout_s = opt.compile_timeout_s;
   req.cache = std::move(cache);
   req.want_keys = opt.watch;  // a round compares the keys of the files it compiled
-  req.snr_db = opt.snr_db;
+  req.real_axes = opt.real_axes;
   req.dtypes_explicit = opt.dtypes_explicit;
   req.ops_explicit = opt.ops_explicit;
   return req;

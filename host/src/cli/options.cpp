@@ -7,6 +7,7 @@
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -43,6 +44,9 @@ po::options_description make_description() {
     ("shape", po::value<std::string>(),
      "shapes, one value per axis of the family, e.g. 4096x1000,4095x17 (kernlab --list shows each "
      "family's axes and defaults)")
+    ("axis", po::value<std::vector<std::string>>()->composing(),
+     "values of a real-valued axis, NAME=v1,v2 (repeatable; kernlab --list shows a family's "
+     "axes): one configuration per value, in the families that have the axis")
     ("dtype", po::value<std::string>(),
      "element types, a comma list of int32, int64, float32, float64; each family runs the ones "
      "it has (kernlab --list shows them)")
@@ -189,13 +193,11 @@ po::options_description make_description() {
     ("replay", po::value<std::string>(),
      "tune: answer every point from a recorded exhaustive tune (its --json) instead of the GPU, to "
      "compare strategies on a measured space at no GPU time");
-  po::options_description qam("qam256 and its pipeline");
+  po::options_description qam("The host -> device -> host pipeline");
   qam.add_options()
-    ("snr", po::value<std::string>(),
-     "qam256: signal-to-noise ratio of the generated symbols, in dB (default 20)")
     ("pipeline", po::bool_switch(),
-     "qam256: time host -> device -> host in chunks over streams with one kernel (--variant NAME "
-     "--block B), instead of the sweep")
+     "time host -> device -> host in chunks over streams with one kernel (--variant NAME --block "
+     "B) of a family with a [pipeline] (docs/families.md), instead of the sweep")
     ("streams", po::value<std::string>(), "pipeline: stream counts, a comma list (default 1,2,4,8)")
     ("issue-order", po::value<std::string>(),
      "pipeline: breadth (all copies in, all kernels, all copies out), depth (chunk by chunk), or "
@@ -303,7 +305,7 @@ std::string read_config(const std::string& path) {
   return text;
 }
 
-// The number a text option holds, when the whole text is one finite number. --snr and
+// The number a text option holds, when the whole text is one finite number. --axis and
 // --compile-timeout are read as text so that their errors quote what was written; Boost would
 // take "nan" and "inf" as doubles.
 std::optional<double> finite_number(const std::string& text) {
@@ -382,7 +384,7 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"shape", problem},
       {"seed", problem},
       {"input", problem},
-      {"snr", problem},
+      {"axis", problem},
       {"baseline", timing},
       {"arch", compiling},
       {"cuda-include", compiling},
@@ -870,16 +872,25 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   // The config file's dtype and op are defaults (for reduce): a family without them runs its own.
   o.dtypes_explicit = dtype_given;
   o.ops_explicit = op_given;
-  if (vm.count("snr")) {
-    // An SNR of nan or inf makes no inputs (the noise's deviation is NaN, or zero by accident
-    // of the formula).
-    const std::string text = vm["snr"].as<std::string>();
-    const auto v = finite_number(text);
-    if (!v || *v < -50 || *v > 200)
-      throw usage_error("--snr '" + text +
-                        "' is not a signal-to-noise ratio in dB (a finite number in -50..200)");
-    o.snr_db = *v;
-  }
+  if (vm.count("axis"))
+    for (const auto& text : vm["axis"].as<std::vector<std::string>>()) {
+      const auto eq = text.find('=');
+      const std::string name = text.substr(0, eq == std::string::npos ? 0 : eq);
+      if (eq == std::string::npos || name.empty() ||
+          !std::all_of(name.begin(), name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+          }))
+        throw usage_error("--axis '" + text + "' is not NAME=VALUES (e.g. --axis SNR_DB=10,20)");
+      if (o.real_axes.count(name)) throw usage_error("--axis " + name + " is given twice");
+      auto& values = o.real_axes[name];
+      for (const auto& v : split_list(text.substr(eq + 1))) {
+        // Read as text so the error quotes what was written; Boost would take nan and inf.
+        const auto x = finite_number(v);
+        if (!x) throw usage_error("--axis " + name + ": '" + v + "' is not a finite number");
+        values.push_back(*x);
+      }
+      if (values.empty()) throw usage_error("--axis " + name + " needs at least one value");
+    }
   if (vm.count("strategy")) o.strategy = vm["strategy"].as<std::string>();
   if (vm.count("budget"))
     parse_budget(vm["budget"].as<std::string>(), o.budget_evaluations, o.budget_seconds);

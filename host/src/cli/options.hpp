@@ -4,6 +4,7 @@
 #include "measure/timing.hpp"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -101,9 +102,10 @@ struct cli_options {
   /// A subcommand and its arguments: {"compare", "a.json", "b.json"}, {"plot", "r.json"},
   /// {"cache", "info"}, {"cache", "clear"}, {"cache", "prune"}; empty for a sweep.
   std::vector<std::string> command;
-  // qam256.
   bool dtypes_explicit = false, ops_explicit = false;  ///< --dtype / --op given (not the defaults)
-  double snr_db = 20;     ///< --snr: noise of the generated symbols, in dB
+  /// --axis NAME=v1,v2: the values of real-valued axes, by name.
+  std::map<std::string, std::vector<double>> real_axes;
+  // The pipeline.
   bool pipeline = false;  ///< --pipeline: the end-to-end host-device-host measurement
   std::vector<unsigned> streams = {1, 2, 4, 8};                  ///< --streams
   std::vector<std::string> issue_orders = {"breadth", "depth"};  ///< --issue-order

@@ -1,5 +1,6 @@
-// Measurements of a family's own that are not rows (qam256's "pipeline"), run where rows run: in
-// the worker process, or in process, with the device's context current. They sit here, above
+// Measurements of a family's own that are not rows (the "pipeline" of a family with a
+// [pipeline]), run where rows run: in the worker process, or in process, with the device's
+// context current. They sit here, above
 // the families, because they run rows' kernels (exec/row.hpp) the way a row does.
 #pragma once
 

@@ -22,6 +22,10 @@ timing_options timing_options_from_json(const nlohmann::json& j);
 /// Throws std::runtime_error (or nlohmann::json's exceptions) naming the key of a bad record.
 result_record record_from_json(const nlohmann::json& j);
 
+/// A record's "config" (a problem_config); throws std::runtime_error or nlohmann::json's
+/// exceptions naming the key of a bad one.
+problem_config config_from_json(const nlohmann::json& config);
+
 /// configuration_key() of a record of a results file (its "variant", "block" and "config");
 /// throws nlohmann::json's exceptions for a record without them.
 std::string record_key(const nlohmann::json& record);

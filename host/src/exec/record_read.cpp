@@ -195,15 +195,7 @@ energy_stats energy_stats_from_json(const json& j) {
 result_record record_from_json(const json& j) {
   result_record r;
   r.variant = descriptor_from_json(j.at("variant"));
-  const auto& c = j.at("config");
-  r.config.dtype = c.at("dtype").get<std::string>();
-  r.config.op = c.at("op").get<std::string>();
-  r.config.size = whole_at<std::uint64_t>(c, "size");
-  r.config.input_mode = c.at("input").get<std::string>();
-  r.config.seed = whole_at<std::uint64_t>(c, "seed");
-  r.config.snr_db = c.value("snr_db", 20.0);  // absent in files written before qam256
-  // Files written before families had shapes have no "shape": a 1-D configuration.
-  r.config.shape = wholes_at<std::uint64_t>(c, "shape", true);
+  r.config = config_from_json(j.at("config"));
   r.block = whole_at<unsigned>(j, "block");
   r.status = outcome_from_string(j.at("outcome").get<std::string>());
   r.message = j.at("message").get<std::string>();
@@ -252,17 +244,38 @@ result_record record_from_json(const json& j) {
   return r;
 }
 
-std::string record_key(const json& r) {
-  const auto& c = r.at("config");
+problem_config config_from_json(const json& c) {
   problem_config config;
   config.dtype = c.at("dtype").get<std::string>();
   config.op = c.at("op").get<std::string>();
   config.size = whole_at<std::uint64_t>(c, "size");
   config.input_mode = c.at("input").get<std::string>();
-  config.snr_db = c.value("snr_db", 20.0);
+  config.seed = whole_at<std::uint64_t>(c, "seed");
+  // Files written before families had shapes have no "shape": a 1-D configuration.
   config.shape = wholes_at<std::uint64_t>(c, "shape", true);
+  if (const auto it = c.find("real_axes"); it != c.end()) {
+    if (!it->is_array()) throw std::runtime_error("config.real_axes is not an array");
+    for (const auto& a : *it) {
+      if (!a.is_array() || a.size() != 2 || !a[0].is_string() || !a[1].is_number())
+        throw std::runtime_error("config.real_axes: an entry is not [\"NAME\", value]");
+      const double v = a[1].get<double>();
+      if (!std::isfinite(v)) throw std::runtime_error("config.real_axes: a value is not finite");
+      config.reals.emplace_back(a[0].get<std::string>(), v);
+    }
+  } else if (const auto snr = c.find("snr_db"); snr != c.end() && config.op == "demap") {
+    // Files written before real-valued axes (2026-11-26) kept qam256's SNR as "snr_db" (and 20
+    // in every other family's records): it is that family's axis SNR_DB, so that `compare`
+    // pairs those files with newer ones.
+    if (!snr->is_number() || !std::isfinite(snr->get<double>()))
+      throw std::runtime_error("config.snr_db is not a finite number");
+    config.reals.emplace_back("SNR_DB", snr->get<double>());
+  }
+  return config;
+}
+
+std::string record_key(const json& r) {
   return configuration_key(r.at("variant").at("qualified_name").get<std::string>(),
-                           whole_at<unsigned>(r, "block"), config);
+                           whole_at<unsigned>(r, "block"), config_from_json(r.at("config")));
 }
 
 }  // namespace kl

@@ -109,8 +109,11 @@ json to_json(const energy_stats& e) {
 }
 
 json to_json(const problem_config& c) {
-  return {{"dtype", c.dtype}, {"op", c.op},         {"size", c.size},  {"input", c.input_mode},
-          {"seed", c.seed},   {"snr_db", c.snr_db}, {"shape", c.shape}};
+  json j = {{"dtype", c.dtype},      {"op", c.op},     {"size", c.size},
+            {"input", c.input_mode}, {"seed", c.seed}, {"shape", c.shape}};
+  // Real-valued axes, in the family's order: [["SNR_DB", 20]] (an object would sort them).
+  if (!c.reals.empty()) j["real_axes"] = c.reals;
+  return j;
 }
 
 json to_json(const result_record& r) {

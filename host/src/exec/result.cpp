@@ -30,12 +30,7 @@ const char* outcome_name(outcome o) {
 
 std::string configuration_key(const std::string& qualified_name, unsigned block,
                               const problem_config& c) {
-  // A family with a shape (matmul) has no size of its own (0): the shape says it.
-  const bool sized = c.shape.empty() || c.size != 0;
-  return qualified_name + " block " + std::to_string(block) + " " + c.dtype + " " + c.op +
-         (sized ? " n=" + std::to_string(c.size) : "") +
-         (c.shape.empty() ? "" : " " + c.shape_text()) +
-         (c.input_mode == "exact" ? "" : " " + c.input_mode) + c.snr_text();
+  return qualified_name + " block " + std::to_string(block) + " " + c.describe();
 }
 
 const char* to_string(cache_use c) {

@@ -84,7 +84,7 @@ struct result_record {
 /// The canonical key of a measured configuration: what two records must share to be the same
 /// measurement (compare matches rows by it, plot groups them, the journal builds on it):
 /// "reduce.reduce5 block 256 int32 sum n=16777216", then the shape, the input mode when it is
-/// not "exact", and qam256's SNR ("matmul.naive block 256 float32 mm 1024x1024x1024").
+/// not "exact", and the real-valued axes ("matmul.naive block 256 float32 mm 1024x1024x1024").
 std::string configuration_key(const std::string& qualified_name, unsigned block,
                               const problem_config& c);
 

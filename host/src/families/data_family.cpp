@@ -97,6 +97,7 @@ decltype(auto) with_dtype(const std::string& dtype, F&& f) {
   if (dtype == "float64") return f(double{});
   if (dtype == "int32") return f(std::int32_t{});
   if (dtype == "int64") return f(std::int64_t{});
+  if (dtype == "uint8") return f(std::uint8_t{});
   if (dtype == "float16") return f(float16{});
   if (dtype == "bfloat16") return f(bfloat16{});
   throw std::invalid_argument("unknown dtype '" + dtype + "'");
@@ -388,6 +389,32 @@ std::vector<std::uint64_t> data_family::default_shape() const {
   return out;
 }
 
+std::vector<real_axis> data_family::real_axes() const {
+  std::vector<real_axis> out;
+  for (const auto& a : spec_.real_axes)
+    out.push_back(
+        {a.name, a.default_value, a.min, a.max, spec_.path + ":" + std::to_string(a.line)});
+  return out;
+}
+
+std::vector<std::pair<std::string, double>> data_family::real_values(
+    const problem_config& c) const {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& a : spec_.real_axes) {
+    double v = a.default_value;
+    for (const auto& [name, value] : c.reals)
+      if (name == a.name) v = value;
+    if (!(v >= a.min && v <= a.max)) {
+      char text[128];
+      std::snprintf(text, sizeof text, " = %g is outside its limits %g..%g (", v, a.min, a.max);
+      throw std::invalid_argument(spec_.name + ": " + a.name + text + spec_.path + ":" +
+                                  std::to_string(a.line) + ")");
+    }
+    out.emplace_back(a.name, v);
+  }
+  return out;
+}
+
 std::map<std::string, std::int64_t> data_family::axis_variables(const problem_config& c) const {
   std::vector<std::uint64_t> shape = c.shape;
   if (shape.empty() && spec_.axes.size() == 1) shape = {c.size};
@@ -501,7 +528,8 @@ void data_family::check(const parsed_header& h) const {
 std::map<std::string, std::string> data_family::type_words(const std::string& dtype,
                                                            const std::string& op) const {
   std::map<std::string, std::string> words = {{"T", cxx_type_of(dtype)}};
-  if (const op_spec* o = spec_.op(op)) words["OP"] = substitute_words(o->functor, words);
+  if (const op_spec* o = spec_.op(op); o && !o->functor.empty())
+    words["OP"] = substitute_words(o->functor, words);
   return words;
 }
 
@@ -553,6 +581,13 @@ std::size_t data_family::device_bytes_needed(const problem_config& c) const {
     if (b.role == buffer_role::out && spec_.reference.plugin_function.empty())
       bytes += n * (ref_size ? ref_size : data_dtype_size(buffer_dtype(b, c))) +
                (spec_.reference_magnitudes() ? n * 8 : 0);
+    // An integer output with a reference in its own type: its poison, the reference's complement.
+    const std::string t = buffer_dtype(b, c);
+    if (b.role == buffer_role::out && (t == "uint8" || t == "int32" || t == "int64") &&
+        ref_size == 0)
+      bytes += n * data_dtype_size(t);
+    // The copy baseline's poison: the complement of what it copies.
+    if (b.name == spec_.baseline.copy_to) bytes += n * data_dtype_size(t);
     // Plan passes: the padding, and the partial results (at most half the input for tiles of
     // two elements and more).
     if (b.role == buffer_role::in && spec_.plan == launch_plan::passes)
@@ -648,6 +683,7 @@ class data_problem final : public problem {
   data_problem(const data_family& fam, const problem_config& c, const cuda::device_info& device)
       : family_(fam), config_(c), device_(device), vars_(fam.axis_variables(c)) {
     const family_spec& s = fam.spec();
+    fam.real_values(c);  // checks the real axes' limits
     const bool passes = s.plan == launch_plan::passes;
     if (passes) {
       op_ = s.op(c.op);
@@ -685,6 +721,7 @@ class data_problem final : public problem {
       run_reference();
     else
       run_plugin_reference();
+    make_complements();
   }
 
   const problem_config& config() const override { return config_; }
@@ -713,6 +750,24 @@ class data_problem final : public problem {
     KL_CU(cuMemcpyHtoD(b.get() + first * data_dtype_size(dtype), host.data(), host.size()));
   }
   const cuda::device_info& device() const { return device_; }
+  const std::vector<data_buffer>& buffers() const { return buffers_; }
+  /// What poison() writes into out buffer `name`, as host bytes.
+  std::vector<std::uint8_t> poison_bytes(const std::string& name) const {
+    for (const auto& b : buffers_) {
+      if (b.spec->name != name) continue;
+      std::vector<std::uint8_t> out(b.device.bytes());
+      if (complements_.count(name)) {
+        const auto& ref = references_.at(name);
+        for (std::size_t i = 0; i < out.size(); ++i)
+          out[i] = static_cast<std::uint8_t>(i < ref.size() ? ~ref[i] : 0xff);
+      } else {
+        for (std::size_t i = 0; i < out.size(); ++i)
+          out[i] = static_cast<std::uint8_t>(poison_bits >> (8 * (i % 4)));
+      }
+      return out;
+    }
+    throw std::logic_error("no buffer " + name);
+  }
   std::vector<data_buffer>& buffers() { return buffers_; }
   data_buffer& buffer(const std::string& name) {
     for (auto& b : buffers_)
@@ -739,9 +794,18 @@ class data_problem final : public problem {
   }
 
   void poison(CUstream stream) {
-    for (auto& b : buffers_)
-      if (b.spec->role == buffer_role::out)
-        KL_CU(cuMemsetD32Async(b.device.get(), poison_bits, b.device.bytes() / 4, stream));
+    for (auto& b : buffers_) {
+      if (b.spec->role != buffer_role::out) continue;
+      if (auto c = complements_.find(b.spec->name); c != complements_.end()) {
+        KL_CU(cuMemcpyDtoDAsync(b.device.get(), c->second.get(), c->second.bytes(), stream));
+        continue;
+      }
+      const std::size_t words = b.device.bytes() / 4;
+      KL_CU(cuMemsetD32Async(b.device.get(), poison_bits, words, stream));
+      for (std::size_t i = 4 * words; i < b.device.bytes(); ++i)  // a tail of 1 to 3 bytes
+        KL_CU(cuMemsetD8Async(b.device.get() + i,
+                              static_cast<unsigned char>(poison_bits >> (8 * (i % 4))), 1, stream));
+    }
   }
   void zero_workspaces(CUstream stream) {
     for (auto& b : buffers_)
@@ -750,8 +814,7 @@ class data_problem final : public problem {
   }
 
   check_result check() const {
-    check_result all;
-    all.ok = true;
+    std::map<std::string, const std::uint8_t*> outputs;
     for (const auto& b : buffers_) {
       if (b.spec->role != buffer_role::out) continue;
       // Into page-locked memory kept for the problem's rows (cuda/staging.hpp): a download at
@@ -759,6 +822,19 @@ class data_problem final : public problem {
       const std::size_t bytes = b.count * data_dtype_size(b.dtype);
       std::uint8_t* got = staging_[b.spec->name].get(bytes);
       b.device.download(got, bytes);
+      outputs[b.spec->name] = got;
+    }
+    return check(outputs);
+  }
+
+  // Every out buffer's bytes (on the host, by name) under the family's rule.
+  check_result check(const std::map<std::string, const std::uint8_t*>& outputs) const {
+    check_result all;
+    all.ok = true;
+    for (const auto& b : buffers_) {
+      if (b.spec->role != buffer_role::out) continue;
+      const std::size_t bytes = b.count * data_dtype_size(b.dtype);
+      const std::uint8_t* got = outputs.at(b.spec->name);
       const std::string ref_dtype = family_.spec().reference.type == "T" ? b.dtype : "float64";
       const compare_spec& rule = family_.spec().compare_for(config_.input_mode);
       auto mag = magnitudes_.find(b.spec->name);
@@ -784,9 +860,18 @@ class data_problem final : public problem {
   };
   plugin_point make_point() const {
     plugin_point p;
-    for (const auto& a : family_.spec().axes) {
-      p.names.push_back(a.name);
-      p.values.push_back(static_cast<double>(vars_.at(a.name)));
+    // Every axis in the file's order: the size axes and the real ones by their lines.
+    std::vector<std::pair<int, std::pair<std::string, double>>> axes;
+    for (const auto& a : family_.spec().axes)
+      axes.push_back({a.line, {a.name, static_cast<double>(vars_.at(a.name))}});
+    const auto reals = family_.real_values(config_);
+    for (std::size_t i = 0; i < reals.size(); ++i)
+      axes.push_back({family_.spec().real_axes[i].line, reals[i]});
+    std::stable_sort(axes.begin(), axes.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& [line, axis] : axes) {
+      p.names.push_back(axis.first);
+      p.values.push_back(axis.second);
     }
     for (const auto& n : p.names) p.name_ptrs.push_back(n.c_str());
     p.point.family = family_.spec().name.c_str();
@@ -852,6 +937,25 @@ class data_problem final : public problem {
       throw std::runtime_error(
           s.plugin + ": reference '" + s.reference.plugin_function + "' failed: " +
           (error[0] ? std::string(error, strnlen(error, sizeof error)) : "(no message)"));
+  }
+
+  // An integer output whose reference is in its own type is poisoned with the reference's
+  // bitwise complement: every value is a possible result there (a soft bit is any byte), so no
+  // fixed pattern is sure to differ from the reference, and the complement differs in every bit.
+  // A float output keeps the fixed pattern, a NaN that no rule accepts.
+  void make_complements() {
+    for (const auto& b : buffers_) {
+      if (b.spec->role != buffer_role::out) continue;
+      const std::size_t bytes = b.count * data_dtype_size(b.dtype);
+      const auto& ref = references_.at(b.spec->name);
+      const bool integral = b.dtype == "uint8" || b.dtype == "int32" || b.dtype == "int64";
+      if (!integral || ref.size() != bytes) continue;  // a float64 reference: not its bytes
+      std::vector<std::uint8_t> complement(b.device.bytes(), 0xff);
+      for (std::size_t i = 0; i < bytes; ++i) complement[i] = static_cast<std::uint8_t>(~ref[i]);
+      cuda::device_buffer d(complement.size());
+      d.upload(complement.data(), complement.size());
+      complements_.emplace(b.spec->name, std::move(d));
+    }
   }
 
   void run_reference() {
@@ -922,6 +1026,7 @@ class data_problem final : public problem {
   std::vector<data_buffer> buffers_;
   std::map<std::string, std::vector<std::uint8_t>> references_;  // by out buffer
   std::map<std::string, std::vector<std::uint8_t>> magnitudes_;  // by out buffer, rule bound
+  std::map<std::string, cuda::device_buffer> complements_;       // by out buffer: its poison
   // Where check() downloads each out buffer, made at its first check.
   mutable std::map<std::string, cuda::staging_buffer> staging_;
 };
@@ -1120,6 +1225,87 @@ class copy_op final : public operation {
   cuda::device_buffer poison_;
 };
 
+// The pipeline's view of a data problem: chunks of the pipeline axis are slices of every buffer.
+class data_pipeline_problem final : public pipeline_problem {
+ public:
+  data_pipeline_problem(const data_family& fam, const problem_config& c,
+                        const cuda::device_info& device)
+      : problem_(fam, c, device) {
+    const family_spec& s = fam.spec();
+    for (std::size_t i = 0; i < s.axes.size(); ++i)
+      if (s.axes[i].name == s.pipeline_axis) axis_index_ = i;
+    units_ = static_cast<std::uint64_t>(problem_.variables().at(s.pipeline_axis));
+    for (const auto& b : problem_.buffers()) {
+      if (b.spec->role == buffer_role::workspace) continue;
+      buffer x;
+      x.name = b.spec->name;
+      x.input = b.spec->role == buffer_role::in;
+      x.bytes_per_unit = b.count / units_ * data_dtype_size(b.dtype);
+      x.device = b.device.get();
+      x.host = x.input ? b.host.data() : nullptr;
+      buffers_.push_back(x);
+    }
+  }
+
+  const problem_config& config() const override { return problem_.config(); }
+  std::uint64_t units() const override { return units_; }
+  const std::vector<buffer>& buffers() const override { return buffers_; }
+
+  std::unique_ptr<chunk_launch> launch(const variant_descriptor& v, const source_kernel& k,
+                                       std::uint64_t first, std::uint64_t count) override {
+    // The chunk is a problem of `count` units: its own axis value, for the scalars and the grid.
+    problem_config chunk = problem_.config();
+    if (chunk.shape.empty())
+      chunk.size = count;
+    else
+      chunk.shape.at(axis_index_) = count;
+    const data_family& fam = problem_.family();
+    auto vars = fam.axis_variables(chunk);
+    auto out = std::make_unique<launch_of_chunk>();
+    out->function = k.function;
+    out->shared = k.dynamic_shared_bytes;
+    try {
+      out->dims =
+          fam.launch(v, k.block, chunk, problem_.device().sm_count, std::max(1, k.resident_blocks));
+    } catch (const std::invalid_argument& e) {
+      throw not_supported(e.what());
+    }
+    for (const auto& a : fam.spec().args) {
+      if (a.buffer.empty()) {
+        out->args.add_scalar(evaluate(a.expression, vars), a.type);
+        continue;
+      }
+      for (const auto& b : buffers_)
+        if (b.name == a.buffer) out->args.add_pointer(b.device + first * b.bytes_per_unit);
+    }
+    return out;
+  }
+
+  std::vector<std::uint8_t> poison(const std::string& output) const override {
+    return problem_.poison_bytes(output);
+  }
+  check_result check(const std::map<std::string, const std::uint8_t*>& outputs) const override {
+    return problem_.check(outputs);
+  }
+
+ private:
+  struct launch_of_chunk final : chunk_launch {
+    CUfunction function = nullptr;
+    unsigned shared = 0;
+    launch_dims dims;
+    argument_pack args;
+    void enqueue(CUstream stream) override {
+      KL_CU(cuLaunchKernel(function, dims.grid[0], dims.grid[1], dims.grid[2], dims.block[0],
+                           dims.block[1], dims.block[2], shared, stream, args.params(), nullptr));
+    }
+  };
+
+  data_problem problem_;
+  std::size_t axis_index_ = 0;
+  std::uint64_t units_ = 0;
+  std::vector<buffer> buffers_;
+};
+
 std::unique_ptr<operation> data_problem::bind(const variant_descriptor& v, const source_kernel& k) {
   if (family_.spec().plan == launch_plan::passes) return std::make_unique<passes_op>(*this, v, k);
   return std::make_unique<source_op>(*this, v, k);
@@ -1141,6 +1327,13 @@ std::unique_ptr<problem> data_family::make_problem(const problem_config& c,
   return std::make_unique<data_problem>(*this, c, device);
 }
 
+std::unique_ptr<pipeline_problem> data_family::make_pipeline_problem(
+    const problem_config& c, const cuda::device_info& device) const {
+  if (spec_.pipeline_axis.empty())
+    throw std::invalid_argument("family " + spec_.name + " has no [pipeline] (" + spec_.path + ")");
+  return std::make_unique<data_pipeline_problem>(*this, c, device);
+}
+
 std::vector<std::string> add_data_families(family_registry& registry,
                                            const std::vector<std::string>& kernels_dirs,
                                            const std::vector<std::string>& include_dirs,
@@ -1158,12 +1351,8 @@ std::vector<std::string> add_data_families(family_registry& registry,
     for (const auto& folder : folders) {
       const std::string name = folder.filename().string();
       const std::string path = (folder / "family.toml").string();
-      if (const family* known = registry.find(name)) {
-        // A folder of the same name in a later --kernels-dir adds variants, not a family.
-        if (!dynamic_cast<const data_family*>(known))
-          warnings.push_back(path + ": ignored: '" + name + "' is a family built into kernlab");
-        continue;
-      }
+      // A folder of the same name in a later --kernels-dir adds variants, not a family.
+      if (registry.find(name)) continue;
       if (!registry.broken(name).empty()) continue;  // the first folder's error stays
       try {
         registry.add(std::make_unique<data_family>(load_family_spec(folder.string(), plugin_dirs),

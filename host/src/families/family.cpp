@@ -1,6 +1,5 @@
 #include "families/family.hpp"
 
-#include "families/qam256.hpp"
 #include "spec/expression.hpp"
 #include "spec/family_spec.hpp"
 
@@ -80,10 +79,6 @@ std::vector<std::string> family_registry::names() const {
   std::vector<std::string> out;
   for (const auto& kv : families_) out.push_back(kv.first);
   return out;
-}
-
-void register_builtin_families(family_registry& registry) {
-  registry.add(std::make_unique<qam256_family>());
 }
 
 std::string substitute_words(const std::string& text,

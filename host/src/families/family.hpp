@@ -39,14 +39,26 @@ struct problem_config {
   /// The problem's dimensions for families that have more than one (matmul: {M, N, K});
   /// empty for 1-D families, which use `size`.
   std::vector<std::uint64_t> shape;
-  double snr_db = 20;  ///< qam256: the noise of the generated symbols (--snr), in dB
+  /// The family's real-valued axes (`type = "real"` in its family.toml), in its order, each with
+  /// its value: {"SNR_DB", 20}. Empty for a family without them.
+  std::vector<std::pair<std::string, double>> reals = {};
 
-  /// "int32 sum n=16777216", "float32 4095x4097x1023"; qam256 adds the SNR
-  /// ("float32 demap n=1000 snr=20 dB")
+  /// The configuration's key, the one text that names it in tables, the journal, the results
+  /// files and `compare`: "int32 sum n=16777216", "float32 4095x4097x1023", with the real axes
+  /// after it ("float32 demap n=1000 SNR_DB=20").
   std::string describe() const;
-  std::string snr_text() const;  ///< " snr=20 dB" for qam256, "" otherwise
+  /// " SNR_DB=20" for each real axis; "" for a configuration without them.
+  std::string reals_text() const;
   /// "4095x4097x1023"; "" for a 1-D configuration.
   std::string shape_text() const;
+};
+
+/// A real-valued axis as the runner sees it: its name, default and limits, and where it is
+/// declared (for errors).
+struct real_axis {
+  std::string name;
+  double default_value = 0, min = 0, max = 0;
+  std::string where;  ///< "family.toml:12"
 };
 
 /// What a family's throughput is measured against: DRAM bandwidth (GB/s, reduce), the FP32
@@ -169,6 +181,10 @@ class family {
   /// The shape a sweep uses when neither --shape nor --size is on the command line (the config
   /// file's `size` is the 1-D families' default).
   virtual std::vector<std::uint64_t> default_shape() const { return {}; }
+  /// The real-valued axes (set with --axis NAME=VALUES); none by default.
+  virtual std::vector<real_axis> real_axes() const { return {}; }
+  /// The size axis `kernlab --pipeline` cuts into chunks; "" when the family has no pipeline.
+  virtual std::string pipeline_axis() const { return ""; }
   /// The roofline the family's tables and records report against.
   virtual roofline_kind roofline() const { return roofline_kind::bandwidth; }
   /// The bytes the algorithm must move for a configuration (each input read once, each output
@@ -212,10 +228,6 @@ class family_registry {
   std::map<std::string, std::unique_ptr<family>> families_;
   std::map<std::string, std::string> broken_;
 };
-
-/// Registers the families still written in C++ (qam256); the others are folders of
-/// kernels_src/ with a family.toml (add_data_families).
-void register_builtin_families(family_registry& registry);
 
 /// Replaces every whole-word occurrence of each key in `text` by its value.
 std::string substitute_words(const std::string& text,

@@ -13,7 +13,8 @@ std::uint64_t round_up(std::uint64_t n, std::uint64_t multiple) {
 std::vector<pass_plan> plan_passes(std::uint64_t n, std::uint64_t tile, grid_kind grid,
                                    bounds_kind bounds, std::uint64_t resident_blocks,
                                    output_kind output) {
-  if (n == 0 || tile == 0) throw std::invalid_argument("reduce needs n >= 1 and tile >= 1");
+  if (n == 0 || tile == 0)
+    throw std::invalid_argument("the plan passes needs n >= 1 and tile >= 1");
   std::vector<pass_plan> passes;
   for (;;) {
     pass_plan p;

@@ -9,16 +9,21 @@ namespace kl {
 std::string problem_config::describe() const {
   const std::string what = shape.empty() ? op + " n=" + std::to_string(size) : shape_text();
   return dtype + (what.empty() || what[0] == ' ' ? "" : " ") + what +
-         (input_mode == "exact" ? "" : " (" + input_mode + " inputs)") + snr_text();
+         (input_mode == "exact" ? "" : " (" + input_mode + " inputs)") + reals_text();
 }
 
-// qam256 is the only family with an SNR; its op is "demap". The text is part of the key under
-// which a worker keeps its last problem, so two SNRs never share inputs.
-std::string problem_config::snr_text() const {
-  if (op != "demap") return "";
-  char buf[48];
-  std::snprintf(buf, sizeof buf, " snr=%g dB", snr_db);
-  return buf;
+// Part of the key under which a worker keeps its last problem, so two values of a real axis never
+// share inputs. %.17g would print 0.1 as 0.10000000000000001; %g keeps what was typed for any
+// value a command line gives, and values that differ in their seventh digit are not two
+// configurations anyone asks for.
+std::string problem_config::reals_text() const {
+  std::string out;
+  for (const auto& [name, value] : reals) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%g", value);
+    out += " " + name + "=" + buf;
+  }
+  return out;
 }
 
 std::string problem_config::shape_text() const {

@@ -83,25 +83,6 @@ std::string without_bom(std::string text) {
   return text;
 }
 
-// A family without a shape (qam256: `--size` only) has no M, N, K at launch, so an expression
-// that names them would fail every row; parse_header, knowing no family, lets shared_bytes use
-// a shape's variables. Refused here, with the key's line.
-void check_no_shape(const family& fam, const parsed_header& h) {
-  const variant_descriptor& d = h.descriptor;
-  if (fam.shape_rank() > 0) return;
-  for (unsigned b : d.blocks) {
-    std::map<std::string, std::int64_t> vars = {{"BLOCK", b}, {"TSIZE", 4}};
-    try {
-      for (const auto& [name, text] : d.params) vars[name] = evaluate(text, vars);
-      evaluate(d.shared_bytes, vars);
-    } catch (const expression_error& e) {
-      throw metadata_error(d.origin_path, h.line_of("shared_bytes"),
-                           std::string("shared_bytes: ") + e.what() + " (" + d.family +
-                               " has no shape, only --size)");
-    }
-  }
-}
-
 }  // namespace
 
 void registry::add_source_dir(const std::string& dir) {
@@ -185,7 +166,6 @@ void registry::add_source_dir(const std::string& dir) {
         std::vector<registry_entry> points;
         for (const parsed_header& p : headers) {
           fam->check(p);
-          check_no_shape(*fam, p);
           registry_entry point = e;
           point.descriptor = p.descriptor;
           points.push_back(std::move(point));

@@ -62,7 +62,7 @@ std::string results_device_name(const json& results) {
 compare_summary compare_results(const json& before, const json& after, std::ostream& os,
                                 double threshold_pct) {
   // Records match when they measured the same thing: configuration_key() (variant, block,
-  // dtype, op, size, shape, input and SNR).
+  // dtype, op, size, shape, input and real-valued axes).
   std::map<std::string, const json*> old_by_key;
   const std::vector<std::string> old_keys = keys_of(before.at("records"));
   for (std::size_t i = 0; i < old_keys.size(); ++i)

@@ -1,5 +1,7 @@
 #include "report/exports.hpp"
 
+#include "exec/record_json.hpp"
+
 #include <sstream>
 
 namespace kl {
@@ -25,6 +27,12 @@ std::string number(const nlohmann::json& j) {
 }
 
 // "4095x4097x1023"; "" for a 1-D configuration.
+// "SNR_DB=20" for a configuration with real-valued axes, "" otherwise.
+std::string real_axes_text(const nlohmann::json& config) {
+  const std::string text = config_from_json(config).reals_text();
+  return text.empty() ? text : text.substr(1);
+}
+
 std::string shape_text(const nlohmann::json& shape) {
   std::string out;
   for (const auto& d : shape)
@@ -53,7 +61,7 @@ std::string profile_fields(const nlohmann::json& r) {
 void write_csv(const nlohmann::json& results, std::ostream& os) {
   os << "family,variant,origin,block,dtype,op,size,input,seed,outcome,median_us,min_us,max_us,"
         "mean_us,noise,samples,timed_out,flush,gbps,percent_of_peak,baseline,x_baseline,"
-        "registers,occupancy,compile_ms,load_ms,validate_ms,expected,got,message,snr_db,"
+        "registers,occupancy,compile_ms,load_ms,validate_ms,expected,got,message,real_axes,"
         "blocks_per_sm,shape,tflops,percent_of_fp32_peak,ci_low_us,ci_high_us,ci_half_width,"
         "stop_rule,uj_per_op,watts,energy_method,energy_error,profile_kernels,profile_dram_pct,"
         "profile_occupancy_pct,profile_l2_hit_pct,profile_sm_pct,profile_stall1,"
@@ -88,7 +96,7 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
        << number(r.at("compile_ms")) << ',' << number(r.at("load_ms")) << ','
        << number(r.at("validate_ms")) << ',' << field(r.at("expected").get<std::string>()) << ','
        << field(r.at("got").get<std::string>()) << ',' << field(r.at("message").get<std::string>())
-       << ',' << number(c.value("snr_db", nlohmann::json(20.0))) << ','
+       << ',' << field(real_axes_text(c)) << ','
        << (r.at("occupancy").is_null() ? "" : number(r.at("occupancy").at("blocks_per_sm"))) << ','
        << shape_text(c.value("shape", nlohmann::json::array())) << ','
        << number(r.value("tflops", nlohmann::json())) << ','

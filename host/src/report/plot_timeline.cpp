@@ -1,4 +1,4 @@
-// `kernlab plot --timeline`: a qam256 --pipeline result's schedules, one lane per stream, each
+// `kernlab plot --timeline`: a --pipeline result's schedules, one lane per stream, each
 // chunk's H2D, kernel and D2H as a box on a time axis in microseconds (the median run's events,
 // docs/results_format.md).
 #include "report/exports.hpp"
@@ -162,14 +162,21 @@ void write_timeline_svg(const json& results, std::ostream& os) {
     auto px = [&](double us) { return left + std::clamp(us / axis_end, 0.0, 1.0) * plot_w; };
 
     // The problem's heading.
-    std::string heading = "qam256 pipeline, " + rep.value("variant", std::string("?"));
+    // Files before the pipeline was every family's have no "family": qam256's.
+    const std::string variant = rep.value("variant", std::string("?"));
+    std::string heading =
+        rep.value("family", variant.substr(0, variant.find('.'))) + " pipeline, " + variant;
     if (const auto b = svg::number_at(rep, "block")) heading += " block " + num(*b, "%.0f");
     if (rep.contains("config") && rep.at("config").is_object()) {
       const json& c = rep.at("config");
       if (const auto n = svg::number_at(c, "size")) heading += ", n=" + num(*n, "%.0f");
     }
-    if (const auto bytes = svg::number_at(rep, "bytes_each_way"))
+    if (const auto bytes = svg::number_at(rep, "bytes_each_way"))  // files before 2026-11-26
       heading += ", " + num(*bytes / 1073741824.0, "%.2f") + " GiB each way";
+    const auto in = svg::number_at(rep, "bytes_in"), out = svg::number_at(rep, "bytes_out");
+    if (in && out)
+      heading += ", " + num(*in / 1073741824.0, "%.2f") + " GiB in, " +
+                 num(*out / 1073741824.0, "%.2f") + " GiB out";
     const auto h2d = svg::number_at(rep, "h2d_alone_ms"),
                k = svg::number_at(rep, "kernel_alone_ms"),
                d2h = svg::number_at(rep, "d2h_alone_ms"), bound = svg::number_at(rep, "bound_ms");

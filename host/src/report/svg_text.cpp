@@ -1,6 +1,6 @@
 #include "report/svg_text.hpp"
 
-#include "families/family.hpp"
+#include "exec/record_json.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -109,15 +109,8 @@ std::vector<std::string> wrap(const std::string& text, int max_px, double font_p
 }
 
 std::string panel_title(const json& r) {
-  const auto& c = r.at("config");
-  problem_config config;
-  config.dtype = c.at("dtype").get<std::string>();
-  config.op = c.at("op").get<std::string>();
-  config.size = c.at("size").get<std::uint64_t>();
-  config.input_mode = c.at("input").get<std::string>();
-  config.snr_db = c.value("snr_db", 20.0);
-  config.shape = c.value("shape", std::vector<std::uint64_t>{});
-  return r.at("variant").at("family").get<std::string>() + " " + config.describe();
+  return r.at("variant").at("family").get<std::string>() + " " +
+         config_from_json(r.at("config")).describe();
 }
 
 int text_width(const std::string& text, double font_px) {

@@ -695,6 +695,9 @@ void print_families(std::ostream& os, const registry& reg,
       if (f->shape_rank() == 1) os << " or --size";
       os << ")";
     }
+    for (const real_axis& a : f->real_axes())
+      os << ", " << a.name << "=" << a.default_value << " [" << a.min << ".." << a.max
+         << "] (--axis " << a.name << "=...)";
     os << "; dtypes " << joined(f->dtypes());
     if (!f->ops().empty()) os << "; ops " << joined(f->ops());
     if (const auto* data = dynamic_cast<const data_family*>(f)) {

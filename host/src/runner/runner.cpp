@@ -204,17 +204,33 @@ std::vector<problem_config> configs_for(const family& f, const run_request& r) {
   if (const std::size_t rank = f.shape_rank(); rank > 0) {
     if (!r.shapes.empty())
       shapes = r.shapes;
-    else if (r.sizes_for_shapes)
+    else if (r.sizes_for_shapes || (rank == 1 && r.sizes_for_one_axis))
       for (auto n : r.sizes) shapes.emplace_back(rank, n);
     else
       shapes.push_back(f.default_shape());
   }
+  // The real axes' values: the product of the --axis lists (a default where none is given).
+  std::vector<std::vector<std::pair<std::string, double>>> real_points = {{}};
+  for (const real_axis& a : f.real_axes()) {
+    const auto given = r.real_axes.find(a.name);
+    const std::vector<double> values =
+        given == r.real_axes.end() ? std::vector<double>{a.default_value} : given->second;
+    std::vector<std::vector<std::pair<std::string, double>>> next;
+    for (const auto& p : real_points)
+      for (double v : values) {
+        next.push_back(p);
+        next.back().emplace_back(a.name, v);
+      }
+    real_points = std::move(next);
+  }
   for (const auto& d : pick(r.dtypes, dtypes, r.dtypes_explicit)) {
     for (const auto& o : op_list) {
-      auto add = [&](std::uint64_t n, std::vector<std::uint64_t> shape) {
-        problem_config c{d, o, n, r.input_mode, r.seed, std::move(shape)};
-        c.snr_db = r.snr_db;
-        out.push_back(std::move(c));
+      auto add = [&](std::uint64_t n, const std::vector<std::uint64_t>& shape) {
+        for (const auto& reals : real_points) {
+          problem_config c{d, o, n, r.input_mode, r.seed, shape};
+          c.reals = reals;
+          out.push_back(std::move(c));
+        }
       };
       if (f.shape_rank() == 1) {
         // One axis is a size: its configurations read "int32 sum n=1000", as they always did.

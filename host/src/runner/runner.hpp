@@ -29,6 +29,9 @@ struct run_request {
   /// shape W x W x ... x W, or, without sizes_for_shapes, the family's default_shape().
   std::vector<std::vector<std::uint64_t>> shapes;
   bool sizes_for_shapes = true;  ///< false: `sizes` came from the config file (1-D families only)
+  /// The sizes apply to one-axis families even without sizes_for_shapes: --size on the command
+  /// line of a sweep that also has families of several axes (those take their default shape).
+  bool sizes_for_one_axis = false;
   std::string input_mode = "exact";
   std::uint64_t seed = 0;
   std::string fallback_arch = "sm_90";  ///< compile target when there is no device
@@ -73,8 +76,9 @@ struct run_request {
   /// Make each file's cache key (scanning its headers) even without a cache: --watch compares
   /// them. Otherwise a run without a cache scans no header at all.
   bool want_keys = false;
-  /// qam256: the SNR of the generated symbols, in dB.
-  double snr_db = 20;
+  /// Values of real-valued axes (--axis NAME=v1,v2): a family that has the axis gets a
+  /// configuration per value; one that has not ignores it; an axis not given takes its default.
+  std::map<std::string, std::vector<double>> real_axes;
   /// Whether the dtypes and ops were asked for (--dtype, --op) or are the defaults. A family
   /// that has none of the default ones (qam256 has float32 and "demap", not "sum") runs its own
   /// first dtype and op then, so that `--variant all` covers every family.

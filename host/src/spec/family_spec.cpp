@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -176,6 +177,7 @@ const op_spec* family_spec::op(const std::string& n) const {
 }
 
 std::size_t data_dtype_size(const std::string& dtype) {
+  if (dtype == "uint8") return 1;
   if (dtype == "int32" || dtype == "float32") return 4;
   if (dtype == "int64" || dtype == "float64") return 8;
   if (dtype == "float16" || dtype == "bfloat16") return 2;
@@ -183,6 +185,7 @@ std::size_t data_dtype_size(const std::string& dtype) {
 }
 
 std::string cxx_type_of(const std::string& dtype) {
+  if (dtype == "uint8") return "unsigned char";
   if (dtype == "int32") return "int";
   if (dtype == "int64") return "long long";
   if (dtype == "float32") return "float";
@@ -213,7 +216,7 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   s.text = text;
   r.only_keys(root,
               {"summary", "plugin", "dtypes", "roofline", "bytes", "flops", "axes", "require",
-               "ops", "buffers", "kernel", "reference", "compare", "baseline"},
+               "ops", "buffers", "kernel", "reference", "compare", "baseline", "pipeline"},
               "family.toml");
 
   if (const toml::node* n = root.get("summary")) s.summary = r.string(*n, "summary");
@@ -246,7 +249,7 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
     if (!is_dtype(t))
       r.fail(reader::line_of(*dtypes),
              "unknown dtype '" + t +
-                 "' (expected int32, int64, float16, bfloat16, float32 or float64)");
+                 "' (expected uint8, int32, int64, float16, bfloat16, float32 or float64)");
   if (const toml::node* n = root.get("roofline")) {
     const std::string v = r.string(*n, "roofline");
     if (v != "bandwidth" && v != "compute" && v != "tensor" && v != "tf32")
@@ -262,6 +265,7 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   if (!axes) r.fail(1, "'[axes]' is missing: a family needs at least one axis (e.g. N)");
   const toml::table& at = r.table(*axes, "axes");
   std::vector<std::pair<int, axis_spec>> ordered;
+  std::vector<std::pair<int, real_axis_spec>> reals;
   for (auto&& [key, node] : at) {
     axis_spec a;
     a.name = std::string(key.str());
@@ -269,9 +273,31 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
     if (!is_identifier(a.name) || is_reserved_name(a.name))
       r.fail(a.line, "axis name '" + a.name + "' is not an identifier or is reserved");
     const toml::table& t = r.table(node, "axis " + a.name + " ({ default = N, min = N, max = N })");
-    r.only_keys(t, {"default", "min", "max"}, "axis " + a.name);
+    r.only_keys(t, {"default", "min", "max", "type"}, "axis " + a.name);
     const toml::node* d = t.get("default");
     if (!d) r.fail(a.line, "axis " + a.name + " needs a 'default'");
+    if (const toml::node* ty = t.get("type")) {
+      const std::string type = r.string(*ty, a.name + ".type");
+      if (type != "size" && type != "real")
+        r.fail(reader::line_of(*ty), "axis " + a.name + ": type '" + type +
+                                         "': expected size (the default: an integer that "
+                                         "expressions see) or real");
+      if (type == "real") {
+        real_axis_spec x;
+        x.name = a.name;
+        x.line = a.line;
+        x.default_value = r.number(*d, a.name + ".default");
+        if (const toml::node* v = t.get("min")) x.min = r.number(*v, a.name + ".min");
+        if (const toml::node* v = t.get("max")) x.max = r.number(*v, a.name + ".max");
+        if (!std::isfinite(x.default_value) || !std::isfinite(x.min) || !std::isfinite(x.max))
+          r.fail(a.line, "axis " + a.name + ": default, min and max must be finite");
+        if (x.max < x.min) r.fail(a.line, "axis " + a.name + ": max is below min");
+        if (x.default_value < x.min || x.default_value > x.max)
+          r.fail(a.line, "axis " + a.name + ": the default is outside [min, max]");
+        reals.emplace_back(x.line, x);
+        continue;
+      }
+    }
     a.default_value = r.integer(*d, a.name + ".default");
     if (const toml::node* v = t.get("min")) a.min = r.integer(*v, a.name + ".min");
     if (const toml::node* v = t.get("max")) a.max = r.integer(*v, a.name + ".max");
@@ -285,7 +311,11 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   std::stable_sort(ordered.begin(), ordered.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
   for (auto& [line, a] : ordered) s.axes.push_back(a);
-  if (s.axes.empty()) r.fail(reader::line_of(*axes), "[axes] is empty");
+  std::stable_sort(reals.begin(), reals.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  for (auto& [line, a] : reals) s.real_axes.push_back(a);
+  if (s.axes.empty())
+    r.fail(reader::line_of(*axes), "[axes] has no size axis: a family needs at least one (e.g. N)");
 
   // The variables every expression of the file sees, at the axes' defaults.
   std::map<std::string, std::int64_t> vars = {{"BLOCK", 256}, {"TSIZE", 4}};
@@ -323,13 +353,15 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
       const toml::table& t =
           r.table(node, "op " + o.name + " ({ functor = \"kl::sum<T>\", identity = \"0\" })");
       r.only_keys(t, {"functor", "identity"}, "op " + o.name);
+      // Both optional: an op may only name a configuration (entries then cannot use OP), and
+      // only the plan passes needs an identity (checked with the plan).
       const toml::node* f = t.get("functor");
       const toml::node* id = t.get("identity");
-      if (!f || !id) r.fail(o.line, "op " + o.name + " needs 'functor' and 'identity'");
-      o.functor = r.string(*f, o.name + ".functor");
-      o.identity = id->is_string() ? r.string(*id, o.name + ".identity")
-                                   : std::to_string(r.number(*id, o.name + ".identity"));
-      if (o.identity != "max" && o.identity != "lowest") {
+      if (f) o.functor = r.string(*f, o.name + ".functor");
+      if (id)
+        o.identity = id->is_string() ? r.string(*id, o.name + ".identity")
+                                     : std::to_string(r.number(*id, o.name + ".identity"));
+      if (id && o.identity != "max" && o.identity != "lowest") {
         char* end = nullptr;
         std::strtod(o.identity.c_str(), &end);
         if (o.identity.empty() || *end != '\0')
@@ -377,9 +409,9 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
       r.fail(reader::line_of(need("role")), "role '" + role + "': expected in, out or workspace");
     b.type = r.string(need("type"), "type");
     if (b.type != "T" && !is_dtype(b.type))
-      r.fail(
-          reader::line_of(need("type")),
-          "type '" + b.type + "': expected T, int32, int64, float16, bfloat16, float32 or float64");
+      r.fail(reader::line_of(need("type")),
+             "type '" + b.type +
+                 "': expected T, uint8, int32, int64, float16, bfloat16, float32 or float64");
     b.count = r.expression(need("count"), "count");
     check_expr(b.count, reader::line_of(need("count")), "count", vars);
     const toml::node* init = t.get("init");
@@ -427,6 +459,9 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
     s.pad = static_cast<std::uint64_t>(pad);
   }
   if (s.plan == launch_plan::passes) {
+    for (const auto& o : s.ops)
+      if (o.identity.empty())
+        r.fail(o.line, "op " + o.name + " needs an 'identity': plan passes pads its input with it");
     // One input reduced to one value: the engine relaunches the kernel on its partial results.
     const auto count = [&](buffer_role role) {
       return std::count_if(s.buffers.begin(), s.buffers.end(),
@@ -636,6 +671,38 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
       if (!t || t->role != buffer_role::out)
         r.fail(reader::line_of(*to),
                "copy to '" + s.baseline.copy_to + "': expected the name of an out buffer");
+    }
+  }
+
+  // The pipeline (kernlab --pipeline): the problem cut along one size axis into chunks, each
+  // chunk a problem of its own whose buffers are slices of the whole ones. So every in and out
+  // buffer must be that axis times a constant (at the other axes' defaults), and no workspace.
+  if (const toml::node* p = root.get("pipeline")) {
+    const toml::table& pt = r.table(*p, "pipeline ({ axis = \"N\" })");
+    r.only_keys(pt, {"axis"}, "[pipeline]");
+    const toml::node* a = pt.get("axis");
+    if (!a) r.fail(reader::line_of(*p), "[pipeline] needs 'axis' (the size axis it cuts)");
+    s.pipeline_axis = r.string(*a, "axis");
+    s.pipeline_line = reader::line_of(*a);
+    if (std::none_of(s.axes.begin(), s.axes.end(),
+                     [&](const axis_spec& x) { return x.name == s.pipeline_axis; }))
+      r.fail(s.pipeline_line, "[pipeline] axis '" + s.pipeline_axis + "' is not a size axis");
+    if (s.plan != launch_plan::single)
+      r.fail(s.pipeline_line, "[pipeline] needs the plan single (one launch per chunk)");
+    for (const auto& b : s.buffers) {
+      if (b.role == buffer_role::workspace)
+        r.fail(b.line,
+               "[pipeline]: buffer " + b.name + " is a workspace, which a chunk cannot cut");
+      auto at = [&](std::int64_t v) {
+        auto x = vars;
+        x[s.pipeline_axis] = v;
+        return evaluate(b.count, x);
+      };
+      const std::int64_t unit = at(1);
+      if (unit < 1 || at(2) != 2 * unit || at(1000003) != 1000003 * unit)
+        r.fail(b.line, "[pipeline]: buffer " + b.name + "'s count '" + b.count +
+                           "' is not a multiple of " + s.pipeline_axis +
+                           " (a chunk of the axis must be a slice of the buffer)");
     }
   }
   return s;

@@ -10,12 +10,22 @@
 
 namespace kl {
 
-/// One axis of the problem ("ROWS"), in --shape order.
+/// One size axis of the problem ("ROWS"), in --shape order.
 struct axis_spec {
   std::string name;
   std::int64_t default_value = 0;
   std::int64_t min = 1;
   std::int64_t max = 2147483647;
+  int line = 0;
+};
+
+/// A real-valued axis (`type = "real"`, e.g. a signal-to-noise ratio): not a size, so no
+/// expression sees it; the generators and references of a family plugin do, and every
+/// configuration's key names its value. Set with `--axis NAME=v1,v2`.
+struct real_axis_spec {
+  std::string name;
+  double default_value = 0;
+  double min = -1e300, max = 1e300;
   int line = 0;
 };
 
@@ -115,7 +125,8 @@ struct family_spec {
   std::string roofline = "bandwidth";
   std::string bytes;  ///< expression; "" = every buffer read or written once
   std::string flops = "0";
-  std::vector<axis_spec> axes;
+  std::vector<axis_spec> axes;            ///< the size axes, in --shape order
+  std::vector<real_axis_spec> real_axes;  ///< in the file's order
   std::vector<condition_spec>
   requires;  ///< over the axes; a shape that fails one is refused
   std::vector<buffer_spec> buffers;
@@ -133,6 +144,10 @@ struct family_spec {
   compare_spec compare;  ///< both input modes, unless [compare.random] is given
   std::optional<compare_spec> compare_random;
   baseline_spec baseline;
+  /// [pipeline]: the size axis `kernlab --pipeline` cuts into chunks ("" for none); every in and
+  /// out buffer's count is that axis times a constant.
+  std::string pipeline_axis;
+  int pipeline_line = 0;
 
   /// The rule for an input mode ("exact" or "random").
   const compare_spec& compare_for(const std::string& input_mode) const {
@@ -159,8 +174,8 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
 family_spec load_family_spec(const std::string& dir,
                              const std::vector<std::string>& plugin_dirs = {});
 
-/// Size in bytes of one element of a dtype that data families may use (int32, int64, float32,
-/// float64); 0 for a name that is none of them.
+/// Size in bytes of one element of a dtype that data families may use (uint8, int32, int64,
+/// float16, bfloat16, float32, float64); 0 for a name that is none of them.
 std::size_t data_dtype_size(const std::string& dtype);
 
 /// The C++ type of a dtype name ("float32" -> "float").

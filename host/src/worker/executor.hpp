@@ -36,7 +36,7 @@ class row_executor {
   virtual result_record run(const row_job& job) = 0;
   /// How many workers were started (1 if nothing went wrong; 0 in process).
   virtual int workers_started() const { return 0; }
-  /// A family's own measurement (exec/family_jobs.hpp, e.g. qam256's "pipeline"), run where rows
+  /// A family's own measurement (exec/family_jobs.hpp, a family's "pipeline"), run where rows
   /// run. Throws std::runtime_error when it fails, crashes the worker or hangs it.
   virtual nlohmann::json run_family_job(const std::string& family, const std::string& name,
                                         const nlohmann::json& args) = 0;

@@ -1,14 +1,15 @@
-#include "exec/qam256_pipeline.hpp"
+#include "exec/pipeline.hpp"
 
 #include "cuda/resources.hpp"
 #include "exec/record_json.hpp"
-#include "families/qam256.hpp"
+#include "families/data_family.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 
 namespace kl {
@@ -24,8 +25,8 @@ struct chunk {
   std::uint64_t first = 0, count = 0;
 };
 
-std::vector<chunk> plan_chunks(std::uint64_t n, unsigned chunks) {
-  const std::uint64_t size = chunk_symbols(n, chunks);
+std::vector<chunk> plan_chunks(std::uint64_t n, unsigned chunks, std::uint64_t align) {
+  const std::uint64_t size = chunk_units(n, chunks, align);
   std::vector<chunk> out;
   for (std::uint64_t first = 0; first < n; first += size)
     out.push_back({first, std::min(size, n - first)});
@@ -38,69 +39,88 @@ struct run_times {
   std::vector<chunk_timeline> chunks;  // per chunk, in microseconds from the start event
 };
 
-// The device side of the pipeline: buffers, the kernel and its launch geometry, the streams.
+// The family's pipeline problem on the device, the kernel, pinned host copies of every in and
+// out buffer, and the streams.
 class pipeline_rig {
  public:
-  pipeline_rig(const pipeline_job& job, const cuda::device_info& device)
-      : job_(job), n_(job.kernel.config.size), module_(job.kernel.cubin) {
-    function_ = module_.function(job.kernel.lowered_name);
-    tile_ = qam256::tile_of(job.kernel.variant, job.kernel.block);
-    shared_ = qam256_family().dynamic_shared_bytes(job.kernel.variant, job.kernel.block,
-                                                   job.kernel.config);
+  pipeline_rig(const data_family& fam, const pipeline_job& job, const cuda::device_info& device)
+      : job_(job), module_(job.kernel.cubin) {
+    kernel_.function = module_.function(job.kernel.lowered_name);
+    kernel_.block = job.kernel.block;
+    kernel_.dynamic_shared_bytes =
+        fam.dynamic_shared_bytes(job.kernel.variant, job.kernel.block, job.kernel.config);
+    if (kernel_.dynamic_shared_bytes > 48 * 1024)
+      KL_CU(cuFuncSetAttribute(kernel_.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                               static_cast<int>(kernel_.dynamic_shared_bytes)));
     int per_sm = 0;
-    KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, function_,
-                                                      static_cast<int>(job.kernel.block), shared_));
+    KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_.function,
+                                                      static_cast<int>(job.kernel.block),
+                                                      kernel_.dynamic_shared_bytes));
     if (per_sm == 0)
       throw std::runtime_error(job.kernel.variant.qualified_name() +
                                " does not fit on an SM at block " +
                                std::to_string(job.kernel.block));
-    resident_ = per_sm * device.sm_count;
-    iq_ = qam256::make_input(job.kernel.config);
-    ref_ = qam256::compute_reference(iq_);
-    host_in_ = std::make_unique<cuda::pinned_buffer>(8 * n_);
-    host_out_ = std::make_unique<cuda::pinned_buffer>(8 * n_);
-    std::memcpy(host_in_->data(), iq_.data(), 8 * n_);
-    poison_.resize(8 * n_);
-    for (std::size_t i = 0; i < poison_.size(); ++i)
-      poison_[i] = static_cast<std::uint8_t>(~ref_[i]);
-    dev_in_ = cuda::device_buffer(8 * n_);
-    dev_out_ = cuda::device_buffer(8 * n_);
+    kernel_.resident_blocks = per_sm * device.sm_count;
+    problem_ = fam.make_pipeline_problem(job.kernel.config, device);
+    n_ = problem_->units();
+    for (const auto& b : problem_->buffers()) {
+      // Each chunk starts 256-byte aligned in every buffer (the kernel contract's promise).
+      align_ =
+          std::max<std::uint64_t>(align_, 256 / std::gcd<std::uint64_t>(256, b.bytes_per_unit));
+      auto host = std::make_unique<cuda::pinned_buffer>(b.bytes_per_unit * n_);
+      if (b.input) {
+        std::memcpy(host->data(), b.host, b.bytes_per_unit * n_);
+        bytes_in_ += static_cast<double>(b.bytes_per_unit * n_);
+      } else {
+        bytes_out_ += static_cast<double>(b.bytes_per_unit * n_);
+      }
+      host_.push_back(std::move(host));
+    }
     unsigned most = 2;  // the bound needs two
     for (unsigned s : job.options.streams) most = std::max(most, s);
     for (unsigned s = 0; s < most; ++s) streams_.push_back(std::make_unique<cuda::stream>());
   }
 
-  int resident() const { return resident_; }
+  int resident() const { return kernel_.resident_blocks; }
   std::uint64_t n() const { return n_; }
+  std::uint64_t align() const { return align_; }
+  double bytes_in() const { return bytes_in_; }
+  double bytes_out() const { return bytes_out_; }
+
+  // The launches of a list of chunks, made before they are timed.
+  std::vector<std::unique_ptr<chunk_launch>> launches(const std::vector<chunk>& chunks) {
+    std::vector<std::unique_ptr<chunk_launch>> out;
+    for (const auto& c : chunks)
+      out.push_back(problem_->launch(job_.kernel.variant, kernel_, c.first, c.count));
+    return out;
+  }
 
   void h2d(const chunk& c, CUstream s) {
-    KL_CU(cuMemcpyHtoDAsync(dev_in_.get() + 8 * c.first, host_in_->data() + 8 * c.first,
-                            8 * c.count, s));
+    const auto& bufs = problem_->buffers();
+    for (std::size_t i = 0; i < bufs.size(); ++i)
+      if (bufs[i].input)
+        KL_CU(cuMemcpyHtoDAsync(bufs[i].device + c.first * bufs[i].bytes_per_unit,
+                                host_[i]->data() + c.first * bufs[i].bytes_per_unit,
+                                c.count * bufs[i].bytes_per_unit, s));
   }
   void d2h(const chunk& c, CUstream s) {
-    KL_CU(cuMemcpyDtoHAsync(host_out_->data() + 8 * c.first, dev_out_.get() + 8 * c.first,
-                            8 * c.count, s));
-  }
-  void kernel(const chunk& c, CUstream s) {
-    CUdeviceptr in = dev_in_.get() + 8 * c.first;
-    CUdeviceptr out = dev_out_.get() + 8 * c.first;
-    unsigned long long count = c.count;
-    void* args[] = {&in, &out, &count};
-    const auto grid = qam256::grid_for(c.count, tile_, job_.kernel.variant.grid,
-                                       static_cast<std::uint64_t>(resident_));
-    KL_CU(cuLaunchKernel(function_, static_cast<unsigned>(grid), 1, 1, job_.kernel.block, 1, 1,
-                         shared_, s, args, nullptr));
+    const auto& bufs = problem_->buffers();
+    for (std::size_t i = 0; i < bufs.size(); ++i)
+      if (!bufs[i].input)
+        KL_CU(cuMemcpyDtoHAsync(host_[i]->data() + c.first * bufs[i].bytes_per_unit,
+                                bufs[i].device + c.first * bufs[i].bytes_per_unit,
+                                c.count * bufs[i].bytes_per_unit, s));
   }
 
   // One stage over the whole data on one stream, alone: 0 H2D, 1 kernel, 2 D2H.
-  double stage_alone(int stage) {
+  double stage_alone(int stage, chunk_launch& whole) {
     const chunk all{0, n_};
     CUstream s = streams_[0]->get();
     start_.record(s);
     if (stage == 0)
       h2d(all, s);
     else if (stage == 1)
-      kernel(all, s);
+      whole.enqueue(s);
     else
       d2h(all, s);
     stop_.record(s);
@@ -125,7 +145,8 @@ class pipeline_rig {
 
   // One run of a configuration. Every stream waits for the start event, so nothing begins before
   // it; the stop event waits for every stream.
-  run_times run(unsigned streams, const std::string& order, const std::vector<chunk>& chunks) {
+  run_times run(unsigned streams, const std::string& order, const std::vector<chunk>& chunks,
+                std::vector<std::unique_ptr<chunk_launch>>& launches) {
     const std::size_t need = 6 * chunks.size();
     while (events_.size() < need) events_.push_back(std::make_unique<cuda::event>());
     while (joins_.size() < streams_.size()) joins_.push_back(std::make_unique<cuda::event>());
@@ -139,7 +160,7 @@ class pipeline_rig {
       if (stage == 0)
         h2d(chunks[c], s);
       else if (stage == 1)
-        kernel(chunks[c], s);
+        launches[c]->enqueue(s);
       else
         d2h(chunks[c], s);
       events_[6 * c + 2 * stage + 1]->record(s);
@@ -173,26 +194,34 @@ class pipeline_rig {
     return t;
   }
 
-  // Both ends of the output get the reference's complement, so that any byte the pipeline does
-  // not bring back differs from the reference.
+  // Both ends of every output get the problem's poison (for an integer output the reference's
+  // complement), so that any byte the pipeline does not bring back differs from the reference.
   void poison() {
-    std::memcpy(host_out_->data(), poison_.data(), poison_.size());
-    KL_CU(cuMemcpyHtoD(dev_out_.get(), host_out_->data(), poison_.size()));
+    const auto& bufs = problem_->buffers();
+    for (std::size_t i = 0; i < bufs.size(); ++i) {
+      if (bufs[i].input) continue;
+      const auto bytes = problem_->poison(bufs[i].name);
+      const std::size_t size = bufs[i].bytes_per_unit * n_;
+      std::memcpy(host_[i]->data(), bytes.data(), size);
+      KL_CU(cuMemcpyHtoD(bufs[i].device, host_[i]->data(), size));
+    }
   }
-  check_result check() const { return qam256::compare(ref_, host_out_->data(), iq_); }
+  check_result check() const {
+    std::map<std::string, const std::uint8_t*> outputs;
+    const auto& bufs = problem_->buffers();
+    for (std::size_t i = 0; i < bufs.size(); ++i)
+      if (!bufs[i].input) outputs[bufs[i].name] = host_[i]->data();
+    return problem_->check(outputs);
+  }
 
  private:
   const pipeline_job& job_;
-  std::uint64_t n_;
   cuda::module module_;
-  CUfunction function_ = nullptr;
-  std::uint64_t tile_ = 1;
-  unsigned shared_ = 0;
-  int resident_ = 0;
-  std::vector<float> iq_;
-  std::vector<std::uint8_t> ref_, poison_;
-  std::unique_ptr<cuda::pinned_buffer> host_in_, host_out_;
-  cuda::device_buffer dev_in_, dev_out_;
+  source_kernel kernel_;
+  std::unique_ptr<pipeline_problem> problem_;
+  std::uint64_t n_ = 0, align_ = 1;
+  double bytes_in_ = 0, bytes_out_ = 0;
+  std::vector<std::unique_ptr<cuda::pinned_buffer>> host_;  // by buffer, as problem_->buffers()
   std::vector<std::unique_ptr<cuda::stream>> streams_;
   std::vector<std::unique_ptr<cuda::event>> events_, joins_;
   cuda::event start_, stop_, joined_;
@@ -234,11 +263,11 @@ std::string fmt(const char* f, double v) {
 
 }  // namespace
 
-std::uint64_t chunk_symbols(std::uint64_t n, unsigned chunks) {
-  if (n == 0 || chunks == 0)
-    throw std::invalid_argument("the pipeline needs n >= 1 and chunks >= 1");
+std::uint64_t chunk_units(std::uint64_t n, unsigned chunks, std::uint64_t align) {
+  if (n == 0 || chunks == 0 || align == 0)
+    throw std::invalid_argument("the pipeline needs n >= 1, chunks >= 1 and an alignment >= 1");
   const std::uint64_t per = (n + chunks - 1) / chunks;
-  return (per + 31) / 32 * 32;
+  return (per + align - 1) / align * align;
 }
 
 std::vector<std::pair<int, unsigned>> issue_sequence(const std::string& order, unsigned chunks) {
@@ -255,18 +284,23 @@ std::vector<std::pair<int, unsigned>> issue_sequence(const std::string& order, u
   return out;
 }
 
-pipeline_report run_pipeline(const pipeline_job& job, const cuda::device_info& device) {
-  if (job.kernel.variant.family != "qam256" || job.kernel.variant.origin != origin_kind::source)
-    throw std::invalid_argument("the pipeline runs a qam256 kernel file, not " +
+pipeline_report run_pipeline(const data_family& fam, const pipeline_job& job,
+                             const cuda::device_info& device) {
+  if (job.kernel.variant.origin != origin_kind::source)
+    throw std::invalid_argument("the pipeline runs a kernel file, not " +
                                 job.kernel.variant.qualified_name());
   if (job.options.runs < 1) throw std::invalid_argument("the pipeline needs at least one run");
-  pipeline_rig rig(job, device);
+  pipeline_rig rig(fam, job, device);
   pipeline_report rep;
+  rep.family = fam.name();
   rep.variant = job.kernel.variant.qualified_name();
   rep.block = job.kernel.block;
   rep.config = job.kernel.config;
-  rep.bytes_each_way = 8.0 * static_cast<double>(job.kernel.config.size);
+  rep.bytes_in = rig.bytes_in();
+  rep.bytes_out = rig.bytes_out();
   rep.resident_blocks = rig.resident();
+  // The kernel over the whole data, for its time alone.
+  auto whole = rig.launches({chunk{0, rig.n()}});
 
   const int runs = job.options.runs;
   auto timed = [&](auto once) {
@@ -275,9 +309,9 @@ pipeline_report run_pipeline(const pipeline_job& job, const cuda::device_info& d
     for (int i = 0; i < runs; ++i) t.push_back(once());
     return median(t);
   };
-  rep.h2d_alone_ms = timed([&] { return rig.stage_alone(0); });
-  rep.kernel_alone_ms = timed([&] { return rig.stage_alone(1); });
-  rep.d2h_alone_ms = timed([&] { return rig.stage_alone(2); });
+  rep.h2d_alone_ms = timed([&] { return rig.stage_alone(0, *whole.front()); });
+  rep.kernel_alone_ms = timed([&] { return rig.stage_alone(1, *whole.front()); });
+  rep.d2h_alone_ms = timed([&] { return rig.stage_alone(2, *whole.front()); });
   rep.serial_ms = rep.h2d_alone_ms + rep.kernel_alone_ms + rep.d2h_alone_ms;
   rep.bound_ms = timed([&] { return rig.both_directions(); });
 
@@ -286,17 +320,18 @@ pipeline_report run_pipeline(const pipeline_job& job, const cuda::device_info& d
     for (unsigned streams : job.options.streams) {
       const unsigned asked =
           job.options.chunks ? job.options.chunks : job.options.chunks_per_stream * streams;
-      const auto chunks = plan_chunks(rig.n(), asked);
+      const auto chunks = plan_chunks(rig.n(), asked, rig.align());
+      auto launches = rig.launches(chunks);
       pipeline_row row;
       row.streams = streams;
       row.order = order;
       row.chunks = static_cast<unsigned>(chunks.size());
-      row.chunk_symbols = chunks.front().count;
-      rig.run(streams, order, chunks);  // warm-up
+      row.chunk_units = chunks.front().count;
+      rig.run(streams, order, chunks, launches);  // warm-up
       std::vector<run_times> all;
       for (int i = 0; i < runs; ++i) {
         if (i + 1 == runs) rig.poison();  // the last run is the one validated
-        all.push_back(rig.run(streams, order, chunks));
+        all.push_back(rig.run(streams, order, chunks, launches));
       }
       const check_result c = rig.check();
       row.valid = c.ok;
@@ -313,8 +348,8 @@ pipeline_report run_pipeline(const pipeline_job& job, const cuda::device_info& d
       row.kernel_ms = mid.kernel;
       row.d2h_ms = mid.d2h;
       row.timeline = mid.chunks;
-      row.h2d_gbs = rep.bytes_each_way / (row.h2d_ms * 1e6);
-      row.d2h_gbs = rep.bytes_each_way / (row.d2h_ms * 1e6);
+      row.h2d_gbs = rep.bytes_in / (row.h2d_ms * 1e6);
+      row.d2h_gbs = rep.bytes_out / (row.d2h_ms * 1e6);
       row.overlap = rep.serial_ms / row.wall_ms;
       row.x_bound = row.wall_ms / rep.bound_ms;
       if (streams == 1) one_stream[order] = row.wall_ms;
@@ -361,7 +396,7 @@ nlohmann::json to_json(const pipeline_report& r) {
     rows.push_back({{"streams", x.streams},
                     {"order", x.order},
                     {"chunks", x.chunks},
-                    {"chunk_symbols", x.chunk_symbols},
+                    {"chunk_units", x.chunk_units},
                     {"wall_ms", x.wall_ms},
                     {"wall_min_ms", x.wall_min_ms},
                     {"wall_max_ms", x.wall_max_ms},
@@ -376,15 +411,12 @@ nlohmann::json to_json(const pipeline_report& r) {
                     {"valid", x.valid},
                     {"check", x.check},
                     {"timeline", timeline_json(x.timeline)}});
-  return {{"variant", r.variant},
+  return {{"family", r.family},
+          {"variant", r.variant},
           {"block", r.block},
-          {"config",
-           {{"dtype", r.config.dtype},
-            {"op", r.config.op},
-            {"size", r.config.size},
-            {"seed", r.config.seed},
-            {"snr_db", r.config.snr_db}}},
-          {"bytes_each_way", r.bytes_each_way},
+          {"config", to_json(r.config)},
+          {"bytes_in", r.bytes_in},
+          {"bytes_out", r.bytes_out},
           {"resident_blocks", r.resident_blocks},
           {"h2d_alone_ms", r.h2d_alone_ms},
           {"kernel_alone_ms", r.kernel_alone_ms},
@@ -397,14 +429,15 @@ nlohmann::json to_json(const pipeline_report& r) {
 pipeline_report pipeline_report_from_json(const nlohmann::json& j) {
   pipeline_report r;
   r.variant = j.at("variant");
+  // Files from before the pipeline was every family's: qam256's, with "bytes_each_way" and no
+  // "input" in their config.
+  r.family = j.value("family", r.variant.substr(0, r.variant.find('.')));
   r.block = j.at("block");
-  const auto& c = j.at("config");
-  r.config.dtype = c.at("dtype");
-  r.config.op = c.at("op");
-  r.config.size = c.at("size");
-  r.config.seed = c.at("seed");
-  r.config.snr_db = c.at("snr_db");
-  r.bytes_each_way = j.at("bytes_each_way");
+  nlohmann::json c = j.at("config");
+  if (!c.contains("input")) c["input"] = "exact";
+  r.config = config_from_json(c);
+  r.bytes_in = j.contains("bytes_in") ? j.at("bytes_in") : j.at("bytes_each_way");
+  r.bytes_out = j.contains("bytes_out") ? j.at("bytes_out") : j.at("bytes_each_way");
   r.resident_blocks = j.at("resident_blocks");
   r.h2d_alone_ms = j.at("h2d_alone_ms");
   r.kernel_alone_ms = j.at("kernel_alone_ms");
@@ -416,7 +449,7 @@ pipeline_report pipeline_report_from_json(const nlohmann::json& j) {
     row.streams = x.at("streams");
     row.order = x.at("order");
     row.chunks = x.at("chunks");
-    row.chunk_symbols = x.at("chunk_symbols");
+    row.chunk_units = x.contains("chunk_units") ? x.at("chunk_units") : x.at("chunk_symbols");
     row.wall_ms = x.at("wall_ms");
     row.wall_min_ms = x.at("wall_min_ms");
     row.wall_max_ms = x.at("wall_max_ms");
@@ -438,16 +471,16 @@ pipeline_report pipeline_report_from_json(const nlohmann::json& j) {
 
 void print_pipeline(std::ostream& os, const pipeline_report& r, const cuda::device_info& device,
                     bool markdown) {
-  const double gib = r.bytes_each_way / 1073741824.0;
   os << "\n"
-     << (markdown ? "### " : "== ") << "qam256 pipeline  " << r.config.describe() << "  ("
-     << fmt("%.2f", gib) << " GiB each way)  kernel " << r.variant << " block " << r.block
-     << "  seed " << r.config.seed << "  on " << device.name << "\n"
+     << (markdown ? "### " : "== ") << r.family << " pipeline  " << r.config.describe() << "  ("
+     << fmt("%.2f", r.bytes_in / 1073741824.0) << " GiB in, "
+     << fmt("%.2f", r.bytes_out / 1073741824.0) << " GiB out)  kernel " << r.variant << " block "
+     << r.block << "  seed " << r.config.seed << "  on " << device.name << "\n"
      << (markdown ? "\n" : "");
   os << "stages alone (one stream, whole data): H2D " << fmt("%.2f", r.h2d_alone_ms) << " ms ("
-     << fmt("%.1f", r.bytes_each_way / (r.h2d_alone_ms * 1e6)) << " GB/s), kernel "
+     << fmt("%.1f", r.bytes_in / (r.h2d_alone_ms * 1e6)) << " GB/s), kernel "
      << fmt("%.2f", r.kernel_alone_ms) << " ms, D2H " << fmt("%.2f", r.d2h_alone_ms) << " ms ("
-     << fmt("%.1f", r.bytes_each_way / (r.d2h_alone_ms * 1e6)) << " GB/s); one after another "
+     << fmt("%.1f", r.bytes_out / (r.d2h_alone_ms * 1e6)) << " GB/s); one after another "
      << fmt("%.2f", r.serial_ms) << " ms\n"
      << (markdown ? "\n" : "");
   os << "bound: H2D and D2H of the same data at once on two streams, no kernel: "

@@ -1,12 +1,13 @@
-// The qam256 end-to-end pipeline (docs/qam256.md): pinned
-// host input -> H2D -> kernel -> D2H -> pinned host output, the data in chunks over S streams,
-// issued breadth first (all H2D, then all kernels, then all D2H) or depth first (each chunk's
-// three stages in turn). It runs as a family job (exec/family_jobs.hpp) where rows run: in the
-// worker process, or in process.
+// The end-to-end pipeline of a family with a [pipeline] (docs/families.md; qam256's in
+// docs/qam256.md): pinned host inputs -> H2D -> kernel -> D2H -> pinned host outputs, the
+// pipeline axis cut into chunks over S streams, issued breadth first (all H2D, then all kernels,
+// then all D2H) or depth first (each chunk's three stages in turn). It runs as a family job
+// (exec/family_jobs.hpp) where rows run: in the worker process, or in process.
 #pragma once
 
 #include "cuda/device.hpp"
 #include "exec/row.hpp"
+#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "spec/variant.hpp"
 
@@ -30,7 +31,7 @@ struct pipeline_options {
 
 /// Everything the pipeline needs, as it travels to the worker.
 struct pipeline_job {
-  row_job kernel;  ///< a qam256 source variant's instantiation, as a row would run it
+  row_job kernel;  ///< a source variant's instantiation, as a row would run it
   pipeline_options options;
 };
 
@@ -49,8 +50,8 @@ struct pipeline_row {
   unsigned streams = 0;
   std::string order;
   unsigned chunks = 0;
-  std::uint64_t chunk_symbols = 0;  ///< every chunk but the last (which holds the rest)
-  double wall_ms = 0;               ///< median over the runs, first issue to last completion
+  std::uint64_t chunk_units = 0;  ///< of the pipeline axis: every chunk but the last (the rest)
+  double wall_ms = 0;             ///< median over the runs, first issue to last completion
   double wall_min_ms = 0, wall_max_ms = 0;
   // Each stage's span in the median run: from the first chunk's start of the stage to the last
   // chunk's end of it (what that stage occupied of the wall time, overlaps included).
@@ -67,11 +68,12 @@ struct pipeline_row {
 };
 
 struct pipeline_report {
+  std::string family;
   std::string variant;  ///< qualified name
   unsigned block = 0;
   problem_config config;
-  double bytes_each_way = 0;  ///< 8 n
-  int resident_blocks = 0;    ///< SM count x resident blocks per SM of the kernel at this block
+  double bytes_in = 0, bytes_out = 0;  ///< copied host to device, and back
+  int resident_blocks = 0;  ///< SM count x resident blocks per SM of the kernel at this block
   // Each stage alone on one stream over the whole data (median of the runs).
   double h2d_alone_ms = 0, kernel_alone_ms = 0, d2h_alone_ms = 0;
   double serial_ms = 0;  ///< the three alone, summed: the stages one after another
@@ -80,14 +82,16 @@ struct pipeline_report {
   std::vector<pipeline_row> rows;
 };
 
-/// Runs every configuration of the job on device 0; the context must be current. Validates the
-/// output of each configuration byte for byte against the CPU reference.
-pipeline_report run_pipeline(const pipeline_job& job, const cuda::device_info& device);
+/// Runs every configuration of the job on the current context's device. Validates the outputs
+/// of each configuration, brought back to the host, against the family's reference and rule.
+pipeline_report run_pipeline(const data_family& family, const pipeline_job& job,
+                             const cuda::device_info& device);
 
-/// The chunk size in symbols for n symbols in `chunks` chunks: ceil(n / chunks) rounded up to a
-/// multiple of 32 symbols (256 bytes), so that every chunk starts 256-byte aligned as the kernel
-/// contract promises. The last chunk holds the rest; there may be fewer chunks than asked.
-std::uint64_t chunk_symbols(std::uint64_t n, unsigned chunks);
+/// The chunk size in units of the pipeline axis for n units in `chunks` chunks: ceil(n / chunks)
+/// rounded up to a multiple of `align` units (the pipeline makes it 256 bytes of every buffer, so
+/// that every chunk starts 256-byte aligned as the kernel contract promises). The last chunk
+/// holds the rest; there may be fewer chunks than asked.
+std::uint64_t chunk_units(std::uint64_t n, unsigned chunks, std::uint64_t align);
 
 /// The order of operations of one configuration, for the tests: (stage, chunk) pairs, stage 0
 /// H2D, 1 kernel, 2 D2H; chunk c goes to stream c % streams.
