@@ -57,7 +57,6 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 registers at
   static_assert(BLOCK == 384 && (BN == 128 || BN == 256) && STAGES >= 2, "3 warpgroups");
   constexpr int BM = 128, BK = 64;                // BK: one 128-byte row of 16-bit elements
   constexpr int A_BYTES = BM * BK * 2, B_BYTES = BK * BN * 2, STAGE = A_BYTES + B_BYTES;
-  constexpr int LAG = STAGES - 1;                 // slices in copy flight before a signal
   constexpr int GROUP = 16;                       // tile rows walked together (L2 reuse)
   extern __shared__ unsigned char smem_raw[];
   // The swizzle is read off address bits 4-9: align the stages to 1024 bytes.
@@ -170,19 +169,17 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 registers at
     };
 
     for (int t = 0; t < slices; ++t) {
-      if (t >= LAG) {  // slice t - LAG has landed (this thread's part): hand it over
-        cp_async_wait<LAG - 1>();
-        fence_proxy_async();
-        mbar_arrive(&full[(t - LAG) % STAGES]);
-      }
       const int s = t % STAGES;
       mbar_wait(&empty[s], (t / STAGES & 1) ^ 1);  // the consumers are done with slice t - STAGES
       load(s, t * BK);
-      cp_async_commit();
+      if (vec_a && vec_b) {
+        cp_async_mbar_arrive(&full[s]);  // arrives when this thread's copies have landed
+      } else {                           // st.shared too: wait, fence, arrive (release)
+        cp_async_wait<0>();
+        fence_proxy_async();
+        mbar_arrive(&full[s]);
+      }
     }
-    cp_async_wait<0>();
-    fence_proxy_async();
-    for (int t = max(slices - LAG, 0); t < slices; ++t) mbar_arrive(&full[t % STAGES]);
   } else {
     // ---------------- consumers: warpgroup c computes rows 64 c .. 64 c + 63 ----------------
     setmaxnreg_inc<232>();
@@ -194,6 +191,7 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 registers at
     for (int t = 0; t < slices; ++t) {
       const int s = t % STAGES;
       mbar_wait(&full[s], t / STAGES & 1);
+      fence_proxy_async();  // the copies were generic-proxy writes; wgmma reads through the async one
       const unsigned sa = base + s * STAGE + c * 64 * 128, sb = base + s * STAGE + A_BYTES;
       wgmma_fence_operands<BN / 2>(acc);
       wgmma_fence();

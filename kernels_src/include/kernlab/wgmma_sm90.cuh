@@ -17,6 +17,12 @@ __device__ __forceinline__ void mbar_arrive(unsigned long long* bar) {
   asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar))
                : "memory");
 }
+// One arrival, made by the hardware once every cp.async this thread issued before it has
+// completed (noinc: the barrier's expected count already counts it).
+__device__ __forceinline__ void cp_async_mbar_arrive(unsigned long long* bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(bar))
+               : "memory");
+}
 // Waits (acquire) until the phase of the given parity has completed. A fresh barrier is in phase
 // 0, so waiting on parity 1 returns at once: the producer's first pass over its empty slots.
 __device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
