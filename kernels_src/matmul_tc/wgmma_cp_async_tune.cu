@@ -25,15 +25,15 @@
 /* kernlab
 family:       matmul_tc
 target:       sm_90a
-entry:        wgmma_cp_async<BLOCK, BN, STAGES, T>
-blocks:       384
+entry:        wgmma_cp_async<BLOCK, BN, STAGES, FENCE, T>
+blocks:       384 512                 # 1 or 2 producer warpgroups, then 2 consumers
 dtypes:       bfloat16 float16
-tune:         BN = 128, 256; STAGES = 3, 4, 5, 6
-require:      STAGES * (128 * 64 + 64 * BN) * 2 + 1024 + 256 <= 232448
+tune:         BN = 128, 256; STAGES = 3, 4, 5, 6; FENCE = 0, 1
+require:      STAGES * (128 * 64 + 64 * BN) * 2 + 1024 + 256 <= 232448; BLOCK == 384 || BN == 128
 shared_bytes: STAGES * (128 * 64 + 64 * BN) * TSIZE + 1024 + 256
 grid_dims:    ceil_div(N, BN), ceil_div(M, 128)
 summary:      + wgmma from swizzled shared memory, a cp.async producer warpgroup, mbarrier stages
-points:       wgmma_cp_async(BN=256,STAGES=4) "+ wgmma m64n256k16 from 128B-swizzled shared memory, cp.async producer warpgroup, 4 mbarrier stages"
+points:       wgmma_cp_async(BN=256,STAGES=4,FENCE=1) "+ wgmma m64n256k16 from 128B-swizzled shared memory, cp.async producer warpgroup, 4 mbarrier stages"
 order:        5
 */
 #include <kernlab/wgmma_sm90.cuh>
@@ -51,10 +51,13 @@ __device__ __forceinline__ void wgmma_tile(float* d, unsigned long long da,
   else wgmma_m64n128k16(d, da, db, 1, t);
 }
 
-template <int BLOCK, int BN, int STAGES, typename T>
-__global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 registers at launch
+template <int BLOCK, int BN, int STAGES, int FENCE, typename T>
+__global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 (128) registers at launch
     wgmma_cp_async(const T* A, const T* B, float* C, int M, int N, int K) {
-  static_assert(BLOCK == 384 && (BN == 128 || BN == 256) && STAGES >= 2, "3 warpgroups");
+  static_assert((BLOCK == 384 || BLOCK == 512) && (BN == 128 || BN == 256), "3 or 4 warpgroups");
+  constexpr int PRODUCERS = BLOCK / 128 - 2, PT = 128 * PRODUCERS;  // producer threads
+  // Registers: the producers keep 40, the consumers share the rest (65536 a block).
+  constexpr int CONSUMER_REGS = (65536 - PT * 40) / 256 / 8 * 8;
   constexpr int BM = 128, BK = 64;                // BK: one 128-byte row of 16-bit elements
   constexpr int A_BYTES = BM * BK * 2, B_BYTES = BK * BN * 2, STAGE = A_BYTES + B_BYTES;
   constexpr int GROUP = 16;                       // tile rows walked together (L2 reuse)
@@ -77,30 +80,31 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 registers at
   const int slices = (K + BK - 1) / BK;
   if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      mbar_init(&full[s], 128);  // every producer thread arrives once per slice
+      mbar_init(&full[s], PT);  // every producer thread arrives once per slice
       mbar_init(&empty[s], 8);   // lane 0 of each consumer warp
     }
   }
   __syncthreads();
 
-  if (wg == 0) {
+  if (wg < PRODUCERS) {
     // ---------------- producer: copies slice t into stage t % STAGES ----------------
     setmaxnreg_dec<40>();
-    const int p = tid;  // 0..127
+    const int p = tid;  // 0 .. PT - 1
     const bool vec_a = K % 8 == 0, vec_b = N % 8 == 0;
-    // A: 8 chunks of 16 bytes a row, 16 rows a pass, 8 passes.
+    // A: 8 chunks of 16 bytes a row, PT / 8 rows a pass.
     const int ac = p % 8, ar = p / 8;
     const unsigned a_dst = ar * 128 + ((ac ^ (ar % 8)) << 4);
-    // B: BN / 8 chunks a row (in BN / 64 panels of 8), 1024 / BN rows a pass.
-    constexpr int B_CPR = BN / 8, B_RPP = 128 / B_CPR, B_PASSES = BK / B_RPP;
+    // B: BN / 8 chunks a row (in BN / 64 panels of 8), PT * 8 / BN rows a pass.
+    constexpr int A_RPP = PT / 8, A_PASSES = BM / A_RPP;
+    constexpr int B_CPR = BN / 8, B_RPP = PT / B_CPR, B_PASSES = BK / B_RPP;
     const int bc = p % B_CPR, br = p / B_CPR;
     const int b_col = bn + bc * 8;
 
     // Row pointers and checks that do not change along K, computed once.
     const T* a_src = A + (long long)min(bm + ar, M - 1) * K + ac * 8;
-    unsigned a_rows = 0;  // bit i: row bm + ar + 16 i is inside A
+    unsigned a_rows = 0;  // bit i: row bm + ar + A_RPP i is inside A
 #pragma unroll
-    for (int i = 0; i < BM / 16; ++i) a_rows |= (bm + ar + 16 * i < M ? 1u : 0u) << i;
+    for (int i = 0; i < A_PASSES; ++i) a_rows |= (bm + ar + A_RPP * i < M ? 1u : 0u) << i;
     const T* b_src = B + (long long)br * N + min(b_col, N - 1);
     const bool b_col_ok = b_col < N;
     const unsigned b_dst0 = (bc / 8) * (BK * 128) + br * 128;
@@ -115,17 +119,17 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 registers at
         const bool k_ok = k0 + ac * 8 < K;
         const T* src = a_src + k0;
 #pragma unroll 4
-        for (int i = 0; i < BM / 16; ++i) {
+        for (int i = 0; i < A_PASSES; ++i) {
           const bool ok = k_ok && (a_rows >> i & 1);
           asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sa + a_dst +
-                                                                                  i * 2048),
-                       "l"(ok ? src + 16 * i * k : A), "r"(ok ? 16 : 0));
+                                                                                  i * A_RPP * 128),
+                       "l"(ok ? src + A_RPP * i * k : A), "r"(ok ? 16 : 0));
         }
       } else {
         const unsigned short* a16 = reinterpret_cast<const unsigned short*>(A);
 #pragma unroll 1
-        for (int i = 0; i < BM / 16; ++i) {
-          const int gr = bm + ar + 16 * i, gc = k0 + ac * 8;
+        for (int i = 0; i < A_PASSES; ++i) {
+          const int gr = bm + ar + A_RPP * i, gc = k0 + ac * 8;
           const unsigned short* row = a16 + (long long)gr * K;
           unsigned w[4];
 #pragma unroll
@@ -134,7 +138,7 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 registers at
             const unsigned hi = gr < M && gc + 2 * e + 1 < K ? row[gc + 2 * e + 1] : 0u;
             w[e] = lo | hi << 16;
           }
-          asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(sa + a_dst + i * 2048),
+          asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(sa + a_dst + i * A_RPP * 128),
                        "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]));
         }
       }
@@ -182,8 +186,8 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 registers at
     }
   } else {
     // ---------------- consumers: warpgroup c computes rows 64 c .. 64 c + 63 ----------------
-    setmaxnreg_inc<232>();
-    const int c = wg - 1, lane = tid % 32, warp = tid / 32 % 4;
+    setmaxnreg_inc<CONSUMER_REGS>();
+    const int c = wg - PRODUCERS, lane = tid % 32, warp = tid / 32 % 4;
     float acc[BN / 2];
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i) acc[i] = 0.0f;
@@ -191,7 +195,7 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 registers at
     for (int t = 0; t < slices; ++t) {
       const int s = t % STAGES;
       mbar_wait(&full[s], t / STAGES & 1);
-      fence_proxy_async();  // the copies were generic-proxy writes; wgmma reads through the async one
+      if (FENCE) fence_proxy_async();  // the copies were generic-proxy writes; wgmma reads async
       const unsigned sa = base + s * STAGE + c * 64 * 128, sb = base + s * STAGE + A_BYTES;
       wgmma_fence_operands<BN / 2>(acc);
       wgmma_fence();
