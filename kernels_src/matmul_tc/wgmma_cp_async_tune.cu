@@ -1,39 +1,44 @@
 // Step 5 of the tensor-core ladder: Hopper's warpgroup MMA (wgmma) fed by a warp-specialised
 // producer. Step 4 (mma.sync, 8 warps of 64 x 64) stalls on ldmatrix and on its own MMA
-// latency, and every thread both copies and computes. Here a block of 3 warpgroups splits the
-// roles: warpgroup 0 only copies, warpgroups 1 and 2 only compute, each a 64 x BN half of the
-// block's 128 x BN tile with wgmma.mma_async m64nBNk16, A and B read by the tensor cores
-// straight from shared memory (no ldmatrix, no fragments in registers), and the next wgmma
-// issued while the last one runs.
+// latency, and every thread both copies and computes. Here the roles split by warpgroup: the
+// first (or the first two, at BLOCK = 512) only copy, the last two only compute, each a 64 x BN
+// half of the block's 128 x BN tile with wgmma.mma_async m64nBNk16, A and B read by the tensor
+// cores straight from shared memory (no ldmatrix, no fragments in registers), the next slice's
+// wgmmas issued while the last ones run.
 // - Layout: each stage holds A's 128 x 64 slice K-major and B's 64 x BN slice N-major (panels of
 //   64 columns), both in 128-byte rows with the 128-byte swizzle (16-byte chunk c of row r at
 //   chunk c ^ r % 8), the canonical layout wgmma's matrix descriptors name; it is also free of
 //   bank conflicts for the producer's 16-byte stores.
 // - Copies: TMA needs a tensor map built on the host, which kernlab's launch cannot pass, so the
-//   producer issues 16-byte cp.async into the swizzled layout (zero-filled past the edges). It
-//   signals a stage STAGES - 1 slices later: cp.async.wait_group, then fence.proxy.async (the
-//   copies were generic-proxy writes that the async proxy reads next), then an arrive on the
-//   stage's `full` mbarrier. Rows that are not 16-byte aligned (K or N not a multiple of 8) take
-//   an element-wise path into the same layout.
-// - Hand-over: the consumers wait on `full`, issue the slice's four k16 wgmmas, commit, wait
-//   until the previous slice's group is done and release that slice's `empty` mbarrier.
-// - Registers: setmaxnreg gives the producer 40 and each consumer 232 (128 accumulators at BN =
-//   256), from the 168 a thread gets at launch (384 threads, one block per SM).
+//   producer issues 16-byte cp.async into the swizzled layout. Each thread copies one chunk
+//   column of rows 8 apart, so its swizzled chunk is one constant and, in tiles with no edge,
+//   a copy costs one 64-bit add (the rest are immediates); edge tiles zero-fill with src-size 0.
+//   Each thread then arms cp.async.mbarrier.arrive.noinc on the stage's `full` mbarrier, which
+//   fires when its copies land. Rows that are not 16-byte aligned (K or N not a multiple of 8)
+//   take two aligned 16-byte loads per chunk, shifted into place and stored with st.shared,
+//   then fence.proxy.async and an ordinary arrive.
+// - Hand-over: the consumers wait on `full`, fence.proxy.async (the copies were generic-proxy
+//   writes, wgmma reads through the async proxy), issue the slice's four k16 wgmmas, commit,
+//   wait until the previous slice's group is done and release that slice's `empty` mbarrier.
+// - Registers: setmaxnreg drops the producers to 56 and raises the consumers with the rest of
+//   the launch's share (168 a thread at 384 threads, 128 at 512).
 // - Order of the tiles: groups of 16 tile rows are walked column by column, so a wave of 132
 //   blocks shares its A rows and B columns in L2.
-// The named point wgmma_cp_async is BN = 256, 4 stages (192 KiB of shared memory).
+// The named point wgmma_cp_async is BN = 256, 4 stages (192 KiB of shared memory), one producer
+// warpgroup; at 512 threads (two producers) BN is 128 (ptxas caps a 512-thread block at 128
+// registers, too few for m64n256's 128 accumulators).
 /* kernlab
 family:       matmul_tc
 target:       sm_90a
-entry:        wgmma_cp_async<BLOCK, BN, STAGES, FENCE, T>
+entry:        wgmma_cp_async<BLOCK, BN, STAGES, T>
 blocks:       384 512                 # 1 or 2 producer warpgroups, then 2 consumers
 dtypes:       bfloat16 float16
-tune:         BN = 128, 256; STAGES = 3, 4, 5, 6; FENCE = 0, 1
+tune:         BN = 128, 256; STAGES = 3, 4, 5, 6
 require:      STAGES * (128 * 64 + 64 * BN) * 2 + 1024 + 256 <= 232448; BLOCK == 384 || BN == 128
 shared_bytes: STAGES * (128 * 64 + 64 * BN) * TSIZE + 1024 + 256
 grid_dims:    ceil_div(N, BN), ceil_div(M, 128)
 summary:      + wgmma from swizzled shared memory, a cp.async producer warpgroup, mbarrier stages
-points:       wgmma_cp_async(BN=256,STAGES=4,FENCE=1) "+ wgmma m64n256k16 from 128B-swizzled shared memory, cp.async producer warpgroup, 4 mbarrier stages"
+points:       wgmma_cp_async(BN=256,STAGES=4) "+ wgmma m64n256k16 from 128B-swizzled shared memory, cp.async producer warpgroup, 4 mbarrier stages"
 order:        5
 */
 #include <kernlab/wgmma_sm90.cuh>
@@ -51,13 +56,62 @@ __device__ __forceinline__ void wgmma_tile(float* d, unsigned long long da,
   else wgmma_m64n128k16(d, da, db, 1, t);
 }
 
-template <int BLOCK, int BN, int STAGES, int FENCE, typename T>
+// Unaligned rows: 8 consecutive 16-bit elements p[g .. g + 8), the first nv (0..8) valid and the
+// rest read as 0, from the one or two aligned 16-byte blocks that hold them (two wide loads
+// instead of eight narrow ones), then shifted into four words. Near the buffer's end (total
+// elements), where the second block would pass it, the elements are read one by one.
+struct Window {
+  uint4 v0, v1;
+  int sh, nv;  // the chunk's byte offset in v0, and its valid elements
+};
+__device__ __forceinline__ Window window_load(const unsigned short* p, long long g, int nv,
+                                              long long total) {
+  Window w;
+  w.v0 = w.v1 = make_uint4(0u, 0u, 0u, 0u);
+  w.sh = (int)(g * 2 & 15);
+  w.nv = nv;
+  if (nv <= 0) return w;
+  const long long lo = g * 2 & ~15ll;
+  const char* bytes = reinterpret_cast<const char*>(p);
+  if (lo + 32 <= total * 2) {
+    w.v0 = *reinterpret_cast<const uint4*>(bytes + lo);
+    if (w.sh + 2 * nv > 16) w.v1 = *reinterpret_cast<const uint4*>(bytes + lo + 16);
+  } else {
+    unsigned e[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) e[i] = i < nv ? p[g + i] : 0u;
+    w.v0 = make_uint4(e[0] | e[1] << 16, e[2] | e[3] << 16, e[4] | e[5] << 16, e[6] | e[7] << 16);
+    w.sh = 0;
+  }
+  return w;
+}
+__device__ __forceinline__ void window_words(const Window& w, unsigned* r) {
+  unsigned x[8] = {w.v0.x, w.v0.y, w.v0.z, w.v0.w, w.v1.x, w.v1.y, w.v1.z, w.v1.w};
+  const int q = w.sh >> 2;  // whole words to skip, then a half word if sh % 4 == 2
+#pragma unroll
+  for (int i = 0; i < 6; ++i) x[i] = q & 2 ? x[i + 2] : x[i];
+#pragma unroll
+  for (int i = 0; i < 7; ++i) x[i] = q & 1 ? x[i + 1] : x[i];
+  const unsigned shift = (w.sh & 2) * 8;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    unsigned v = __funnelshift_r(x[j], x[j + 1], shift);
+    if (2 * j + 1 >= w.nv) v &= 0xFFFFu;
+    if (2 * j >= w.nv) v = 0u;
+    r[j] = v;
+  }
+}
+
+template <int BLOCK, int BN, int STAGES, typename T>
 __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 (128) registers at launch
     wgmma_cp_async(const T* A, const T* B, float* C, int M, int N, int K) {
   static_assert((BLOCK == 384 || BLOCK == 512) && (BN == 128 || BN == 256), "3 or 4 warpgroups");
   constexpr int PRODUCERS = BLOCK / 128 - 2, PT = 128 * PRODUCERS;  // producer threads
-  // Registers: the producers keep 40, the consumers share the rest (65536 a block).
-  constexpr int CONSUMER_REGS = (65536 - PT * 40) / 256 / 8 * 8;
+  // Registers: a thread starts with the launch's share (168 at 384 threads, 128 at 512); the
+  // producers keep PRODUCER_REGS and hand the rest to the consumers (setmaxnreg.inc blocks until
+  // the pool has them, so the sum must stay within what the block was given).
+  constexpr int LAUNCH_REGS = 65536 / BLOCK / 8 * 8, PRODUCER_REGS = 56;
+  constexpr int CONSUMER_REGS = (LAUNCH_REGS * BLOCK - PT * PRODUCER_REGS) / 256 / 8 * 8;
   constexpr int BM = 128, BK = 64;                // BK: one 128-byte row of 16-bit elements
   constexpr int A_BYTES = BM * BK * 2, B_BYTES = BK * BN * 2, STAGE = A_BYTES + B_BYTES;
   constexpr int GROUP = 16;                       // tile rows walked together (L2 reuse)
@@ -88,86 +142,86 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 (128) regist
 
   if (wg < PRODUCERS) {
     // ---------------- producer: copies slice t into stage t % STAGES ----------------
-    setmaxnreg_dec<40>();
+    setmaxnreg_dec<PRODUCER_REGS>();
     const int p = tid;  // 0 .. PT - 1
-    const bool vec_a = K % 8 == 0, vec_b = N % 8 == 0;
-    // A: 8 chunks of 16 bytes a row, PT / 8 rows a pass.
-    const int ac = p % 8, ar = p / 8;
-    const unsigned a_dst = ar * 128 + ((ac ^ (ar % 8)) << 4);
-    // B: BN / 8 chunks a row (in BN / 64 panels of 8), PT * 8 / BN rows a pass.
-    constexpr int A_RPP = PT / 8, A_PASSES = BM / A_RPP;
-    constexpr int B_CPR = BN / 8, B_RPP = PT / B_CPR, B_PASSES = BK / B_RPP;
-    const int bc = p % B_CPR, br = p / B_CPR;
-    const int b_col = bn + bc * 8;
-
-    // Row pointers and checks that do not change along K, computed once.
-    const T* a_src = A + (long long)min(bm + ar, M - 1) * K + ac * 8;
-    unsigned a_rows = 0;  // bit i: row bm + ar + A_RPP i is inside A
-#pragma unroll
-    for (int i = 0; i < A_PASSES; ++i) a_rows |= (bm + ar + A_RPP * i < M ? 1u : 0u) << i;
-    const T* b_src = B + (long long)br * N + min(b_col, N - 1);
-    const bool b_col_ok = b_col < N;
-    const unsigned b_dst0 = (bc / 8) * (BK * 128) + br * 128;
+    const bool vec = K % 8 == 0 && N % 8 == 0;  // 16-byte aligned rows: cp.async
+    // Thread p copies chunk lc (16 bytes) of 128-byte rows lr, lr + RPP, ...: of A's rows and of
+    // each 64-column panel of B's rows. RPP is a multiple of 8, so every row it touches has the
+    // same row % 8, and the swizzled chunk (lc ^ row % 8) is one constant.
+    constexpr int RPP = PT / 8, A_PASSES = BM / RPP, B_PASSES = BK / RPP, PANELS = BN / 64;
+    const int lc = p % 8, lr = p / 8;
+    const unsigned dst = lr * 128 + ((lc ^ (lr % 8)) << 4);
+    const bool inner_mn = bm + BM <= M && bn + BN <= N;  // no edge in this tile but K's
+    const long long a_off = (long long)(bm + lr) * K + lc * 8, b_off = (long long)lr * N + bn + lc * 8;
+    const long long a_step = (long long)RPP * K * 2, b_step = (long long)RPP * N * 2;  // bytes
 
     auto load = [&](int s, int k0) {
-      const unsigned sa = base + s * STAGE, sb = sa + A_BYTES;
-      // Opaque copies of K and N: the 24 addresses are recomputed for each slice instead of
-      // being hoisted out of the slice loop into 48 registers the producer does not have.
-      int k = K, n = N;
-      asm volatile("" : "+r"(k), "+r"(n));
-      if (vec_a) {
-        const bool k_ok = k0 + ac * 8 < K;
-        const T* src = a_src + k0;
-#pragma unroll 4
+      const unsigned sa = base + s * STAGE + dst, sb = sa + A_BYTES;
+      if (vec && inner_mn && k0 + BK <= K) {
+        // The common case: no checks, and per pass one 64-bit add; the other offsets (passes in
+        // shared memory, panels in both) are constants the copy instruction can carry.
+        const char* a = reinterpret_cast<const char*>(A + a_off + k0);
+#pragma unroll
+        for (int i = 0; i < A_PASSES; ++i, a += a_step) cp_async16(sa + i * RPP * 128, a);
+        const char* b = reinterpret_cast<const char*>(B + b_off + (long long)k0 * N);
+#pragma unroll
+        for (int i = 0; i < B_PASSES; ++i, b += b_step)
+#pragma unroll
+          for (int j = 0; j < PANELS; ++j) cp_async16(sb + i * RPP * 128 + j * BK * 128, b + j * 128);
+      } else if (vec) {  // an edge tile: chunks past M, N or K are zero-filled
+#pragma unroll 1
         for (int i = 0; i < A_PASSES; ++i) {
-          const bool ok = k_ok && (a_rows >> i & 1);
-          asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sa + a_dst +
-                                                                                  i * A_RPP * 128),
-                       "l"(ok ? src + A_RPP * i * k : A), "r"(ok ? 16 : 0));
+          const int gr = bm + lr + RPP * i, gc = k0 + lc * 8;
+          const bool ok = gr < M && gc < K;
+          cp_async16(sa + i * RPP * 128, ok ? A + (long long)gr * K + gc : A, ok ? 16 : 0);
         }
-      } else {
+#pragma unroll 1
+        for (int i = 0; i < B_PASSES; ++i)
+#pragma unroll
+          for (int j = 0; j < PANELS; ++j) {
+            const int gr = k0 + lr + RPP * i, gc = bn + j * 64 + lc * 8;
+            const bool ok = gr < K && gc < N;
+            cp_async16(sb + i * RPP * 128 + j * BK * 128, ok ? B + (long long)gr * N + gc : B,
+                       ok ? 16 : 0);
+          }
+      } else {  // rows not 16-byte aligned: aligned 16-byte loads, shifted into place
         const unsigned short* a16 = reinterpret_cast<const unsigned short*>(A);
-#pragma unroll 1
-        for (int i = 0; i < A_PASSES; ++i) {
-          const int gr = bm + ar + A_RPP * i, gc = k0 + ac * 8;
-          const unsigned short* row = a16 + (long long)gr * K;
-          unsigned w[4];
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const unsigned lo = gr < M && gc + 2 * e < K ? row[gc + 2 * e] : 0u;
-            const unsigned hi = gr < M && gc + 2 * e + 1 < K ? row[gc + 2 * e + 1] : 0u;
-            w[e] = lo | hi << 16;
-          }
-          asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(sa + a_dst + i * A_RPP * 128),
-                       "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]));
-        }
-      }
-      if (vec_b) {
-        const T* src = b_src + (long long)k0 * n;
-#pragma unroll 4  // fully unrolled, the addresses outgrow the producer's 40 registers
-        for (int i = 0; i < B_PASSES; ++i) {
-          const int r = br + B_RPP * i;
-          const bool ok = b_col_ok && k0 + r < K;
-          const unsigned dst = b_dst0 + B_RPP * i * 128 + (((bc % 8) ^ (r % 8)) << 4);
-          asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(sb + dst),
-                       "l"(ok ? src + B_RPP * i * n : B), "r"(ok ? 16 : 0));
-        }
-      } else {
         const unsigned short* b16 = reinterpret_cast<const unsigned short*>(B);
+        // Two chunks at a time: their loads in flight together, then shifted and stored (four
+        // would spill the producer's registers).
 #pragma unroll 1
-        for (int i = 0; i < B_PASSES; ++i) {
-          const int r = br + B_RPP * i, gr = k0 + r;
-          const unsigned short* row = b16 + (long long)gr * N;
-          unsigned w[4];
+        for (int i0 = 0; i0 < A_PASSES; i0 += 2) {
+          Window w[2];
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const unsigned lo = gr < K && b_col + 2 * e < N ? row[b_col + 2 * e] : 0u;
-            const unsigned hi = gr < K && b_col + 2 * e + 1 < N ? row[b_col + 2 * e + 1] : 0u;
-            w[e] = lo | hi << 16;
+          for (int u = 0; u < 2; ++u) {
+            const int gr = bm + lr + RPP * (i0 + u), gc = k0 + lc * 8;
+            const int nv = gr < M ? max(0, min(8, K - gc)) : 0;
+            w[u] = window_load(a16, (long long)gr * K + gc, nv, (long long)M * K);
           }
-          const unsigned dst = b_dst0 + B_RPP * i * 128 + (((bc % 8) ^ (r % 8)) << 4);
-          asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(sb + dst), "r"(w[0]),
-                       "r"(w[1]), "r"(w[2]), "r"(w[3]));
+#pragma unroll
+          for (int u = 0; u < 2; ++u) {
+            unsigned r[4];
+            window_words(w[u], r);
+            st_shared16(sa + (i0 + u) * RPP * 128, r);
+          }
+        }
+#pragma unroll 1
+        for (int c0 = 0; c0 < B_PASSES * PANELS; c0 += 2) {
+          Window w[2];
+#pragma unroll
+          for (int u = 0; u < 2; ++u) {
+            const int i = (c0 + u) / PANELS, j = (c0 + u) % PANELS;
+            const int gr = k0 + lr + RPP * i, gc = bn + j * 64 + lc * 8;
+            const int nv = gr < K ? max(0, min(8, N - gc)) : 0;
+            w[u] = window_load(b16, (long long)gr * N + gc, nv, (long long)K * N);
+          }
+#pragma unroll
+          for (int u = 0; u < 2; ++u) {
+            const int i = (c0 + u) / PANELS, j = (c0 + u) % PANELS;
+            unsigned r[4];
+            window_words(w[u], r);
+            st_shared16(sb + i * RPP * 128 + j * BK * 128, r);
+          }
         }
       }
     };
@@ -176,10 +230,9 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 (128) regist
       const int s = t % STAGES;
       mbar_wait(&empty[s], (t / STAGES & 1) ^ 1);  // the consumers are done with slice t - STAGES
       load(s, t * BK);
-      if (vec_a && vec_b) {
+      if (vec) {
         cp_async_mbar_arrive(&full[s]);  // arrives when this thread's copies have landed
-      } else {                           // st.shared too: wait, fence, arrive (release)
-        cp_async_wait<0>();
+      } else {                           // st.shared: fence, then arrive (release)
         fence_proxy_async();
         mbar_arrive(&full[s]);
       }
@@ -195,7 +248,7 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 (128) regist
     for (int t = 0; t < slices; ++t) {
       const int s = t % STAGES;
       mbar_wait(&full[s], t / STAGES & 1);
-      if (FENCE) fence_proxy_async();  // the copies were generic-proxy writes; wgmma reads async
+      fence_proxy_async();  // the copies were generic-proxy writes; wgmma reads async
       const unsigned sa = base + s * STAGE + c * 64 * 128, sb = base + s * STAGE + A_BYTES;
       wgmma_fence_operands<BN / 2>(acc);
       wgmma_fence();

@@ -23,6 +23,21 @@ __device__ __forceinline__ void cp_async_mbar_arrive(unsigned long long* bar) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(smem_addr(bar))
                : "memory");
 }
+// 16 bytes from global to shared (the destination as a shared-window address).
+__device__ __forceinline__ void cp_async16(unsigned dst, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+// The same with a source size: 0 reads nothing and writes 16 zero bytes.
+__device__ __forceinline__ void cp_async16(unsigned dst, const void* src, unsigned src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void st_shared16(unsigned dst, const unsigned* w) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(w[0]), "r"(w[1]),
+               "r"(w[2]), "r"(w[3])
+               : "memory");
+}
 // Waits (acquire) until the phase of the given parity has completed. A fresh barrier is in phase
 // 0, so waiting on parity 1 returns at once: the producer's first pass over its empty slots.
 __device__ __forceinline__ void mbar_wait(unsigned long long* bar, unsigned parity) {
