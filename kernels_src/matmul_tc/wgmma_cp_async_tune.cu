@@ -20,8 +20,9 @@
 // - Hand-over: the consumers wait on `full`, fence.proxy.async (the copies were generic-proxy
 //   writes, wgmma reads through the async proxy), issue the slice's four k16 wgmmas, commit,
 //   wait until the previous slice's group is done and release that slice's `empty` mbarrier.
-// - Registers: setmaxnreg drops the producers to 56 and raises the consumers with the rest of
-//   the launch's share (168 a thread at 384 threads, 128 at 512).
+// - Registers: setmaxnreg drops the producers to what the unaligned path needs (56..128, by
+//   UG) and raises the consumers with the rest of the launch's share (168 a thread at 384
+//   threads, 128 at 512); ptxas compiles the consumers within the launch's share regardless.
 // - Order of the tiles: groups of 16 tile rows are walked column by column, so a wave of 132
 //   blocks shares its A rows and B columns in L2.
 // The named point wgmma_cp_async is BN = 256, 4 stages (192 KiB of shared memory), one producer
@@ -30,15 +31,15 @@
 /* kernlab
 family:       matmul_tc
 target:       sm_90a
-entry:        wgmma_cp_async<BLOCK, BN, STAGES, T>
+entry:        wgmma_cp_async<BLOCK, BN, STAGES, UG, T>
 blocks:       384 512                 # 1 or 2 producer warpgroups, then 2 consumers
 dtypes:       bfloat16 float16
-tune:         BN = 128, 256; STAGES = 3, 4, 5, 6
-require:      STAGES * (128 * 64 + 64 * BN) * 2 + 1024 + 256 <= 232448; BLOCK == 384 || BN == 128
+tune:         BN = 128, 256; STAGES = 3, 4, 5, 6; UG = 2, 4, 8
+require:      STAGES * (128 * 64 + 64 * BN) * 2 + 1024 + 256 <= 232448; BLOCK == 384 || BN == 128; BLOCK == 384 || UG <= 4
 shared_bytes: STAGES * (128 * 64 + 64 * BN) * TSIZE + 1024 + 256
 grid_dims:    ceil_div(N, BN), ceil_div(M, 128)
 summary:      + wgmma from swizzled shared memory, a cp.async producer warpgroup, mbarrier stages
-points:       wgmma_cp_async(BN=256,STAGES=4) "+ wgmma m64n256k16 from 128B-swizzled shared memory, cp.async producer warpgroup, 4 mbarrier stages"
+points:       wgmma_cp_async(BN=256,STAGES=4,UG=8) "+ wgmma m64n256k16 from 128B-swizzled shared memory, cp.async producer warpgroup, 4 mbarrier stages"
 order:        5
 */
 #include <kernlab/wgmma_sm90.cuh>
@@ -102,15 +103,19 @@ __device__ __forceinline__ void window_words(const Window& w, unsigned* r) {
   }
 }
 
-template <int BLOCK, int BN, int STAGES, typename T>
+template <int BLOCK, int BN, int STAGES, int UG, typename T>
 __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 (128) registers at launch
     wgmma_cp_async(const T* A, const T* B, float* C, int M, int N, int K) {
   static_assert((BLOCK == 384 || BLOCK == 512) && (BN == 128 || BN == 256), "3 or 4 warpgroups");
+  static_assert(UG == 2 || UG == 4 || UG == 8, "chunks in flight on the unaligned path");
   constexpr int PRODUCERS = BLOCK / 128 - 2, PT = 128 * PRODUCERS;  // producer threads
   // Registers: a thread starts with the launch's share (168 at 384 threads, 128 at 512); the
   // producers keep PRODUCER_REGS and hand the rest to the consumers (setmaxnreg.inc blocks until
   // the pool has them, so the sum must stay within what the block was given).
-  constexpr int LAUNCH_REGS = 65536 / BLOCK / 8 * 8, PRODUCER_REGS = 56;
+  // UG chunks of the unaligned path in flight take 8 registers each: 56 registers for 2, 96 for
+  // 4, 128 for 8 (none spill). The consumers are compiled within the launch's share anyway.
+  constexpr int LAUNCH_REGS = 65536 / BLOCK / 8 * 8;
+  constexpr int PRODUCER_REGS = UG <= 2 ? 56 : UG <= 4 ? 96 : 128;
   constexpr int CONSUMER_REGS = (LAUNCH_REGS * BLOCK - PT * PRODUCER_REGS) / 256 / 8 * 8;
   constexpr int BM = 128, BK = 64;                // BK: one 128-byte row of 16-bit elements
   constexpr int A_BYTES = BM * BK * 2, B_BYTES = BK * BN * 2, STAGE = A_BYTES + B_BYTES;
@@ -149,6 +154,7 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 (128) regist
     // each 64-column panel of B's rows. RPP is a multiple of 8, so every row it touches has the
     // same row % 8, and the swizzled chunk (lc ^ row % 8) is one constant.
     constexpr int RPP = PT / 8, A_PASSES = BM / RPP, B_PASSES = BK / RPP, PANELS = BN / 64;
+    static_assert(A_PASSES % UG == 0 && B_PASSES * PANELS % UG == 0, "whole groups of chunks");
     const int lc = p % 8, lr = p / 8;
     const unsigned dst = lr * 128 + ((lc ^ (lr % 8)) << 4);
     const bool inner_mn = bm + BM <= M && bn + BN <= N;  // no edge in this tile but K's
@@ -187,36 +193,35 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 (128) regist
       } else {  // rows not 16-byte aligned: aligned 16-byte loads, shifted into place
         const unsigned short* a16 = reinterpret_cast<const unsigned short*>(A);
         const unsigned short* b16 = reinterpret_cast<const unsigned short*>(B);
-        // Two chunks at a time: their loads in flight together, then shifted and stored (four
-        // would spill the producer's registers).
+        // UG chunks at a time: their loads in flight together, then shifted and stored.
 #pragma unroll 1
-        for (int i0 = 0; i0 < A_PASSES; i0 += 2) {
-          Window w[2];
+        for (int i0 = 0; i0 < A_PASSES; i0 += UG) {
+          Window w[UG];
 #pragma unroll
-          for (int u = 0; u < 2; ++u) {
+          for (int u = 0; u < UG; ++u) {
             const int gr = bm + lr + RPP * (i0 + u), gc = k0 + lc * 8;
             const int nv = gr < M ? max(0, min(8, K - gc)) : 0;
             w[u] = window_load(a16, (long long)gr * K + gc, nv, (long long)M * K);
           }
 #pragma unroll
-          for (int u = 0; u < 2; ++u) {
+          for (int u = 0; u < UG; ++u) {
             unsigned r[4];
             window_words(w[u], r);
             st_shared16(sa + (i0 + u) * RPP * 128, r);
           }
         }
 #pragma unroll 1
-        for (int c0 = 0; c0 < B_PASSES * PANELS; c0 += 2) {
-          Window w[2];
+        for (int c0 = 0; c0 < B_PASSES * PANELS; c0 += UG) {
+          Window w[UG];
 #pragma unroll
-          for (int u = 0; u < 2; ++u) {
+          for (int u = 0; u < UG; ++u) {
             const int i = (c0 + u) / PANELS, j = (c0 + u) % PANELS;
             const int gr = k0 + lr + RPP * i, gc = bn + j * 64 + lc * 8;
             const int nv = gr < K ? max(0, min(8, N - gc)) : 0;
             w[u] = window_load(b16, (long long)gr * N + gc, nv, (long long)K * N);
           }
 #pragma unroll
-          for (int u = 0; u < 2; ++u) {
+          for (int u = 0; u < UG; ++u) {
             const int i = (c0 + u) / PANELS, j = (c0 + u) % PANELS;
             unsigned r[4];
             window_words(w[u], r);
