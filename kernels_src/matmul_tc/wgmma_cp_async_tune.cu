@@ -12,7 +12,8 @@
 // - Copies: TMA needs a tensor map built on the host, which kernlab's launch cannot pass, so the
 //   producer issues 16-byte cp.async into the swizzled layout. Each thread copies one chunk
 //   column of rows 8 apart, so its swizzled chunk is one constant and, in tiles with no edge,
-//   a copy costs one 64-bit add (the rest are immediates); edge tiles zero-fill with src-size 0.
+//   a copy costs one 64-bit add (the other offsets are constants); edge tiles zero-fill with
+//   src-size 0.
 //   Each thread then arms cp.async.mbarrier.arrive.noinc on the stage's `full` mbarrier, which
 //   fires when its copies land. Rows that are not 16-byte aligned (K or N not a multiple of 8)
 //   take two aligned 16-byte loads per chunk, shifted into place and stored with st.shared,
@@ -25,6 +26,11 @@
 //   threads, 128 at 512); ptxas compiles the consumers within the launch's share regardless.
 // - Order of the tiles: groups of 16 tile rows are walked column by column, so a wave of 132
 //   blocks shares its A rows and B columns in L2.
+// H100, bfloat16 (docs/results/2026-11-26-h100-tc-wgmma): the named point ran 744-754 TFLOP/s at
+// 4096^3 and 755-847 at 8192^3 (0.92x-1.09x the cuBLAS of the same call), 2.7x-3.0x step 4;
+// Nsight Compute puts the tensor cores' SM throughput at 78% and 89%. At 4095x4097x1023 (odd K
+// and N: the unaligned path) it is 82 TFLOP/s, 0.57x cuBLAS, the producer waiting on its loads
+// (SM 21%); BN = 128, UG = 4 at 512 threads (two producers) is the best there, 0.70x.
 // The named point wgmma_cp_async is BN = 256, 4 stages (192 KiB of shared memory), one producer
 // warpgroup; at 512 threads (two producers) BN is 128 (ptxas caps a 512-thread block at 128
 // registers, too few for m64n256's 128 accumulators).
@@ -158,7 +164,8 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 (128) regist
     const int lc = p % 8, lr = p / 8;
     const unsigned dst = lr * 128 + ((lc ^ (lr % 8)) << 4);
     const bool inner_mn = bm + BM <= M && bn + BN <= N;  // no edge in this tile but K's
-    const long long a_off = (long long)(bm + lr) * K + lc * 8, b_off = (long long)lr * N + bn + lc * 8;
+    const long long a_off = (long long)(bm + lr) * K + lc * 8;
+    const long long b_off = (long long)lr * N + bn + lc * 8;
     const long long a_step = (long long)RPP * K * 2, b_step = (long long)RPP * N * 2;  // bytes
 
     auto load = [&](int s, int k0) {
@@ -173,7 +180,8 @@ __global__ void __launch_bounds__(BLOCK, 1)  // 1 block per SM: 168 (128) regist
 #pragma unroll
         for (int i = 0; i < B_PASSES; ++i, b += b_step)
 #pragma unroll
-          for (int j = 0; j < PANELS; ++j) cp_async16(sb + i * RPP * 128 + j * BK * 128, b + j * 128);
+          for (int j = 0; j < PANELS; ++j)
+            cp_async16(sb + i * RPP * 128 + j * BK * 128, b + j * 128);
       } else if (vec) {  // an edge tile: chunks past M, N or K are zero-filled
 #pragma unroll 1
         for (int i = 0; i < A_PASSES; ++i) {
