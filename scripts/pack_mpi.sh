@@ -40,7 +40,9 @@ ln -s orterun "$dest/bin/mpiexec"
 
 kept=0 dropped=0
 for c in "$pkglibdir"/*.so; do
-  if ldd "$c" | grep -qE "not found|$needs_fabric"; then
+  # (ldd's output whole first: grep -q would end the pipe early and pipefail turn it false)
+  libs=$(ldd "$c" 2>&1 || true)
+  if grep -qE "not found|$needs_fabric" <<<"$libs"; then
     dropped=$((dropped + 1))
   else
     cp "$c" "$dest/lib/openmpi/"
