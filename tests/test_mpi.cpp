@@ -8,8 +8,8 @@
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -45,9 +45,15 @@ class scoped_env {
   std::map<std::string, std::optional<std::string>> saved_;
 };
 
-const char* launcher_vars[] = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK",
-                               "OMPI_COMM_WORLD_LOCAL_RANK", "PMIX_RANK", "PMI_SIZE", "PMI_RANK",
-                               "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", "SLURM_LOCALID",
+const char* launcher_vars[] = {"OMPI_COMM_WORLD_SIZE",
+                               "OMPI_COMM_WORLD_RANK",
+                               "OMPI_COMM_WORLD_LOCAL_RANK",
+                               "PMIX_RANK",
+                               "PMI_SIZE",
+                               "PMI_RANK",
+                               "SLURM_STEP_NUM_TASKS",
+                               "SLURM_NTASKS",
+                               "SLURM_LOCALID",
                                "MPI_LOCALRANKID"};
 
 TEST(MpiLaunch, TheLaunchersEnvironmentSaysTheRankAndTheSize) {
@@ -130,8 +136,7 @@ nlohmann::json run_fake(int ranks, const std::string& args, test::command_result
                         int expect_code = 0) {
   test::temp_dir dir("mpi_fake");
   const std::string out = dir.str() + "/out.json";
-  const auto r =
-      test::run_command(mpirun(ranks) + KERNLAB_MPI_FAKE_RANK + " " + out + " " + args);
+  const auto r = test::run_command(mpirun(ranks) + KERNLAB_MPI_FAKE_RANK + " " + out + " " + args);
   if (result) *result = r;
   EXPECT_EQ(r.code, expect_code) << r.output;
   if (!std::filesystem::exists(out)) {
@@ -237,10 +242,13 @@ TEST(MpiKernlab, OnlyRankZeroPrintsAndWritesAndTheOtherRanksStop) {
   const auto results = nlohmann::json::parse(test::read_file(json));
   EXPECT_TRUE(results.contains("reproducibility")) << results.dump();
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
-  const auto alone = test::run_kernlab("--kernels-dir " + test::kernels_dir() +
-                                       " --compile-only --no-plugins --variant reduce5 --block 256");
-  EXPECT_EQ(test::count_of(r.output, "reduce.reduce5"), test::count_of(alone.output, "reduce.reduce5"))
-      << "one rank's output, not two:\n" << r.output;
+  const auto alone =
+      test::run_kernlab("--kernels-dir " + test::kernels_dir() +
+                        " --compile-only --no-plugins --variant reduce5 --block 256");
+  EXPECT_EQ(test::count_of(r.output, "reduce.reduce5"),
+            test::count_of(alone.output, "reduce.reduce5"))
+      << "one rank's output, not two:\n"
+      << r.output;
 }
 
 TEST(MpiKernlab, DevicesUnderMpirunIsAUsageError) {

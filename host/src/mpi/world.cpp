@@ -25,8 +25,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -265,7 +265,8 @@ class remote_executor final : public row_executor {
 
   timing_stats launch_floor(const timing_options& opt) override {
     const json reply = exchange({{"kind", "floor"}, {"timing", to_json(opt)}});
-    if (reply.contains("error")) throw std::runtime_error(name() + ": " + reply["error"].get<std::string>());
+    if (reply.contains("error"))
+      throw std::runtime_error(name() + ": " + reply["error"].get<std::string>());
     return timing_stats_from_json(reply.at("timing"));
   }
 
@@ -276,15 +277,17 @@ class remote_executor final : public row_executor {
       throw device_lost_error(lost_);
     }
     // Not the GPU's fault (the pool records the row as failed and goes on).
-    if (reply.contains("error")) throw std::runtime_error(name() + ": " + reply["error"].get<std::string>());
+    if (reply.contains("error"))
+      throw std::runtime_error(name() + ": " + reply["error"].get<std::string>());
     return record_from_json(reply.at("record"));
   }
 
   json run_family_job(const std::string& family, const std::string& job_name,
                       const json& args) override {
-    const json reply = exchange(
-        {{"kind", "family_job"}, {"family", family}, {"name", job_name}, {"args", args}});
-    if (reply.contains("lost")) throw std::runtime_error(name() + ": " + reply["lost"].get<std::string>());
+    const json reply =
+        exchange({{"kind", "family_job"}, {"family", family}, {"name", job_name}, {"args", args}});
+    if (reply.contains("lost"))
+      throw std::runtime_error(name() + ": " + reply["lost"].get<std::string>());
     if (reply.contains("error"))
       throw std::runtime_error(family + " " + job_name + " (" + name() +
                                "): " + reply["error"].get<std::string>());
@@ -343,8 +346,7 @@ json answer(std::unique_ptr<row_executor>& ex, const std::string& gone, const js
     if (kind == "row") {
       reply = {{"record", to_json(ex->run(job_from_json(job.at("job"))))}};
     } else if (kind == "floor") {
-      reply = {{"timing",
-                to_json(ex->launch_floor(timing_options_from_json(job.at("timing"))))}};
+      reply = {{"timing", to_json(ex->launch_floor(timing_options_from_json(job.at("timing"))))}};
     } else if (kind == "family_job") {
       reply = {{"result", ex->run_family_job(job.at("family"), job.at("name"), job.at("args"))}};
     } else {
@@ -409,9 +411,7 @@ int world::rank() const { return impl_->rank; }
 int world::size() const { return impl_->size; }
 int world::local_rank() const { return impl_->local_rank; }
 int world::local_size() const { return impl_->local_size; }
-int world::local_device(int visible) const {
-  return visible > 0 ? impl_->local_rank % visible : 0;
-}
+int world::local_device(int visible) const { return visible > 0 ? impl_->local_rank % visible : 0; }
 const std::string& world::host() const { return impl_->host; }
 
 std::vector<device_pool::lane_factory> world::remote_lanes(const remote_options& opt) {
