@@ -12,6 +12,7 @@ set(layers
   "worker"                                 # rows in a child process
   "report"                                 # tables, results files, compare, plot
   "runner"                                 # the sweep: compile stage, executor, journal
+  "mpi"                                    # ranks of mpirun/srun as lanes of the device pool
   "watch"                                  # --watch
   "app")                                   # the program's commands; main.cpp sits above them
 get_filename_component(SRC "${SRC}" ABSOLUTE)

@@ -8,11 +8,13 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "cuda/driver.hpp"
+#include "mpi/world.hpp"
 #include "nvrtc/compile_process.hpp"
 #include "plugins/plugin_loader.hpp"
 #include "tune/strategy.hpp"
 
 #include <iostream>
+#include <memory>
 #include <string>
 
 namespace {
@@ -57,6 +59,16 @@ int main(int argc, char** argv) {
   }
   if (argc == 2 && std::string(argv[1]) == "--compile-child")
     return kl::nvrtc::compile_child_main();
+  // Under mpirun or srun (docs/many_gpus.md): rank 0 runs the command, the others serve it their
+  // GPUs. The world outlives the error messages below; its end stops the other ranks.
+  std::unique_ptr<kl::mpi::world> world;
+  try {
+    world = kl::mpi::world::join(argc, argv, kl::app::mpi_transports());
+  } catch (const std::exception& e) {
+    if (kl::mpi::detect_launch().rank == 0) std::cerr << "kernlab: error: " << e.what() << "\n";
+    return 1;
+  }
+  if (world && world->rank() != 0) return kl::app::serve_rank(argc, argv, *world);
   try {
     return run(argc, argv);
   } catch (const kl::usage_error& e) {

@@ -1,12 +1,17 @@
 #include "app/commands.hpp"
 
 #include "app/environment.hpp"
+#include "app/plan.hpp"
 #include "core/errors.hpp"
+#include "cuda/driver.hpp"
 #include "report/exports.hpp"
 #include "report/results_json.hpp"
 #include "report/table.hpp"
+#include "runner/runner.hpp"
 #include "worker/executor.hpp"
 
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
@@ -108,6 +113,30 @@ int worker_entry(int argc, char** argv) {
   kl::family_registry families;
   load_families(families, dirs, includes, nullptr);
   return kl::worker_main(families, ordinal);
+}
+
+std::vector<std::string> mpi_transports() {
+  std::vector<std::string> out;
+  if (const char* env = std::getenv("KERNLAB_MPI_TRANSPORT"); env && *env) out.push_back(env);
+  const std::filesystem::path dir = executable_path().parent_path();
+  out.push_back((dir / "libkernlab_mpi.so").string());
+  out.push_back((dir.parent_path() / "lib" / "kernlab" / "libkernlab_mpi.so").string());
+  return out;
+}
+
+int serve_rank(int argc, char** argv, mpi::world& world) {
+  kl::family_registry families;  // in process (--in-process) only; outlives the executor
+  return world.serve([&]() -> std::unique_ptr<kl::row_executor> {
+    const kl::cli_options opt = kl::parse_command_line(argc, argv, find_default_paths());
+    kl::run_request req;
+    req.devices = {mpi_device(opt, world)};
+    req.in_process = opt.in_process;
+    req.worker_command = worker_command(opt);
+    req.kernel_timeout_s = opt.kernel_timeout_s;
+    if (req.in_process) load_families(families, opt.kernels_dirs, include_dirs(opt), nullptr);
+    kl::cuda::driver::get();  // no GPU here: rank 0 is told why
+    return kl::make_executor(families, req, {}, "", req.devices.front());
+  });
 }
 
 }  // namespace kl::app

@@ -5,6 +5,7 @@
 #include "cuda/device.hpp"
 #include "cuda/driver.hpp"
 #include "kernlab_commit.hpp"  // generated at build time: KERNLAB_COMMIT
+#include "mpi/world.hpp"
 #include "nvrtc/compiler.hpp"
 #include "process/command.hpp"
 #include "runner/journal.hpp"
@@ -127,6 +128,38 @@ std::vector<int> devices_for(const kl::cli_options& opt, bool compile_only) {
 }
 
 }  // namespace
+
+std::vector<std::string> worker_command(const kl::cli_options& opt) {
+  std::vector<std::string> command = {executable_path().string(), "--worker"};
+  for (const auto& dir : opt.kernels_dirs) {
+    command.push_back("--kernels-dir");
+    command.push_back(dir);
+  }
+  for (const auto& dir : include_dirs(opt)) {
+    command.push_back("--include");
+    command.push_back(dir);
+  }
+  return command;
+}
+
+int mpi_device(const kl::cli_options& opt, const kl::mpi::world& world) {
+  const std::string launched = "under mpirun or srun (" + std::to_string(world.size()) + " ranks)";
+  if (opt.devices.given())
+    throw kl::usage_error(opt.devices.option + ": " + launched +
+                          " each rank runs on one GPU, its local rank's among those it sees: "
+                          "drop " +
+                          opt.devices.option + " and start one rank per GPU");
+  if (!opt.sanitize.empty()) throw kl::usage_error("--sanitize runs on one GPU: not " + launched);
+  if (opt.profile) throw kl::usage_error("--profile runs on one GPU: not " + launched);
+  if (opt.pipeline) throw kl::usage_error("--pipeline runs on one GPU: not " + launched);
+  int count = 0;
+  try {
+    kl::cuda::driver::get();
+    count = kl::cuda::device_count();
+  } catch (const kl::cuda::no_device_error&) {
+  }
+  return world.local_device(count);
+}
 
 kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg,
                              const kl::family_registry& families,
@@ -270,15 +303,12 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   req.in_process = opt.in_process;
   req.baseline = opt.baseline;
   req.devices = devices_for(opt, req.compile_only);
-  req.worker_command = {executable_path().string(), "--worker"};
-  for (const auto& dir : opt.kernels_dirs) {
-    req.worker_command.push_back("--kernels-dir");
-    req.worker_command.push_back(dir);
+  if (kl::mpi::world* world = kl::mpi::world::current()) {
+    req.devices = {mpi_device(opt, *world)};
+    // Rank 0 runs the command; the other ranks' GPUs are lanes of its pool.
+    req.remote_lanes = world->remote_lanes();
   }
-  for (const auto& dir : req.include_dirs) {
-    req.worker_command.push_back("--include");
-    req.worker_command.push_back(dir);
-  }
+  req.worker_command = worker_command(opt);
   req.kernel_timeout_s = opt.kernel_timeout_s;
   req.journal_path = opt.journal_path.empty() ? kl::default_journal_path() : opt.journal_path;
   req.resume = opt.resume;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <stdexcept>
 
 namespace kl {
 namespace {
@@ -21,34 +22,59 @@ result_record not_run(const row_job& job, const std::string& why) {
 
 device_pool::device_pool(const std::vector<int>& ordinals, const executor_factory& make) {
   if (ordinals.empty()) throw std::invalid_argument("device_pool: no GPU given");
-  lanes_.resize(ordinals.size());
-  if (ordinals.size() == 1) {
-    lanes_[0].executor = make(ordinals[0]);
+  std::vector<lane_factory> lanes;
+  std::vector<std::string> names;
+  for (int ordinal : ordinals) {
+    lanes.emplace_back([&make, ordinal] { return make(ordinal); });
+    names.push_back("GPU " + std::to_string(ordinal));
+  }
+  start(lanes, names);
+}
+
+device_pool::device_pool(const std::vector<lane_factory>& lanes) {
+  if (lanes.empty()) throw std::invalid_argument("device_pool: no GPU given");
+  start(lanes, std::vector<std::string>(lanes.size()));
+}
+
+void device_pool::start(const std::vector<lane_factory>& make,
+                        const std::vector<std::string>& names) {
+  lanes_.resize(make.size());
+  if (make.size() == 1) {
+    lanes_[0].executor = make[0]();
   } else {
     // Each worker takes a second or two to create its context: they start side by side.
-    std::vector<std::exception_ptr> failed(ordinals.size());
+    std::vector<std::exception_ptr> failed(make.size());
     std::vector<std::thread> starting;
-    for (std::size_t i = 0; i < ordinals.size(); ++i)
+    for (std::size_t i = 0; i < make.size(); ++i)
       starting.emplace_back([&, i] {
         try {
-          lanes_[i].executor = make(ordinals[i]);
+          lanes_[i].executor = make[i]();
         } catch (...) {
           failed[i] = std::current_exception();
         }
       });
     for (auto& t : starting) t.join();
-    for (std::size_t i = 0; i < ordinals.size(); ++i) {
+    for (std::size_t i = 0; i < make.size(); ++i) {
       if (!failed[i]) continue;
       try {
         std::rethrow_exception(failed[i]);
       } catch (const cuda::no_device_error&) {
         throw;
       } catch (const std::exception& e) {
-        throw std::runtime_error("GPU " + std::to_string(ordinals[i]) + ": " + e.what());
+        if (names[i].empty()) throw;
+        throw std::runtime_error(names[i] + ": " + e.what());
       }
     }
   }
   for (auto& l : lanes_) devices_.push_back(l.executor->device());
+  // One image per file serves every lane: another rank's GPU (MPI) must share the first's
+  // architecture as --devices' GPUs must (app/plan.cpp checks those before they start).
+  for (std::size_t i = 1; i < devices_.size(); ++i)
+    if (devices_[i].arch() != devices_[0].arch())
+      throw std::invalid_argument(
+          "GPU " + std::to_string(i) + " of the run (" + devices_[i].name + ", " +
+          devices_[i].arch() + ") is not of the first's architecture (" + devices_[0].name + ", " +
+          devices_[0].arch() + "); one run compiles for one architecture");
   if (threaded())
     for (std::size_t i = 0; i < lanes_.size(); ++i)
       lanes_[i].thread = std::thread([this, i] { lane_loop(i); });

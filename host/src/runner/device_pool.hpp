@@ -9,6 +9,10 @@
 // the row it was about to run goes back to the front of the queue for the others, so every row
 // still runs exactly once. When no GPU is left, the rows not run fail with the reason.
 //
+// A lane need not be a GPU of this host: under MPI (mpi/), rank 0 sees each other rank's GPU as
+// one more lane, whose executor sends the row to that rank and waits for its record; the
+// scheduling, the every-GPU rows and the retiring of a lost lane are the same.
+//
 // With one GPU there are no threads: a row runs in the caller's thread when take() asks for it,
 // exactly as rows ran before --devices (an in-process executor's context is current there).
 #pragma once
@@ -32,6 +36,8 @@ class device_pool {
  public:
   /// Makes GPU `ordinal`'s executor; called once per GPU, from the pool's constructor.
   using executor_factory = std::function<std::unique_ptr<row_executor>(int ordinal)>;
+  /// Makes one lane's executor (a GPU of this host, or another rank's GPU under MPI).
+  using lane_factory = std::function<std::unique_ptr<row_executor>()>;
   /// Called from the thread that runs the row (any thread), so what it touches must be locked:
   /// a row starts on a GPU (its index in devices()), or finished there with its record.
   using start_callback = std::function<void(std::size_t ticket, std::size_t gpu)>;
@@ -42,6 +48,9 @@ class device_pool {
   /// throws (cuda::no_device_error, a worker that cannot start), naming the GPU when there are
   /// several.
   device_pool(const std::vector<int>& ordinals, const executor_factory& make);
+  /// One lane per factory, in that order; what a factory throws is thrown as it is (it names its
+  /// lane itself).
+  explicit device_pool(const std::vector<lane_factory>& lanes);
   ~device_pool();
   device_pool(const device_pool&) = delete;
   device_pool& operator=(const device_pool&) = delete;
@@ -102,6 +111,9 @@ class device_pool {
     std::vector<std::pair<std::size_t, result_record>> records;  // (GPU, record)
   };
 
+  // Makes the executors, side by side when there are several; names[i] prefixes lane i's error
+  // ("" for none).
+  void start(const std::vector<lane_factory>& lanes, const std::vector<std::string>& names);
   void lane_loop(std::size_t i);
   // Runs `t` on lane i outside the lock; false when the GPU is lost (then it is marked so).
   bool run_on(std::size_t i, std::size_t ticket, std::unique_lock<std::mutex>& lock);

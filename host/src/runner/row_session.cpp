@@ -15,13 +15,12 @@ row_session::row_session(const family_registry& families, run_request base)
     : families_(families), base_(std::move(base)) {
   const std::vector<int> ordinals = base_.devices.empty() ? std::vector<int>{0} : base_.devices;
   if (base_.executor_factory) {  // the tests' fake GPUs: no driver
-    pool_devices_ = std::make_unique<device_pool>(ordinals, base_.executor_factory);
+    pool_devices_ = std::make_unique<device_pool>(lanes_for(families_, base_));
     device_ = pool_devices_->devices().front();
   } else {
     cuda::driver::get();  // throws no_device_error, with the reason
     device_ = cuda::query_device(ordinals.front());
-    pool_devices_ = std::make_unique<device_pool>(
-        ordinals, [&](int ordinal) { return make_executor(families_, base_, {}, "", ordinal); });
+    pool_devices_ = std::make_unique<device_pool>(lanes_for(families_, base_));
   }
   launch_floor_ = pool_devices_->executor(0).launch_floor(base_.timing);
   energy_status_ = pool_devices_->executor(0).energy_status();

@@ -179,6 +179,27 @@ std::unique_ptr<row_executor> make_executor(const family_registry& families,
   return make_isolated_executor(o);
 }
 
+std::vector<device_pool::lane_factory> lanes_for(const family_registry& families,
+                                                 const run_request& request) {
+  const std::vector<int> ordinals = request.devices.empty() ? std::vector<int>{0} : request.devices;
+  const bool several = ordinals.size() + request.remote_lanes.size() > 1;
+  std::vector<device_pool::lane_factory> lanes;
+  for (int ordinal : ordinals)
+    lanes.emplace_back([&families, &request, ordinal, several]() -> std::unique_ptr<row_executor> {
+      try {
+        return request.executor_factory ? request.executor_factory(ordinal)
+                                        : make_executor(families, request, {}, "", ordinal);
+      } catch (const cuda::no_device_error&) {
+        throw;
+      } catch (const std::exception& e) {
+        if (!several) throw;
+        throw std::runtime_error("GPU " + std::to_string(ordinal) + ": " + e.what());
+      }
+    });
+  for (const auto& remote : request.remote_lanes) lanes.push_back(remote);
+  return lanes;
+}
+
 bool is_baseline_row(const variant_descriptor& v, const std::string& baseline) {
   return baseline.empty() ? v.is_baseline : v.name == baseline || v.qualified_name() == baseline;
 }
@@ -313,12 +334,10 @@ sweep_result runner::run(const group_callback& on_group) {
   // GPU free (runner/device_pool.hpp); the records are read back in request order, so the
   // groups, the journal's results and the callbacks come out as with one.
   const bool sanitizing = !request_.sanitize.empty();
-  if (sanitizing && ordinals.size() > 1)
-    throw std::invalid_argument("--sanitize runs on one GPU: give --device N, not --devices");
-  auto pool_owner = std::make_unique<device_pool>(ordinals, [&](int ordinal) {
-    return injected ? request_.executor_factory(ordinal)
-                    : make_executor(families_, request_, {}, "", ordinal);
-  });
+  if (sanitizing && ordinals.size() + request_.remote_lanes.size() > 1)
+    throw std::invalid_argument(
+        "--sanitize runs on one GPU: give --device N, not --devices (nor several MPI ranks)");
+  auto pool_owner = std::make_unique<device_pool>(lanes_for(families_, request_));
   device_pool& pool = *pool_owner;
   if (injected) out.device = pool.devices().front();
   pool.stop_on_interrupt(true);  // Ctrl-C: no queued row starts on any GPU

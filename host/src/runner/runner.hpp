@@ -8,6 +8,7 @@
 #include "measure/timing.hpp"
 #include "nvrtc/compile_cache.hpp"
 #include "registry/registry.hpp"
+#include "runner/device_pool.hpp"
 #include "worker/executor.hpp"
 
 #include <functional>
@@ -51,6 +52,10 @@ struct run_request {
   /// those the executors say they are (no driver is asked), and kernels compile for
   /// fallback_arch.
   std::function<std::unique_ptr<row_executor>(int ordinal)> executor_factory;
+  /// Lanes after this process's GPUs, each making its executor when the rows' pool starts: under
+  /// mpirun or srun, rank 0's one lane per GPU of the other ranks (mpi/world.hpp). Their rows are
+  /// scheduled, retried and read back like those of `devices`.
+  std::vector<device_pool::lane_factory> remote_lanes;
   // Isolation: rows run in a worker process unless in_process is set.
   bool in_process = false;
   std::vector<std::string> worker_command;  ///< {"/path/kernlab", "--worker"}
@@ -139,6 +144,11 @@ std::unique_ptr<row_executor> make_executor(const family_registry& families,
                                             const run_request& request,
                                             const std::vector<std::string>& prefix = {},
                                             const std::string& log = "", int ordinal = -1);
+
+/// The pool's lanes for `request`: one per GPU of `request.devices` (request.executor_factory's
+/// executors when it is set, else make_executor's), then request.remote_lanes.
+std::vector<device_pool::lane_factory> lanes_for(const family_registry& families,
+                                                 const run_request& request);
 
 /// Whether a variant's rows are the baseline the others are compared with (the family's library,
 /// or the one --baseline names): with several GPUs they run on each.

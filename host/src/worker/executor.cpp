@@ -17,48 +17,6 @@ using namespace worker;
 using nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 
-json device_json(const cuda::device_info& d) {
-  return {{"ordinal", d.ordinal},
-          {"name", d.name},
-          {"uuid", d.uuid},
-          {"cc_major", d.cc_major},
-          {"cc_minor", d.cc_minor},
-          {"sm_count", d.sm_count},
-          {"max_threads_per_block", d.max_threads_per_block},
-          {"max_threads_per_sm", d.max_threads_per_sm},
-          {"max_blocks_per_sm", d.max_blocks_per_sm},
-          {"regs_per_sm", d.regs_per_sm},
-          {"shared_per_sm", d.shared_per_sm},
-          {"l2_bytes", d.l2_bytes},
-          {"total_mem", d.total_mem},
-          {"sm_clock_khz", d.sm_clock_khz},
-          {"mem_clock_khz", d.mem_clock_khz},
-          {"bus_width_bits", d.bus_width_bits},
-          {"driver_version", d.driver_version}};
-}
-
-cuda::device_info device_from_json(const json& j) {
-  cuda::device_info d;
-  d.ordinal = j.at("ordinal");
-  d.name = j.at("name");
-  d.uuid = j.at("uuid");
-  d.cc_major = j.at("cc_major");
-  d.cc_minor = j.at("cc_minor");
-  d.sm_count = j.at("sm_count");
-  d.max_threads_per_block = j.at("max_threads_per_block");
-  d.max_threads_per_sm = j.at("max_threads_per_sm");
-  d.max_blocks_per_sm = j.at("max_blocks_per_sm");
-  d.regs_per_sm = j.at("regs_per_sm");
-  d.shared_per_sm = j.at("shared_per_sm");
-  d.l2_bytes = j.at("l2_bytes");
-  d.total_mem = j.at("total_mem");
-  d.sm_clock_khz = j.at("sm_clock_khz");
-  d.mem_clock_khz = j.at("mem_clock_khz");
-  d.bus_width_bits = j.at("bus_width_bits");
-  d.driver_version = j.at("driver_version");
-  return d;
-}
-
 // A family job, on the device that `runner` holds (its context is current on this thread).
 json family_job(const family_registry& families, const row_runner& runner, const json& m) {
   return run_family_job(families, m.at("family").get<std::string>(),
@@ -243,6 +201,48 @@ class isolated final : public row_executor {
 
 }  // namespace
 
+json device_to_json(const cuda::device_info& d) {
+  return {{"ordinal", d.ordinal},
+          {"name", d.name},
+          {"uuid", d.uuid},
+          {"cc_major", d.cc_major},
+          {"cc_minor", d.cc_minor},
+          {"sm_count", d.sm_count},
+          {"max_threads_per_block", d.max_threads_per_block},
+          {"max_threads_per_sm", d.max_threads_per_sm},
+          {"max_blocks_per_sm", d.max_blocks_per_sm},
+          {"regs_per_sm", d.regs_per_sm},
+          {"shared_per_sm", d.shared_per_sm},
+          {"l2_bytes", d.l2_bytes},
+          {"total_mem", d.total_mem},
+          {"sm_clock_khz", d.sm_clock_khz},
+          {"mem_clock_khz", d.mem_clock_khz},
+          {"bus_width_bits", d.bus_width_bits},
+          {"driver_version", d.driver_version}};
+}
+
+cuda::device_info device_from_json(const json& j) {
+  cuda::device_info d;
+  d.ordinal = j.at("ordinal");
+  d.name = j.at("name");
+  d.uuid = j.at("uuid");
+  d.cc_major = j.at("cc_major");
+  d.cc_minor = j.at("cc_minor");
+  d.sm_count = j.at("sm_count");
+  d.max_threads_per_block = j.at("max_threads_per_block");
+  d.max_threads_per_sm = j.at("max_threads_per_sm");
+  d.max_blocks_per_sm = j.at("max_blocks_per_sm");
+  d.regs_per_sm = j.at("regs_per_sm");
+  d.shared_per_sm = j.at("shared_per_sm");
+  d.l2_bytes = j.at("l2_bytes");
+  d.total_mem = j.at("total_mem");
+  d.sm_clock_khz = j.at("sm_clock_khz");
+  d.mem_clock_khz = j.at("mem_clock_khz");
+  d.bus_width_bits = j.at("bus_width_bits");
+  d.driver_version = j.at("driver_version");
+  return d;
+}
+
 std::unique_ptr<row_executor> make_in_process_executor(const family_registry& families,
                                                        int ordinal) {
   return std::make_unique<in_process>(families, ordinal);
@@ -271,7 +271,7 @@ int worker_main(const family_registry& families, int ordinal) {
   }
   send({message_type::ready,
         {{"ok", true},
-         {"device", device_json(runner->device())},
+         {"device", device_to_json(runner->device())},
          {"clock_status", runner->clock_status()},
          {"energy_status", runner->energy_status()}}});
 

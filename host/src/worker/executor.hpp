@@ -42,6 +42,10 @@ class row_executor {
                                         const nlohmann::json& args) = 0;
 };
 
+/// A GPU's description as a worker's ready message carries it (and an MPI rank's, mpi/), and back.
+nlohmann::json device_to_json(const cuda::device_info& d);
+cuda::device_info device_from_json(const nlohmann::json& j);
+
 /// Rows on GPU `ordinal`, in this process (its context is current on the calling thread only).
 std::unique_ptr<row_executor> make_in_process_executor(const family_registry& families,
                                                        int ordinal = 0);

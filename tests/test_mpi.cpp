@@ -1,0 +1,283 @@
+// kernlab under mpirun without a GPU: the launcher's environment, then 2 to 3 ranks of
+// tests/mpi_fake_rank.cpp (rank 0's device pool over every rank's fake GPU: rows measured once
+// each, read back in ticket order, a baseline on every GPU, a rank's lost GPU or a rank gone
+// silent with its rows run elsewhere), then the kernlab binary itself under mpirun (only rank 0
+// writes, --devices refused, a kernlab without the MPI transport refuses to start). The mpirun
+// tests skip, saying why, in a build without MPI (KERNLAB_MPI) or without mpirun.
+#include "mpi/world.hpp"
+#include "test_util.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace kl {
+namespace {
+
+// Sets environment variables for one test, restoring them after.
+class scoped_env {
+ public:
+  void set(const std::string& name, const char* value) {
+    if (!saved_.count(name)) {
+      const char* old = std::getenv(name.c_str());
+      saved_[name] = old ? std::optional<std::string>(old) : std::nullopt;
+    }
+    if (value)
+      ::setenv(name.c_str(), value, 1);
+    else
+      ::unsetenv(name.c_str());
+  }
+  ~scoped_env() {
+    for (const auto& [name, value] : saved_) {
+      if (value)
+        ::setenv(name.c_str(), value->c_str(), 1);
+      else
+        ::unsetenv(name.c_str());
+    }
+  }
+
+ private:
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
+const char* launcher_vars[] = {"OMPI_COMM_WORLD_SIZE",
+                               "OMPI_COMM_WORLD_RANK",
+                               "OMPI_COMM_WORLD_LOCAL_RANK",
+                               "PMIX_RANK",
+                               "PMI_SIZE",
+                               "PMI_RANK",
+                               "SLURM_STEP_NUM_TASKS",
+                               "SLURM_NTASKS",
+                               "SLURM_LOCALID",
+                               "MPI_LOCALRANKID"};
+
+TEST(MpiLaunch, TheLaunchersEnvironmentSaysTheRankAndTheSize) {
+  scoped_env env;
+  for (const char* v : launcher_vars) env.set(v, nullptr);
+  EXPECT_EQ(mpi::detect_launch().size, 0);  // started by hand: no MPI at all
+
+  env.set("OMPI_COMM_WORLD_SIZE", "4");
+  env.set("OMPI_COMM_WORLD_RANK", "3");
+  env.set("OMPI_COMM_WORLD_LOCAL_RANK", "1");
+  mpi::launch_info l = mpi::detect_launch();
+  EXPECT_EQ(l.size, 4);
+  EXPECT_EQ(l.rank, 3);
+  EXPECT_EQ(l.local_rank, 1);
+  EXPECT_EQ(l.source, "OMPI_COMM_WORLD_SIZE");
+
+  for (const char* v : launcher_vars) env.set(v, nullptr);
+  env.set("PMIX_RANK", "5");  // srun --mpi=pmix: the size is Slurm's
+  env.set("SLURM_STEP_NUM_TASKS", "16");
+  env.set("SLURM_LOCALID", "5");
+  l = mpi::detect_launch();
+  EXPECT_EQ(l.size, 16);
+  EXPECT_EQ(l.rank, 5);
+  EXPECT_EQ(l.local_rank, 5);
+
+  for (const char* v : launcher_vars) env.set(v, nullptr);
+  env.set("PMI_SIZE", "2");  // srun --mpi=pmi2
+  env.set("PMI_RANK", "1");
+  l = mpi::detect_launch();
+  EXPECT_EQ(l.size, 2);
+  EXPECT_EQ(l.rank, 1);
+}
+
+TEST(MpiLaunch, OneRankOrNoLauncherJoinsNothing) {
+  scoped_env env;
+  for (const char* v : launcher_vars) env.set(v, nullptr);
+  int argc = 1;
+  char name[] = "kernlab";
+  char* args[] = {name, nullptr};
+  char** argv = args;
+  // No transport is looked for when there is nothing to join.
+  EXPECT_EQ(mpi::world::join(argc, argv, {"/nonexistent/libkernlab_mpi.so"}), nullptr);
+  env.set("OMPI_COMM_WORLD_SIZE", "1");
+  EXPECT_EQ(mpi::world::join(argc, argv, {"/nonexistent/libkernlab_mpi.so"}), nullptr);
+  EXPECT_EQ(mpi::world::current(), nullptr);
+}
+
+TEST(MpiLaunch, SeveralRanksWithoutTheTransportAreRefusedWithTheReason) {
+  scoped_env env;
+  for (const char* v : launcher_vars) env.set(v, nullptr);
+  env.set("OMPI_COMM_WORLD_SIZE", "2");
+  int argc = 1;
+  char name[] = "kernlab";
+  char* args[] = {name, nullptr};
+  char** argv = args;
+  try {
+    mpi::world::join(argc, argv, {"/nonexistent/libkernlab_mpi.so"});
+    FAIL() << "joined without a transport";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("built without MPI"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--devices"), std::string::npos) << e.what();
+  }
+}
+
+#if defined(KERNLAB_MPIEXEC) && defined(KERNLAB_MPI_FAKE_RANK)
+
+// mpirun -np N, as root too, with as many ranks as asked on this machine's cores.
+std::string mpirun(int ranks) {
+  std::string cmd = std::string(KERNLAB_MPIEXEC) + " --oversubscribe";
+  if (::geteuid() == 0) cmd += " --allow-run-as-root";
+  return cmd + " -np " + std::to_string(ranks) + " ";
+}
+
+bool have_mpirun() { return std::filesystem::exists(KERNLAB_MPIEXEC); }
+
+#define SKIP_WITHOUT_MPIRUN() \
+  if (!have_mpirun()) GTEST_SKIP() << KERNLAB_MPIEXEC << " is not there: install openmpi-bin"
+
+nlohmann::json run_fake(int ranks, const std::string& args, test::command_result* result = nullptr,
+                        int expect_code = 0) {
+  test::temp_dir dir("mpi_fake");
+  const std::string out = dir.str() + "/out.json";
+  const auto r = test::run_command(mpirun(ranks) + KERNLAB_MPI_FAKE_RANK + " " + out + " " + args);
+  if (result) *result = r;
+  EXPECT_EQ(r.code, expect_code) << r.output;
+  if (!std::filesystem::exists(out)) {
+    ADD_FAILURE() << "rank 0 wrote no " << out << ":\n" << r.output;
+    return nullptr;
+  }
+  // Rank 0 alone wrote, and wrote only its file.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
+  return nlohmann::json::parse(test::read_file(out));
+}
+
+// Every ticket in order, every row once and passed; the rows' names.
+std::vector<std::string> check_rows(const nlohmann::json& out, int rows) {
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  for (const auto& t : out.at("records")) {
+    for (const auto& r : t.at("records")) {
+      EXPECT_EQ(r.at("outcome"), "passed") << r.dump();
+      const std::string name = r.at("variant").at("name");
+      if (name.rfind("row", 0) == 0) {
+        EXPECT_TRUE(seen.insert(name).second) << name << " measured twice";
+        names.push_back(name);
+      }
+    }
+  }
+  EXPECT_EQ(static_cast<int>(seen.size()), rows);
+  for (int i = 0; i < rows && i < static_cast<int>(names.size()); ++i)
+    EXPECT_EQ(names[static_cast<std::size_t>(i)], "row" + std::to_string(i));  // ticket order
+  return names;
+}
+
+// The GPUs (uuids) an every-GPU ticket's records came from.
+std::vector<std::string> gpus_of(const nlohmann::json& ticket) {
+  std::vector<std::string> out;
+  for (const auto& r : ticket.at("records")) out.push_back(r.at("gpu").at("uuid"));
+  return out;
+}
+
+TEST(MpiFake, EveryRankMeasuresRowsEachOnceReadBackInTicketOrder) {
+  SKIP_WITHOUT_MPIRUN();
+  const nlohmann::json out = run_fake(3, "--rows 60");
+  ASSERT_FALSE(out.is_null());
+  EXPECT_EQ(out.at("ranks"), 3);
+  const std::vector<std::string> gpus = {"GPU-fake-rank-0", "GPU-fake-rank-1", "GPU-fake-rank-2"};
+  EXPECT_EQ(out.at("devices").get<std::vector<std::string>>(), gpus);
+  check_rows(out, 60);
+  // The baselines ran on every rank's GPU, in GPU order, each with its own GPU's time.
+  const auto& records = out.at("records");
+  EXPECT_EQ(gpus_of(records.at(0)), gpus);
+  EXPECT_EQ(gpus_of(records.at(31)), gpus);
+  EXPECT_EQ(records.at(0).at("records").at(2).at("timing").at("median_us"), 3000.0);
+  // Every rank took rows; none left.
+  for (const auto& n : out.at("rows_run")) EXPECT_GT(n.get<int>(), 2);
+  for (const auto& why : out.at("lost")) EXPECT_EQ(why, "");
+  EXPECT_DOUBLE_EQ(out.at("launch_floor_ms").get<double>(), 0.002);  // asked of rank 2
+}
+
+TEST(MpiFake, ARanksLostGpuRetiresItsLaneAndItsRowRunsElsewhere) {
+  SKIP_WITHOUT_MPIRUN();
+  // Rank 2's GPU is lost at its fourth row (after the baseline and two rows).
+  const nlohmann::json out = run_fake(3, "--rows 40 --lose 2 3");
+  ASSERT_FALSE(out.is_null());
+  check_rows(out, 40);  // the row it was given ran elsewhere: every row once
+  const auto lost = out.at("lost").get<std::vector<std::string>>();
+  EXPECT_EQ(lost[0], "");
+  EXPECT_EQ(lost[1], "");
+  EXPECT_NE(lost[2].find("rank 2"), std::string::npos) << lost[2];
+  EXPECT_NE(lost[2].find("fell off the bus"), std::string::npos) << lost[2];
+  EXPECT_EQ(out.at("rows_run").at(2), 3);
+  EXPECT_DOUBLE_EQ(out.at("launch_floor_ms").get<double>(), 0.002);  // asked of rank 1
+  // The second baseline ran on the GPUs still there.
+  EXPECT_EQ(gpus_of(out.at("records").at(21)),
+            (std::vector<std::string>{"GPU-fake-rank-0", "GPU-fake-rank-1"}));
+}
+
+TEST(MpiFake, ARankGoneSilentIsLostAndItsRowRunsElsewhere) {
+  SKIP_WITHOUT_MPIRUN();
+  // Rank 1 stops itself (SIGSTOP) at its third row: no record, no heartbeat. After 3 s of
+  // silence rank 0 takes it as lost, runs the row elsewhere, writes its file, then ends the job
+  // (a stopped rank never reaches MPI_Finalize).
+  test::command_result r;
+  const nlohmann::json out = run_fake(3, "--rows 30 --stop 1 2 --silence 3", &r, 0);
+  ASSERT_FALSE(out.is_null()) << r.output;
+  check_rows(out, 30);
+  const auto lost = out.at("lost").get<std::vector<std::string>>();
+  EXPECT_NE(lost[1].find("sent nothing for 3 s"), std::string::npos) << lost[1];
+  EXPECT_EQ(lost[2], "");
+}
+
+// The kernlab binary under mpirun, with no GPU here.
+test::command_result run_kernlab_mpi(int ranks, const std::string& args) {
+  return test::run_command(mpirun(ranks) + KERNLAB_BINARY + " --config /dev/null --kernels-dir " +
+                           test::kernels_dir() + " " + args);
+}
+
+TEST(MpiKernlab, OnlyRankZeroPrintsAndWritesAndTheOtherRanksStop) {
+  SKIP_WITHOUT_MPIRUN();
+  test::temp_dir dir("mpi_kernlab");
+  const std::string json = dir.str() + "/run.json";
+  const auto r = run_kernlab_mpi(
+      2, "--compile-only --no-plugins --variant reduce5 --block 256 --json " + json);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto results = nlohmann::json::parse(test::read_file(json));
+  EXPECT_TRUE(results.contains("reproducibility")) << results.dump();
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);
+  const auto alone =
+      test::run_kernlab("--kernels-dir " + test::kernels_dir() +
+                        " --compile-only --no-plugins --variant reduce5 --block 256");
+  EXPECT_EQ(test::count_of(r.output, "reduce.reduce5"),
+            test::count_of(alone.output, "reduce.reduce5"))
+      << "one rank's output, not two:\n"
+      << r.output;
+}
+
+TEST(MpiKernlab, DevicesUnderMpirunIsAUsageError) {
+  SKIP_WITHOUT_MPIRUN();
+  const auto r = run_kernlab_mpi(2, "--no-plugins --variant reduce5 --devices all");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("--devices: under mpirun or srun (2 ranks) each rank runs on one GPU"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(MpiKernlab, AKernlabWithoutTheTransportRefusesSeveralRanks) {
+  SKIP_WITHOUT_MPIRUN();
+  test::temp_dir dir("mpi_none");
+  const auto copy = dir.path() / "kernlab";
+  std::filesystem::copy_file(KERNLAB_BINARY, copy);
+  const auto r = test::run_command(mpirun(2) + copy.string() + " --version");
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_EQ(test::count_of(r.output, "this kernlab has no MPI transport"), 1u) << r.output;
+}
+
+#else
+
+TEST(MpiFake, SkippedWithoutMpi) {
+  GTEST_SKIP() << "kernlab was built without MPI (KERNLAB_MPI; install libopenmpi-dev and "
+                  "openmpi-bin, then reconfigure): the mpirun tests need it";
+}
+
+#endif
+
+}  // namespace
+}  // namespace kl
