@@ -287,6 +287,7 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   }
   std::error_code ec;
   req.blocks = opt.blocks;
+  req.blocks_all = !opt.blocks_explicit;
   req.dtypes = opt.dtypes;
   req.ops = opt.ops;
   req.sizes = opt.sizes;

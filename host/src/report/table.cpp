@@ -720,8 +720,9 @@ void print_list(std::ostream& os, const registry& reg,
   };
   const std::size_t nw = name_width(entries, [&](const registry_entry* e) {
     const variant_descriptor& d = e->descriptor;
-    return collapsed_file(d) && !d.named_point ? d.family + "." + d.tunable_file
-                                               : d.qualified_name();
+    // A collapsed file has a line of its own, whose name may be longer than its points'.
+    const std::string file = d.family + "." + d.tunable_file;
+    return collapsed_file(d) && file.size() > d.qualified_name().size() ? file : d.qualified_name();
   });
   auto blocks_of = [](const variant_descriptor& d) {
     std::string blocks;

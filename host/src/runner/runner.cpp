@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 namespace kl {
@@ -291,7 +292,10 @@ std::optional<std::pair<outcome, std::string>> decide_before_compile(
 
 std::vector<unsigned> blocks_for(const variant_descriptor& v, const run_request& r) {
   if (v.blocks.empty()) return {0};
-  return r.blocks;
+  if (!r.blocks_all) return r.blocks;
+  std::set<unsigned> all(r.blocks.begin(), r.blocks.end());
+  all.insert(v.blocks.begin(), v.blocks.end());
+  return {all.begin(), all.end()};
 }
 
 sweep_result runner::run(const group_callback& on_group) {

@@ -23,6 +23,9 @@ namespace kl {
 struct run_request {
   std::vector<const registry_entry*> variants;
   std::vector<unsigned> blocks;  ///< requested block sizes
+  /// --block all: besides `blocks`, every block size a variant lists outside them (a warp-
+  /// specialised kernel's 384), so that the default selection runs every variant somewhere.
+  bool blocks_all = false;
   std::vector<std::string> dtypes;
   std::vector<std::string> ops;
   std::vector<std::uint64_t> sizes;
@@ -181,7 +184,8 @@ std::optional<std::pair<outcome, std::string>> decide_before_compile(
     const registry_entry& e, unsigned block, const problem_config& config,
     const cuda::device_info& device);
 
-/// The blocks a variant gets rows for: the requested ones, or 0 for "does not apply".
+/// The blocks a variant gets rows for: the requested ones (with --block all, and those the
+/// variant lists besides them), or 0 for "does not apply".
 std::vector<unsigned> blocks_for(const variant_descriptor& v, const run_request& r);
 
 }  // namespace kl
