@@ -30,8 +30,10 @@ step smoke 300 "${MPI[@]}" $K --variant reduce5 --block 256 --size 2^20 --dtype 
 # tune has a store of its own and --fresh, so that every point is measured. Two pairs, --devices
 # then mpirun, so that drift of the machine shows as a difference between the pairs.
 if want tune; then
-tune_args=(tune --family matmul --variant tunable --strategy random --seed 7 --budget 64
-           --shape 2048x2048x2048 --dtype float32 --fresh)
+# 256 points at 4096^3 (about 11 s a tune on two H100s): 64 at 2048^3 took 2.4 s, too short to
+# resolve 5% with a log that prints tenths of a second.
+tune_args=(tune --family matmul --variant tunable --strategy random --seed 11 --budget 256
+           --shape 4096x4096x4096 --dtype float32 --fresh)
 step tune_warm 600 $K "${tune_args[@]}" --devices all --store "$out/store_warm.jsonl"
 for i in 1 2; do
   step "tune_devices_$i" 600 $K "${tune_args[@]}" --devices all --store "$out/store_devices_$i.jsonl" \
