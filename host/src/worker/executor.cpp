@@ -5,6 +5,7 @@
 #include "process/protocol.hpp"
 #include "process/worker_process.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -63,8 +64,12 @@ class isolated final : public row_executor {
 
   timing_stats launch_floor(const timing_options& opt) override {
     result_record r;
-    const json reply =
-        exchange({{"kind", "floor"}, {"timing", to_json(opt)}}, "the launch floor", r);
+    // kernlab's own empty kernel, the worker's first launch: its wait holds the context's and
+    // the module's first loading, which took over 5 s on an H100 while three other test
+    // processes started theirs. A hang here is a broken driver, not a user's kernel, so it gets
+    // at least a minute whatever --kernel-timeout says.
+    const json reply = exchange({{"kind", "floor"}, {"timing", to_json(opt)}}, "the launch floor",
+                                r, std::max(opt_.kernel_timeout_s, 60.0));
     if (reply.is_null()) throw std::runtime_error(r.message);
     return timing_stats_from_json(reply.at("timing"));
   }
@@ -125,9 +130,11 @@ class isolated final : public row_executor {
 
   // Sends a job and waits for its result, watching for hangs and deaths. Returns the result's
   // payload, or null after recording a crash or a timeout in `r`.
-  json exchange(const json& job, const std::string& what, result_record& r) {
+  // `timeout_s`: the watchdog's limit for this job (default: --kernel-timeout).
+  json exchange(const json& job, const std::string& what, result_record& r, double timeout_s = 0) {
     if (!w_) start();
-    const int timeout_ms = static_cast<int>(opt_.kernel_timeout_s * 1000);
+    if (timeout_s <= 0) timeout_s = opt_.kernel_timeout_s;
+    const int timeout_ms = static_cast<int>(timeout_s * 1000);
     // A worker that sends nothing at all (not even heartbeats) is given a little longer.
     const int silence_ms = timeout_ms + 5000;
     // The backstop for a hang outside any GPU wait (a plugin blocking inside its own call):
@@ -157,7 +164,7 @@ class isolated final : public row_executor {
           const double waited = m->payload.value("gpu_wait_ms", 0.0);
           if (waited > timeout_ms)
             return hung(r, what,
-                        "a launch did not finish within " + fmt_seconds(opt_.kernel_timeout_s) +
+                        "a launch did not finish within " + fmt_seconds(timeout_s) +
                             " (--kernel-timeout); the worker was stopped");
           continue;
         }
