@@ -96,37 +96,7 @@ sweep_args=(--family reduce --dtype int32,float32 --size 1000003 --min-time 0.05
 step clean 600 $K --kernels-dir kernels_src "${sweep_args[@]}" --devices 0 --json "$out/clean.json"
 step hang 600 "${MPI[@]}" $K --kernels-dir kernels_src --kernels-dir "$hang" "${sweep_args[@]}" \
   --kernel-timeout 3 --json "$out/hang.json"
-python3 - "$out" <<'PY' 2>&1 | tee "$out/hang.txt"
-import json, sys
-out = sys.argv[1]
-key = lambda r: (r["variant"]["qualified_name"], r["block"], r["config"]["dtype"])
-clean = {key(r): r for r in json.load(open(f"{out}/clean.json"))["records"]}
-hang = json.load(open(f"{out}/hang.json"))["records"]
-bad = [r for r in hang if r["variant"]["name"] == "bad_spin" and r["outcome"] != "skipped"]
-print("planted:", [(r["outcome"], (r.get("gpu") or {}).get("uuid")) for r in bad])
-ok = all(r["outcome"] == "timeout" for r in bad) and len(bad) == 2
-# The same outcome for every row, and the same answer where it is exact (int32). A baseline row is
-# there once per GPU, each compared with the clean run's.
-same = differ = 0
-gpus, seen = set(), set()
-for r in hang:
-    if r["variant"]["name"] == "bad_spin":
-        continue
-    if r.get("gpu"):
-        gpus.add(r["gpu"]["uuid"])
-    seen.add(key(r))
-    c = clean.get(key(r))
-    exact = r["config"]["dtype"] == "int32"
-    if c is None or r["outcome"] != c["outcome"] or (exact and r["got"] != c["got"]):
-        differ += 1
-        print("DIFFERS:", key(r), r["outcome"], r["got"], "vs", c and (c["outcome"], c["got"]))
-    else:
-        same += 1
-missing = set(clean) - seen
-print(f"rows as in the clean one-GPU sweep: {same}, differing: {differ}, missing: {len(missing)}; "
-      f"GPUs used: {len(gpus)}")
-print("HANG CHECK:", "PASS" if ok and differ == 0 and not missing and len(gpus) > 1 else "FAIL")
-PY
+python3 "$here/scripts/hang_check.py" "$out" 2>&1 | tee "$out/hang.txt"
 rm -rf "$hang"
 fi
 tar -C "$out" -czf /tmp/mpi_all.tgz . && find "$out" -mindepth 1 -delete && mv /tmp/mpi_all.tgz "$out/all.tgz"
