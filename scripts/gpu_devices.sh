@@ -63,28 +63,11 @@ fi
 # 3. A planted hang (a kernel that spins forever) in a sweep over every GPU: the GPU that takes it
 # loses that row (a timeout, a worker restart); every other row is as in a clean one-GPU sweep.
 if want hang; then
-hang=$(mktemp -d)
-mkdir -p "$hang/reduce"
-cat > "$hang/reduce/bad_spin.cu" <<'CU'
-/* kernlab
-family: reduce
-entry:  bad_spin<BLOCK, T, OP>
-blocks: 256
-tile:   BLOCK
-bounds: checked
-order:  9
-*/
-template <unsigned BLOCK, typename T, typename OP>
-__global__ void bad_spin(const T* in, T* out, unsigned n) {
-  volatile unsigned* flag = reinterpret_cast<volatile unsigned*>(out);
-  if (threadIdx.x == 0) while (flag[0] != 0x12345678u || n != 0) {}
-}
-CU
+hang="$here/scripts/planted"  # reduce/bad_spin.cu
 sweep_args=(--family reduce --dtype int32,float32 --size 1000003 --min-time 0.05 --no-cache)
 step clean 600 $K --kernels-dir kernels_src "${sweep_args[@]}" --devices 0 --json "$out/clean.json"
 step hang 600 $K --kernels-dir kernels_src --kernels-dir "$hang" "${sweep_args[@]}" \
   --devices all --kernel-timeout 3 --json "$out/hang.json"
 python3 "$here/scripts/hang_check.py" "$out" 2>&1 | tee "$out/hang.txt"
-rm -rf "$hang"
 fi
 tar -C "$out" -czf /tmp/devices_all.tgz . && find "$out" -mindepth 1 -delete && mv /tmp/devices_all.tgz "$out/all.tgz"
