@@ -1,6 +1,7 @@
 // Many GPUs of one host without a GPU: the device pool with fake executors (rows spread over the
 // GPUs and read back in request order, a GPU that drops out, baselines on every GPU, Ctrl-C),
-// --device/--devices parsing, the GPU in each record, and the baseline of a row's own GPU.
+// --device/--devices parsing, the GPU in each record, the baseline of a row's own GPU, and a
+// tune over GPUs of two models (one search per model, each on its own GPUs).
 #include "cli/options.hpp"
 #include "exec/record_json.hpp"
 #include "registry/registry.hpp"
@@ -9,8 +10,11 @@
 #include "runner/journal.hpp"
 #include "runner/row_session.hpp"
 #include "runner/runner.hpp"
+#include "runner/tune_search.hpp"
 #include "shipped_families.hpp"
 #include "test_util.hpp"
+#include "tune/space.hpp"
+#include "tune/strategy.hpp"
 
 #include <gtest/gtest.h>
 
@@ -37,10 +41,11 @@ struct fake_log {
 // `crash` crashes (its record says so, the GPU goes on).
 class fake_gpu final : public row_executor {
  public:
-  fake_gpu(int ordinal, fake_log& log, int delay_ms, int rows_before_loss = -1)
+  fake_gpu(int ordinal, fake_log& log, int delay_ms, int rows_before_loss = -1,
+           const std::string& model = "Fake GPU")
       : log_(log), delay_ms_(delay_ms), rows_before_loss_(rows_before_loss) {
     device_.ordinal = ordinal;
-    device_.name = "Fake GPU";
+    device_.name = model;
     device_.uuid = "GPU-fake-" + std::to_string(ordinal);
     device_.cc_major = 9;
     device_.max_threads_per_block = 1024;
@@ -93,14 +98,18 @@ row_job job_named(const std::string& name) {
   return j;
 }
 
-// The pool over fake GPUs `ordinals`, GPU i losing itself after loss_after[i] rows (-1: never).
+// The pool over fake GPUs `ordinals`, GPU i losing itself after loss_after[i] rows (-1: never);
+// GPU i is a models[i] (default "Fake GPU").
 std::unique_ptr<device_pool> fake_pool(fake_log& log, const std::vector<int>& ordinals,
-                                       std::vector<int> loss_after = {}, int delay_ms = 2) {
+                                       std::vector<int> loss_after = {}, int delay_ms = 2,
+                                       std::vector<std::string> models = {}) {
   loss_after.resize(ordinals.size(), -1);
-  std::map<int, int> loss;
-  for (std::size_t i = 0; i < ordinals.size(); ++i) loss[ordinals[i]] = loss_after[i];
-  return std::make_unique<device_pool>(ordinals, [&log, loss, delay_ms](int ordinal) {
-    return std::make_unique<fake_gpu>(ordinal, log, delay_ms + ordinal, loss.at(ordinal));
+  models.resize(ordinals.size(), "Fake GPU");
+  std::map<int, std::pair<int, std::string>> gpu;
+  for (std::size_t i = 0; i < ordinals.size(); ++i) gpu[ordinals[i]] = {loss_after[i], models[i]};
+  return std::make_unique<device_pool>(ordinals, [&log, gpu, delay_ms](int ordinal) {
+    const auto& [loss, model] = gpu.at(ordinal);
+    return std::make_unique<fake_gpu>(ordinal, log, delay_ms + ordinal, loss, model);
   });
 }
 
@@ -307,6 +316,68 @@ TEST(DevicePool, AGpuThatCannotStartNamesItself) {
 }
 
 // --device N, --devices all|0,2,3.
+// A tune over GPUs of two models searches each apart: a row for one model runs on that model's
+// GPUs only, a baseline for it on each of them.
+TEST(DevicePool, ARowForOneModelRunsOnlyOnThatModelsGpus) {
+  fake_log log;
+  auto pool = fake_pool(log, {0, 1, 2}, {}, 2, {"Model A", "Model B", "Model A"});
+  std::vector<std::size_t> a, b, any;
+  for (int i = 0; i < 12; ++i) {
+    a.push_back(pool->submit(job_named("a" + std::to_string(i)), false, "Model A"));
+    b.push_back(pool->submit(job_named("b" + std::to_string(i)), false, "Model B"));
+    any.push_back(pool->submit(job_named("any" + std::to_string(i))));
+  }
+  const auto base = pool->submit(job_named("cub"), true, "Model A");
+  for (auto t : a) EXPECT_NE(pool->take(t).at(0).gpu->ordinal, 1);
+  for (auto t : b) EXPECT_EQ(pool->take(t).at(0).gpu->ordinal, 1);
+  for (auto t : any) EXPECT_EQ(pool->take(t).at(0).status, outcome::passed);
+  const auto records = pool->take(base);
+  ASSERT_EQ(records.size(), 2u);  // on GPUs 0 and 2, not on the Model B
+  EXPECT_EQ(records[0].gpu->ordinal, 0);
+  EXPECT_EQ(records[1].gpu->ordinal, 2);
+  // Model A's rows were shared by its two GPUs.
+  std::set<int> a_gpus;
+  for (int i = 0; i < 12; ++i) a_gpus.insert(log.ran["a" + std::to_string(i)].at(0));
+  EXPECT_EQ(a_gpus, (std::set<int>{0, 2}));
+  // A model the run does not have: the row fails at once, saying so.
+  const auto none = pool->take(pool->submit(job_named("c"), false, "Model C")).at(0);
+  EXPECT_EQ(none.status, outcome::failed);
+  EXPECT_NE(none.message.find("no GPU of the run is a Model C"), std::string::npos) << none.message;
+}
+
+TEST(DevicePool, WhenAModelsLastGpuLeavesItsRowsFailAndTheOtherModelGoesOn) {
+  fake_log log;
+  // GPU 1, the only Model B, falls off the bus after 2 rows.
+  auto pool = fake_pool(log, {0, 1}, {-1, 2}, 2, {"Model A", "Model B"});
+  std::vector<std::size_t> a, b;
+  for (int i = 0; i < 6; ++i) {
+    b.push_back(pool->submit(job_named("b" + std::to_string(i)), false, "Model B"));
+    a.push_back(pool->submit(job_named("a" + std::to_string(i)), false, "Model A"));
+  }
+  int passed_b = 0;
+  for (auto t : b) {
+    const auto r = pool->take(t).at(0);
+    if (r.status == outcome::passed) {
+      ++passed_b;
+      continue;
+    }
+    EXPECT_EQ(r.status, outcome::failed);
+    EXPECT_NE(r.message.find("every Model B left the run"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("fell off the bus"), std::string::npos) << r.message;
+  }
+  EXPECT_EQ(passed_b, 2);
+  for (auto t : a) {
+    const auto r = pool->take(t).at(0);
+    EXPECT_EQ(r.status, outcome::passed) << r.message;
+    EXPECT_EQ(r.gpu->ordinal, 0);
+  }
+  // Later rows for Model B fail at once with the reason; Model A's still run.
+  const auto late = pool->take(pool->submit(job_named("b9"), false, "Model B")).at(0);
+  EXPECT_NE(late.message.find("every Model B left the run"), std::string::npos) << late.message;
+  EXPECT_EQ(pool->take(pool->submit(job_named("a9"), false, "Model A")).at(0).status,
+            outcome::passed);
+}
+
 TEST(DeviceOptions, ParseAndResolve) {
   EXPECT_EQ(parse_devices("2", "--device").ordinals, std::vector<int>{2});
   EXPECT_TRUE(parse_devices("all", "--devices").all);
@@ -430,6 +501,7 @@ struct fake_sweep {
   family_registry fams;
   std::unique_ptr<registry> reg;
   fake_log log;
+  std::map<int, std::string> models;  // GPU -> its model; "Fake GPU" when not given
   test::temp_dir dir{"devices_sweep"};
   std::vector<std::string> groups;  // each on_group call: its dtype and rows
 
@@ -453,7 +525,9 @@ struct fake_sweep {
     std::map<int, int> loss;
     for (std::size_t i = 0; i < devices.size(); ++i) loss[devices[i]] = loss_after[i];
     r.executor_factory = [this, loss](int ordinal) {
-      return std::make_unique<fake_gpu>(ordinal, log, 1 + ordinal, loss.at(ordinal));
+      const auto m = models.find(ordinal);
+      return std::make_unique<fake_gpu>(ordinal, log, 1 + ordinal, loss.at(ordinal),
+                                        m == models.end() ? "Fake GPU" : m->second);
     };
     return r;
   }
@@ -594,6 +668,78 @@ TEST(DeviceSweep, ABatchSubmittedAheadRunsWhileTheLastIsReadBack) {
   std::size_t runs = 0;
   for (const auto& [name, gpus] : f.log.ran) runs += gpus.size();
   EXPECT_EQ(runs, 3u);
+}
+
+// A tune over GPUs of two models: one search per model, side by side, each on its own GPUs
+// (the shipped reduce_unrolling, really compiled, on fake GPUs), each with its own best point
+// and its own baselines.
+TEST(DeviceTune, EachModelIsSearchedApartOnItsOwnGpus) {
+  fake_sweep f;
+  f.models = {{0, "Model A"}, {1, "Model B"}, {2, "Model A"}};
+  run_request req = f.request({0, 1, 2});
+  req.variants = f.reg->select({"reduce_unrolling"}, "reduce");
+  req.dtypes = {"int32"};
+  std::vector<const registry_entry*> sources;
+  for (const auto* e : req.variants)
+    if (e->descriptor.origin == origin_kind::source) sources.push_back(e);
+  const auto spaces = tune::make_spaces(sources, req.blocks, 1024);
+  ASSERT_EQ(spaces.size(), 1u);
+  ASSERT_EQ(spaces[0].candidates.size(), 8u);  // UNROLL(4) x BLOCK(2)
+  row_session session(f.fams, req);
+  ASSERT_EQ(session.devices().size(), 3u);
+
+  const std::vector<std::string> models = {"Model A", "Model B"};
+  std::vector<tune::tune_outcome> outcomes(2);
+  std::vector<std::unique_ptr<tune::strategy>> strategies;
+  std::vector<std::unique_ptr<tune_search>> searches;
+  std::vector<row_source> sources_of;
+  for (std::size_t m = 0; m < 2; ++m) sources_of.push_back(session_rows(session, models[m]));
+  EXPECT_EQ(sources_of[0].gpus, 2u);
+  EXPECT_EQ(sources_of[1].gpus, 1u);
+  EXPECT_EQ(sources_of[1].device->name, "Model B");
+  search_settings settings;
+  settings.compile_jobs = 1;
+  for (std::size_t m = 0; m < 2; ++m) {
+    tune::tune_outcome& t = outcomes[m];
+    t.space = &spaces[0];
+    t.config = problem_config{"int32", "sum", 1000, "exact", 0, {}};
+    t.model = models[m];
+    t.budget = 8;
+    tune::strategy_options so;
+    so.seed = 7;
+    so.budget = t.budget;
+    strategies.push_back(tune::make_strategy("random", spaces[0].space, so));
+    searches.push_back(std::make_unique<tune_search>(t, *strategies[m], settings, sources_of[m],
+                                                     nullptr, nlohmann::json::object(), nullptr,
+                                                     models[m]));
+  }
+  search_side_by_side({searches[0].get(), searches[1].get()});
+  for (std::size_t m = 0; m < 2; ++m) {
+    const tune::tune_outcome& t = outcomes[m];
+    EXPECT_EQ(t.stopped_by, "the space's size");
+    ASSERT_EQ(t.evaluations.size(), 8u) << models[m];
+    std::set<std::size_t> points;
+    for (const auto& e : t.evaluations) {
+      points.insert(e.point);
+      EXPECT_EQ(e.record.status, outcome::passed) << e.record.message;
+      ASSERT_TRUE(e.record.gpu.has_value());
+      EXPECT_EQ(e.record.gpu->name, models[m]);  // measured on its own model only
+    }
+    EXPECT_EQ(points.size(), 8u) << models[m];  // every point once per model
+    ASSERT_NE(t.best(), nullptr);
+  }
+  // Model B's only GPU is GPU 1 (2 ms a row on these fakes), Model A's best is on GPU 0 (1 ms).
+  EXPECT_EQ(outcomes[0].best()->record.timing->median_ms, 1.0);
+  EXPECT_EQ(outcomes[1].best()->record.timing->median_ms, 2.0);
+  const auto per = session.rows_per_device();
+  EXPECT_EQ(per[1], 8u);
+  EXPECT_EQ(per[0] + per[2], 8u);
+  // A model's baselines: on each of its GPUs, none on the other model's.
+  row_request base{f.reg->select({"reduce5"}, "reduce").front(), 256, outcomes[0].config, {}, true};
+  std::vector<int> gpus;
+  sources_of[0].run({base},
+                    [&](std::size_t, const result_record& r) { gpus.push_back(r.gpu->ordinal); });
+  EXPECT_EQ(gpus, (std::vector<int>{0, 2}));
 }
 
 }  // namespace

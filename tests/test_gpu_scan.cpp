@@ -84,8 +84,9 @@ TEST_P(GpuScan, ValidatesExactlyAtEveryBlockAndAwkwardSize) {
         continue;
       }
       EXPECT_EQ(row.status, outcome::passed) << describe(row);
-      if (row.config.size > 1)  // one element shows its value instead
+      if (row.config.size > 1) {  // one element shows its value instead
         EXPECT_NE(row.check.expected.find("match (exact)"), std::string::npos) << describe(row);
+      }
       ++passed;
     }
     EXPECT_EQ(passed, blocks * 2 * static_cast<int>(r.shapes.size()));

@@ -13,6 +13,7 @@
 #include "report/table.hpp"
 #include "report/tune_report.hpp"
 #include "runner/row_session.hpp"
+#include "runner/tune_search.hpp"
 #include "spec/names.hpp"
 #include "tune/outcome.hpp"
 #include "tune/space.hpp"
@@ -40,209 +41,6 @@ using clock_type = std::chrono::steady_clock;
 
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-
-// A point's key in the store: its configuration, seed and source (the journal's key), the device,
-// the toolkit, the fidelity, and whether it was measured for energy (so that a row without energy
-// figures never answers a tune that needs them). Any of them changed, the point is measured again.
-std::string store_key(const registry_entry& e, unsigned block, const problem_config& c,
-                      const cuda::device_info& d, tune::fidelity level, bool energy) {
-  return journal_key(e, block, c) + "|device " + d.name + "|nvrtc " + nvrtc::version() +
-         (level == tune::fidelity::brief ? "|brief" : "|full") + (energy ? "|energy" : "");
-}
-
-// Successive halving's first rungs: a few samples, enough to rank, not to quote.
-timing_options brief_timing(timing_options t) {
-  t.warmup_runs = std::min(t.warmup_runs, 1);
-  t.min_samples = 5;
-  t.max_samples = 5;
-  t.min_time_s = 0;
-  t.timeout_s = std::min(t.timeout_s, 1.0);
-  return t;
-}
-
-// What a tune shows while it runs, on stderr: on a terminal one line rewritten after each row,
-// otherwise one line per batch.
-class progress_display {
- public:
-  explicit progress_display(std::string what)
-      : what_(std::move(what)), tty_(isatty(STDERR_FILENO)) {}
-  void show(const tune::tune_outcome& t, std::size_t budget, std::size_t in_batch,
-            const compile_summary* compiles, bool end_of_batch) {
-    if (!tty_ && !end_of_batch) return;
-    std::ostringstream os;
-    os << "[tune " << what_ << " " << t.evaluations.size() + in_batch << "/" << budget << "]";
-    if (const tune::evaluation* b = t.best()) {
-      os << " best " << std::fixed << std::setprecision(2);
-      if (t.goal == tune::objective::energy)
-        os << b->record.energy->joules_per_op * 1e6 << " uJ/op";
-      else
-        os << b->record.timing->median_ms * 1e3 << " us";
-      os << " (" << tune::describe(t.space->candidates[b->point]) << ")";
-    }
-    std::size_t failed = 0, stored = 0;
-    for (const auto& e : t.evaluations) {
-      if (!e.record.timed() && e.record.status != outcome::skipped) ++failed;
-      if (e.from_store) ++stored;
-    }
-    os << " | " << failed << " failed";
-    if (compiles)
-      os << " | compiled " << compiles->files - compiles->hits << ", " << compiles->hits
-         << " cache hits";
-    os << " | " << stored << " from the store | " << std::fixed << std::setprecision(0) << t.seconds
-       << " s";
-    if (tty_)
-      std::cerr << "\r\033[K" << os.str() << std::flush;
-    else
-      std::cerr << os.str() << "\n";
-  }
-  void clear() {
-    if (tty_) std::cerr << "\r\033[K" << std::flush;
-  }
-
- private:
-  std::string what_;
-  bool tty_;
-};
-
-// Where a tune's rows run: the GPU (a row_session), or a recorded tune (--replay).
-struct row_source {
-  const cuda::device_info* device = nullptr;
-  std::size_t gpus = 1;                       ///< GPUs the rows are spread over (--devices)
-  const compile_summary* compiles = nullptr;  ///< null when nothing compiles
-  /// Runs the rows in order, calling back with each record as it is ready.
-  std::function<void(const std::vector<row_request>&,
-                     const std::function<void(std::size_t, const result_record&)>&)>
-      run;
-  /// run() in two halves, so that a batch proposed ahead is queued before the last one is read
-  /// back: with several GPUs, a GPU done with its share of a batch goes on with the next one
-  /// instead of waiting at the batch's end. Queues the rows (and their files' compiles).
-  std::function<std::size_t(const std::vector<row_request>&)> submit;
-  /// Reads a submitted batch back, in order, calling back with each record.
-  std::function<void(std::size_t, const std::function<void(std::size_t, const result_record&)>&)>
-      collect;
-  /// A submitted batch the search will not use (it stopped first).
-  std::function<void(std::size_t)> discard;
-};
-
-// A batch's rows: those the store does not answer, each with its store key.
-struct batch_rows {
-  std::vector<tune::evaluation> evaluated;  // one per proposal; store hits filled in
-  std::vector<std::string> keys;            // one per proposal
-  std::vector<row_request> rows;            // the proposals to run
-  std::vector<std::size_t> row_of;          // rows[k] is evaluated[row_of[k]]
-};
-
-// The points of `space` a strategy proposes, until the budget, the time or the strategy ends.
-// Each batch after the first is proposed ahead when the strategy can choose it without the last
-// batch's times (propose_ahead), so that its files compile while the last batch is timed.
-void search(tune::tune_outcome& t, tune::strategy& strategy, std::size_t budget,
-            const cli_options& opt, const row_source& rows_at, tune::tuning_store* store,
-            const nlohmann::json& provenance,
-            const std::function<void(const result_record&)>& on_row) {
-  const tune::tuning_space& s = *t.space;
-  const cuda::device_info& d = *rows_at.device;
-  const timing_options brief = brief_timing(opt.timing);
-  // Enough rows per batch to keep every compile thread busy while the GPU times.
-  // With several GPUs (--devices), at least two rows per GPU, so that none waits at a batch's end
-  // while another finishes its only row.
-  const std::size_t batch_size = std::max<std::size_t>(
-      {4, opt.compile_jobs ? opt.compile_jobs : thread_pool::hardware_threads(), 2 * rows_at.gpus});
-  progress_display progress(s.name + " " + t.config.describe());
-  const auto rows_for = [&](const std::vector<tune::proposal>& batch) {
-    batch_rows b;
-    b.evaluated.resize(batch.size());
-    b.keys.resize(batch.size());
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      const tune::candidate& c = s.candidates.at(batch[i].point);
-      b.evaluated[i].point = batch[i].point;
-      b.evaluated[i].level = batch[i].level;
-      b.keys[i] =
-          store_key(*c.entry, c.block, t.config, d, batch[i].level, opt.timing.energy.enabled);
-      if (store && !opt.fresh)
-        if (const tune::stored_result* hit = store->find(b.keys[i])) {
-          b.evaluated[i].record = hit->record;
-          b.evaluated[i].from_store = true;
-          continue;
-        }
-      b.rows.push_back({c.entry, c.block, t.config,
-                        batch[i].level == tune::fidelity::brief ? brief : opt.timing});
-      b.row_of.push_back(i);
-    }
-    return b;
-  };
-  std::vector<tune::observation> history;
-  // The next batch, proposed ahead and queued already (its files compiling; with several GPUs,
-  // its rows ready for the first GPU free).
-  std::vector<tune::proposal> ahead;
-  batch_rows ahead_rows;
-  std::optional<std::size_t> ahead_id;
-  const auto t0 = clock_type::now();
-  for (;;) {
-    t.seconds = seconds_since(t0);
-    if (t.evaluations.size() >= budget) {
-      t.stopped_by = opt.budget_evaluations ? "the budget" : "the space's size";
-      break;
-    }
-    if (opt.budget_seconds > 0 && t.seconds >= opt.budget_seconds) {
-      t.stopped_by = "the time budget";
-      break;
-    }
-    if (interrupt_requested()) {
-      t.stopped_by = interrupt_signal() == SIGTERM ? "SIGTERM" : "Ctrl-C";
-      break;
-    }
-    std::vector<tune::proposal> batch;
-    batch_rows b;
-    std::size_t current = 0;  // the batch's id in rows_at
-    if (!ahead.empty()) {
-      batch = std::exchange(ahead, {});
-      b = std::exchange(ahead_rows, {});
-      current = *std::exchange(ahead_id, std::nullopt);
-    } else {
-      batch = strategy.propose(history, std::min(batch_size, budget - t.evaluations.size()));
-      if (batch.empty()) {
-        t.stopped_by = "the strategy (it proposed nothing more)";
-        break;
-      }
-      b = rows_for(batch);
-      current = rows_at.submit(b.rows);
-    }
-    if (const std::size_t after = t.evaluations.size() + batch.size(); after < budget) {
-      ahead = strategy.propose_ahead(history, batch, std::min(batch_size, budget - after));
-      if (!ahead.empty()) {
-        // Its points are not this batch's, so the store cannot answer them differently by the
-        // time they run: their rows are made once, now.
-        ahead_rows = rows_for(ahead);
-        ahead_id = rows_at.submit(ahead_rows.rows);
-      }
-    }
-    rows_at.collect(current, [&](std::size_t k, const result_record& r) {
-      // Stored as each row finishes: an interrupted tune keeps every row it measured, with the
-      // GPU that measured it.
-      if (store) {
-        nlohmann::json where = provenance;
-        if (r.gpu) {
-          where["uuid"] = r.gpu->uuid;
-          where["ordinal"] = r.gpu->ordinal;
-        }
-        store->add({b.keys[b.row_of[k]], r, where});
-      }
-      if (on_row) on_row(r);
-      t.seconds = seconds_since(t0);
-      progress.show(t, budget, k + 1, rows_at.compiles, false);
-      b.evaluated[b.row_of[k]].record = r;
-    });
-    for (auto& e : b.evaluated) {
-      // The strategies minimise whatever value they are given: the median, or the energy.
-      history.push_back({e.point, e.level, tune::objective_value(e.record, t.goal)});
-      t.evaluations.push_back(std::move(e));
-    }
-    t.seconds = seconds_since(t0);
-    progress.show(t, budget, 0, rows_at.compiles, true);
-  }
-  if (ahead_id) rows_at.discard(*ahead_id);  // stopped by time or Ctrl-C with a batch queued
-  progress.clear();
 }
 
 // A recorded tune (kernlab tune --json, or a sweep's --json) that answers rows by their
@@ -383,7 +181,9 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   std::vector<std::vector<row_request>> replay_batches;  // --replay: submitted, not collected
   std::unique_ptr<row_session> session;
   std::unique_ptr<tune::tuning_store> store;
-  row_source rows_at;
+  row_source rows_at;                  // every GPU of the run (the library's rows)
+  std::vector<std::string> models;     // the GPU models, when the run has several
+  std::vector<row_source> model_rows;  // one per model: its GPUs only
   if (!opt.replay_path.empty()) {
     replay = std::make_unique<replay_file>(opt.replay_path);
     rows_at.device = &replay->device;
@@ -413,15 +213,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
       for (const auto& w : store->warnings()) std::cerr << "kernlab: warning: " << w << "\n";
     }
     session = std::make_unique<row_session>(families, req);
-    rows_at.device = &session->device();
-    rows_at.gpus = session->devices().size();
-    rows_at.compiles = &session->compile_stats();
-    rows_at.run = [&](const std::vector<row_request>& rows, const auto& done) {
-      session->run(rows, done);
-    };
-    rows_at.submit = [&](const std::vector<row_request>& rows) { return session->submit(rows); };
-    rows_at.collect = [&](std::size_t id, const auto& done) { session->collect(id, done); };
-    rows_at.discard = [&](std::size_t id) { session->discard(id); };
+    rows_at = session_rows(*session);
     const auto& gpus = session->devices();
     for (std::size_t i = 0; i < gpus.size(); ++i) {
       const cuda::device_info& d = gpus[i];
@@ -431,14 +223,30 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
       if (i + 1 == gpus.size() && store) std::cout << "; tuning store " << store->path().string();
       std::cout << "\n";
     }
-    // One model per tune: a search ranks its points by their medians, and medians of different
-    // models are not comparable (a sweep prints one table per model instead).
-    for (const cuda::device_info& d : gpus)
-      if (d.name != gpus.front().name)
-        throw usage_error(opt.devices.option + ": GPU " + std::to_string(gpus.front().ordinal) +
-                          " is a " + gpus.front().name + " but GPU " + std::to_string(d.ordinal) +
-                          " is a " + d.name +
-                          "; a tune ranks medians of one GPU model: give the GPUs of one model");
+    // A search ranks its points by their medians, and medians of different models are not
+    // comparable: over GPUs of several models, each model is searched apart on its own GPUs
+    // (side by side), with its own table and best point.
+    for (const cuda::device_info& g : gpus)
+      if (std::find(models.begin(), models.end(), g.name) == models.end()) models.push_back(g.name);
+    if (models.size() > 1) {
+      for (const auto& [given, option] :
+           {std::pair{opt.export_header, "--export-header"}, std::pair{opt.t4_path, "--t4"}})
+        if (!given.empty())
+          throw usage_error(std::string(option) + ": the GPUs are of " +
+                            std::to_string(models.size()) + " models (" + gpus.front().name +
+                            ", ...), and it holds one best point per problem: give GPUs of one "
+                            "model");
+      std::cout << models.size() << " GPU models: each is tuned apart on its own GPUs, with "
+                << "its own table and best point:";
+      for (const auto& m : models) {
+        std::cout << " " << m << " (GPU";
+        const char* sep = " ";
+        for (const auto& g : gpus)
+          if (g.name == m) std::cout << std::exchange(sep, ", ") << g.ordinal;
+        std::cout << ")" << (&m == &models.back() ? "\n" : ";");
+      }
+      for (const auto& m : models) model_rows.push_back(session_rows(*session, m));
+    }
     if (gpus.size() > 1)
       std::cout << gpus.size()
                 << " GPUs: each batch's points are spread over them, each measured on one (the "
@@ -466,6 +274,13 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
               << "\n";
   std::cout << std::flush;
   const cuda::device_info& d = *rows_at.device;
+  if (model_rows.empty()) model_rows.push_back(rows_at);  // one model (or a replay)
+  search_settings settings;
+  settings.timing = opt.timing;
+  settings.budget_evaluations = opt.budget_evaluations;
+  settings.budget_seconds = opt.budget_seconds;
+  settings.compile_jobs = opt.compile_jobs;
+  settings.fresh = opt.fresh;
 
   const run_context ctx = context_of(opt, req, argc, argv);
   const nlohmann::json provenance = {{"device", d.name},
@@ -523,31 +338,55 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
       tune::strategy_options so;
       so.seed = opt.seed;
       so.budget = t.budget;
-      auto strategy = tune::make_strategy(opt.strategy, s.space, so);
+      // One search per GPU model (one in all but a tune over several models), side by side,
+      // each with the same strategy and seed.
+      std::vector<tune::tune_outcome> outcomes(model_rows.size(), t);
+      std::vector<std::unique_ptr<tune::strategy>> strategies;
+      std::vector<std::unique_ptr<tune_search>> searches;
+      std::vector<tune_search*> going;
+      for (std::size_t m = 0; m < model_rows.size(); ++m) {
+        if (model_rows.size() > 1) outcomes[m].model = models[m];
+        strategies.push_back(tune::make_strategy(opt.strategy, s.space, so));
+        searches.push_back(std::make_unique<tune_search>(outcomes[m], *strategies[m], settings,
+                                                         model_rows[m], store.get(), provenance,
+                                                         on_row, outcomes[m].model));
+        going.push_back(searches.back().get());
+      }
       const auto search_started = clock_type::now();
       const row_session::time_split before = session ? session->times() : search_split;
-      search(t, *strategy, t.budget, opt, rows_at, store.get(), provenance, on_row);
+      search_side_by_side(going);
       searching_s += seconds_since(search_started);
       if (session) {
         search_split.running_rows_s += session->times().running_rows_s - before.running_rows_s;
         search_split.waiting_for_compiles_s +=
             session->times().waiting_for_compiles_s - before.waiting_for_compiles_s;
       }
+      // The library's rows on every GPU of each model, all queued before any is read back.
       const auto baselines_started = clock_type::now();
-      std::vector<row_request> rows;
-      for (const registry_entry* b : baselines)
-        for (unsigned block : blocks_for(b->descriptor, req))
-          rows.push_back({b, block, config, opt.timing, rows_at.gpus > 1});
-      if (!interrupt_requested())
-        rows_at.run(rows, [&](std::size_t, const result_record& r) {
-          on_row(r);
-          t.baselines.push_back(r);
-        });
+      if (!interrupt_requested()) {
+        std::vector<std::size_t> ids;
+        for (const row_source& rows_of : model_rows) {
+          std::vector<row_request> rows;
+          for (const registry_entry* b : baselines)
+            for (unsigned block : blocks_for(b->descriptor, req))
+              rows.push_back({b, block, config, opt.timing, rows_of.gpus > 1});
+          ids.push_back(rows_of.submit(rows));
+        }
+        for (std::size_t m = 0; m < model_rows.size(); ++m)
+          model_rows[m].collect(ids[m], [&](std::size_t, const result_record& r) {
+            on_row(r);
+            outcomes[m].baselines.push_back(r);
+          });
+      }
       baselines_s += seconds_since(baselines_started);
-      print_tune_table(std::cout, t, d, table);
-      print_tune_best(std::cout, t, d);
+      for (std::size_t m = 0; m < model_rows.size(); ++m) {
+        const cuda::device_info& model = *model_rows[m].device;
+        if (model_rows.size() > 1) std::cout << "\n-- " << model.name << "\n";
+        print_tune_table(std::cout, outcomes[m], model, table);
+        print_tune_best(std::cout, outcomes[m], model);
+        tunes.push_back(std::move(outcomes[m]));
+      }
       std::cout << std::flush;
-      tunes.push_back(std::move(t));
       if (interrupt_requested()) break;
     }
     if (interrupt_requested()) break;

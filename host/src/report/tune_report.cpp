@@ -104,7 +104,8 @@ std::vector<std::pair<std::string, std::uint64_t>> axes_of(const problem_config&
 
 void print_tune_best(std::ostream& os, const tune::tune_outcome& t, const cuda::device_info& d) {
   const tune::evaluation* best = t.best();
-  const std::string what = t.space->family + "." + t.space->name + " " + t.config.describe();
+  const std::string what = t.space->family + "." + t.space->name + " " + t.config.describe() +
+                           (t.model.empty() ? "" : " on " + t.model);
   if (!best) {
     os << "best: none of the " << t.evaluations.size() << " evaluated points of " << what
        << " passed\n";
@@ -270,6 +271,7 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
                         {"seconds", t.seconds},
                         {"stopped_by", t.stopped_by}};
     e["config"] = to_json(t.config);
+    if (!t.model.empty()) e["model"] = t.model;  // a tune over several models: one entry each
     std::size_t failed = 0;
     for (const auto& ev : t.evaluations)
       if (!ev.record.timed() && ev.record.status != outcome::skipped) ++failed;

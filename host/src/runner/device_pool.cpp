@@ -10,11 +10,13 @@
 namespace kl {
 namespace {
 
-// The record of a row that no GPU ran, and no GPU will.
-result_record not_run(const row_job& job, const std::string& why) {
+// The record of a row that no GPU ran, and no GPU will: every GPU (or every GPU of the row's
+// model) left the run, the last for `why`.
+result_record not_run(const row_job& job, const std::string& why, const std::string& model = "") {
   result_record r = job.record();
   r.status = outcome::failed;
-  r.message = "not run: every GPU left the run (the last: " + why + ")";
+  r.message =
+      "not run: every " + (model.empty() ? "GPU" : model) + " left the run (the last: " + why + ")";
   return r;
 }
 
@@ -91,12 +93,13 @@ device_pool::~device_pool() {
     if (l.thread.joinable()) l.thread.join();
 }
 
-std::size_t device_pool::submit(row_job job, bool every_gpu) {
+std::size_t device_pool::submit(row_job job, bool every_gpu, const std::string& model) {
   std::lock_guard<std::mutex> lock(m_);
   const std::size_t ticket = next_ticket_++;
   task& t = tasks_[ticket];
   t.job = std::move(job);
   t.every_gpu = every_gpu && threaded();
+  t.model = model;
   if (cancelled_) {
     t.cancelled = t.done = true;
     return ticket;
@@ -109,15 +112,33 @@ std::size_t device_pool::submit(row_job job, bool every_gpu) {
     t.done = true;
     return ticket;
   }
+  // A row for one model: some GPU of that model must still be here.
+  bool served = false, known = false;
+  std::string why;
+  for (std::size_t i = 0; i < lanes_.size(); ++i) {
+    if (!serves(i, model)) continue;
+    known = true;
+    served = served || lanes_[i].alive;
+    if (!lanes_[i].lost.empty()) why = lanes_[i].lost;
+  }
+  if (!served) {
+    result_record r = t.job.record();
+    r.status = outcome::failed;
+    r.message = "not run: no GPU of the run is a " + model;
+    t.records.emplace_back(0, known ? not_run(t.job, why, model) : r);
+    t.done = true;
+    return ticket;
+  }
   if (t.every_gpu) {
     t.parts_left = 0;
-    for (auto& l : lanes_)
-      if (l.alive) {
-        l.own.push_back(ticket);
+    for (std::size_t i = 0; i < lanes_.size(); ++i)
+      if (lanes_[i].alive && serves(i, model)) {
+        lanes_[i].own.push_back(ticket);
         ++t.parts_left;
       }
   } else {
-    queue_.push_back(ticket);
+    // One GPU runs everything from the shared queue, in the caller's thread (take()).
+    queue_for(threaded() ? model : "").push_back(ticket);
   }
   work_.notify_all();
   return ticket;
@@ -146,6 +167,21 @@ void device_pool::fail_everything_left(const std::string& why) {
     t.done = true;
   }
   queue_.clear();
+  for (auto& [model, q] : model_queues_) q.clear();  // the lanes hold references to them
+  done_.notify_all();
+}
+
+void device_pool::fail_model_left(const std::string& model, const std::string& why) {
+  const auto it = model_queues_.find(model);
+  if (it == model_queues_.end()) return;
+  for (std::size_t ticket : it->second) {
+    task& t = tasks_.at(ticket);
+    t.records.clear();
+    t.records.emplace_back(0, not_run(t.job, why, model));
+    t.parts_left = 0;
+    t.done = true;
+  }
+  it->second.clear();
   done_.notify_all();
 }
 
@@ -159,7 +195,14 @@ void device_pool::retire(std::size_t i, const std::string& why) {
     task& t = tasks_.at(ticket);
     if (t.done && t.records.empty() && !t.cancelled) t.records.emplace_back(i, not_run(t.job, why));
   }
-  if (!any_alive()) fail_everything_left(why);
+  if (!any_alive()) {
+    fail_everything_left(why);
+  } else {
+    bool model_left = false;
+    for (std::size_t j = 0; j < lanes_.size(); ++j)
+      model_left = model_left || (lanes_[j].alive && devices_[j].name == devices_[i].name);
+    if (!model_left) fail_model_left(devices_[i].name, why);
+  }
   work_.notify_all();  // the row it gave back is someone else's now
 }
 
@@ -192,7 +235,7 @@ bool device_pool::run_on(std::size_t i, std::size_t ticket, std::unique_lock<std
     if (t.every_gpu)
       finish_part(ticket);
     else
-      queue_.push_front(ticket);
+      queue_for(threaded() ? t.model : "").push_front(ticket);
     retire(i, lost);
     if (t.done && t.records.empty() && !t.cancelled)
       t.records.emplace_back(i, not_run(t.job, lost));
@@ -207,23 +250,24 @@ bool device_pool::run_on(std::size_t i, std::size_t ticket, std::unique_lock<std
 void device_pool::lane_loop(std::size_t i) {
   std::unique_lock<std::mutex> lock(m_);
   lane& l = lanes_[i];
+  // Its model's own rows (a tune over several models), beside the shared queue and its own
+  // every-GPU rows. (A map's node stays put; fail_everything_left only empties it.)
+  std::deque<std::size_t>& model = model_queues_[devices_[i].name];
   for (;;) {
-    work_.wait(lock,
-               [&] { return stopping_ || (!cancelled_ && (!l.own.empty() || !queue_.empty())); });
+    work_.wait(lock, [&] {
+      return stopping_ || (!cancelled_ && (!l.own.empty() || !queue_.empty() || !model.empty()));
+    });
     if (stopping_ || cancelled_) return;
     if (stop_on_interrupt_ && interrupt_requested()) {
       cancel_locked();
       return;
     }
     // The lower ticket first: a GPU's rows, its own baselines included, go in request order.
-    std::size_t ticket;
-    if (!l.own.empty() && (queue_.empty() || l.own.front() < queue_.front())) {
-      ticket = l.own.front();
-      l.own.pop_front();
-    } else {
-      ticket = queue_.front();
-      queue_.pop_front();
-    }
+    std::deque<std::size_t>* from = nullptr;
+    for (std::deque<std::size_t>* q : {&l.own, &queue_, &model})
+      if (!q->empty() && (!from || q->front() < from->front())) from = q;
+    const std::size_t ticket = from->front();
+    from->pop_front();
     if (!run_on(i, ticket, lock)) return;  // this GPU is gone
   }
 }
@@ -295,6 +339,7 @@ void device_pool::drop_queued(const std::set<std::size_t>* which) {
     q = std::move(kept);
   };
   drop(queue_);
+  for (auto& [model, q] : model_queues_) drop(q);
   for (auto& l : lanes_) drop(l.own);
   done_.notify_all();
   work_.notify_all();

@@ -13,6 +13,11 @@
 // one more lane, whose executor sends the row to that rank and waits for its record; the
 // scheduling, the every-GPU rows and the retiring of a lost lane are the same.
 //
+// A row may be for one GPU model only (a tune over GPUs of several models searches each model
+// apart, since medians of different models are not comparable): only the lanes of that model
+// take it, and when every one of them has left, the model's rows fail with the reason while the
+// other models' go on.
+//
 // With one GPU there are no threads: a row runs in the caller's thread when take() asks for it,
 // exactly as rows ran before --devices (an in-process executor's context is current there).
 #pragma once
@@ -73,7 +78,9 @@ class device_pool {
   /// Queues a row and returns its ticket (0, 1, 2 ... in the order queued). Rows start in that
   /// order. `every_gpu`: the row runs once on each GPU still in the pool (a baseline, so that
   /// every GPU's rows have their own to compare with); its ticket then has a record per GPU.
-  std::size_t submit(row_job job, bool every_gpu = false);
+  /// `model` (a cuda::device_info name, "" for any): only GPUs of that model run it (with
+  /// every_gpu, each of them); when none is in the pool, the row fails with the reason.
+  std::size_t submit(row_job job, bool every_gpu = false, const std::string& model = "");
   /// The ticket's records, waiting for them (with one GPU, running the queued rows up to it):
   /// one, or one per GPU for an every_gpu row, in GPU order; none for a row that never started
   /// because of cancel(). Each ticket is taken once.
@@ -106,6 +113,7 @@ class device_pool {
   struct task {
     row_job job;
     bool every_gpu = false;
+    std::string model;           // "" for any GPU
     std::size_t parts_left = 1;  // every_gpu: GPUs that have still to run it
     bool started = false, done = false, cancelled = false;
     std::vector<std::pair<std::size_t, result_record>> records;  // (GPU, record)
@@ -121,6 +129,16 @@ class device_pool {
   // done fails with `why`.
   void retire(std::size_t i, const std::string& why);
   void fail_everything_left(const std::string& why);
+  // Every lane of `model` has left (the last for `why`): its queued rows fail.
+  void fail_model_left(const std::string& model, const std::string& why);
+  // Whether lane i takes rows for `model` ("" takes any lane).
+  bool serves(std::size_t i, const std::string& model) const {
+    return model.empty() || devices_[i].name == model;
+  }
+  // The queue of rows for `model` ("": the shared one).
+  std::deque<std::size_t>& queue_for(const std::string& model) {
+    return model.empty() ? queue_ : model_queues_[model];
+  }
   void cancel_locked();
   // Takes the tickets in `which` (all when null) out of the queues, as not started.
   void drop_queued(const std::set<std::size_t>* which);
@@ -133,8 +151,9 @@ class device_pool {
   finish_callback on_finish_;
   mutable std::mutex m_;
   std::condition_variable work_, done_;
-  std::map<std::size_t, task> tasks_;  // tickets not taken yet
-  std::deque<std::size_t> queue_;      // shared: one-GPU rows not started
+  std::map<std::size_t, task> tasks_;                            // tickets not taken yet
+  std::deque<std::size_t> queue_;                                // shared: one-GPU rows not started
+  std::map<std::string, std::deque<std::size_t>> model_queues_;  // rows for one model only
   std::size_t next_ticket_ = 0;
   bool stopping_ = false, cancelled_ = false;
   bool stop_on_interrupt_ = false;

@@ -148,7 +148,7 @@ void row_session::place_next(batch& b) {
   s.index = b.placed++;
   auto [record, job] = place(row);
   if (job)
-    s.ticket = pool_devices_->submit(std::move(*job), row.every_gpu);
+    s.ticket = pool_devices_->submit(std::move(*job), row.every_gpu, row.model);
   else
     s.decided = std::move(record);
   b.pending.push_back(std::move(s));

@@ -28,6 +28,9 @@ struct row_request {
   /// A baseline: run once on every GPU of the session, so that each GPU's rows are compared with
   /// their own GPU's (one record per GPU, in GPU order).
   bool every_gpu = false;
+  /// Only GPUs of this model (a cuda::device_info name) run the row; "" for any. A tune over
+  /// GPUs of several models searches each model with its own rows.
+  std::string model{};
 };
 
 class row_session {

@@ -48,6 +48,9 @@ struct tune_outcome {
   double seconds = 0;                    ///< the search's wall time
   std::string stopped_by;                ///< "the budget", "the time budget", "the strategy (...)"
   std::string replayed_from;             ///< --replay: the recorded tune that answered every row
+  /// The GPU model searched, when a tune spans GPUs of several models (each is searched apart,
+  /// on its own GPUs); "" for a tune over one model.
+  std::string model;
 
   /// The passed evaluation at full fidelity with the least objective value: the fastest, or the
   /// one with the least energy per operation (brief ones only when no full one has a value: their
