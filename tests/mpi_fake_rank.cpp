@@ -5,9 +5,11 @@
 // which left, and how many rows each ran.
 //
 //   mpirun -np 3 kernlab_mpi_fake_rank OUT [--rows N] [--lose RANK AFTER] [--stop RANK AFTER]
-//                                          [--silence S]
+//                                          [--silence S] [--journal PATH]
 // --lose: that rank's GPU is lost after AFTER rows (its executor throws device_lost_error).
 // --stop: that rank stops itself (SIGSTOP) at its row AFTER, so it never answers again.
+// --journal: each row carries its name as its journal key, and every other rank journals the rows
+// it runs in its file of journal PATH (PATH.rank<N>), as kernlab's ranks do.
 #include "exec/record_json.hpp"
 #include "mpi/world.hpp"
 #include "runner/device_pool.hpp"
@@ -96,6 +98,7 @@ int main(int argc, char** argv) {
   const std::string out_path = argv[1];
   int rows = 40, lose_rank = -1, lose_after = -1, stop_rank = -1, stop_at = -1;
   double silence_s = 60;
+  mpi::world::rank_journal journal;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--rows" && i + 1 < argc) {
@@ -108,6 +111,8 @@ int main(int argc, char** argv) {
       stop_at = std::atoi(argv[++i]);
     } else if (a == "--silence" && i + 1 < argc) {
       silence_s = std::atof(argv[++i]);
+    } else if (a == "--journal" && i + 1 < argc) {
+      journal.path = argv[++i];
     }
   }
   const int rank = world->rank();
@@ -115,7 +120,7 @@ int main(int argc, char** argv) {
     return std::make_unique<fake_gpu>(rank, rank == lose_rank ? lose_after : -1,
                                       rank == stop_rank ? stop_at : -1);
   };
-  if (rank != 0) return world->serve(make);
+  if (rank != 0) return world->serve(make, &journal);
 
   std::vector<device_pool::lane_factory> lanes = {make};
   mpi::remote_options opt;
@@ -130,7 +135,9 @@ int main(int argc, char** argv) {
     for (int i = 0; i < rows; ++i) {
       if (i == rows / 2) tickets.emplace_back(pool.submit(job_named("baseline1"), true), "");
       const std::string name = "row" + std::to_string(i);
-      tickets.emplace_back(pool.submit(job_named(name)), name);
+      row_job job = job_named(name);
+      if (!journal.path.empty()) job.journal_key = name;
+      tickets.emplace_back(pool.submit(std::move(job)), name);
     }
     out["records"] = nlohmann::json::array();
     for (const auto& [ticket, name] : tickets) {

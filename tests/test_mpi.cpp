@@ -5,6 +5,7 @@
 // writes, --devices refused, a kernlab without the MPI transport refuses to start). The mpirun
 // tests skip, saying why, in a build without MPI (KERNLAB_MPI) or without mpirun.
 #include "mpi/world.hpp"
+#include "runner/journal.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -224,6 +225,40 @@ TEST(MpiFake, ARankGoneSilentIsLostAndItsRowRunsElsewhere) {
   const auto lost = out.at("lost").get<std::vector<std::string>>();
   EXPECT_NE(lost[1].find("sent nothing for 3 s"), std::string::npos) << lost[1];
   EXPECT_EQ(lost[2], "");
+}
+
+// With a journal, each other rank journals the rows it ran in its own file (PATH.rank<N>), so
+// that --resume knows them should rank 0 be lost before it hears of them.
+TEST(MpiFake, EachOtherRankJournalsTheRowsItRanInItsOwnFile) {
+  SKIP_WITHOUT_MPIRUN();
+  test::temp_dir dir("mpi_journal");
+  const std::string path = dir.str() + "/journal.log";
+  const nlohmann::json out = run_fake(3, "--rows 40 --journal " + path);
+  ASSERT_FALSE(out.is_null());
+  check_rows(out, 40);
+  std::map<std::string, std::set<std::string>> ran;  // GPU uuid -> the rows it ran
+  for (const auto& t : out.at("records"))
+    for (const auto& r : t.at("records")) {
+      const std::string name = r.at("variant").at("name");
+      if (name.rfind("row", 0) == 0) ran[r.at("gpu").at("uuid")].insert(name);
+    }
+  EXPECT_FALSE(std::filesystem::exists(path));  // rank 0 of this program keeps none
+  for (int rank = 1; rank < 3; ++rank) {
+    const journal::state s = journal::read(journal::rank_path(path, rank));
+    std::set<std::string> done;
+    for (const auto& [key, row] : s.done) {
+      done.insert(key);
+      EXPECT_EQ(row.outcome, "passed");
+      EXPECT_EQ(nlohmann::json::parse(row.record).at("gpu").at("uuid"),
+                "GPU-fake-rank-" + std::to_string(rank));
+    }
+    EXPECT_TRUE(s.in_flight.empty());
+    EXPECT_EQ(done, ran["GPU-fake-rank-" + std::to_string(rank)]) << "rank " << rank;
+    EXPECT_FALSE(done.empty());
+  }
+  // Rank 0's view on --resume: its own journal, and what the ranks' files say finished.
+  EXPECT_EQ(journal::read_with_ranks(path).done.size(),
+            ran["GPU-fake-rank-1"].size() + ran["GPU-fake-rank-2"].size());
 }
 
 // The kernlab binary under mpirun, with no GPU here.

@@ -280,6 +280,38 @@ TEST(Journal, ResumeSeesDoneAndInFlight) {
   EXPECT_TRUE(journal::read(dir.str() + "/absent.log").done.empty());
 }
 
+// MPI: rank 0 lost mid-run. Its journal saw rows start on other ranks; their own files
+// (PATH.rank<N>) say which finished, with their records.
+TEST(Journal, ResumeTakesTheRowsOtherRanksFinishedFromTheirFiles) {
+  test::temp_dir dir("journal_ranks");
+  const std::string path = dir.str() + "/journal.log";
+  {
+    journal zero(path, true);
+    for (const char* k : {"a", "b", "c", "d"}) zero.started(k);
+    zero.finished("a", "passed", "{\"rank\":0}");  // rank 0's own row
+    journal one(journal::rank_path(path, 1), true);
+    one.started("b");
+    one.finished("b", "passed", "{\"rank\":1}");
+    journal two(journal::rank_path(path, 2), true);
+    two.started("c");                      // rank 2 was running c when the job ended
+    journal other(path + ".rankx", true);  // not a rank's file
+    other.started("d");
+    other.finished("d", "passed", "");
+  }
+  EXPECT_EQ(journal::rank_path(path, 12), path + ".rank12");
+  auto s = journal::read_with_ranks(path);
+  EXPECT_EQ(s.done.size(), 2u);
+  EXPECT_EQ(s.done["b"].record, "{\"rank\":1}");
+  EXPECT_EQ(s.in_flight, (std::set<std::string>{"c", "d"}));
+  // A fresh run removes the ranks' files (they are the run before's), nothing else.
+  journal::remove_ranks(path);
+  EXPECT_FALSE(std::filesystem::exists(journal::rank_path(path, 1)));
+  EXPECT_FALSE(std::filesystem::exists(journal::rank_path(path, 2)));
+  EXPECT_TRUE(std::filesystem::exists(path));
+  EXPECT_TRUE(std::filesystem::exists(path + ".rankx"));
+  EXPECT_EQ(journal::read_with_ranks(path).done.size(), 1u);
+}
+
 TEST(Journal, AFailedAppendIsOneWarningNotTheEndOfTheRun) {
   journal j("/dev/full", false);  // opens like any file; every append fails: a full disk
   EXPECT_NO_THROW(j.started("a"));

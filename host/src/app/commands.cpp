@@ -7,6 +7,7 @@
 #include "report/exports.hpp"
 #include "report/results_json.hpp"
 #include "report/table.hpp"
+#include "runner/journal.hpp"
 #include "runner/runner.hpp"
 #include "worker/executor.hpp"
 
@@ -125,18 +126,23 @@ std::vector<std::string> mpi_transports() {
 }
 
 int serve_rank(int argc, char** argv, mpi::world& world) {
-  kl::family_registry families;  // in process (--in-process) only; outlives the executor
-  return world.serve([&]() -> std::unique_ptr<kl::row_executor> {
-    const kl::cli_options opt = kl::parse_command_line(argc, argv, find_default_paths());
-    kl::run_request req;
-    req.devices = {mpi_device(opt, world)};
-    req.in_process = opt.in_process;
-    req.worker_command = worker_command(opt);
-    req.kernel_timeout_s = opt.kernel_timeout_s;
-    if (req.in_process) load_families(families, opt.kernels_dirs, include_dirs(opt), nullptr);
-    kl::cuda::driver::get();  // no GPU here: rank 0 is told why
-    return kl::make_executor(families, req, {}, "", req.devices.front());
-  });
+  kl::family_registry families;      // in process (--in-process) only; outlives the executor
+  mpi::world::rank_journal journal;  // the run's, as rank 0 has it (app/plan.cpp)
+  return world.serve(
+      [&]() -> std::unique_ptr<kl::row_executor> {
+        const kl::cli_options opt = kl::parse_command_line(argc, argv, find_default_paths());
+        journal.path = opt.journal_path.empty() ? kl::default_journal_path() : opt.journal_path;
+        journal.resume = opt.resume;
+        kl::run_request req;
+        req.devices = {mpi_device(opt, world)};
+        req.in_process = opt.in_process;
+        req.worker_command = worker_command(opt);
+        req.kernel_timeout_s = opt.kernel_timeout_s;
+        if (req.in_process) load_families(families, opt.kernels_dirs, include_dirs(opt), nullptr);
+        kl::cuda::driver::get();  // no GPU here: rank 0 is told why
+        return kl::make_executor(families, req, {}, "", req.devices.front());
+      },
+      &journal);
 }
 
 }  // namespace kl::app

@@ -46,7 +46,8 @@ nlohmann::json to_json(const row_job& job) {
   nlohmann::json j = {{"row", to_json(job.record())},
                       {"timing", to_json(job.timing)},
                       {"lowered_name", job.lowered_name},
-                      {"profile_range", job.profile_range}};
+                      {"profile_range", job.profile_range},
+                      {"journal_key", job.journal_key}};
   j["cubin"] =
       nlohmann::json::binary(std::vector<std::uint8_t>(job.cubin.begin(), job.cubin.end()));
   return j;
@@ -63,6 +64,7 @@ row_job job_from_json(const nlohmann::json& j) {
   job.timing = timing_options_from_json(j.at("timing"));
   job.lowered_name = j.at("lowered_name").get<std::string>();
   job.profile_range = j.value("profile_range", std::string());
+  job.journal_key = j.value("journal_key", std::string());
   const auto& image = j.at("cubin").get_binary();
   job.cubin.assign(image.begin(), image.end());
   return job;

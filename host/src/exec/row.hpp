@@ -36,6 +36,9 @@ struct row_job {
   /// --profile: the NVTX range to run the operation once in, after validating it, for Nsight
   /// Compute ("kl/row12"); the row is then not timed. "" for a row that is timed.
   std::string profile_range;
+  /// The row's key in the run's journal (runner/journal.hpp), for an MPI rank that runs it to
+  /// journal it in its own file; "" when the run keeps no journal.
+  std::string journal_key;
 
   /// The row's record before it runs: what it is (variant, configuration, block) and what its
   /// compile reported. Running it fills in the rest.

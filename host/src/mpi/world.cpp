@@ -17,6 +17,7 @@
 #include "exec/record_json.hpp"
 #include "mpi/transport_abi.hpp"
 #include "process/protocol.hpp"
+#include "runner/journal.hpp"
 
 #include <dlfcn.h>
 
@@ -344,7 +345,9 @@ json answer(std::unique_ptr<row_executor>& ex, const std::string& gone, const js
   json reply;
   try {
     if (kind == "row") {
-      reply = {{"record", to_json(ex->run(job_from_json(job.at("job"))))}};
+      result_record r = ex->run(job_from_json(job.at("job")));
+      if (!r.gpu) r.gpu = ex->device().identity();  // as rank 0's pool would: for its journal
+      reply = {{"record", to_json(r)}};
     } else if (kind == "floor") {
       reply = {{"timing", to_json(ex->launch_floor(timing_options_from_json(job.at("timing"))))}};
     } else if (kind == "family_job") {
@@ -424,7 +427,8 @@ std::vector<device_pool::lane_factory> world::remote_lanes(const remote_options&
   return lanes;
 }
 
-int world::serve(const std::function<std::unique_ptr<row_executor>()>& make) {
+int world::serve(const std::function<std::unique_ptr<row_executor>()>& make,
+                 const rank_journal* journal_to) {
   if (impl_->rank == 0) throw std::logic_error("mpi::world::serve: not rank 0's");
   impl& w = *impl_;
   // Ctrl-C reaches every rank of mpirun: rank 0 decides what stops, this rank goes on until told.
@@ -459,13 +463,32 @@ int world::serve(const std::function<std::unique_ptr<row_executor>()>& make) {
     }
   });
   int code = 0;
+  std::unique_ptr<kl::journal> log;
+  bool log_failed = false;
   try {
     for (;;) {
       const auto m = w.receive(0, -1);
       if (m->type == message_type::shutdown) break;
       if (m->type != message_type::job) continue;
       busy = true;
+      // A row with a journal key: journalled here as in rank 0's journal, so that the rows this
+      // rank finished are known should rank 0 be lost before it hears of them.
+      std::string key;
+      if (m->payload.value("kind", "") == "row")
+        key = m->payload.at("job").value("journal_key", std::string());
+      if (!key.empty() && !log && !log_failed && journal_to && !journal_to->path.empty()) {
+        try {
+          log = std::make_unique<kl::journal>(kl::journal::rank_path(journal_to->path, w.rank),
+                                              !journal_to->resume);
+        } catch (const std::exception&) {
+          log_failed = true;  // a help, never a reason to lose the run
+        }
+      }
+      if (log && !key.empty()) log->started(key);
       json reply = answer(ex, gone, m->payload);
+      if (log && !key.empty() && reply.contains("record"))
+        log->finished(key, reply["record"].value("outcome", std::string("passed")),
+                      reply["record"].dump());
       busy = false;
       if (reply.contains("lost") && ex) {
         gone = reply["lost"];

@@ -74,10 +74,19 @@ class world {
   /// the pool starts it. Throws std::logic_error on another rank.
   std::vector<device_pool::lane_factory> remote_lanes(const remote_options& opt = {});
 
+  /// Where a serving rank journals the rows it runs: the run's journal (its rank_path() for this
+  /// rank is written), appended to with --resume and emptied otherwise.
+  struct rank_journal {
+    std::string path;  ///< the run's journal; "" for none
+    bool resume = false;
+  };
   /// A rank other than 0: makes its executor with `make` (or, when that throws, announces why),
   /// runs the rows rank 0 sends until it says stop, then returns the exit code (0 when stopped
-  /// as asked). Writes nothing.
-  int serve(const std::function<std::unique_ptr<row_executor>()>& make);
+  /// as asked). Prints nothing. Each row that carries a journal key is journalled in this rank's
+  /// file of `journal` (read once make() has returned: make may fill it in), opened at the first
+  /// such row, so that `--resume` finds the rows this rank finished should rank 0 be lost.
+  int serve(const std::function<std::unique_ptr<row_executor>()>& make,
+            const rank_journal* journal = nullptr);
 
   /// Rank 0: every rank still serving stops (the destructor does it too). Waits a few seconds at
   /// most for each.

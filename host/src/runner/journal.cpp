@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace kl {
 
@@ -73,6 +74,48 @@ void journal::finished(const std::string& key, const std::string& outcome,
                        const std::string& record) {
   // A record is one line: JSON escapes every control character inside strings.
   append("done\t" + key + "\t" + outcome + (record.empty() ? "" : "\t" + record), false);
+}
+
+namespace {
+
+// Whether `name` is `base` + ".rank" + digits: a rank's file of journal `base`.
+bool is_rank_file(const std::string& name, const std::string& base) {
+  const std::string prefix = base + ".rank";
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return false;
+  return name.find_first_not_of("0123456789", prefix.size()) == std::string::npos;
+}
+
+// The rank files beside journal `path`.
+std::vector<std::filesystem::path> rank_files(const std::string& path) {
+  std::vector<std::filesystem::path> out;
+  const std::filesystem::path p(path);
+  const auto dir = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (is_rank_file(it->path().filename().string(), p.filename().string()))
+      out.push_back(it->path());
+  return out;
+}
+
+}  // namespace
+
+std::string journal::rank_path(const std::string& path, int rank) {
+  return path + ".rank" + std::to_string(rank);
+}
+
+void journal::remove_ranks(const std::string& path) {
+  std::error_code ec;
+  for (const auto& f : rank_files(path)) std::filesystem::remove(f, ec);
+}
+
+journal::state journal::read_with_ranks(const std::string& path) {
+  state s = read(path);
+  for (const auto& f : rank_files(path))
+    for (auto& [key, row] : read(f.string()).done) {
+      s.in_flight.erase(key);
+      s.done[key] = std::move(row);
+    }
+  return s;
 }
 
 journal::state journal::read(const std::string& path) {

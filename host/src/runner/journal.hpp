@@ -6,6 +6,11 @@
 // row's configuration_key() with the seed and the hash of the variant's source (or plugin file), so
 // a kernel edited since is run again.
 //
+// Under MPI the rows rank 0 sends to another rank are journalled there too, in the file of that
+// rank (`<journal>.rank<N>`, rank_path()): when rank 0 is lost mid-run, the rows the others
+// finished but could not report are found there by `--resume` (read_with_ranks()), instead of
+// being marked suspect. A fresh run removes the rank files of the one before (remove_ranks()).
+//
 // The journal is a help, never a reason to lose a run: a failed append (a full disk) closes it
 // and leaves a warning (failure()); the sweep goes on without it.
 #pragma once
@@ -45,6 +50,14 @@ class journal {
   };
   /// What a journal file says; an absent file says nothing.
   static state read(const std::string& path);
+  /// What `path` says, with the rows that the ranks' files beside it (rank_path(path, N)) say
+  /// finished: a row rank 0 saw start on another rank and never saw finish is done when that
+  /// rank's file says so.
+  static state read_with_ranks(const std::string& path);
+  /// The journal of rank `rank` (an MPI rank other than 0) of a run whose journal is `path`.
+  static std::string rank_path(const std::string& path, int rank);
+  /// Removes the ranks' files beside `path` (a fresh run: they belong to the run before).
+  static void remove_ranks(const std::string& path);
 
  private:
   void append(const std::string& line, bool sync);

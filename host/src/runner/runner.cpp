@@ -355,7 +355,10 @@ sweep_result runner::run(const group_callback& on_group) {
   std::unique_ptr<journal> log;
   journal::state resumed;
   if (!request_.journal_path.empty()) {
-    if (request_.resume) resumed = journal::read(request_.journal_path);
+    if (request_.resume)
+      resumed = journal::read_with_ranks(request_.journal_path);
+    else
+      journal::remove_ranks(request_.journal_path);  // the run before's (MPI)
     try {
       log = std::make_unique<journal>(request_.journal_path, !request_.resume);
     } catch (const io_error& e) {
@@ -542,6 +545,7 @@ sweep_result runner::run(const group_callback& on_group) {
               job.block = block;
             }
             job.timing = request_.timing;
+            if (log) job.journal_key = key;  // another rank (MPI) journals it too
             ran_now = true;
             if (!request_.profiler.empty()) s.job = job;
             if (sanitizers.empty()) {
