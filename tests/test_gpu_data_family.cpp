@@ -140,6 +140,36 @@ TEST(GpuDataFamily, AFamilyPluginMakesTheInputsAndTheReference) {
   }
 }
 
+// transpose.tma takes its tile through a tensor map the host encodes from the header's
+// `tensor_maps:`: it passes wherever a row of the input is 16-byte aligned (COLS a multiple of
+// 4), including edge tiles the TMA fills with zeros and more row tiles than a grid has rows
+// (2100001 rows: the grid-stride loop flips the barrier's parity), and is skipped elsewhere with
+// the TMA's limit as the reason.
+TEST(GpuTensorMaps, TheTmaTransposePassesWhereTheTmaCanCopyAndSaysWhyNotElsewhere) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("tma_gpu");
+  const std::string json = dir.str() + "/run.json";
+  const auto r = test::run_kernlab("--kernels-dir " + test::kernels_dir() +
+                                   " --family transpose --variant tma --shape "
+                                   "1x4,33x4,31x36,1025x1028,2100001x4,3x5 --json " +
+                                   json + quick);
+  EXPECT_EQ(r.code, 0) << r.output;
+  const run_records got = read_records(json);
+  int passed = 0, skipped = 0;
+  for (const auto& rec : got.records) {
+    if (rec.at("variant").at("name") != "tma") continue;
+    if (rec.at("outcome") == "passed") ++passed;
+    if (rec.at("outcome") != "skipped") continue;
+    ++skipped;
+    EXPECT_NE(rec.at("message").get<std::string>().find(
+                  "tensor map in: a row is 20 bytes, not a multiple of 16"),
+              std::string::npos)
+        << rec.dump();
+  }
+  EXPECT_EQ(passed, 5) << got.text;
+  EXPECT_EQ(skipped, 1) << got.text;
+}
+
 // Each shipped data family at shapes that catch boundary mistakes: 1, primes, a tile +- 1, long
 // thin rows and columns; every row passes or is skipped with a reason, none fails.
 struct shipped_case {
@@ -170,15 +200,15 @@ TEST_P(GpuShippedDataFamily, PassesAtAwkwardShapes) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shipped, GpuShippedDataFamily,
-    ::testing::Values(shipped_case{"transpose", "1x1,1x33,33x1,31x33,97x131,1025x1023,3x70001"},
-                      shipped_case{"softmax", "1x1,1x33,33x1,31x33,97x131,7x100003,3000x1000"},
-                      shipped_case{"scan", "1,7,127,128,129,4095,4096,4097,1000003"},
-                      // The tensor-core tiles are 64 x 64 x 32: one short, one over, and prime.
-                      shipped_case{"matmul_tc", "1x1x1,17x33x65,63x65x31,97x131x257,4095x4097x1023",
-                                   "--dtype bfloat16,float16"},
-                      // The TF32 tiles are 64 x 64 x 32 too; cuBLAS's TF32 row is checked as well.
-                      shipped_case{"matmul_tf32",
-                                   "1x1x1,17x33x65,63x65x31,97x131x257,4095x4097x1023"}),
+    ::testing::Values(
+        shipped_case{"transpose", "1x1,1x33,33x1,31x33,97x131,1025x1023,3x70001,31x36,1025x1028"},
+        shipped_case{"softmax", "1x1,1x33,33x1,31x33,97x131,7x100003,3000x1000"},
+        shipped_case{"scan", "1,7,127,128,129,4095,4096,4097,1000003"},
+        // The tensor-core tiles are 64 x 64 x 32: one short, one over, and prime.
+        shipped_case{"matmul_tc", "1x1x1,17x33x65,63x65x31,97x131x257,4095x4097x1023",
+                     "--dtype bfloat16,float16"},
+        // The TF32 tiles are 64 x 64 x 32 too; cuBLAS's TF32 row is checked as well.
+        shipped_case{"matmul_tf32", "1x1x1,17x33x65,63x65x31,97x131x257,4095x4097x1023"}),
     [](const auto& info) { return info.param.family; });
 
 }  // namespace

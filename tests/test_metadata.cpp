@@ -3,6 +3,8 @@
 #include "spec/expression.hpp"
 #include "spec/metadata.hpp"
 
+#include "cuda/tensor_map.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -124,6 +126,23 @@ INSTANTIATE_TEST_SUITE_P(
                  "target 'sm_9xa'"},
         bad_case{"repeated", "/* kernlab\nfamily: reduce\nfamily: reduce\n*/", 3,
                  "first given on line 2"},
+        bad_case{"tensor_map_no_box",
+                 "/* kernlab\nfamily: reduce\nentry: k\ntensor_maps: A[M][K]\n*/", 4,
+                 "no 'box [..]' after the dimensions"},
+        bad_case{"tensor_map_ranks",
+                 "/* kernlab\nfamily: reduce\nentry: k\ntensor_maps: A[M][K] box [8]\n*/", 4,
+                 "the box has 1 dimensions, the buffer 2"},
+        bad_case{"tensor_map_swizzle",
+                 "/* kernlab\nfamily: reduce\nentry: k\n"
+                 "tensor_maps: A[M][K] box [8][8] swizzle 16\n*/",
+                 4, "swizzle '16' is not 0, 32, 64 or 128"},
+        bad_case{"tensor_map_twice",
+                 "/* kernlab\nfamily: reduce\nentry: k\n"
+                 "tensor_maps: A[M] box [8]; A[K] box [8]\n*/",
+                 4, "tensor_maps: A given twice"},
+        bad_case{"tensor_map_unclosed",
+                 "/* kernlab\nfamily: reduce\nentry: k\ntensor_maps: A[M box [8]\n*/", 4,
+                 "an unclosed [ in the buffer's dimensions"},
         bad_case{"bad_block", "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128 2048\n*/", 4,
                  "'2048'"},
         bad_case{"text_block", "/* kernlab\nfamily: reduce\nentry: k\nblocks: many\n*/", 4,
@@ -303,6 +322,60 @@ TEST(Expression, ComparisonsLogicAndTheConditional) {
   chain += "1";
   for (int i = 0; i < 200; ++i) chain += " : 0";
   EXPECT_THROW(evaluate(chain, {}), expression_error);  // nested too deep, not a crash
+}
+
+// tensor_maps: each buffer's dimensions (outermost first), its box and its swizzle.
+TEST(Metadata, TensorMaps) {
+  const auto h = parse_header(R"(/* kernlab
+family:      matmul_tc
+entry:       k<BLOCK, BN>
+blocks:      384
+params:      BN = 128
+tensor_maps: A[M][K] box [128][64] swizzle 128; B [K] [N] box [64] [BN / 2]
+*/
+)",
+                              "matmul_tc/k.cu", {"M", "N", "K"});
+  const auto& t = h.descriptor.tensor_maps;
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].buffer, "A");
+  EXPECT_EQ(t[0].dims, (std::vector<std::string>{"M", "K"}));
+  EXPECT_EQ(t[0].box, (std::vector<std::string>{"128", "64"}));
+  EXPECT_EQ(t[0].swizzle, 128u);
+  EXPECT_EQ(t[1].buffer, "B");
+  EXPECT_EQ(t[1].box, (std::vector<std::string>{"64", "BN / 2"}));
+  EXPECT_EQ(t[1].swizzle, 0u);
+}
+
+// What the TMA cannot copy is said before any launch, with the limit it breaks.
+TEST(TensorMap, ProblemsAreSaidWithTheLimit) {
+  cuda::tensor_map_request r;
+  r.name = "A";
+  r.address = 1 << 20;
+  r.element_bytes = 2;
+  r.dims = {4096, 4096};
+  r.box = {128, 64};
+  r.swizzle = 128;
+  EXPECT_EQ(cuda::tensor_map_problem(r), "");
+  r.dims = {4095, 1023};  // rows of 2046 bytes
+  EXPECT_NE(cuda::tensor_map_problem(r).find("tensor map A: a row is 2046 bytes, not a multiple "
+                                             "of 16"),
+            std::string::npos)
+      << cuda::tensor_map_problem(r);
+  r.dims = {4096, 4096};
+  r.box = {512, 64};
+  EXPECT_NE(cuda::tensor_map_problem(r).find("a box of 512 elements"), std::string::npos);
+  r.box = {128, 128};  // 256-byte box rows under a 128-byte swizzle
+  EXPECT_NE(cuda::tensor_map_problem(r).find("wider than the 128-byte swizzle"), std::string::npos);
+  r.box = {128, 4};  // 8-byte box rows
+  EXPECT_NE(cuda::tensor_map_problem(r).find("not a multiple of 16"), std::string::npos);
+  r.box = {128, 64};
+  r.address += 8;
+  EXPECT_NE(cuda::tensor_map_problem(r).find("not 16-byte aligned"), std::string::npos);
+  r.address -= 8;
+  r.dims = {7};  // one dimension: no stride to align
+  r.box = {8};
+  r.swizzle = 0;
+  EXPECT_EQ(cuda::tensor_map_problem(r), "");
 }
 
 // A comma inside parentheses belongs to a function's arguments, not to the list of dimensions.

@@ -176,6 +176,31 @@ TEST_F(Registry, FamilyRejectsUnknownDtypeAndOp) {
   EXPECT_NE(reg.entries()[1].error.find("b.cu:6: reduce has no op 'prod'"), std::string::npos);
 }
 
+// tensor_maps name buffers of the family, in expressions over its axes and the params, in a family
+// that launches a variant once.
+TEST_F(Registry, TensorMapsAreCheckedAgainstTheFamily) {
+  const std::string head = "/* kernlab\nfamily: transpose\nentry: k<T>\nblocks: 256\n";
+  dir.write("transpose/a.cu", head + "tensor_maps: C[ROWS][COLS] box [32][32]\n*/\n");
+  dir.write("transpose/b.cu", head + "tensor_maps: in[ROWS][X] box [32][32]\n*/\n");
+  dir.write("transpose/c.cu", head + "tensor_maps: in[ROWS][COLS] box [32][BLOCK / 8]\n*/\n");
+  dir.write("reduce/d.cu",
+            "/* kernlab\nfamily: reduce\nentry: d\nblocks: 128\ntile: BLOCK\n"
+            "tensor_maps: in[N] box [BLOCK]\n*/\n");
+  reg.add_source_dir(dir.str());
+  std::map<std::string, std::string> error;
+  for (const auto& e : reg.entries()) error[e.descriptor.name] = e.error;
+  EXPECT_NE(error["a"].find("a.cu:5: tensor_maps: C is not a buffer of transpose (in, out)"),
+            std::string::npos)
+      << error["a"];
+  EXPECT_NE(error["b"].find("b.cu:5: tensor_maps: in: in expression 'X': unknown variable 'X'"),
+            std::string::npos)
+      << error["b"];
+  EXPECT_EQ(error["c"], "");
+  EXPECT_NE(error["d"].find("d.cu:6: tensor_maps: reduce launches its variants in passes"),
+            std::string::npos)
+      << error["d"];
+}
+
 TEST_F(Registry, SelectsByNameWildcardAndQualifiedName) {
   for (const char* n : {"reduce0", "reduce5", "reduce6", "my_idea"})
     dir.write(std::string("reduce/") + n + ".cu", kernel(n));

@@ -57,7 +57,8 @@ namespace kl::cuda {
   X(cuMemFreeHost)                               \
   X(cuMemcpyHtoDAsync)                           \
   X(cuMemcpyDtoHAsync)                           \
-  X(cuStreamWaitEvent)
+  X(cuStreamWaitEvent)                           \
+  X(cuTensorMapEncodeTiled)
 
 /// The loaded driver: one function pointer per entry point, with cuda.h's own types.
 struct driver {

@@ -2,6 +2,7 @@
 
 #include "cuda/resources.hpp"
 #include "cuda/staging.hpp"
+#include "cuda/tensor_map.hpp"
 #include "families/half_types.hpp"
 #include "families/pass_plan.hpp"
 #include "families/plugin_launch.hpp"
@@ -529,6 +530,38 @@ void data_family::check(const parsed_header& h) const {
                                " (it sees the axes, BLOCK, TSIZE and the params)");
     }
   }
+  // Tensor maps: of the family's buffers, in a family that launches each variant once.
+  for (const auto& t : d.tensor_maps) {
+    const int at = h.line_of("tensor_maps");
+    if (passes)
+      throw metadata_error(d.origin_path, at,
+                           "tensor_maps: " + spec_.name +
+                               " launches its variants in passes; tensor maps are for families "
+                               "that launch a variant once with its [kernel] args");
+    const auto b = std::find_if(spec_.buffers.begin(), spec_.buffers.end(),
+                                [&](const buffer_spec& x) { return x.name == t.buffer; });
+    if (b == spec_.buffers.end()) {
+      std::string names;
+      for (const auto& x : spec_.buffers) names += (names.empty() ? "" : ", ") + x.name;
+      throw metadata_error(
+          d.origin_path, at,
+          "tensor_maps: " + t.buffer + " is not a buffer of " + spec_.name + " (" + names + ")");
+    }
+    for (unsigned block : d.blocks) {
+      auto vars = axis_variables(c);
+      vars["BLOCK"] = block;
+      try {
+        for (const auto& [name, text] : d.params) vars[name] = evaluate(text, vars);
+        for (const auto* list : {&t.dims, &t.box})
+          for (const auto& text : *list) evaluate(text, vars);
+      } catch (const expression_error& e) {
+        throw metadata_error(d.origin_path, at,
+                             "tensor_maps: " + t.buffer + ": " + e.what() +
+                                 " (the dimensions and the box see the axes, BLOCK, TSIZE and "
+                                 "the params)");
+      }
+    }
+  }
 }
 
 std::map<std::string, std::string> data_family::type_words(const std::string& dtype,
@@ -640,6 +673,17 @@ const nvrtc::compile_result& reference_image(const nvrtc::compile_request& req) 
   return images.emplace(key, std::move(compiled)).first->second;
 }
 
+// The TMA's name for an element type.
+CUtensorMapDataType tensor_map_type(const std::string& dtype) {
+  if (dtype == "uint8") return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  if (dtype == "int32") return CU_TENSOR_MAP_DATA_TYPE_INT32;
+  if (dtype == "int64") return CU_TENSOR_MAP_DATA_TYPE_INT64;
+  if (dtype == "float16") return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  if (dtype == "bfloat16") return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  if (dtype == "float64") return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+  return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+}
+
 // One buffer on the device, with the host copy of a generated input.
 struct data_buffer {
   const buffer_spec* spec = nullptr;
@@ -649,9 +693,14 @@ struct data_buffer {
   std::vector<std::uint8_t> host;  // inputs: what was uploaded
 };
 
-// Packs kernel arguments: each slot holds a pointer or a scalar, and params[i] points at it.
+// Packs kernel arguments: each slot holds a pointer or a scalar, and params[i] points at it;
+// a tensor map (128 bytes) has a slot of its own kind.
 class argument_pack {
  public:
+  void add_tensor_map(const cuda::tensor_map& m) {
+    maps_.push_back(m);
+    order_.push_back({true, maps_.size() - 1});
+  }
   void add_pointer(CUdeviceptr p) { push(&p, sizeof p); }
   void add_scalar(std::int64_t v, const std::string& type) {
     if (type == "int32") {
@@ -667,9 +716,10 @@ class argument_pack {
   /// The launch's parameter array. Built on the first call (the slots are complete by then) and
   /// reused: enqueue() runs in the timed region.
   void** params() {
-    if (ptrs_.size() != slots_.size()) {
+    if (ptrs_.size() != order_.size()) {
       ptrs_.clear();
-      for (auto& s : slots_) ptrs_.push_back(&s);
+      for (const auto& [map, i] : order_)
+        ptrs_.push_back(map ? static_cast<void*>(maps_[i].bytes) : &slots_[i]);
     }
     return ptrs_.data();
   }
@@ -679,8 +729,11 @@ class argument_pack {
     std::uint64_t slot = 0;
     std::memcpy(&slot, p, n);
     slots_.push_back(slot);
+    order_.push_back({false, slots_.size() - 1});
   }
   std::vector<std::uint64_t> slots_;
+  std::vector<cuda::tensor_map> maps_;
+  std::vector<std::pair<bool, std::size_t>> order_;  // (a tensor map?, its index)
   std::vector<void*> ptrs_;
 };
 
@@ -779,6 +832,34 @@ class data_problem final : public problem {
     for (auto& b : buffers_)
       if (b.spec->name == name) return b;
     throw std::logic_error("no buffer " + name);
+  }
+
+  // The tensor map `t` of a variant's header over its buffer, at this problem's size, for `block`
+  // threads and the variant's params. Throws not_supported when the TMA cannot copy it (rows that
+  // are not 16-byte aligned, say): the row is skipped with the reason.
+  cuda::tensor_map tensor_map(const tensor_map_spec& t, const variant_descriptor& v,
+                              unsigned block) const {
+    auto vars = vars_;
+    vars["BLOCK"] = block;
+    for (const auto& [name, text] : v.params) vars[name] = evaluate(text, vars);
+    cuda::tensor_map_request r;
+    r.name = t.buffer;
+    for (const auto& b : buffers_)
+      if (b.spec->name == t.buffer) {
+        r.address = b.device.get();
+        r.element_bytes = data_dtype_size(b.dtype);
+        r.type = tensor_map_type(b.dtype);
+      }
+    for (const auto& text : t.dims)
+      r.dims.push_back(static_cast<std::uint64_t>(evaluate(text, vars)));
+    for (const auto& text : t.box)
+      r.box.push_back(static_cast<std::uint64_t>(evaluate(text, vars)));
+    r.swizzle = t.swizzle;
+    try {
+      return cuda::encode_tensor_map(r);
+    } catch (const std::invalid_argument& e) {
+      throw not_supported(e.what());
+    }
   }
 
   // Every argument in [kernel] order; `outputs` replaces the out buffers' pointers (the
@@ -1048,6 +1129,7 @@ class source_op final : public operation {
     } catch (const std::invalid_argument& e) {
       throw not_supported(e.what());  // e.g. a grid past CUDA's limits for a huge shape
     }
+    for (const auto& t : v.tensor_maps) args_.add_tensor_map(p.tensor_map(t, v, k.block));
   }
   void enqueue(CUstream stream) override {
     problem_.zero_workspaces(stream);
@@ -1259,6 +1341,9 @@ class data_pipeline_problem final : public pipeline_problem {
 
   std::unique_ptr<chunk_launch> launch(const variant_descriptor& v, const source_kernel& k,
                                        std::uint64_t first, std::uint64_t count) override {
+    if (!v.tensor_maps.empty())
+      throw not_supported(v.qualified_name() +
+                          " takes tensor maps, which --pipeline does not encode per chunk");
     // The chunk is a problem of `count` units: its own axis value, for the scalars and the grid.
     problem_config chunk = problem_.config();
     if (chunk.shape.empty())

@@ -15,7 +15,7 @@ namespace {
 const std::vector<std::string> known_keys = {
     "family",     "entry",     "blocks",  "tile",    "grid",   "bounds",    "shared_bytes",
     "dtypes",     "ops",       "summary", "order",   "output", "workspace", "params",
-    "block_dims", "grid_dims", "tune",    "require", "points", "target"};
+    "block_dims", "grid_dims", "tune",    "require", "points", "target",    "tensor_maps"};
 
 // Names an expression already has, which a param may not take.
 const std::vector<std::string> reserved_names = {"BLOCK", "TSIZE", "GRID", "M",   "N",
@@ -41,6 +41,60 @@ bool ascii_lower(char c) { return c >= 'a' && c <= 'z'; }
 bool ascii_alpha(char c) { return ascii_lower(c) || (c >= 'A' && c <= 'Z'); }
 bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
 bool ascii_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }  // \t \n \v \f \r
+
+// "A[M][K] box [128][64] swizzle 128" (the swizzle may be left out: none).
+tensor_map_spec parse_tensor_map(const std::string& item) {
+  tensor_map_spec t;
+  std::size_t at = 0;
+  const auto skip = [&] {
+    while (at < item.size() && (item[at] == ' ' || item[at] == '\t')) ++at;
+  };
+  // One or more "[expression]" groups (brackets never nest in an expression).
+  const auto groups = [&](const char* what) {
+    std::vector<std::string> out;
+    for (skip(); at < item.size() && item[at] == '['; skip()) {
+      const auto close = item.find(']', at);
+      if (close == std::string::npos || item.find('[', at + 1) < close)
+        throw std::invalid_argument(std::string("an unclosed [ in ") + what);
+      out.push_back(trim(item.substr(at + 1, close - at - 1)));
+      if (out.back().empty()) throw std::invalid_argument(std::string("an empty [] in ") + what);
+      at = close + 1;
+    }
+    if (out.empty() || out.size() > 5)
+      throw std::invalid_argument(std::string(what) + " needs 1 to 5 dimensions, each in []");
+    return out;
+  };
+  const auto word = [&] {
+    skip();
+    std::size_t end = at;
+    while (end < item.size() &&
+           (std::isalnum(static_cast<unsigned char>(item[end])) || item[end] == '_'))
+      ++end;
+    std::string w = item.substr(at, end - at);
+    at = end;
+    return w;
+  };
+  t.buffer = word();
+  if (!is_identifier(t.buffer)) throw std::invalid_argument("no buffer name first");
+  t.dims = groups("the buffer's dimensions");
+  if (word() != "box") throw std::invalid_argument("no 'box [..]' after the dimensions");
+  t.box = groups("the box");
+  if (t.box.size() != t.dims.size())
+    throw std::invalid_argument("the box has " + std::to_string(t.box.size()) +
+                                " dimensions, the buffer " + std::to_string(t.dims.size()));
+  skip();
+  if (at < item.size()) {
+    if (word() != "swizzle") throw std::invalid_argument("'" + item.substr(at) + "' after the box");
+    const std::string n = word();
+    if (n != "0" && n != "32" && n != "64" && n != "128")
+      throw std::invalid_argument("swizzle '" + n + "' is not 0, 32, 64 or 128");
+    t.swizzle = static_cast<unsigned>(std::stoul(n));
+    skip();
+    if (at < item.size())
+      throw std::invalid_argument("'" + item.substr(at) + "' after the swizzle");
+  }
+  return t;
+}
 
 // [A-Za-z0-9_][A-Za-z0-9_-]*
 bool is_variant_name(const std::string& s) {
@@ -378,6 +432,25 @@ parsed_header parse_header(const std::string& source, const std::string& path,
           d.params.emplace_back(name, text);
         }
         if (d.params.empty()) throw metadata_error(path, line_no, "params lists no parameter");
+      } else if (key == "tensor_maps") {
+        // "A[M][K] box [128][64] swizzle 128; B[K][N] box [64][BN] swizzle 128"
+        for (const std::string& item : split_items(value)) {
+          try {
+            d.tensor_maps.push_back(parse_tensor_map(item));
+          } catch (const std::invalid_argument& e) {
+            throw metadata_error(path, line_no,
+                                 "tensor_maps: '" + item + "': " + e.what() +
+                                     " (expected e.g. 'A[M][K] box [128][64] swizzle 128': the "
+                                     "buffer's dimensions outermost first, the box in elements, "
+                                     "and a swizzle of 0, 32, 64 or 128 bytes)");
+          }
+          for (std::size_t i = 0; i + 1 < d.tensor_maps.size(); ++i)
+            if (d.tensor_maps[i].buffer == d.tensor_maps.back().buffer)
+              throw metadata_error(path, line_no,
+                                   "tensor_maps: " + d.tensor_maps.back().buffer + " given twice");
+        }
+        if (d.tensor_maps.empty())
+          throw metadata_error(path, line_no, "tensor_maps lists no tensor map");
       } else if (key == "block_dims" || key == "grid_dims") {
         // "TILE, TILE": x, y (and z), each an expression; commas outside parentheses separate
         // them, so "min(RESIDENT_BLOCKS, ceil_div(N, BLOCK))" is one dimension.

@@ -21,6 +21,19 @@ enum class bounds_kind { padded, checked };
 /// final result, because the kernel finishes the reduction itself (one launch).
 enum class output_kind { per_block, single };
 
+/// A tensor map (Hopper's tensor memory accelerator, TMA) that the host encodes for a launch and
+/// passes after the family's arguments, as a `const __grid_constant__` 128-byte parameter
+/// (header key `tensor_maps:`, docs/kernel_contract.md): buffer `buffer` seen as a row-major
+/// array of `dims` (outermost first), copied in boxes of `box` elements, swizzled in shared
+/// memory by `swizzle` bytes (0: none, 32, 64 or 128). Expressions over the axes, BLOCK, TSIZE and
+/// the params. Elements outside the array read as zero.
+struct tensor_map_spec {
+  std::string buffer;
+  std::vector<std::string> dims;
+  std::vector<std::string> box;
+  unsigned swizzle = 0;
+};
+
 struct variant_descriptor {
   std::string family;
   std::string name;  ///< short name: the file stem, or the plugin's name for it
@@ -50,6 +63,8 @@ struct variant_descriptor {
   /// empty grid_dims: the family plans the grid (reduce's `tile` and `grid`).
   std::vector<std::string> block_dims;
   std::vector<std::string> grid_dims;
+  /// Tensor maps passed after the family's arguments, in order (`tensor_maps:`).
+  std::vector<tensor_map_spec> tensor_maps;
   /// Tuning parameters (`tune:`), each with its values, and the conditions a point must meet
   /// (`require:`). The registry lists one variant per point (spec/metadata.hpp,
   /// expand_tunables), whose params start with the point's values; a point's own tunables and
