@@ -82,6 +82,11 @@ variant_descriptor descriptor_from_json(const json& j) {
     }
   }
   d.named_point = j.value("named_point", false);
+  if (j.contains("tensor_maps"))
+    for (const auto& t : j.at("tensor_maps"))
+      d.tensor_maps.push_back(
+          {t.at("buffer").get<std::string>(), t.at("dims").get<std::vector<std::string>>(),
+           t.at("box").get<std::vector<std::string>>(), t.at("swizzle").get<unsigned>()});
   return d;
 }
 

@@ -9,31 +9,39 @@ namespace {
 using nlohmann::json;
 
 json descriptor_json(const variant_descriptor& d) {
-  return {{"family", d.family},
-          {"name", d.name},
-          {"qualified_name", d.qualified_name()},
-          {"origin", to_string(d.origin)},
-          {"origin_path", d.origin_path},
-          {"entry", d.entry},
-          {"blocks", d.blocks},
-          {"tile", d.tile},
-          {"grid", to_string(d.grid)},
-          {"bounds", to_string(d.bounds)},
-          {"output", to_string(d.output)},
-          {"shared_bytes", d.shared_bytes},
-          {"target", d.target},
-          {"workspace", d.workspace},
-          {"dtypes", d.dtypes},
-          {"ops", d.ops},
-          {"summary", d.summary},
-          {"order", d.order},
-          {"is_baseline", d.is_baseline},
-          {"params", d.params},
-          {"block_dims", d.block_dims},
-          {"grid_dims", d.grid_dims},
-          {"tunable_file", d.tunable_file},
-          {"point", d.point},
-          {"named_point", d.named_point}};
+  json out = {{"family", d.family},
+              {"name", d.name},
+              {"qualified_name", d.qualified_name()},
+              {"origin", to_string(d.origin)},
+              {"origin_path", d.origin_path},
+              {"entry", d.entry},
+              {"blocks", d.blocks},
+              {"tile", d.tile},
+              {"grid", to_string(d.grid)},
+              {"bounds", to_string(d.bounds)},
+              {"output", to_string(d.output)},
+              {"shared_bytes", d.shared_bytes},
+              {"target", d.target},
+              {"workspace", d.workspace},
+              {"dtypes", d.dtypes},
+              {"ops", d.ops},
+              {"summary", d.summary},
+              {"order", d.order},
+              {"is_baseline", d.is_baseline},
+              {"params", d.params},
+              {"block_dims", d.block_dims},
+              {"grid_dims", d.grid_dims},
+              {"tunable_file", d.tunable_file},
+              {"point", d.point},
+              {"named_point", d.named_point}};
+  // Only a variant that has them: a worker must launch it with them (the kernel takes them).
+  if (!d.tensor_maps.empty()) {
+    out["tensor_maps"] = json::array();
+    for (const auto& t : d.tensor_maps)
+      out["tensor_maps"].push_back(
+          {{"buffer", t.buffer}, {"dims", t.dims}, {"box", t.box}, {"swizzle", t.swizzle}});
+  }
+  return out;
 }
 
 // A figure ncu may not have given: null then.

@@ -67,7 +67,8 @@ bool operator==(const variant_descriptor& a, const variant_descriptor& b) {
          a.summary == b.summary && a.order == b.order && a.is_baseline == b.is_baseline &&
          a.params == b.params && a.block_dims == b.block_dims && a.tunables == b.tunables &&
          a.requires == b.requires && a.grid_dims == b.grid_dims &&
-         a.tunable_file == b.tunable_file && a.point == b.point && a.named_point == b.named_point;
+         a.tunable_file == b.tunable_file && a.point == b.point && a.named_point == b.named_point &&
+         a.tensor_maps == b.tensor_maps;
 }
 
 }  // namespace kl

@@ -32,6 +32,9 @@ struct tensor_map_spec {
   std::vector<std::string> dims;
   std::vector<std::string> box;
   unsigned swizzle = 0;
+  bool operator==(const tensor_map_spec& o) const {
+    return buffer == o.buffer && dims == o.dims && box == o.box && swizzle == o.swizzle;
+  }
 };
 
 struct variant_descriptor {
