@@ -228,19 +228,32 @@ TEST(MatmulF64Geometry, ShippedVariantsCoverTheOutput) {
       EXPECT_EQ(g.grid[1], (s[0] + 127) / 128);
     }
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"simt_regblock", "dmma_multistage"}));
-  // The DMMA step's named point: 3 slices of A (128 x 36) and B (32 x 132) doubles.
-  const auto* dmma = reg.find("matmul_f64.dmma_multistage");
-  ASSERT_NE(dmma, nullptr);
-  EXPECT_EQ(f64().dynamic_shared_bytes(dmma->descriptor, 256, config(64, 64, 64)),
-            3u * (128 * 36 + 32 * 132) * 8);
-  EXPECT_EQ(f64().name_expression(dmma->descriptor, 256, config(64, 64, 64)), "dmma<256, 3, 32>");
-  // Every point of the tunable file fits the 227 KiB of shared memory an H100 block may have.
-  const auto points = reg.select({"dmma_tune"}, "matmul_f64");
-  EXPECT_EQ(points.size(), 5u);
-  for (const auto* p : points)
-    EXPECT_LE(f64().dynamic_shared_bytes(p->descriptor, 256, config(64, 64, 64)), 232448u)
-        << p->descriptor.name;
+  EXPECT_EQ(names, (std::vector<std::string>{"simt_regblock", "dmma_multistage", "dmma_16816"}));
+  // The DMMA steps' named points: 3 slices of A (128 x 36) and B (32 x 132) doubles, the same
+  // tiles for m8n8k4 and m16n8k16; the second is Hopper's only (sm_90a).
+  for (const char* name : {"matmul_f64.dmma_multistage", "matmul_f64.dmma_16816"}) {
+    const auto* e = reg.find(name);
+    ASSERT_NE(e, nullptr) << name;
+    EXPECT_EQ(f64().dynamic_shared_bytes(e->descriptor, 256, config(64, 64, 64)),
+              3u * (128 * 36 + 32 * 132) * 8)
+        << name;
+  }
+  EXPECT_EQ(f64().name_expression(reg.find("matmul_f64.dmma_multistage")->descriptor, 256,
+                                  config(64, 64, 64)),
+            "dmma<256, 3, 32>");
+  EXPECT_EQ(
+      f64().name_expression(reg.find("matmul_f64.dmma_16816")->descriptor, 256, config(64, 64, 64)),
+      "dmma_sm90<256, 3, 32>");
+  EXPECT_EQ(reg.find("matmul_f64.dmma_multistage")->descriptor.target, "");
+  EXPECT_EQ(reg.find("matmul_f64.dmma_16816")->descriptor.target, "sm_90a");
+  // Every point of the tunable files fits the 227 KiB of shared memory an H100 block may have.
+  for (const char* file : {"dmma_tune", "dmma_sm90_tune"}) {
+    const auto points = reg.select({file}, "matmul_f64");
+    EXPECT_EQ(points.size(), 5u) << file;
+    for (const auto* p : points)
+      EXPECT_LE(f64().dynamic_shared_bytes(p->descriptor, 256, config(64, 64, 64)), 232448u)
+          << p->descriptor.name;
+  }
 }
 
 TEST(MatmulF64Plugin, CublasDgemmIsTheBaseline) {
