@@ -122,7 +122,22 @@ INSTANTIATE_TEST_SUITE_P(
                 "does not hold at the axes' defaults"},
         mistake{"flops = \"2 * N\"", "flops = \"2 * N\"\nrequire = [\"N < M\"]", 6,
                 "unknown variable 'M'"},
-        mistake{"[kernel]\nargs", "[kernels]\nargs", 31, "unknown key 'kernels'"}));
+        mistake{"[kernel]\nargs", "[kernels]\nargs", 31, "unknown key 'kernels'"},
+        mistake{"flops = \"2 * N\"", "flops = \"2 * N\"\nroofline = \"fp65\"", 6,
+                "roofline 'fp65': expected bandwidth, compute, tensor, tf32 or fp64"}));
+
+// Every roofline word is read, and is the word the family's records carry.
+TEST(FamilySpec, EveryRooflineWordIsRead) {
+  for (const std::string word : {"bandwidth", "compute", "tensor", "tf32", "fp64"}) {
+    SCOPED_TRACE(word);
+    std::string toml = test::axpy_family_toml;
+    toml.replace(toml.find("flops = \"2 * N\""), 15,
+                 "flops = \"2 * N\"\nroofline = \"" + word + "\"");
+    const family_spec s = parse_axpy(toml);
+    EXPECT_EQ(s.roofline, word);
+    EXPECT_EQ(roofline_word(data_family(s, {}).roofline()), word);
+  }
+}
 
 TEST(FamilySpec, ExpressionsGainMinMaxAndCeilDiv) {
   family_registry fams;

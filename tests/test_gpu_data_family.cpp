@@ -208,7 +208,13 @@ INSTANTIATE_TEST_SUITE_P(
         shipped_case{"matmul_tc", "1x1x1,17x33x65,63x65x31,97x131x257,4095x4097x1023",
                      "--dtype bfloat16,float16"},
         // The TF32 tiles are 64 x 64 x 32 too; cuBLAS's TF32 row is checked as well.
-        shipped_case{"matmul_tf32", "1x1x1,17x33x65,63x65x31,97x131x257,4095x4097x1023"}),
+        shipped_case{"matmul_tf32", "1x1x1,17x33x65,63x65x31,97x131x257,4095x4097x1023"},
+        // The FP64 tiles are 128 x 128 x 16 (and 32 wide): one short and one over in each
+        // dimension, primes, and even shapes too (16-byte copies and stores; odd ones take
+        // 8-byte copies). cuBLAS's DGEMM row is checked too.
+        shipped_case{"matmul_f64",
+                     "1x1x1,2x2x2,17x33x65,127x129x15,129x127x33,130x258x34,"
+                     "97x131x257,4095x4097x1023,1024x1026x1022"}),
     [](const auto& info) { return info.param.family; });
 
 }  // namespace

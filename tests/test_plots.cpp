@@ -144,6 +144,23 @@ TEST(Roofline, TensorCoreRowsUnderTheTensorPeak) {
   EXPECT_NE(tf32_svg.find(">TF32 tensor-core peak 535 TFLOP/s<"), std::string::npos);
   EXPECT_NE(tf32_svg.find("TF32 tensor cores 535 TFLOP/s"), std::string::npos);
   EXPECT_EQ(tf32_svg.find("16-bit tensor"), std::string::npos);
+  // And as an FP64 family's (roofline "fp64"): under the FP64 tensor-core roof, 256 FLOP per SM
+  // per clock.
+  json fp64 = results;
+  fp64["reproducibility"]["device"]["peak_fp64_tensor_tflops"] = 132 * 256 * 1980e6 / 1e12;
+  for (auto& r : fp64["records"])
+    if (r.value("roofline", std::string()) == "tensor") r["roofline"] = "fp64";
+  const std::string fp64_svg = roofline_of(fp64);
+  EXPECT_NE(fp64_svg.find(">FP64 tensor-core peak 66.9 TFLOP/s<"), std::string::npos);
+  EXPECT_NE(fp64_svg.find("FP64 tensor cores 66.9 TFLOP/s"), std::string::npos);
+  EXPECT_EQ(fp64_svg.find("16-bit tensor"), std::string::npos);
+  EXPECT_EQ(fp64_svg.find("TF32 tensor"), std::string::npos);
+  // The bars' grid lines are at quarters of the FP64 tensor-core peak. On an H100 it equals the
+  // FP32 peak (66.9), so give it another value to tell the two apart: 100, a line at 75.
+  fp64["reproducibility"]["device"]["peak_fp64_tensor_tflops"] = 100.0;
+  std::ostringstream fp64_bars;
+  write_svg(fp64, fp64_bars);
+  EXPECT_NE(fp64_bars.str().find(">75 (75%)<"), std::string::npos);
   // Grid lines at quarters of the tensor peak: 1070.5 x 3 / 4 = 803 (FP32's would be 50).
   EXPECT_NE(bars.str().find(">803 (75%)<"), std::string::npos);
 }

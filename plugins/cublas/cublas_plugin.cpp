@@ -3,6 +3,10 @@
 // bfloat16 or float16 A and B and float32 C and accumulation (CUBLAS_COMPUTE_32F), the tensor-core
 // family's baseline; 16-bit inputs use the tensor cores in the default math mode.
 // matmul_tf32.cublas: cublasGemmEx with float32 A, B and C and CUBLAS_COMPUTE_32F_FAST_TF32.
+// matmul_f64.cublas: cublasGemmEx with float64 A, B and C and CUBLAS_COMPUTE_64F, which is DGEMM
+// (on A100 and H100 it runs on the FP64 tensor cores, DMMA). Native FP64: the handle's
+// CUBLAS_DEFAULT_MATH is not CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH and the compute type is not
+// CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, so cuBLAS 13's fixed-point emulation stays off.
 //
 // Plain FP32 means no TF32 tensor-core math: the handle's math mode is CUBLAS_DEFAULT_MATH
 // (which, unlike CUBLAS_TF32_TENSOR_OP_MATH, never rounds FP32 inputs to TF32), checked after it
@@ -159,12 +163,14 @@ struct gemm_config {
   int m = 0, n = 0, k = 0;
   const void* a = nullptr;
   const void* b = nullptr;
-  float* c = nullptr;
+  void* c = nullptr;
   /// matmul_tc: A and B in 16 bits (CUDA_R_16BF or CUDA_R_16F), C in float32, accumulated in
   /// float32 on the tensor cores (cublasGemmEx, CUBLAS_COMPUTE_32F). matmul_tf32: float32 A, B
-  /// and C in TF32 tensor-core math (CUBLAS_COMPUTE_32F_FAST_TF32). matmul: cublasSgemm.
+  /// and C in TF32 tensor-core math (CUBLAS_COMPUTE_32F_FAST_TF32). matmul_f64: float64 A, B and
+  /// C (CUDA_R_64F, CUBLAS_COMPUTE_64F, double alpha and beta). matmul: cublasSgemm.
   bool tensor_cores = false;
   cudaDataType_t input_type = CUDA_R_32F;
+  cudaDataType_t output_type = CUDA_R_32F;
   cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
 };
 
@@ -174,10 +180,12 @@ int parse(const kl_launch_args* args, gemm_config* g, char* error, size_t capaci
     return KL_STATUS_ERROR;
   }
   const bool tf32 = equals(args->family, "matmul_tf32");
-  g->tensor_cores = equals(args->family, "matmul_tc") || tf32;
+  const bool f64 = equals(args->family, "matmul_f64");
+  g->tensor_cores = equals(args->family, "matmul_tc") || tf32 || f64;
   if (!equals(args->family, "matmul") && !g->tensor_cores) {
     set_error(error, capacity,
-              "family '%s' is not offered (only 'matmul', 'matmul_tc' and 'matmul_tf32')",
+              "family '%s' is not offered (only 'matmul', 'matmul_tc', 'matmul_tf32' and "
+              "'matmul_f64')",
               or_null(args->family));
     return KL_STATUS_UNSUPPORTED;
   }
@@ -190,17 +198,21 @@ int parse(const kl_launch_args* args, gemm_config* g, char* error, size_t capaci
       return KL_STATUS_UNSUPPORTED;
     }
   }
+  const bool tc16 = g->tensor_cores && !tf32 && !f64;
   if (tf32 && equals(args->dtype, "float32")) {
     g->input_type = CUDA_R_32F;
     g->compute = CUBLAS_COMPUTE_32F_FAST_TF32;
-  } else if (g->tensor_cores && !tf32 && equals(args->dtype, "bfloat16")) {
+  } else if (f64 && equals(args->dtype, "float64")) {
+    g->input_type = g->output_type = CUDA_R_64F;
+    g->compute = CUBLAS_COMPUTE_64F;
+  } else if (tc16 && equals(args->dtype, "bfloat16")) {
     g->input_type = CUDA_R_16BF;
-  } else if (g->tensor_cores && !tf32 && equals(args->dtype, "float16")) {
+  } else if (tc16 && equals(args->dtype, "float16")) {
     g->input_type = CUDA_R_16F;
   } else if (g->tensor_cores || !equals(args->dtype, "float32")) {
     set_error(error, capacity,
               "dtype '%s' is not offered (matmul, matmul_tf32: float32; matmul_tc: "
-              "bfloat16, float16)",
+              "bfloat16, float16; matmul_f64: float64)",
               or_null(args->dtype));
     return KL_STATUS_UNSUPPORTED;
   }
@@ -220,7 +232,7 @@ int parse(const kl_launch_args* args, gemm_config* g, char* error, size_t capaci
   g->k = static_cast<int>(args->sizes[2]);
   g->a = args->inputs[0];
   g->b = args->inputs[1];
-  g->c = static_cast<float*>(args->outputs[0]);
+  g->c = args->outputs[0];
   if (g->a == nullptr || g->b == nullptr || g->c == nullptr) {
     set_error(error, capacity, "matmul needs non-NULL A, B and C");
     return KL_STATUS_ERROR;
@@ -253,16 +265,21 @@ int cublas_run(const kl_launch_args* args, char* error, size_t capacity) {
                    capacity))
       return KL_STATUS_ERROR;
     const float alpha = 1.0f, beta = 0.0f;
+    const double alpha64 = 1.0, beta64 = 0.0;  // CUBLAS_COMPUTE_64F scales in double
+    const bool in_double = g.compute == CUBLAS_COMPUTE_64F;
     // Column-major C^T (n x m) = B^T (n x k) * A^T (k x m): B's rows are B^T's columns.
     if (g.tensor_cores) {
-      if (!cublas_ok(cublas().gemm_ex(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &alpha, g.b,
-                                      g.input_type, g.n, g.a, g.input_type, g.k, &beta, g.c,
-                                      CUDA_R_32F, g.n, g.compute, CUBLAS_GEMM_DEFAULT),
+      if (!cublas_ok(cublas().gemm_ex(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k,
+                                      in_double ? static_cast<const void*>(&alpha64) : &alpha, g.b,
+                                      g.input_type, g.n, g.a, g.input_type, g.k,
+                                      in_double ? static_cast<const void*>(&beta64) : &beta, g.c,
+                                      g.output_type, g.n, g.compute, CUBLAS_GEMM_DEFAULT),
                      "cublasGemmEx", error, capacity))
         return KL_STATUS_ERROR;
     } else if (!cublas_ok(cublas().sgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, g.n, g.m, g.k, &alpha,
                                          static_cast<const float*>(g.b), g.n,
-                                         static_cast<const float*>(g.a), g.k, &beta, g.c, g.n),
+                                         static_cast<const float*>(g.a), g.k, &beta,
+                                         static_cast<float*>(g.c), g.n),
                           "cublasSgemm", error, capacity)) {
       return KL_STATUS_ERROR;
     }
@@ -273,6 +290,7 @@ int cublas_run(const kl_launch_args* args, char* error, size_t capacity) {
 
 const char* const kDtypes[] = {"float32"};
 const char* const kTensorDtypes[] = {"bfloat16", "float16"};
+const char* const kDoubleDtypes[] = {"float64"};
 
 #define KERNLAB_STRINGIFY_(x) #x
 #define KERNLAB_STRINGIFY(x) KERNLAB_STRINGIFY_(x)
@@ -332,12 +350,29 @@ const kl_variant_desc kVariants[] = {
         /*workspace_size=*/nullptr,
         /*prepare=*/cublas_prepare,
         /*run=*/cublas_run,
+    },
+    {
+        /*family=*/"matmul_f64",
+        /*name=*/"cublas",
+        /*summary=*/
+        "cublasGemmEx, float64 A, B and C (CUBLAS_COMPUTE_64F: DGEMM, native FP64, "
+        "no emulation), the vendor-library baseline",
+        /*block_sizes=*/nullptr,
+        /*num_block_sizes=*/0,
+        /*dtypes=*/kDoubleDtypes,
+        /*num_dtypes=*/1,
+        /*ops=*/nullptr,
+        /*num_ops=*/0,
+        /*is_baseline=*/1,
+        /*workspace_size=*/nullptr,
+        /*prepare=*/cublas_prepare,
+        /*run=*/cublas_run,
     }};
 
 // Destroys the handle, if prepare() made one; a later prepare() would make a new one.
 void cublas_release(void) { the_handle().reset(); }
 
-const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "cublas", kVariants, 3, cublas_release};
+const kl_plugin kPlugin = {KERNLAB_PLUGIN_ABI_VERSION, "cublas", kVariants, 4, cublas_release};
 
 }  // namespace
 

@@ -68,6 +68,14 @@ int device_info::tensor16_flops_per_sm_clock() const {
   }
 }
 
+int device_info::fp64_tensor_flops_per_sm_clock() const {
+  switch (cc_major * 10 + cc_minor) {
+    case 80: return 128;  // A100: 19.5 TFLOP/s at 1410 MHz on 108 SMs
+    case 90: return 256;  // H100/H200: 67 TFLOP/s at 1980 MHz on 132 SMs (SXM)
+    default: return 0;
+  }
+}
+
 int device_info::fp32_lanes_per_sm() const {
   switch (cc_major * 10 + cc_minor) {
     case 60: return 64;

@@ -65,12 +65,30 @@ struct device_info {
   double peak_tf32_flops() const {
     return static_cast<double>(sm_count) * tf32_flops_per_sm_clock() * sm_clock_khz * 1e3;
   }
+  /// Dense FP64 tensor-core (DMMA) FLOPs per SM per clock, from NVIDIA's datasheets (A100: 128,
+  /// 19.5 TFLOP/s at 1410 MHz on 108 SMs; H100/H200: 256, 67 TFLOP/s at 1980 MHz on 132 SMs);
+  /// 0 for an architecture this table does not know (the consumer parts run DMMA on their few
+  /// FP64 units, far below any tensor-core rate).
+  int fp64_tensor_flops_per_sm_clock() const;
+  /// The FP64 tensor-core peak in FLOP/s at the maximum SM clock; 0 when unknown.
+  double peak_fp64_tensor_flops() const {
+    return static_cast<double>(sm_count) * fp64_tensor_flops_per_sm_clock() * sm_clock_khz * 1e3;
+  }
+  /// The tensor-core FLOPs per SM per clock of a tensor roofline ("tensor", "tf32", "fp64"); 0
+  /// for another word or an unknown part.
+  int tensor_flops_per_sm_clock_for(const std::string& roofline) const {
+    if (roofline == "tensor") return tensor16_flops_per_sm_clock();
+    if (roofline == "tf32") return tf32_flops_per_sm_clock();
+    if (roofline == "fp64") return fp64_tensor_flops_per_sm_clock();
+    return 0;
+  }
   /// The compute peak a record's roofline ("compute": FP32 lanes, "tensor": 16-bit tensor
-  /// cores, "tf32": TF32 tensor cores) is measured against; 0 for "bandwidth" or an unknown
-  /// word, or an unknown part.
+  /// cores, "tf32": TF32 tensor cores, "fp64": FP64 tensor cores) is measured against; 0 for
+  /// "bandwidth" or an unknown word, or an unknown part.
   double peak_flops_for(const std::string& roofline) const {
     if (roofline == "tensor") return peak_tensor16_flops();
     if (roofline == "tf32") return peak_tf32_flops();
+    if (roofline == "fp64") return peak_fp64_tensor_flops();
     return roofline == "compute" ? peak_fp32_flops() : 0.0;
   }
 };

@@ -62,16 +62,25 @@ struct real_axis {
 };
 
 /// What a family's throughput is measured against: DRAM bandwidth (GB/s, reduce), the FP32
-/// arithmetic peak (TFLOP/s, matmul), the 16-bit tensor-core peak (TFLOP/s, matmul_tc) or the
-/// TF32 tensor-core peak (TFLOP/s, matmul_tf32).
-enum class roofline_kind { bandwidth, fp32_compute, tensor16_compute, tf32_compute };
+/// arithmetic peak (TFLOP/s, matmul), the 16-bit tensor-core peak (TFLOP/s, matmul_tc), the
+/// TF32 tensor-core peak (TFLOP/s, matmul_tf32) or the FP64 tensor-core peak (TFLOP/s,
+/// matmul_f64).
+enum class roofline_kind {
+  bandwidth,
+  fp32_compute,
+  tensor16_compute,
+  tf32_compute,
+  fp64_tensor_compute
+};
 
-/// The word records carry for a roofline: "bandwidth", "compute" (FP32), "tensor" or "tf32".
+/// The word records carry for a roofline: "bandwidth", "compute" (FP32), "tensor", "tf32" or
+/// "fp64".
 inline const char* roofline_word(roofline_kind k) {
   switch (k) {
     case roofline_kind::bandwidth: return "bandwidth";
     case roofline_kind::tensor16_compute: return "tensor";
     case roofline_kind::tf32_compute: return "tf32";
+    case roofline_kind::fp64_tensor_compute: return "fp64";
     default: return "compute";
   }
 }
@@ -80,16 +89,26 @@ inline roofline_kind roofline_of_word(const std::string& word) {
   if (word == "compute") return roofline_kind::fp32_compute;
   if (word == "tensor") return roofline_kind::tensor16_compute;
   if (word == "tf32") return roofline_kind::tf32_compute;
+  if (word == "fp64") return roofline_kind::fp64_tensor_compute;
   return roofline_kind::bandwidth;
 }
-/// What a compute roofline's peak is of, for tables and plots: "FP32", "16-bit tensor-core" or
-/// "TF32 tensor-core".
+/// What a compute roofline's peak is of, for tables and plots: "FP32", "16-bit tensor-core",
+/// "TF32 tensor-core" or "FP64 tensor-core".
 inline const char* roofline_peak_name(const std::string& word) {
-  return word == "tensor" ? "16-bit tensor-core" : word == "tf32" ? "TF32 tensor-core" : "FP32";
+  return word == "tensor" ? "16-bit tensor-core"
+         : word == "tf32" ? "TF32 tensor-core"
+         : word == "fp64" ? "FP64 tensor-core"
+                          : "FP32";
 }
-/// Whether a record's roofline word is measured in FLOP/s ("compute", "tensor", "tf32").
+/// Whether a record's roofline word is measured in FLOP/s ("compute", "tensor", "tf32",
+/// "fp64").
 inline bool is_compute_roofline(const std::string& word) {
-  return word == "compute" || word == "tensor" || word == "tf32";
+  return word == "compute" || word == "tensor" || word == "tf32" || word == "fp64";
+}
+/// Whether a compute roofline's peak is a tensor core's ("tensor", "tf32", "fp64"), whose table
+/// header gives FLOP per SM per clock rather than FP32 lanes.
+inline bool is_tensor_roofline(const std::string& word) {
+  return word == "tensor" || word == "tf32" || word == "fp64";
 }
 
 /// A source variant's launch at one block size and configuration: grid and block dimensions

@@ -30,6 +30,7 @@ struct peaks {
   double fp32_tflops = 0;  ///< the compute roof: FP32, or in a tensor panel the tensor cores'
   double tensor16_tflops = 0;
   double tf32_tflops = 0;
+  double fp64_tensor_tflops = 0;
   double l2_bytes = 0;
   std::string compute_name = "FP32";  ///< what fp32_tflops is the peak of
 };
@@ -43,6 +44,7 @@ peaks peaks_of(const json& dev) {
     p.fp32_tflops = *f;
     p.tensor16_tflops = number_at(dev, "peak_tensor16_tflops").value_or(0);
     p.tf32_tflops = number_at(dev, "peak_tf32_tflops").value_or(0);
+    p.fp64_tensor_tflops = number_at(dev, "peak_fp64_tensor_tflops").value_or(0);
     return p;
   }
   // Files written before the sweep recorded the FP32 peak: the same product the sweep computes
@@ -58,6 +60,7 @@ peaks peaks_of(const json& dev) {
   p.fp32_tflops = d.peak_fp32_flops() / 1e12;
   p.tensor16_tflops = d.peak_tensor16_flops() / 1e12;
   p.tf32_tflops = d.peak_tf32_flops() / 1e12;
+  p.fp64_tensor_tflops = d.peak_fp64_tensor_flops() / 1e12;
   return p;
 }
 
@@ -69,6 +72,7 @@ struct axes {
   bool intensity = false;  // x in FLOP/byte, else bytes
   bool tensor = false;     // the compute roof is the 16-bit tensor cores', not FP32's
   bool tf32 = false;       // the compute roof is the TF32 tensor cores'
+  bool fp64 = false;       // the compute roof is the FP64 tensor cores'
 };
 
 // The peaks a panel is drawn under: a tensor-core family's compute roof is the tensor cores'.
@@ -76,7 +80,11 @@ peaks panel_peaks(const peaks& device, const axes& a) {
   peaks p = device;
   if (a.tensor) p.fp32_tflops = device.tensor16_tflops;
   if (a.tf32) p.fp32_tflops = device.tf32_tflops;
-  p.compute_name = roofline_peak_name(a.tensor ? "tensor" : a.tf32 ? "tf32" : "compute");
+  if (a.fp64) p.fp32_tflops = device.fp64_tensor_tflops;
+  p.compute_name = roofline_peak_name(a.tensor ? "tensor"
+                                      : a.tf32 ? "tf32"
+                                      : a.fp64 ? "fp64"
+                                               : "compute");
   return p;
 }
 
@@ -175,7 +183,7 @@ void write_roofline_svg(const json& results, std::ostream& os) {
                                  ? dev.at("name").get<std::string>()
                                  : "no device";
   const peaks device_peaks = peaks_of(dev);
-  bool any_tensor = false, any_tf32 = false;
+  bool any_tensor = false, any_tf32 = false, any_fp64 = false;
 
   std::vector<panel> panels;
   std::map<std::string, std::size_t> index;
@@ -192,8 +200,10 @@ void write_roofline_svg(const json& results, std::ostream& os) {
       a.compute = roofline.empty() ? flops_of(r) > 0 : is_compute_roofline(roofline);
       a.tensor = roofline == "tensor";
       a.tf32 = roofline == "tf32";
+      a.fp64 = roofline == "fp64";
       any_tensor = any_tensor || a.tensor;
       any_tf32 = any_tf32 || a.tf32;
+      any_fp64 = any_fp64 || a.fp64;
       a.intensity = flops_of(r) > 0;
       any_bytes_axis = any_bytes_axis || !a.intensity;
       panels.push_back({title, a, {}, {}, 0});
@@ -266,6 +276,8 @@ void write_roofline_svg(const json& results, std::ostream& os) {
     known.push_back("16-bit tensor cores " + value_text(pk.tensor16_tflops) + " TFLOP/s");
   if (any_tf32 && pk.tf32_tflops > 0)
     known.push_back("TF32 tensor cores " + value_text(pk.tf32_tflops) + " TFLOP/s");
+  if (any_fp64 && pk.fp64_tensor_tflops > 0)
+    known.push_back("FP64 tensor cores " + value_text(pk.fp64_tensor_tflops) + " TFLOP/s");
   if (pk.l2_bytes > 0) known.push_back("L2 " + num(pk.l2_bytes / 1048576, "%.0f") + " MiB");
   for (std::size_t i = 0; i < known.size(); ++i) heading += (i ? ", " : "; ") + known[i];
   if (pk.dram_gbs <= 0 || pk.fp32_tflops <= 0)

@@ -25,7 +25,7 @@ using svg::text_width;
 // What a panel's bars measure: memory throughput (GB/s against the DRAM bandwidth), or, for a
 // compute-bound family whose records count flops (matmul), TFLOP/s against the FP32 peak, or
 // for a tensor-core family against its precision's tensor-core peak (matmul_tc: 16-bit,
-// matmul_tf32: TF32).
+// matmul_tf32: TF32, matmul_f64: FP64).
 struct unit {
   const char* field;  // the record's value
   const char* name;   // the axis's unit
@@ -58,6 +58,8 @@ void write_svg(const json& results, std::ostream& os) {
                     dev.is_null() ? 0 : number_at(dev, "peak_tensor16_tflops").value_or(0)};
   const unit tf32{"tflops", "TFLOP/s",
                   dev.is_null() ? 0 : number_at(dev, "peak_tf32_tflops").value_or(0)};
+  const unit fp64{"tflops", "TFLOP/s",
+                  dev.is_null() ? 0 : number_at(dev, "peak_fp64_tensor_tflops").value_or(0)};
   // Group the records into panels, keeping the order they came in.
   std::vector<panel> panels;
   std::map<std::string, std::size_t> index;
@@ -77,6 +79,7 @@ void write_svg(const json& results, std::ostream& os) {
       panels.push_back({title,
                         roofline == "tensor" ? tensor
                         : roofline == "tf32" ? tf32
+                        : roofline == "fp64" ? fp64
                         : by_compute         ? compute
                                              : bandwidth,
                         {},

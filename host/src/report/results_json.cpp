@@ -47,6 +47,7 @@ json device_json(const cuda::device_info& d) {
           {"peak_fp32_tflops", d.peak_fp32_flops() / 1e12},
           {"peak_tensor16_tflops", d.peak_tensor16_flops() / 1e12},
           {"peak_tf32_tflops", d.peak_tf32_flops() / 1e12},
+          {"peak_fp64_tensor_tflops", d.peak_fp64_tensor_flops() / 1e12},
           {"driver_version", std::to_string(d.driver_version / 1000) + "." +
                                  std::to_string(d.driver_version % 1000 / 10)}};
 }
@@ -60,7 +61,8 @@ json record_device_json(const cuda::device_info& d) {
           {"peak_bandwidth_gbs", all["peak_bandwidth_gbs"]},
           {"peak_fp32_tflops", all["peak_fp32_tflops"]},
           {"peak_tensor16_tflops", all["peak_tensor16_tflops"]},
-          {"peak_tf32_tflops", all["peak_tf32_tflops"]}};
+          {"peak_tf32_tflops", all["peak_tf32_tflops"]},
+          {"peak_fp64_tensor_tflops", all["peak_fp64_tensor_tflops"]}};
 }
 
 json run_json(const run_context& ctx) {
@@ -84,9 +86,10 @@ json record_in_context(const result_record& r, const cuda::device_info* device) 
     if (device && device->peak_fp32_flops() > 0)
       j["percent_of_fp32_peak"] = tflops * 1e12 / device->peak_fp32_flops() * 100.0;
     // A tensor-core row is measured against its precision's tensor-core peak too.
-    if (r.roofline == "tensor" || r.roofline == "tf32") {
-      const char* key =
-          r.roofline == "tensor" ? "percent_of_tensor16_peak" : "percent_of_tf32_peak";
+    if (is_tensor_roofline(r.roofline)) {
+      const char* key = r.roofline == "tensor" ? "percent_of_tensor16_peak"
+                        : r.roofline == "tf32" ? "percent_of_tf32_peak"
+                                               : "percent_of_fp64_tensor_peak";
       const double peak = device ? device->peak_flops_for(r.roofline) : 0.0;
       j[key] = nullptr;
       if (peak > 0) j[key] = tflops * 1e12 / peak * 100.0;

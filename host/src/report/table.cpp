@@ -166,10 +166,10 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     if (!many_gpus) return base;
     return r.gpu ? find_baseline_on(group, opt.baseline, r.gpu->uuid) : nullptr;
   };
-  // The compute peak rows are measured against: FP32 lanes, or the tensor cores in 16 bits or
-  // in TF32.
+  // The compute peak rows are measured against: FP32 lanes, or the tensor cores in 16 bits,
+  // in TF32 or in FP64.
   const std::string roofline = roofline_of(group, opt);
-  const bool tensor = roofline == "tensor" || roofline == "tf32";
+  const bool tensor = is_tensor_roofline(roofline);
   const double compute_peak = compute ? device.peak_flops_for(roofline) : 0.0;
   const char* peak_name = roofline_peak_name(roofline);
   if (compute && tensor) {
@@ -177,9 +177,8 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
        << peak_name << " peak, ";
     if (compute_peak > 0)
       os << fmt("%.1f", compute_peak / 1e12) << " TFLOP/s (" << device.sm_count << " SMs x "
-         << (roofline == "tf32" ? device.tf32_flops_per_sm_clock()
-                                : device.tensor16_flops_per_sm_clock())
-         << " FLOP/clock x " << device.sm_clock_khz / 1000 << " MHz)\n";
+         << device.tensor_flops_per_sm_clock_for(roofline) << " FLOP/clock x "
+         << device.sm_clock_khz / 1000 << " MHz)\n";
     else
       os << "not known for " << device.arch() << "\n";
   } else if (compute) {

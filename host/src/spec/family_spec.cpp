@@ -252,9 +252,9 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
                  "' (expected uint8, int32, int64, float16, bfloat16, float32 or float64)");
   if (const toml::node* n = root.get("roofline")) {
     const std::string v = r.string(*n, "roofline");
-    if (v != "bandwidth" && v != "compute" && v != "tensor" && v != "tf32")
+    if (v != "bandwidth" && v != "compute" && v != "tensor" && v != "tf32" && v != "fp64")
       r.fail(reader::line_of(*n),
-             "roofline '" + v + "': expected bandwidth, compute, tensor or tf32");
+             "roofline '" + v + "': expected bandwidth, compute, tensor, tf32 or fp64");
     s.roofline = v;
   }
   if (const toml::node* n = root.get("bytes")) s.bytes = r.expression(*n, "bytes");

@@ -121,7 +121,8 @@ struct family_spec {
   int plugin_line = 0;
   std::vector<std::string> dtypes;
   /// What rows are measured against: "bandwidth", "compute" (FP32), "tensor" (16-bit tensor
-  /// cores) or "tf32" (TF32 tensor cores); the word records carry (families/family.hpp).
+  /// cores), "tf32" (TF32 tensor cores) or "fp64" (FP64 tensor cores); the word records carry
+  /// (families/family.hpp).
   std::string roofline = "bandwidth";
   std::string bytes;  ///< expression; "" = every buffer read or written once
   std::string flops = "0";

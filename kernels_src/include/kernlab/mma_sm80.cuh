@@ -1,7 +1,7 @@
 // The tensor-core building blocks of the matmul_tc ladder's mma.sync steps (sm_80 and later),
-// each one PTX instruction: m16n8k16 MMAs with float32 accumulators, ldmatrix (plain and
-// transposed) and 16-byte cp.async with its commit and wait. Included by the kernel files, so that
-// each file holds only its own idea.
+// each one PTX instruction: m16n8k16 MMAs with float32 accumulators, matmul_f64's m8n8k4 DMMA,
+// ldmatrix (plain and transposed) and 16- and 8-byte cp.async with its commit and wait. Included
+// by the kernel files, so that each file holds only its own idea.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -30,6 +30,15 @@ __device__ __forceinline__ void mma16816(float* d, const unsigned* a, const unsi
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// d += a * b for one m8n8k4 tile in float64 (DMMA, the FP64 tensor cores). Fragments: a is
+// A[lane / 4][lane % 4] of the 8 x 4 tile, b is B[lane % 4][lane / 4] of the 4 x 8 tile, d[0] and
+// d[1] are D[lane / 4][2 (lane % 4)] and the column after it.
+__device__ __forceinline__ void dmma884(double* d, double a, double b) {
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+               : "+d"(d[0]), "+d"(d[1])
+               : "d"(a), "d"(b));
+}
+
 __device__ __forceinline__ unsigned smem_addr(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
@@ -46,6 +55,12 @@ __device__ __forceinline__ void ldmatrix_x4_trans(unsigned* r, const void* p) {
 // 16 bytes from global to shared; src_bytes 0 writes zeros and reads nothing.
 __device__ __forceinline__ void cp_async16(void* dst, const void* src, unsigned src_bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
+               "r"(src_bytes));
+}
+// 8 bytes (one double) from global to shared, through L1 (cp.async.cg takes 16 bytes only);
+// src_bytes 0 writes zeros and reads nothing.
+__device__ __forceinline__ void cp_async8(void* dst, const void* src, unsigned src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
                "r"(src_bytes));
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
