@@ -150,7 +150,7 @@ TEST(GpuTensorMaps, TheTmaTransposePassesWhereTheTmaCanCopyAndSaysWhyNotElsewher
   test::temp_dir dir("tma_gpu");
   const std::string json = dir.str() + "/run.json";
   const auto r = test::run_kernlab("--kernels-dir " + test::kernels_dir() +
-                                   " --family transpose --variant tma --shape "
+                                   " --family transpose --variant tma --block 256 --shape "
                                    "1x4,33x4,31x36,1025x1028,2100001x4,3x5 --json " +
                                    json + quick);
   EXPECT_EQ(r.code, 0) << r.output;
