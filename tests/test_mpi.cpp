@@ -55,6 +55,7 @@ const char* launcher_vars[] = {"OMPI_COMM_WORLD_SIZE",
                                "SLURM_STEP_NUM_TASKS",
                                "SLURM_NTASKS",
                                "SLURM_LOCALID",
+                               "SLURM_PROCID",
                                "MPI_LOCALRANKID"};
 
 TEST(MpiLaunch, TheLaunchersEnvironmentSaysTheRankAndTheSize) {
@@ -86,6 +87,18 @@ TEST(MpiLaunch, TheLaunchersEnvironmentSaysTheRankAndTheSize) {
   l = mpi::detect_launch();
   EXPECT_EQ(l.size, 2);
   EXPECT_EQ(l.rank, 1);
+
+  for (const char* v : launcher_vars) env.set(v, nullptr);
+  env.set("SLURM_STEP_NUM_TASKS", "3");  // srun --mpi=none: a step's tasks, no PMI
+  env.set("SLURM_PROCID", "2");
+  l = mpi::detect_launch();
+  EXPECT_EQ(l.size, 3);
+  EXPECT_EQ(l.rank, 2);
+  EXPECT_EQ(l.source, "SLURM_STEP_NUM_TASKS");
+
+  for (const char* v : launcher_vars) env.set(v, nullptr);
+  env.set("SLURM_NTASKS", "2");  // a batch script or salloc's shell: no launch at all
+  EXPECT_EQ(mpi::detect_launch().size, 0);
 }
 
 TEST(MpiLaunch, OneRankOrNoLauncherJoinsNothing) {
@@ -117,6 +130,29 @@ TEST(MpiLaunch, SeveralRanksWithoutTheTransportAreRefusedWithTheReason) {
     EXPECT_NE(std::string(e.what()).find("built without MPI"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("--devices"), std::string::npos) << e.what();
   }
+}
+
+// srun's tasks with no MPI plugin (--mpi=none, Slurm's own MpiDefault) have no PMI to join one
+// run with: each would run the whole command, so they are refused before any transport is
+// looked for.
+TEST(MpiLaunch, SrunTasksWithNoMpiPluginAreRefusedWithTheReason) {
+  scoped_env env;
+  for (const char* v : launcher_vars) env.set(v, nullptr);
+  env.set("SLURM_STEP_NUM_TASKS", "2");
+  env.set("SLURM_PROCID", "0");
+  int argc = 1;
+  char name[] = "kernlab";
+  char* args[] = {name, nullptr};
+  char** argv = args;
+  try {
+    mpi::world::join(argc, argv, {"/nonexistent/libkernlab_mpi.so"});
+    FAIL() << "joined srun's tasks with no MPI plugin";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no MPI plugin"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("srun --mpi=pmix"), std::string::npos) << e.what();
+  }
+  env.set("SLURM_STEP_NUM_TASKS", "1");  // srun -n 1: a run like any other
+  EXPECT_EQ(mpi::world::join(argc, argv, {"/nonexistent/libkernlab_mpi.so"}), nullptr);
 }
 
 #if defined(KERNLAB_MPIEXEC) && defined(KERNLAB_MPI_FAKE_RANK)
