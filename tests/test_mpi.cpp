@@ -2,18 +2,23 @@
 // tests/mpi_fake_rank.cpp (rank 0's device pool over every rank's fake GPU: rows measured once
 // each, read back in ticket order, a baseline on every GPU, a rank's lost GPU or a rank gone
 // silent with its rows run elsewhere), then the kernlab binary itself under mpirun (only rank 0
-// writes, --devices refused, a kernlab without the MPI transport refuses to start). The mpirun
-// tests skip, saying why, in a build without MPI (KERNLAB_MPI) or without mpirun.
+// writes, --devices refused, a kernlab without the MPI transport refuses to start); then the same
+// under Slurm's srun --mpi=pmix, and srun --mpi=none refused. The mpirun tests skip, saying why,
+// in a build without MPI (KERNLAB_MPI) or without mpirun; the srun tests where no Slurm answers
+// (CI: scripts/slurm_local.sh starts a one-node Slurm on a developer's machine).
 #include "mpi/world.hpp"
 #include "runner/journal.hpp"
 #include "test_util.hpp"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -55,6 +60,7 @@ const char* launcher_vars[] = {"OMPI_COMM_WORLD_SIZE",
                                "SLURM_STEP_NUM_TASKS",
                                "SLURM_NTASKS",
                                "SLURM_LOCALID",
+                               "SLURM_PROCID",
                                "MPI_LOCALRANKID"};
 
 TEST(MpiLaunch, TheLaunchersEnvironmentSaysTheRankAndTheSize) {
@@ -86,6 +92,18 @@ TEST(MpiLaunch, TheLaunchersEnvironmentSaysTheRankAndTheSize) {
   l = mpi::detect_launch();
   EXPECT_EQ(l.size, 2);
   EXPECT_EQ(l.rank, 1);
+
+  for (const char* v : launcher_vars) env.set(v, nullptr);
+  env.set("SLURM_STEP_NUM_TASKS", "3");  // srun --mpi=none: a step's tasks, no PMI
+  env.set("SLURM_PROCID", "2");
+  l = mpi::detect_launch();
+  EXPECT_EQ(l.size, 3);
+  EXPECT_EQ(l.rank, 2);
+  EXPECT_EQ(l.source, "SLURM_STEP_NUM_TASKS");
+
+  for (const char* v : launcher_vars) env.set(v, nullptr);
+  env.set("SLURM_NTASKS", "2");  // a batch script or salloc's shell: no launch at all
+  EXPECT_EQ(mpi::detect_launch().size, 0);
 }
 
 TEST(MpiLaunch, OneRankOrNoLauncherJoinsNothing) {
@@ -119,6 +137,29 @@ TEST(MpiLaunch, SeveralRanksWithoutTheTransportAreRefusedWithTheReason) {
   }
 }
 
+// srun's tasks with no MPI plugin (--mpi=none, Slurm's own MpiDefault) have no PMI to join one
+// run with: each would run the whole command, so they are refused before any transport is
+// looked for.
+TEST(MpiLaunch, SrunTasksWithNoMpiPluginAreRefusedWithTheReason) {
+  scoped_env env;
+  for (const char* v : launcher_vars) env.set(v, nullptr);
+  env.set("SLURM_STEP_NUM_TASKS", "2");
+  env.set("SLURM_PROCID", "0");
+  int argc = 1;
+  char name[] = "kernlab";
+  char* args[] = {name, nullptr};
+  char** argv = args;
+  try {
+    mpi::world::join(argc, argv, {"/nonexistent/libkernlab_mpi.so"});
+    FAIL() << "joined srun's tasks with no MPI plugin";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no MPI plugin"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("srun --mpi=pmix"), std::string::npos) << e.what();
+  }
+  env.set("SLURM_STEP_NUM_TASKS", "1");  // srun -n 1: a run like any other
+  EXPECT_EQ(mpi::world::join(argc, argv, {"/nonexistent/libkernlab_mpi.so"}), nullptr);
+}
+
 #if defined(KERNLAB_MPIEXEC) && defined(KERNLAB_MPI_FAKE_RANK)
 
 // mpirun -np N, as root too, with as many ranks as asked on this machine's cores.
@@ -133,11 +174,12 @@ bool have_mpirun() { return std::filesystem::exists(KERNLAB_MPIEXEC); }
 #define SKIP_WITHOUT_MPIRUN() \
   if (!have_mpirun()) GTEST_SKIP() << KERNLAB_MPIEXEC << " is not there: install openmpi-bin"
 
-nlohmann::json run_fake(int ranks, const std::string& args, test::command_result* result = nullptr,
-                        int expect_code = 0) {
+// The fake-rank program started by `launch` (mpirun(N) or srun(N)): what rank 0 wrote.
+nlohmann::json run_fake_under(const std::string& launch, const std::string& args,
+                              test::command_result* result = nullptr, int expect_code = 0) {
   test::temp_dir dir("mpi_fake");
   const std::string out = dir.str() + "/out.json";
-  const auto r = test::run_command(mpirun(ranks) + KERNLAB_MPI_FAKE_RANK + " " + out + " " + args);
+  const auto r = test::run_command(launch + KERNLAB_MPI_FAKE_RANK + " " + out + " " + args);
   if (result) *result = r;
   EXPECT_EQ(r.code, expect_code) << r.output;
   if (!std::filesystem::exists(out)) {
@@ -176,9 +218,12 @@ std::vector<std::string> gpus_of(const nlohmann::json& ticket) {
   return out;
 }
 
-TEST(MpiFake, EveryRankMeasuresRowsEachOnceReadBackInTicketOrder) {
-  SKIP_WITHOUT_MPIRUN();
-  const nlohmann::json out = run_fake(3, "--rows 60");
+// The fake-rank program under a launcher, in each case below, asserted the same whichever
+// launcher started it: `launch(N)` is the command's prefix for N ranks.
+using launcher = std::function<std::string(int)>;
+
+void every_rank_measures_rows_each_once(const launcher& launch) {
+  const nlohmann::json out = run_fake_under(launch(3), "--rows 60");
   ASSERT_FALSE(out.is_null());
   EXPECT_EQ(out.at("ranks"), 3);
   const std::vector<std::string> gpus = {"GPU-fake-rank-0", "GPU-fake-rank-1", "GPU-fake-rank-2"};
@@ -195,10 +240,9 @@ TEST(MpiFake, EveryRankMeasuresRowsEachOnceReadBackInTicketOrder) {
   EXPECT_DOUBLE_EQ(out.at("launch_floor_ms").get<double>(), 0.002);  // asked of rank 2
 }
 
-TEST(MpiFake, ARanksLostGpuRetiresItsLaneAndItsRowRunsElsewhere) {
-  SKIP_WITHOUT_MPIRUN();
+void a_lost_gpus_row_runs_elsewhere(const launcher& launch) {
   // Rank 2's GPU is lost at its fourth row (after the baseline and two rows).
-  const nlohmann::json out = run_fake(3, "--rows 40 --lose 2 3");
+  const nlohmann::json out = run_fake_under(launch(3), "--rows 40 --lose 2 3");
   ASSERT_FALSE(out.is_null());
   check_rows(out, 40);  // the row it was given ran elsewhere: every row once
   const auto lost = out.at("lost").get<std::vector<std::string>>();
@@ -213,13 +257,14 @@ TEST(MpiFake, ARanksLostGpuRetiresItsLaneAndItsRowRunsElsewhere) {
             (std::vector<std::string>{"GPU-fake-rank-0", "GPU-fake-rank-1"}));
 }
 
-TEST(MpiFake, ARankGoneSilentIsLostAndItsRowRunsElsewhere) {
-  SKIP_WITHOUT_MPIRUN();
+// `code`: the launcher's exit status once rank 0 has ended the job (MPI_Abort with 0).
+void a_silent_ranks_row_runs_elsewhere(const launcher& launch, int code) {
   // Rank 1 stops itself (SIGSTOP) at its third row: no record, no heartbeat. After 3 s of
   // silence rank 0 takes it as lost, runs the row elsewhere, writes its file, then ends the job
   // (a stopped rank never reaches MPI_Finalize).
   test::command_result r;
-  const nlohmann::json out = run_fake(3, "--rows 30 --stop 1 2 --silence 3", &r, 0);
+  const nlohmann::json out =
+      run_fake_under(launch(3), "--rows 30 --stop 1 2 --silence 3", &r, code);
   ASSERT_FALSE(out.is_null()) << r.output;
   check_rows(out, 30);
   const auto lost = out.at("lost").get<std::vector<std::string>>();
@@ -229,11 +274,10 @@ TEST(MpiFake, ARankGoneSilentIsLostAndItsRowRunsElsewhere) {
 
 // With a journal, each other rank journals the rows it ran in its own file (PATH.rank<N>), so
 // that --resume knows them should rank 0 be lost before it hears of them.
-TEST(MpiFake, EachOtherRankJournalsTheRowsItRanInItsOwnFile) {
-  SKIP_WITHOUT_MPIRUN();
+void each_other_rank_journals_its_rows(const launcher& launch) {
   test::temp_dir dir("mpi_journal");
   const std::string path = dir.str() + "/journal.log";
-  const nlohmann::json out = run_fake(3, "--rows 40 --journal " + path);
+  const nlohmann::json out = run_fake_under(launch(3), "--rows 40 --journal " + path);
   ASSERT_FALSE(out.is_null());
   check_rows(out, 40);
   std::map<std::string, std::set<std::string>> ran;  // GPU uuid -> the rows it ran
@@ -261,18 +305,37 @@ TEST(MpiFake, EachOtherRankJournalsTheRowsItRanInItsOwnFile) {
             ran["GPU-fake-rank-1"].size() + ran["GPU-fake-rank-2"].size());
 }
 
-// The kernlab binary under mpirun, with no GPU here.
-test::command_result run_kernlab_mpi(int ranks, const std::string& args) {
-  return test::run_command(mpirun(ranks) + KERNLAB_BINARY + " --config /dev/null --kernels-dir " +
+TEST(MpiFake, EveryRankMeasuresRowsEachOnceReadBackInTicketOrder) {
+  SKIP_WITHOUT_MPIRUN();
+  every_rank_measures_rows_each_once(mpirun);
+}
+
+TEST(MpiFake, ARanksLostGpuRetiresItsLaneAndItsRowRunsElsewhere) {
+  SKIP_WITHOUT_MPIRUN();
+  a_lost_gpus_row_runs_elsewhere(mpirun);
+}
+
+TEST(MpiFake, ARankGoneSilentIsLostAndItsRowRunsElsewhere) {
+  SKIP_WITHOUT_MPIRUN();
+  a_silent_ranks_row_runs_elsewhere(mpirun, 0);
+}
+
+TEST(MpiFake, EachOtherRankJournalsTheRowsItRanInItsOwnFile) {
+  SKIP_WITHOUT_MPIRUN();
+  each_other_rank_journals_its_rows(mpirun);
+}
+
+// The kernlab binary under a launcher, with no GPU here.
+test::command_result run_kernlab_under(const std::string& launch, const std::string& args) {
+  return test::run_command(launch + KERNLAB_BINARY + " --config /dev/null --kernels-dir " +
                            test::kernels_dir() + " " + args);
 }
 
-TEST(MpiKernlab, OnlyRankZeroPrintsAndWritesAndTheOtherRanksStop) {
-  SKIP_WITHOUT_MPIRUN();
+void only_rank_zero_prints_and_writes(const launcher& launch) {
   test::temp_dir dir("mpi_kernlab");
   const std::string json = dir.str() + "/run.json";
-  const auto r = run_kernlab_mpi(
-      2, "--compile-only --no-plugins --variant reduce5 --block 256 --json " + json);
+  const auto r = run_kernlab_under(
+      launch(2), "--compile-only --no-plugins --variant reduce5 --block 256 --json " + json);
   ASSERT_EQ(r.code, 0) << r.output;
   const auto results = nlohmann::json::parse(test::read_file(json));
   EXPECT_TRUE(results.contains("reproducibility")) << results.dump();
@@ -286,30 +349,159 @@ TEST(MpiKernlab, OnlyRankZeroPrintsAndWritesAndTheOtherRanksStop) {
       << r.output;
 }
 
-TEST(MpiKernlab, DevicesUnderMpirunIsAUsageError) {
-  SKIP_WITHOUT_MPIRUN();
-  const auto r = run_kernlab_mpi(2, "--no-plugins --variant reduce5 --devices all");
+void devices_is_a_usage_error(const launcher& launch) {
+  const auto r = run_kernlab_under(launch(2), "--no-plugins --variant reduce5 --devices all");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("--devices: under mpirun or srun (2 ranks) each rank runs on one GPU"),
             std::string::npos)
       << r.output;
 }
 
-TEST(MpiKernlab, AKernlabWithoutTheTransportRefusesSeveralRanks) {
-  SKIP_WITHOUT_MPIRUN();
+void without_the_transport_several_ranks_are_refused(const launcher& launch) {
   test::temp_dir dir("mpi_none");
   const auto copy = dir.path() / "kernlab";
   std::filesystem::copy_file(KERNLAB_BINARY, copy);
-  const auto r = test::run_command(mpirun(2) + copy.string() + " --version");
+  const auto r = test::run_command(launch(2) + copy.string() + " --version");
   EXPECT_NE(r.code, 0) << r.output;
   EXPECT_EQ(test::count_of(r.output, "this kernlab has no MPI transport"), 1u) << r.output;
+}
+
+TEST(MpiKernlab, OnlyRankZeroPrintsAndWritesAndTheOtherRanksStop) {
+  SKIP_WITHOUT_MPIRUN();
+  only_rank_zero_prints_and_writes(mpirun);
+}
+
+TEST(MpiKernlab, DevicesUnderMpirunIsAUsageError) {
+  SKIP_WITHOUT_MPIRUN();
+  devices_is_a_usage_error(mpirun);
+}
+
+TEST(MpiKernlab, AKernlabWithoutTheTransportRefusesSeveralRanks) {
+  SKIP_WITHOUT_MPIRUN();
+  without_the_transport_several_ranks_are_refused(mpirun);
+}
+
+// Slurm's srun, when a Slurm answers on this machine (scripts/slurm_local.sh starts a one-node
+// one; docs/results/2026-11-26-slurm-local). --overcommit: three tasks on a 2-core node, as
+// mpirun's --oversubscribe; --immediate and timeout: a Slurm that cannot run the step now fails
+// the test instead of queueing it for ever.
+std::string srun_with(const std::string& mpi, int ranks) {
+  return "timeout 300 srun --immediate=60 --overcommit --mpi=" + mpi + " -n " +
+         std::to_string(ranks) + " ";
+}
+
+std::string srun(int ranks) { return srun_with("pmix", ranks); }
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  return s;
+}
+
+// Why the srun tests cannot run here; "" when srun is on PATH, slurmctld answers, srun offers
+// PMIx, and sinfo reports a node idle or mixed within 10 s. Where Slurm is installed but not
+// running (CI on a developer's machine), scontrol ping says so at once (sinfo would retry 9 s).
+const std::string& why_no_slurm() {
+  static const std::string why = []() -> std::string {
+    if (test::run_command("command -v srun").code != 0) return "srun is not on PATH";
+    const auto ping = test::run_command("timeout 5 scontrol ping");
+    if (ping.code != 0)
+      return "slurmctld does not answer (scontrol ping: " +
+             trimmed(ping.output.substr(0, ping.output.find('\n'))) + ")";
+    const auto ready = test::run_command(
+        "timeout 10 sh -c 'until sinfo -h -o %T 2>/dev/null | grep -qxE \"idle|mixed\"; do "
+        "sleep 0.5; done'");
+    if (ready.code != 0) {
+      const auto state = test::run_command("timeout 5 sinfo -h -o %T");
+      return "no node idle or mixed within 10 s (sinfo -h -o %T: " + trimmed(state.output) + ")";
+    }
+    const auto plugins = test::run_command("timeout 10 srun --mpi=list");
+    if (plugins.output.find("pmix") == std::string::npos)
+      return "srun offers no pmix plugin (srun --mpi=list: " + trimmed(plugins.output) + ")";
+    return "";
+  }();
+  return why;
+}
+
+#define SKIP_WITHOUT_SLURM()                          \
+  if (!why_no_slurm().empty())                        \
+  GTEST_SKIP() << "no Slurm here: " << why_no_slurm() \
+               << " (scripts/slurm_local.sh starts a one-node Slurm)"
+
+TEST(MpiSrunFake, EveryRankMeasuresRowsEachOnceReadBackInTicketOrder) {
+  SKIP_WITHOUT_SLURM();
+  every_rank_measures_rows_each_once(srun);
+}
+
+TEST(MpiSrunFake, ARanksLostGpuRetiresItsLaneAndItsRowRunsElsewhere) {
+  SKIP_WITHOUT_SLURM();
+  a_lost_gpus_row_runs_elsewhere(srun);
+}
+
+// Rank 0's MPI_Abort(0) ends the job as under mpirun, but slurmstepd ends the stopped rank with
+// SIGKILL, and srun's status is then 128 + 9 however rank 0 ended: the file is complete all the
+// same.
+TEST(MpiSrunFake, ARankGoneSilentIsLostAndItsRowRunsElsewhere) {
+  SKIP_WITHOUT_SLURM();
+  a_silent_ranks_row_runs_elsewhere(srun, 137);
+}
+
+TEST(MpiSrunFake, EachOtherRankJournalsTheRowsItRanInItsOwnFile) {
+  SKIP_WITHOUT_SLURM();
+  each_other_rank_journals_its_rows(srun);
+}
+
+TEST(MpiSrunKernlab, OnlyRankZeroPrintsAndWritesAndTheOtherRanksStop) {
+  SKIP_WITHOUT_SLURM();
+  only_rank_zero_prints_and_writes(srun);
+}
+
+TEST(MpiSrunKernlab, DevicesUnderSrunIsAUsageError) {
+  SKIP_WITHOUT_SLURM();
+  devices_is_a_usage_error(srun);
+}
+
+TEST(MpiSrunKernlab, AKernlabWithoutTheTransportRefusesSeveralRanks) {
+  SKIP_WITHOUT_SLURM();
+  without_the_transport_several_ranks_are_refused(srun);
+}
+
+// A measuring run on a machine with no CUDA driver: the same outcome and exit code as with one
+// kernlab, said once, by rank 0, and no file.
+TEST(MpiSrunKernlab, NoGpuIsSaidOnceByRankZero) {
+  SKIP_WITHOUT_SLURM();
+  if (void* cuda = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    ::dlclose(cuda);
+    GTEST_SKIP() << "a CUDA driver is here: this test is for a machine without one";
+  }
+  test::temp_dir dir("mpi_srun_nogpu");
+  const std::string json = dir.str() + "/run.json";
+  const auto r =
+      run_kernlab_under(srun(2), "--no-plugins --family reduce --size 1000 --json " + json);
+  EXPECT_EQ(r.code, 3) << r.output;  // exit_code::no_device
+  EXPECT_EQ(test::count_of(r.output, "no CUDA driver/device"), 1u) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(json));
+}
+
+// srun with no MPI plugin starts the tasks as independent processes: kernlab refuses, said once
+// (by the task whose SLURM_PROCID is 0), instead of running the whole command in each.
+TEST(MpiSrunKernlab, SrunWithNoMpiPluginIsRefusedOnce) {
+  SKIP_WITHOUT_SLURM();
+  test::temp_dir dir("mpi_srun_none");
+  const std::string json = dir.str() + "/run.json";
+  const auto r =
+      run_kernlab_under(srun_with("none", 2),
+                        "--compile-only --no-plugins --variant reduce5 --block 256 --json " + json);
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_EQ(test::count_of(r.output, "tasks with no MPI plugin"), 1u) << r.output;
+  EXPECT_EQ(test::count_of(r.output, "reduce.reduce5"), 0u) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(json));
 }
 
 #else
 
 TEST(MpiFake, SkippedWithoutMpi) {
   GTEST_SKIP() << "kernlab was built without MPI (KERNLAB_MPI; install libopenmpi-dev and "
-                  "openmpi-bin, then reconfigure): the mpirun tests need it";
+                  "openmpi-bin, then reconfigure): the mpirun and srun tests need it";
 }
 
 #endif

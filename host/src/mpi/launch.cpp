@@ -1,5 +1,6 @@
 // How the launcher started this process: read from the environment, with no MPI call, so that
-// a build without MPI can refuse a start by mpirun or srun (world_none.cpp).
+// a kernlab without the MPI transport, or srun's tasks with no MPI plugin, can refuse to run the
+// command once per rank (world::join).
 #include "mpi/world.hpp"
 
 #include <cstdlib>
@@ -35,6 +36,13 @@ launch_info detect_launch() {
     out.source = "PMI_SIZE";
     out.size = env_int("PMI_SIZE", 0);
     out.rank = env_int("PMI_RANK", 0);
+  } else if (std::getenv("SLURM_STEP_NUM_TASKS")) {
+    // srun with no MPI plugin (--mpi=none, Slurm's own MpiDefault): the tasks of a step, which
+    // have no PMI to join one job with; world::join refuses them. A batch script or salloc's
+    // shell has no SLURM_STEP_NUM_TASKS: only srun's tasks do.
+    out.source = "SLURM_STEP_NUM_TASKS";
+    out.size = env_int("SLURM_STEP_NUM_TASKS", 0);
+    out.rank = env_int("SLURM_PROCID", 0);
   }
   if (local < 0) local = env_int("SLURM_LOCALID", env_int("MPI_LOCALRANKID", -1));
   out.local_rank = local;

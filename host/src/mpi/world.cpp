@@ -371,6 +371,13 @@ std::unique_ptr<world> world::join(int& argc, char**& argv,
   const launch_info l = detect_launch();
   if (l.size == 0 || l.size == 1) return nullptr;
   if (the_world) throw std::logic_error("mpi::world::join: joined already");
+  if (l.source == "SLURM_STEP_NUM_TASKS")
+    throw std::runtime_error(
+        "srun started " + std::to_string(l.size) +
+        " tasks with no MPI plugin (srun --mpi=none, or the cluster's MpiDefault), so they cannot "
+        "join one run: each would run the whole command and write the same files; start them "
+        "with srun --mpi=pmix (srun --mpi=list shows the plugins), or run one kernlab with "
+        "--devices");
   if (!api) api = load_transport(transports);
   check(api->init(&argc, &argv), "MPI_Init_thread");
   auto p = std::make_unique<impl>();

@@ -27,8 +27,9 @@
 namespace kl::mpi {
 
 /// What the launcher's environment says: the world's size (0 when kernlab was not started by
-/// mpirun or srun with an MPI plugin) and this process's rank and local rank, and which variables
-/// said so ("OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE").
+/// mpirun or srun) and this process's rank and local rank, and which variables said so
+/// ("OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"; "SLURM_STEP_NUM_TASKS" for srun with no MPI
+/// plugin, whose tasks cannot join one job).
 struct launch_info {
   int size = 0;
   int rank = 0;
@@ -49,7 +50,8 @@ class world {
   /// Joins the job (MPI_Init_thread) when started by mpirun or srun with two or more ranks;
   /// nullptr otherwise (one rank is a run like any other). The MPI library is the first of
   /// `transports` (paths of libkernlab_mpi.so) that exists; when none does, or it cannot be
-  /// loaded, throws std::runtime_error saying why. At most one world per process.
+  /// loaded, or srun started the ranks with no MPI plugin (--mpi=none), throws
+  /// std::runtime_error saying why. At most one world per process.
   static std::unique_ptr<world> join(int& argc, char**& argv,
                                      const std::vector<std::string>& transports);
   /// The joined world, or nullptr.
