@@ -5,11 +5,13 @@
 // which left, and how many rows each ran.
 //
 //   mpirun -np 3 kernlab_mpi_fake_rank OUT [--rows N] [--lose RANK AFTER] [--stop RANK AFTER]
-//                                          [--silence S] [--journal PATH]
+//                                          [--silence S] [--journal PATH] [--exit CODE]
 // --lose: that rank's GPU is lost after AFTER rows (its executor throws device_lost_error).
 // --stop: that rank stops itself (SIGSTOP) at its row AFTER, so it never answers again.
 // --journal: each row carries its name as its journal key, and every other rank journals the rows
 // it runs in its file of journal PATH (PATH.rank<N>), as kernlab's ranks do.
+// --exit: rank 0 ends with CODE (as kernlab ends with its command's), which the launcher returns
+// even when a lost rank makes rank 0 end the job with MPI_Abort.
 #include "exec/record_json.hpp"
 #include "mpi/world.hpp"
 #include "runner/device_pool.hpp"
@@ -99,6 +101,7 @@ int main(int argc, char** argv) {
   int rows = 40, lose_rank = -1, lose_after = -1, stop_rank = -1, stop_at = -1;
   double silence_s = 60;
   mpi::world::rank_journal journal;
+  int exit_code = 0;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--rows" && i + 1 < argc) {
@@ -113,6 +116,8 @@ int main(int argc, char** argv) {
       silence_s = std::atof(argv[++i]);
     } else if (a == "--journal" && i + 1 < argc) {
       journal.path = argv[++i];
+    } else if (a == "--exit" && i + 1 < argc) {
+      exit_code = std::atoi(argv[++i]);
     }
   }
   const int rank = world->rank();
@@ -157,5 +162,6 @@ int main(int argc, char** argv) {
     out["ranks"] = world->size();
   }
   std::ofstream(out_path) << out.dump(1) << "\n";
-  return 0;
+  world->set_exit_code(exit_code);
+  return exit_code;
 }

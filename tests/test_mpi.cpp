@@ -257,14 +257,15 @@ void a_lost_gpus_row_runs_elsewhere(const launcher& launch) {
             (std::vector<std::string>{"GPU-fake-rank-0", "GPU-fake-rank-1"}));
 }
 
-// `code`: the launcher's exit status once rank 0 has ended the job (MPI_Abort with 0).
+// `code`: the launcher's exit status once rank 0 has ended the job with MPI_Abort, with its own
+// exit code (5 here, as a command with failed rows ends with 1).
 void a_silent_ranks_row_runs_elsewhere(const launcher& launch, int code) {
   // Rank 1 stops itself (SIGSTOP) at its third row: no record, no heartbeat. After 3 s of
   // silence rank 0 takes it as lost, runs the row elsewhere, writes its file, then ends the job
   // (a stopped rank never reaches MPI_Finalize).
   test::command_result r;
   const nlohmann::json out =
-      run_fake_under(launch(3), "--rows 30 --stop 1 2 --silence 3", &r, code);
+      run_fake_under(launch(3), "--rows 30 --stop 1 2 --silence 3 --exit 5", &r, code);
   ASSERT_FALSE(out.is_null()) << r.output;
   check_rows(out, 30);
   const auto lost = out.at("lost").get<std::vector<std::string>>();
@@ -317,7 +318,7 @@ TEST(MpiFake, ARanksLostGpuRetiresItsLaneAndItsRowRunsElsewhere) {
 
 TEST(MpiFake, ARankGoneSilentIsLostAndItsRowRunsElsewhere) {
   SKIP_WITHOUT_MPIRUN();
-  a_silent_ranks_row_runs_elsewhere(mpirun, 0);
+  a_silent_ranks_row_runs_elsewhere(mpirun, 5);
 }
 
 TEST(MpiFake, EachOtherRankJournalsTheRowsItRanInItsOwnFile) {
@@ -437,12 +438,12 @@ TEST(MpiSrunFake, ARanksLostGpuRetiresItsLaneAndItsRowRunsElsewhere) {
   a_lost_gpus_row_runs_elsewhere(srun);
 }
 
-// Rank 0's MPI_Abort(0) ends the job as under mpirun, but slurmstepd ends the stopped rank with
-// SIGKILL, and srun's status is then 128 + 9 however rank 0 ended: the file is complete all the
-// same.
+// Rank 0's MPI_Abort ends the job as under mpirun, and srun returns its code (5). (Had rank 0
+// ended with 0, srun would return 137: slurmstepd ends the stopped rank with SIGKILL, and a
+// status of 0 does not hide that. The file is complete all the same.)
 TEST(MpiSrunFake, ARankGoneSilentIsLostAndItsRowRunsElsewhere) {
   SKIP_WITHOUT_SLURM();
-  a_silent_ranks_row_runs_elsewhere(srun, 137);
+  a_silent_ranks_row_runs_elsewhere(srun, 5);
 }
 
 TEST(MpiSrunFake, EachOtherRankJournalsTheRowsItRanInItsOwnFile) {

@@ -69,20 +69,24 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (world && world->rank() != 0) return kl::app::serve_rank(argc, argv, *world);
-  try {
-    return run(argc, argv);
-  } catch (const kl::usage_error& e) {
-    std::cerr << "kernlab: " << e.what() << "\n(kernlab --help lists the options)\n";
-    return kl::exit_code::usage;
-  } catch (const kl::cuda::no_device_error& e) {
-    std::cerr << "kernlab: " << e.what() << "\n"
-              << "(--list and --compile-only work without a GPU)\n";
-    return kl::exit_code::no_device;
-  } catch (const kl::io_error& e) {
-    std::cerr << "kernlab: error: " << e.what() << "\n";
-    return kl::exit_code::io;
-  } catch (const std::exception& e) {
-    std::cerr << "kernlab: error: " << e.what() << "\n";
-    return 1;
-  }
+  const int code = [&] {
+    try {
+      return run(argc, argv);
+    } catch (const kl::usage_error& e) {
+      std::cerr << "kernlab: " << e.what() << "\n(kernlab --help lists the options)\n";
+      return kl::exit_code::usage;
+    } catch (const kl::cuda::no_device_error& e) {
+      std::cerr << "kernlab: " << e.what() << "\n"
+                << "(--list and --compile-only work without a GPU)\n";
+      return kl::exit_code::no_device;
+    } catch (const kl::io_error& e) {
+      std::cerr << "kernlab: error: " << e.what() << "\n";
+      return kl::exit_code::io;
+    } catch (const std::exception& e) {
+      std::cerr << "kernlab: error: " << e.what() << "\n";
+      return 1;
+    }
+  }();
+  if (world) world->set_exit_code(code);  // the launcher's, should the job end in MPI_Abort
+  return code;
 }

@@ -111,6 +111,7 @@ struct world::impl {
   std::vector<char> done, lost;
   std::map<int, message> hellos;
   bool lost_any = false;
+  int exit_code = 0;  // rank 0: the command's, for MPI_Abort
 
   // A message on its way out: the bytes stay alive until the send completes.
   struct outgoing {
@@ -399,6 +400,8 @@ std::unique_ptr<world> world::join(int& argc, char**& argv,
 
 world* world::current() { return the_world; }
 
+void world::set_exit_code(int code) { impl_->exit_code = code; }
+
 world::world(std::unique_ptr<impl> p) : impl_(std::move(p)) {}
 
 world::~world() {
@@ -411,8 +414,9 @@ world::~world() {
   the_world = nullptr;
   if (impl_->lost_any) {
     // A rank that stopped answering may never reach MPI_Finalize, which waits for every rank:
-    // rank 0 has written what it had to, so it ends the job instead of waiting for ever.
-    api->abort(0);
+    // rank 0 has written what it had to, so it ends the job instead of waiting for ever, with
+    // the command's exit code (failed rows, say), which the launcher returns.
+    api->abort(impl_->exit_code);
   }
   api->finalize();
 }

@@ -56,8 +56,12 @@ class world {
                                      const std::vector<std::string>& transports);
   /// The joined world, or nullptr.
   static world* current();
-  /// Rank 0 first tells every rank still serving to stop; then MPI_Finalize.
+  /// Rank 0 first tells every rank still serving to stop; then MPI_Finalize, or, when a rank was
+  /// lost (it may never reach MPI_Finalize), MPI_Abort with the exit code set_exit_code() gave.
   ~world();
+  /// Rank 0: the command's exit code, for the launcher to return should the job end with
+  /// MPI_Abort (a lost rank); mpirun and srun return it.
+  void set_exit_code(int code);
   world(const world&) = delete;
   world& operator=(const world&) = delete;
 
