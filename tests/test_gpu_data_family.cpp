@@ -170,6 +170,54 @@ TEST(GpuTensorMaps, TheTmaTransposePassesWhereTheTmaCanCopyAndSaysWhyNotElsewher
   EXPECT_EQ(skipped, 1) << got.text;
 }
 
+// A kernel whose signature does not match the family's [kernel] args (a parameter missing, or
+// one of another size) fails its row with what is wrong, before the launch: the driver is not
+// left to read past the arguments (a crashed worker) nor the kernel to read garbage.
+TEST(GpuDataFamily, AKernelWhoseSignatureDoesNotMatchTheArgsFailsSayingWhy) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("signature_gpu");
+  const std::string head =
+      "/* kernlab\nfamily: transpose\nentry: K<T>\nblocks: 256\n"
+      "block_dims: 32, 8\ngrid_dims: ceil_div(COLS, 32), ceil_div(ROWS, 8)\n*/\n";
+  const std::string body =
+      "{\n  const int r = blockIdx.y * 8 + threadIdx.y, c = blockIdx.x * 32 + threadIdx.x;\n"
+      "  if (r < rows && c < cols) out[(long long)c * rows + r] = in[(long long)r * cols + "
+      "c];\n}\n";
+  auto kernel = [&](const std::string& name, const std::string& params, const std::string& fix) {
+    std::string h = head;
+    h.replace(h.find("K<T>"), 1, name);
+    dir.write("transpose/" + name + ".cu", h + "template <typename T>\n__global__ void " + name +
+                                               "(" + params + ")\n" + fix + body);
+  };
+  kernel("short_sig", "const T* in, T* out, int rows", "#define cols rows\n");
+  kernel("wide_sig", "const T* in, T* out, long long rows, long long cols", "");
+  kernel("good_sig", "const T* in, T* out, int rows, int cols", "");
+  const std::string json = dir.str() + "/run.json";
+  const auto r = test::run_kernlab("--kernels-dir " + test::kernels_dir() + " --kernels-dir " +
+                                   dir.str() + " --family transpose --variant " +
+                                   "short_sig,wide_sig,good_sig --block 256 --shape 65x33 --json " +
+                                   json + quick);
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_EQ(r.output.find("worker restart"), std::string::npos) << r.output;  // nothing crashed
+  const run_records got = read_records(json);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& rec : got.records) by_name[rec.at("variant").at("name")] = rec;
+  EXPECT_EQ(by_name["good_sig"].at("outcome"), "passed") << got.text;
+  EXPECT_EQ(by_name["short_sig"].at("outcome"), "failed") << got.text;
+  EXPECT_NE(by_name["short_sig"].at("message").get<std::string>().find(
+                "transpose.short_sig: the kernel takes 3 parameters, "),
+            std::string::npos)
+      << got.text;
+  EXPECT_NE(by_name["short_sig"].at("message").get<std::string>().find("[kernel] args gives 4"),
+            std::string::npos)
+      << got.text;
+  EXPECT_EQ(by_name["wide_sig"].at("outcome"), "failed") << got.text;
+  EXPECT_NE(by_name["wide_sig"].at("message").get<std::string>().find(
+                "the kernel's parameter 3 is 8 bytes"),
+            std::string::npos)
+      << got.text;
+}
+
 // Each shipped data family at shapes that catch boundary mistakes: 1, primes, a tile +- 1, long
 // thin rows and columns; every row passes or is skipped with a reason, none fails.
 struct shipped_case {

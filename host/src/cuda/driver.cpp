@@ -27,6 +27,8 @@ driver load_driver() {
                           "; the driver is older than the CUDA 12 API kernlab needs");
   KL_DRIVER_FUNCTIONS(KL_DRIVER_RESOLVE)
 #undef KL_DRIVER_RESOLVE
+  d.cuFuncGetParamInfo =
+      reinterpret_cast<decltype(d.cuFuncGetParamInfo)>(dlsym(handle, "cuFuncGetParamInfo"));
   // The handle stays open for the life of the process: the driver cannot be unloaded safely.
 
   if (CUresult rc = d.cuInit(0); rc != CUDA_SUCCESS) {

@@ -65,6 +65,8 @@ struct driver {
 #define KL_DRIVER_MEMBER(fn) decltype(&::fn) fn = nullptr;
   KL_DRIVER_FUNCTIONS(KL_DRIVER_MEMBER)
 #undef KL_DRIVER_MEMBER
+  /// Optional (drivers from CUDA 12.4 on): null when the driver lacks it.
+  decltype(&::cuFuncGetParamInfo) cuFuncGetParamInfo = nullptr;
 
   /// Loads and initialises the driver once; throws no_device_error when there is none.
   static const driver& get();

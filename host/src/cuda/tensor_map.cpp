@@ -69,4 +69,17 @@ tensor_map encode_tensor_map(const tensor_map_request& r) {
   return out;
 }
 
+std::vector<std::size_t> kernel_parameter_sizes(CUfunction f) {
+  const driver& d = driver::get();
+  std::vector<std::size_t> out;
+  if (!d.cuFuncGetParamInfo) return out;
+  for (std::size_t i = 0;; ++i) {
+    std::size_t offset = 0, size = 0;
+    const CUresult rc = d.cuFuncGetParamInfo(f, i, &offset, &size);
+    if (rc == CUDA_ERROR_INVALID_VALUE) return out;  // past the last parameter
+    if (rc != CUDA_SUCCESS) return {};               // cannot say
+    out.push_back(size);
+  }
+}
+
 }  // namespace kl::cuda

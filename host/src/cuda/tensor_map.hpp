@@ -38,4 +38,9 @@ std::string tensor_map_problem(const tensor_map_request& r);
 /// tensor_map_problem()'s reason, or cuda_error when the driver refuses it anyway.
 tensor_map encode_tensor_map(const tensor_map_request& r);
 
+/// The sizes in bytes of a kernel's parameters, in order; empty when the driver cannot say
+/// (cuFuncGetParamInfo came with CUDA 12.4). Lets a launch check the arguments it packs against
+/// the kernel's signature instead of letting the driver read past them.
+std::vector<std::size_t> kernel_parameter_sizes(CUfunction f);
+
 }  // namespace kl::cuda

@@ -700,6 +700,27 @@ class argument_pack {
   void add_tensor_map(const cuda::tensor_map& m) {
     maps_.push_back(m);
     order_.push_back({true, maps_.size() - 1});
+    sizes_.push_back(sizeof m.bytes);
+  }
+  /// Throws std::runtime_error when the arguments do not fit kernel `f`'s parameters (how many,
+  /// and each one's size), naming `what` packs them: a mismatched signature would have the driver
+  /// read past the arguments (a crash) or the kernel read garbage. Nothing when the driver cannot
+  /// say.
+  void check_against(CUfunction f, const std::string& variant, const std::string& what) const {
+    const std::vector<std::size_t> params = cuda::kernel_parameter_sizes(f);
+    if (params.empty() && !sizes_.empty()) return;
+    std::string why;
+    if (params.size() != sizes_.size()) {
+      why = "the kernel takes " + std::to_string(params.size()) + " parameters, " + what +
+            " gives " + std::to_string(sizes_.size());
+    } else {
+      for (std::size_t i = 0; i < params.size() && why.empty(); ++i)
+        if (params[i] != sizes_[i])
+          why = "the kernel's parameter " + std::to_string(i + 1) + " is " +
+                std::to_string(params[i]) + " bytes, " + what + " gives " +
+                std::to_string(sizes_[i]) + " bytes there";
+    }
+    if (!why.empty()) throw std::runtime_error(variant + ": " + why + "; make its signature match");
   }
   void add_pointer(CUdeviceptr p) { push(&p, sizeof p); }
   void add_scalar(std::int64_t v, const std::string& type) {
@@ -730,10 +751,12 @@ class argument_pack {
     std::memcpy(&slot, p, n);
     slots_.push_back(slot);
     order_.push_back({false, slots_.size() - 1});
+    sizes_.push_back(n);
   }
   std::vector<std::uint64_t> slots_;
   std::vector<cuda::tensor_map> maps_;
   std::vector<std::pair<bool, std::size_t>> order_;  // (a tensor map?, its index)
+  std::vector<std::size_t> sizes_;                   // each argument's bytes
   std::vector<void*> ptrs_;
 };
 
@@ -1130,6 +1153,9 @@ class source_op final : public operation {
       throw not_supported(e.what());  // e.g. a grid past CUDA's limits for a huge shape
     }
     for (const auto& t : v.tensor_maps) args_.add_tensor_map(p.tensor_map(t, v, k.block));
+    args_.check_against(k.function, v.qualified_name(),
+                        p.family().spec().path + "'s [kernel] args" +
+                            (v.tensor_maps.empty() ? "" : " and the header's tensor_maps"));
   }
   void enqueue(CUstream stream) override {
     problem_.zero_workspaces(stream);
@@ -1245,6 +1271,10 @@ class passes_op final : public operation {
         KL_CU(cuMemsetD8Async(workspaces_.back().get(), 0, workspaces_.back().bytes(), nullptr));
         pack.add_pointer(workspaces_.back().get());
       }
+      if (i == 0)
+        pack.check_against(k.function, v.qualified_name(),
+                           s.path + "'s [kernel] args" +
+                               (v.workspace.empty() ? "" : " and the header's workspace"));
       packs_.push_back(std::move(pack));
     }
     cuda::synchronize_context();
@@ -1369,6 +1399,8 @@ class data_pipeline_problem final : public pipeline_problem {
       for (const auto& b : buffers_)
         if (b.name == a.buffer) out->args.add_pointer(b.device + first * b.bytes_per_unit);
     }
+    if (first == 0)
+      out->args.check_against(k.function, v.qualified_name(), fam.spec().path + "'s [kernel] args");
     return out;
   }
 
