@@ -170,6 +170,68 @@ TEST(GpuTensorMaps, TheTmaTransposePassesWhereTheTmaCanCopyAndSaysWhyNotElsewher
   EXPECT_EQ(skipped, 1) << got.text;
 }
 
+// A header's scratch buffers reach the kernel after the family's arguments, in order, each zeroed
+// before every launch (the kernel marks what it saw, so a second launch on unzeroed scratch gives
+// a wrong answer after timing); a tensor map may name one, and a map larger than its scratch is
+// refused before the launch.
+TEST(GpuDataFamily, ScratchIsPassedInOrderAndZeroedBeforeEveryLaunch) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("scratch_gpu");
+  const std::string head =
+      "/* kernlab\nfamily: transpose\nentry: K<T>\nblocks: 256\nblock_dims: 32, 8\n"
+      "grid_dims: ceil_div(COLS, 32), ceil_div(ROWS, 8)\n"
+      "scratch: int32 seen[ROWS * COLS]; T staged[ROWS * COLS]\n";
+  const std::string body =
+      "struct alignas(64) map128 { unsigned long long bytes[16]; };\n"
+      "template <typename T>\n__global__ void K(const T* in, T* out, int rows, int cols, int* "
+      "seen, T* staged, const __grid_constant__ map128 m) {\n"
+      "  const int r = blockIdx.y * 8 + threadIdx.y, c = blockIdx.x * 32 + threadIdx.x;\n"
+      "  if (r >= rows || c >= cols) return;\n"
+      "  const long long i = (long long)r * cols + c;\n"
+      "  staged[i] = in[i];\n"
+      "  out[(long long)c * rows + r] = seen[i] == 0 ? staged[i] : staged[i] + T(1);\n"
+      "  seen[i] = 1;\n}\n";
+  auto kernel = [&](const std::string& name, const std::string& map) {
+    std::string h = head + "tensor_maps: " + map + "\n*/\n";
+    h.replace(h.find("K<T>"), 1, name);
+    std::string b = body;
+    b.replace(b.find("void K("), 7, "void " + name + "(");
+    dir.write("transpose/" + name + ".cu", h + b);
+  };
+  kernel("scratch_ok", "staged[ROWS][COLS] box [8][32]");
+  kernel("scratch_big_map", "staged[ROWS][COLS * 2] box [8][32]");
+  const std::string json = dir.str() + "/run.json";
+  const auto r = test::run_kernlab("--kernels-dir " + test::kernels_dir() + " --kernels-dir " +
+                                   dir.str() + " --family transpose --variant " +
+                                   "scratch_ok,scratch_big_map --block 256 --shape 65x36,7x33 "
+                                   "--json " +
+                                   json + quick);
+  EXPECT_EQ(r.code, 0) << r.output;
+  const run_records got = read_records(json);
+  std::map<std::string, std::vector<nlohmann::json>> by_name;
+  for (const auto& rec : got.records) by_name[rec.at("variant").at("name")].push_back(rec);
+  ASSERT_EQ(by_name["scratch_ok"].size(), 2u) << got.text;
+  ASSERT_EQ(by_name["scratch_big_map"].size(), 2u) << got.text;
+  for (const auto& rec : by_name["scratch_ok"]) {
+    if (rec.at("config").at("shape").at(1) == 36) {
+      EXPECT_EQ(rec.at("outcome"), "passed") << rec.dump();
+      continue;
+    }
+    // 7 x 33: rows of 132 bytes, which the TMA cannot copy.
+    EXPECT_EQ(rec.at("outcome"), "skipped") << rec.dump();
+    EXPECT_NE(rec.at("message").get<std::string>().find("tensor map staged: a row is 132 bytes"),
+              std::string::npos)
+        << rec.dump();
+  }
+  for (const auto& rec : by_name["scratch_big_map"]) {
+    EXPECT_EQ(rec.at("outcome"), "skipped") << rec.dump();
+    const std::string m = rec.at("message").get<std::string>();
+    EXPECT_TRUE(m.find("larger than the buffer") != std::string::npos ||
+                m.find("a row is 264 bytes") != std::string::npos)
+        << rec.dump();
+  }
+}
+
 // A kernel whose signature does not match the family's [kernel] args (a parameter missing, or
 // one of another size) fails its row with what is wrong, before the launch: the driver is not
 // left to read past the arguments (a crashed worker) nor the kernel to read garbage.

@@ -140,6 +140,16 @@ INSTANTIATE_TEST_SUITE_P(
                  "/* kernlab\nfamily: reduce\nentry: k\n"
                  "tensor_maps: A[M] box [8]; A[K] box [8]\n*/",
                  4, "tensor_maps: A given twice"},
+        bad_case{"scratch_no_count", "/* kernlab\nfamily: reduce\nentry: k\nscratch: T Ap\n*/", 4,
+                 "scratch: 'T Ap': no [count] after the name"},
+        bad_case{"scratch_no_type", "/* kernlab\nfamily: reduce\nentry: k\nscratch: Ap[8]\n*/", 4,
+                 "scratch: 'Ap[8]': no type first"},
+        bad_case{"scratch_two_counts",
+                 "/* kernlab\nfamily: reduce\nentry: k\nscratch: T Ap[8][8]\n*/", 4,
+                 "the count is not one expression in []"},
+        bad_case{"scratch_twice",
+                 "/* kernlab\nfamily: reduce\nentry: k\nscratch: T a[1]; int32 a[2]\n*/", 4,
+                 "scratch: a given twice"},
         bad_case{"tensor_map_unclosed",
                  "/* kernlab\nfamily: reduce\nentry: k\ntensor_maps: A[M box [8]\n*/", 4,
                  "an unclosed [ in the buffer's dimensions"},
@@ -376,6 +386,31 @@ TEST(TensorMap, ProblemsAreSaidWithTheLimit) {
   r.box = {8};
   r.swizzle = 0;
   EXPECT_EQ(cuda::tensor_map_problem(r), "");
+  r.buffer_bytes = 14;  // the array fits its buffer exactly
+  EXPECT_EQ(cuda::tensor_map_problem(r), "");
+  r.buffer_bytes = 12;  // a header's dimensions larger than the buffer: the TMA would read past it
+  EXPECT_NE(cuda::tensor_map_problem(r).find("the array is 14 bytes, larger than the buffer (12 "
+                                             "bytes)"),
+            std::string::npos)
+      << cuda::tensor_map_problem(r);
+}
+
+// scratch: C-like declarations, each a type, a name and an element count in [].
+TEST(Metadata, Scratch) {
+  const auto h = parse_header(R"(/* kernlab
+family:      matmul_tc
+entry:       k<BLOCK>
+blocks:      384
+scratch:     T Ap[M * (ceil_div(K, 8) * 8)]; int32  arrivals [1]
+tensor_maps: Ap[M][ceil_div(K, 8) * 8] box [128][64] swizzle 128
+*/
+)",
+                              "matmul_tc/k.cu", {"M", "N", "K"});
+  const auto& s = h.descriptor.scratch;
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0], (scratch_spec{"T", "Ap", "M * (ceil_div(K, 8) * 8)"}));
+  EXPECT_EQ(s[1], (scratch_spec{"int32", "arrivals", "1"}));
+  EXPECT_EQ(h.descriptor.tensor_maps.at(0).buffer, "Ap");
 }
 
 // A comma inside parentheses belongs to a function's arguments, not to the list of dimensions.

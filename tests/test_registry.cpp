@@ -189,7 +189,8 @@ TEST_F(Registry, TensorMapsAreCheckedAgainstTheFamily) {
   reg.add_source_dir(dir.str());
   std::map<std::string, std::string> error;
   for (const auto& e : reg.entries()) error[e.descriptor.name] = e.error;
-  EXPECT_NE(error["a"].find("a.cu:5: tensor_maps: C is not a buffer of transpose (in, out)"),
+  EXPECT_NE(error["a"].find("a.cu:5: tensor_maps: C is not a buffer of transpose (in, out) nor "
+                            "of the header's scratch"),
             std::string::npos)
       << error["a"];
   EXPECT_NE(error["b"].find("b.cu:5: tensor_maps: in: in expression 'X': unknown variable 'X'"),
@@ -199,6 +200,38 @@ TEST_F(Registry, TensorMapsAreCheckedAgainstTheFamily) {
   EXPECT_NE(error["d"].find("d.cu:6: tensor_maps: reduce launches its variants in passes"),
             std::string::npos)
       << error["d"];
+}
+
+// scratch: a type the family knows, a name apart from its buffers, a count over the axes and the
+// params, in a family that launches a variant once; a tensor map may name a scratch buffer.
+TEST_F(Registry, ScratchIsCheckedAgainstTheFamily) {
+  const std::string head = "/* kernlab\nfamily: transpose\nentry: k<T>\nblocks: 256\n";
+  dir.write("transpose/a.cu", head + "scratch: T in[8]\n*/\n");
+  dir.write("transpose/b.cu", head + "scratch: half h[8]\n*/\n");
+  dir.write("transpose/c.cu", head + "scratch: int32 n[ROWS * X]\n*/\n");
+  dir.write("transpose/d.cu", head +
+                                  "scratch: T staged[ROWS * ceil_div(COLS, 4) * 4]; int32 n[1]\n"
+                                  "tensor_maps: staged[ROWS][ceil_div(COLS, 4) * 4] box [8][32]\n"
+                                  "*/\n");
+  dir.write("reduce/e.cu",
+            "/* kernlab\nfamily: reduce\nentry: e\nblocks: 128\ntile: BLOCK\n"
+            "scratch: T w[N]\n*/\n");
+  reg.add_source_dir(dir.str());
+  std::map<std::string, std::string> error;
+  for (const auto& e : reg.entries()) error[e.descriptor.name] = e.error;
+  EXPECT_NE(error["a"].find("a.cu:5: scratch: in is already a buffer of transpose"),
+            std::string::npos)
+      << error["a"];
+  EXPECT_NE(error["b"].find("b.cu:5: scratch: h's type 'half' is not T or a dtype"),
+            std::string::npos)
+      << error["b"];
+  EXPECT_NE(error["c"].find("c.cu:5: scratch: n: in expression 'ROWS * X': unknown variable 'X'"),
+            std::string::npos)
+      << error["c"];
+  EXPECT_EQ(error["d"], "");
+  EXPECT_NE(error["e"].find("e.cu:6: scratch: reduce launches its variants in passes"),
+            std::string::npos)
+      << error["e"];
 }
 
 TEST_F(Registry, SelectsByNameWildcardAndQualifiedName) {

@@ -121,6 +121,7 @@ TEST(Worker, APointsDescriptorCrossesTheProtocolWhole) {
   job.variant.named_point = true;
   // A worker launches the kernel with its tensor maps: without them its parameters fall short.
   job.variant.tensor_maps = {{"in", {"N / 64", "64"}, {"1", "BLOCK / 4"}, 64}};
+  job.variant.scratch = {{"T", "staged", "N + 8"}, {"int32", "arrivals", "1"}};
   job.config = {"float32", "sum", 1u << 20, "exact", 7, {}};
   job.block = 256;
   job.cubin = std::string("\0\1cubin", 7);

@@ -26,8 +26,13 @@ std::string tensor_map_problem(const tensor_map_request& r) {
                "aligned; for 16-bit elements, the inner dimension a multiple of 8)";
       if (stride >= (1ull << 40)) return what + "a stride past 2^40 bytes";
     }
-    stride *= d;
+    if (__builtin_mul_overflow(stride, d, &stride)) return what + "the array passes 2^64 bytes";
   }
+  // The dimensions are the header's expressions: an array larger than the buffer would have the
+  // TMA read past it.
+  if (r.buffer_bytes && stride > r.buffer_bytes)
+    return what + "the array is " + std::to_string(stride) + " bytes, larger than the buffer (" +
+           std::to_string(r.buffer_bytes) + " bytes)";
   const std::uint64_t inner = r.box.back() * r.element_bytes;
   if (inner % 16 != 0)
     return what + "the box's inner dimension is " + std::to_string(inner) +

@@ -27,11 +27,12 @@ struct tensor_map_request {
   std::vector<std::uint64_t> dims;  ///< outermost first, as the header writes them
   std::vector<std::uint64_t> box;   ///< elements per box, outermost first
   unsigned swizzle = 0;             ///< bytes: 0 (none), 32, 64 or 128
+  std::size_t buffer_bytes = 0;     ///< what the buffer holds; the array must fit (0: unchecked)
 };
 
-/// Why the TMA cannot copy `r` ("" when it can): a box past 256 elements, rows that are not
-/// 16-byte aligned, a box row wider than the swizzle, and the other limits of
-/// cuTensorMapEncodeTiled. Needs no driver.
+/// Why the TMA cannot copy `r` ("" when it can): an array larger than its buffer, a box past 256
+/// elements, rows that are not 16-byte aligned, a box row wider than the swizzle, and the other
+/// limits of cuTensorMapEncodeTiled. Needs no driver.
 std::string tensor_map_problem(const tensor_map_request& r);
 
 /// Encodes `r` (elements outside the array read as zero). Throws std::invalid_argument with

@@ -87,6 +87,10 @@ variant_descriptor descriptor_from_json(const json& j) {
       d.tensor_maps.push_back(
           {t.at("buffer").get<std::string>(), t.at("dims").get<std::vector<std::string>>(),
            t.at("box").get<std::vector<std::string>>(), t.at("swizzle").get<unsigned>()});
+  if (j.contains("scratch"))
+    for (const auto& t : j.at("scratch"))
+      d.scratch.push_back({t.at("type").get<std::string>(), t.at("name").get<std::string>(),
+                           t.at("count").get<std::string>()});
   return d;
 }
 

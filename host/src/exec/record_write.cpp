@@ -41,6 +41,11 @@ json descriptor_json(const variant_descriptor& d) {
       out["tensor_maps"].push_back(
           {{"buffer", t.buffer}, {"dims", t.dims}, {"box", t.box}, {"swizzle", t.swizzle}});
   }
+  if (!d.scratch.empty()) {
+    out["scratch"] = json::array();
+    for (const auto& t : d.scratch)
+      out["scratch"].push_back({{"type", t.type}, {"name", t.name}, {"count", t.count}});
+  }
   return out;
 }
 

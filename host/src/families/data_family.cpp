@@ -530,7 +530,43 @@ void data_family::check(const parsed_header& h) const {
                                " (it sees the axes, BLOCK, TSIZE and the params)");
     }
   }
-  // Tensor maps: of the family's buffers, in a family that launches each variant once.
+  // Scratch buffers: typed, named apart from the family's buffers, sized by an expression, in a
+  // family that launches each variant once (plan passes has its own `workspace`).
+  const auto is_family_buffer = [&](const std::string& name) {
+    return std::any_of(spec_.buffers.begin(), spec_.buffers.end(),
+                       [&](const buffer_spec& x) { return x.name == name; });
+  };
+  for (const auto& sc : d.scratch) {
+    const int at = h.line_of("scratch");
+    if (passes)
+      throw metadata_error(d.origin_path, at,
+                           "scratch: " + spec_.name +
+                               " launches its variants in passes; a variant's scratch there is "
+                               "its 'workspace' (docs/kernel_contract.md)");
+    if (sc.type != "T" && data_dtype_size(sc.type) == 0)
+      throw metadata_error(d.origin_path, at,
+                           "scratch: " + sc.name + "'s type '" + sc.type +
+                               "' is not T or a dtype (uint8, int32, int64, float16, bfloat16, "
+                               "float32, float64)");
+    if (is_family_buffer(sc.name))
+      throw metadata_error(d.origin_path, at,
+                           "scratch: " + sc.name + " is already a buffer of " + spec_.name + " (" +
+                               spec_.path + ")");
+    for (unsigned block : d.blocks) {
+      auto vars = axis_variables(c);
+      vars["BLOCK"] = block;
+      try {
+        for (const auto& [name, text] : d.params) vars[name] = evaluate(text, vars);
+        evaluate(sc.count, vars);
+      } catch (const expression_error& e) {
+        throw metadata_error(d.origin_path, at,
+                             "scratch: " + sc.name + ": " + e.what() +
+                                 " (the count sees the axes, BLOCK, TSIZE and the params)");
+      }
+    }
+  }
+  // Tensor maps: of the family's buffers or the variant's scratch, in a family that launches
+  // each variant once.
   for (const auto& t : d.tensor_maps) {
     const int at = h.line_of("tensor_maps");
     if (passes)
@@ -538,14 +574,14 @@ void data_family::check(const parsed_header& h) const {
                            "tensor_maps: " + spec_.name +
                                " launches its variants in passes; tensor maps are for families "
                                "that launch a variant once with its [kernel] args");
-    const auto b = std::find_if(spec_.buffers.begin(), spec_.buffers.end(),
-                                [&](const buffer_spec& x) { return x.name == t.buffer; });
-    if (b == spec_.buffers.end()) {
+    const bool scratch = std::any_of(d.scratch.begin(), d.scratch.end(),
+                                     [&](const scratch_spec& x) { return x.name == t.buffer; });
+    if (!is_family_buffer(t.buffer) && !scratch) {
       std::string names;
       for (const auto& x : spec_.buffers) names += (names.empty() ? "" : ", ") + x.name;
-      throw metadata_error(
-          d.origin_path, at,
-          "tensor_maps: " + t.buffer + " is not a buffer of " + spec_.name + " (" + names + ")");
+      throw metadata_error(d.origin_path, at,
+                           "tensor_maps: " + t.buffer + " is not a buffer of " + spec_.name + " (" +
+                               names + ") nor of the header's scratch");
     }
     for (unsigned block : d.blocks) {
       auto vars = axis_variables(c);
@@ -691,6 +727,13 @@ struct data_buffer {
   std::uint64_t count = 0;
   cuda::device_buffer device;
   std::vector<std::uint8_t> host;  // inputs: what was uploaded
+};
+
+// A variant's own scratch buffer (`scratch:`): zeroed before every launch.
+struct scratch_buffer {
+  std::string name, dtype;
+  std::uint64_t count = 0;
+  cuda::device_buffer device;
 };
 
 // Packs kernel arguments: each slot holds a pointer or a scalar, and params[i] points at it;
@@ -860,19 +903,23 @@ class data_problem final : public problem {
   // The tensor map `t` of a variant's header over its buffer, at this problem's size, for `block`
   // threads and the variant's params. Throws not_supported when the TMA cannot copy it (rows that
   // are not 16-byte aligned, say): the row is skipped with the reason.
-  cuda::tensor_map tensor_map(const tensor_map_spec& t, const variant_descriptor& v,
-                              unsigned block) const {
-    auto vars = vars_;
-    vars["BLOCK"] = block;
-    for (const auto& [name, text] : v.params) vars[name] = evaluate(text, vars);
+  // `scratch` is the variant's own (a map may name one of them).
+  cuda::tensor_map tensor_map(const tensor_map_spec& t, const variant_descriptor& v, unsigned block,
+                              const std::vector<scratch_buffer>& scratch) const {
+    const auto vars = launch_variables(v, block);
     cuda::tensor_map_request r;
     r.name = t.buffer;
+    const auto found = [&](CUdeviceptr address, const std::string& dtype, std::size_t bytes) {
+      r.address = address;
+      r.element_bytes = data_dtype_size(dtype);
+      r.type = tensor_map_type(dtype);
+      r.buffer_bytes = bytes;
+    };
     for (const auto& b : buffers_)
-      if (b.spec->name == t.buffer) {
-        r.address = b.device.get();
-        r.element_bytes = data_dtype_size(b.dtype);
-        r.type = tensor_map_type(b.dtype);
-      }
+      if (b.spec->name == t.buffer)
+        found(b.device.get(), b.dtype, b.count * data_dtype_size(b.dtype));
+    for (const auto& b : scratch)
+      if (b.name == t.buffer) found(b.device.get(), b.dtype, b.count * data_dtype_size(b.dtype));
     for (const auto& text : t.dims)
       r.dims.push_back(static_cast<std::uint64_t>(evaluate(text, vars)));
     for (const auto& text : t.box)
@@ -883,6 +930,43 @@ class data_problem final : public problem {
     } catch (const std::invalid_argument& e) {
       throw not_supported(e.what());
     }
+  }
+
+  // The variables of a variant's launch expressions at this problem: the axes, BLOCK and the
+  // params.
+  std::map<std::string, std::int64_t> launch_variables(const variant_descriptor& v,
+                                                       unsigned block) const {
+    auto vars = vars_;
+    vars["BLOCK"] = block;
+    for (const auto& [name, text] : v.params) vars[name] = evaluate(text, vars);
+    return vars;
+  }
+
+  // The variant's scratch buffers (`scratch:`) at this problem's size. Throws not_supported when
+  // one does not fit in the device's free memory.
+  std::vector<scratch_buffer> make_scratch(const variant_descriptor& v, unsigned block) const {
+    const auto vars = launch_variables(v, block);
+    std::vector<scratch_buffer> out;
+    for (const auto& s : v.scratch) {
+      scratch_buffer b;
+      b.name = s.name;
+      b.dtype = s.type == "T" ? config_.dtype : s.type;
+      const std::int64_t n = evaluate(s.count, vars);
+      if (n < 0)
+        throw not_supported("scratch " + s.name + " has " + std::to_string(n) + " elements at " +
+                            config_.describe());
+      b.count = static_cast<std::uint64_t>(n);
+      const std::size_t bytes = std::max<std::size_t>(b.count * data_dtype_size(b.dtype), 4);
+      std::size_t free_bytes = 0, total = 0;
+      KL_CU(cuMemGetInfo(&free_bytes, &total));
+      if (bytes > free_bytes)
+        throw not_supported("scratch " + s.name + " needs " + std::to_string(bytes) +
+                            " bytes, more than the device has free (" + std::to_string(free_bytes) +
+                            ")");
+      b.device = cuda::device_buffer(bytes);
+      out.push_back(std::move(b));
+    }
+    return out;
   }
 
   // Every argument in [kernel] order; `outputs` replaces the out buffers' pointers (the
@@ -1152,13 +1236,18 @@ class source_op final : public operation {
     } catch (const std::invalid_argument& e) {
       throw not_supported(e.what());  // e.g. a grid past CUDA's limits for a huge shape
     }
-    for (const auto& t : v.tensor_maps) args_.add_tensor_map(p.tensor_map(t, v, k.block));
+    scratch_ = p.make_scratch(v, k.block);
+    for (const auto& b : scratch_) args_.add_pointer(b.device.get());
+    for (const auto& t : v.tensor_maps) args_.add_tensor_map(p.tensor_map(t, v, k.block, scratch_));
+    std::string header_args;
+    if (!v.scratch.empty()) header_args += " and the header's scratch";
+    if (!v.tensor_maps.empty()) header_args += " and the header's tensor_maps";
     args_.check_against(k.function, v.qualified_name(),
-                        p.family().spec().path + "'s [kernel] args" +
-                            (v.tensor_maps.empty() ? "" : " and the header's tensor_maps"));
+                        p.family().spec().path + "'s [kernel] args" + header_args);
   }
   void enqueue(CUstream stream) override {
     problem_.zero_workspaces(stream);
+    for (auto& b : scratch_) KL_CU(cuMemsetD8Async(b.device.get(), 0, b.device.bytes(), stream));
     KL_CU(cuLaunchKernel(kernel_.function, dims_.grid[0], dims_.grid[1], dims_.grid[2],
                          dims_.block[0], dims_.block[1], dims_.block[2],
                          kernel_.dynamic_shared_bytes, stream, args_.params(), nullptr));
@@ -1169,6 +1258,7 @@ class source_op final : public operation {
  private:
   data_problem& problem_;
   source_kernel kernel_;
+  std::vector<scratch_buffer> scratch_;
   argument_pack args_;
   launch_dims dims_;
 };
@@ -1374,6 +1464,9 @@ class data_pipeline_problem final : public pipeline_problem {
     if (!v.tensor_maps.empty())
       throw not_supported(v.qualified_name() +
                           " takes tensor maps, which --pipeline does not encode per chunk");
+    if (!v.scratch.empty())
+      throw not_supported(v.qualified_name() +
+                          " takes scratch buffers, which --pipeline does not make per chunk");
     // The chunk is a problem of `count` units: its own axis value, for the scalars and the grid.
     problem_config chunk = problem_.config();
     if (chunk.shape.empty())

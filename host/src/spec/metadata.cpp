@@ -13,9 +13,9 @@ namespace kl {
 namespace {
 
 const std::vector<std::string> known_keys = {
-    "family",     "entry",     "blocks",  "tile",    "grid",   "bounds",    "shared_bytes",
-    "dtypes",     "ops",       "summary", "order",   "output", "workspace", "params",
-    "block_dims", "grid_dims", "tune",    "require", "points", "target",    "tensor_maps"};
+    "family", "entry",   "blocks", "tile",   "grid",        "bounds", "shared_bytes", "dtypes",
+    "ops",    "summary", "order",  "output", "workspace",   "params", "block_dims",   "grid_dims",
+    "tune",   "require", "points", "target", "tensor_maps", "scratch"};
 
 // Names an expression already has, which a param may not take.
 const std::vector<std::string> reserved_names = {"BLOCK", "TSIZE", "GRID", "M",   "N",
@@ -121,6 +121,25 @@ bool is_entry(const std::string& s) {
   if (s[i] != '<' || s.size() - i < 2 || s.back() != '>') return false;
   return std::none_of(s.begin() + static_cast<std::ptrdiff_t>(i), s.end(),
                       [](char c) { return c == '\n' || c == '\r'; });
+}
+
+// "T Ap[M * ceil_div(K, 8) * 8]": a type word, a name and one [count expression].
+scratch_spec parse_scratch(const std::string& item) {
+  scratch_spec sc;
+  const auto space = item.find_first_of(" \t");
+  if (space == std::string::npos) throw std::invalid_argument("no type first");
+  sc.type = item.substr(0, space);
+  const std::string rest = trim(item.substr(space));
+  const auto open = rest.find('[');
+  if (open == std::string::npos || rest.back() != ']')
+    throw std::invalid_argument("no [count] after the name");
+  sc.name = trim(rest.substr(0, open));
+  sc.count = trim(rest.substr(open + 1, rest.size() - open - 2));
+  if (!is_identifier(sc.type)) throw std::invalid_argument("'" + sc.type + "' is not a type");
+  if (!is_identifier(sc.name)) throw std::invalid_argument("'" + sc.name + "' is not a name");
+  if (sc.count.empty() || sc.count.find_first_of("[]") != std::string::npos)
+    throw std::invalid_argument("the count is not one expression in []");
+  return sc;
 }
 
 // The non-empty items of a ';'-separated value (params, tune, require), trimmed: expressions
@@ -451,6 +470,23 @@ parsed_header parse_header(const std::string& source, const std::string& path,
         }
         if (d.tensor_maps.empty())
           throw metadata_error(path, line_no, "tensor_maps lists no tensor map");
+      } else if (key == "scratch") {
+        // "T Ap[M * ceil_div(K, 8) * 8]; int32 arrivals[1]"
+        for (const std::string& item : split_items(value)) {
+          try {
+            d.scratch.push_back(parse_scratch(item));
+          } catch (const std::invalid_argument& e) {
+            throw metadata_error(path, line_no,
+                                 "scratch: '" + item + "': " + e.what() +
+                                     " (expected e.g. 'T Ap[M * K]': T or a dtype name, a name, "
+                                     "and the element count in [])");
+          }
+          for (std::size_t i = 0; i + 1 < d.scratch.size(); ++i)
+            if (d.scratch[i].name == d.scratch.back().name)
+              throw metadata_error(path, line_no,
+                                   "scratch: " + d.scratch.back().name + " given twice");
+        }
+        if (d.scratch.empty()) throw metadata_error(path, line_no, "scratch lists no buffer");
       } else if (key == "block_dims" || key == "grid_dims") {
         // "TILE, TILE": x, y (and z), each an expression; commas outside parentheses separate
         // them, so "min(RESIDENT_BLOCKS, ceil_div(N, BLOCK))" is one dimension.

@@ -37,6 +37,20 @@ struct tensor_map_spec {
   }
 };
 
+/// A device buffer of the variant's own (header key `scratch:`, docs/kernel_contract.md), e.g.
+/// `T Ap[M * ceil_div(K, 8) * 8]`: `count` elements of `type` (`T` or a dtype name), every byte
+/// zeroed before every launch inside the timed region, its pointer passed after the family's
+/// arguments (before the tensor maps, which may name it). For what a kernel must stage where its
+/// launch alone cannot: an aligned copy of unaligned rows, a grid barrier's counter.
+struct scratch_spec {
+  std::string type;
+  std::string name;
+  std::string count;  ///< expression over the axes, BLOCK, TSIZE and the params
+  bool operator==(const scratch_spec& o) const {
+    return type == o.type && name == o.name && count == o.count;
+  }
+};
+
 struct variant_descriptor {
   std::string family;
   std::string name;  ///< short name: the file stem, or the plugin's name for it
@@ -68,6 +82,8 @@ struct variant_descriptor {
   std::vector<std::string> grid_dims;
   /// Tensor maps passed after the family's arguments, in order (`tensor_maps:`).
   std::vector<tensor_map_spec> tensor_maps;
+  /// Scratch buffers passed after the family's arguments, in order (`scratch:`).
+  std::vector<scratch_spec> scratch;
   /// Tuning parameters (`tune:`), each with its values, and the conditions a point must meet
   /// (`require:`). The registry lists one variant per point (spec/metadata.hpp,
   /// expand_tunables), whose params start with the point's values; a point's own tunables and
