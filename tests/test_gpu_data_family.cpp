@@ -314,8 +314,13 @@ INSTANTIATE_TEST_SUITE_P(
         shipped_case{"transpose", "1x1,1x33,33x1,31x33,97x131,1025x1023,3x70001,31x36,1025x1028"},
         shipped_case{"softmax", "1x1,1x33,33x1,31x33,97x131,7x100003,3000x1000"},
         shipped_case{"scan", "1,7,127,128,129,4095,4096,4097,1000003"},
-        // The tensor-core tiles are 64 x 64 x 32: one short, one over, and prime.
-        shipped_case{"matmul_tc", "1x1x1,17x33x65,63x65x31,97x131x257,4095x4097x1023",
+        // The tensor-core tiles are 64 x 64 x 32: one short, one over, and prime. The TMA
+        // steps (wgmma_tma) copy only rows that are 16-byte aligned (K and N multiples of 8)
+        // and skip the other shapes, so the aligned ones check their 128 x 256 x 64 edge
+        // tiles: one tile less 8 and over by 8 in M and N, K not a multiple of 64.
+        shipped_case{"matmul_tc",
+                     "1x1x1,17x33x65,63x65x31,97x131x257,4095x4097x1023,"
+                     "8x8x8,136x264x72,120x248x56,1000x1032x520,4096x4104x1024",
                      "--dtype bfloat16,float16"},
         // The TF32 tiles are 64 x 64 x 32 too; cuBLAS's TF32 row is checked as well.
         shipped_case{"matmul_tf32", "1x1x1,17x33x65,63x65x31,97x131x257,4095x4097x1023"},
