@@ -19,9 +19,10 @@
 //   the rest (232).
 // - Consumers: step 6's loop (scale-d 0 on a tile's first wgmma, one slice's wgmmas in flight,
 //   `empty` released per slice) without its fence.proxy.async: the TMA writes and wgmma reads
-//   are both async-proxy accesses, ordered by the mbarrier. Epilogue: step 6's (EPI = 1: through
-//   a 16 x 32 shared slab per warp when the tile is whole and N % 4 == 0; masked float2 / float
-//   stores otherwise).
+//   are both async-proxy accesses, ordered by the mbarrier. Epilogue (EPI = 1): step 6's 16 x 32
+//   shared slab per warp and its 16-byte stores when N % 4 == 0, for edge tiles too (masked;
+//   step 6 stages whole tiles only), and for any other N (step 8) masked 4-byte stores of 32
+//   consecutive columns of a row; EPI = 0: step 6's unstaged float2 / float stores.
 // Shared memory the caller must give (dynamic, any alignment):
 //   STAGES * (BM * 64 + 64 * BN) * 2 + 1024 + 256 + EPI * 20480 bytes.
 #pragma once
@@ -173,15 +174,21 @@ __device__ __forceinline__ void wgmma_tma_gemm(const kl_tensor_map& map_a,
 
     // Accumulator layout (per warp, as mma.sync's m16n8): acc[m BN / 2 + 4 j + 2 h + e] is row
     // 64 m + 16 warp + lane / 4 + 8 h of the consumer's rows, column 8 j + 2 (lane % 4) + e.
-    if (EPI && N % 4 == 0 && bm + BM <= M && bn + BN <= N) {
-      // Staged: 32 columns at a time through the warp's slab, so that each 16-byte store of a
-      // warp writes 4 whole 128-byte rows of C (instead of 8 quarter rows a float2 store).
+    if (EPI) {
+      // Staged: 32 columns at a time through the warp's slab. When N % 4 == 0 (rows of C 16-byte
+      // aligned) C leaves in 16-byte stores, each of a warp writing 4 whole 128-byte rows of C
+      // (instead of 8 quarter rows a float2 store), masked at the edges; otherwise (odd N, step
+      // 8 only) in 4-byte stores of 32 consecutive columns of one row, masked, where unstaged
+      // stores would write 8 rows a float. Slabs wholly past N are not written.
       float* const slab = slabs + (c * 4 + warp) * 16 * EPI_LD;
+      const bool vec = N % 4 == 0;
 #pragma unroll
       for (int m = 0; m < MW; ++m) {
         const int rows = bm + (PINGPONG ? m * 64 : c * 64) + warp * 16;
 #pragma unroll
         for (int j0 = 0; j0 < BN / 8; j0 += 4) {
+          const int col0 = bn + 8 * j0;  // the slab's first column
+          if (col0 >= N) continue;       // the same for the whole warp
 #pragma unroll
           for (int jj = 0; jj < 4; ++jj)
 #pragma unroll
@@ -191,12 +198,20 @@ __device__ __forceinline__ void wgmma_tma_gemm(const kl_tensor_map& map_a,
                                          2 * (lane % 4)) = make_float2(v[0], v[1]);
             }
           __syncwarp();
+          if (vec) {
+            const int col = col0 + 4 * (lane % 8);  // N % 4 == 0: col < N means col + 3 < N
 #pragma unroll
-          for (int i = 0; i < 4; ++i) {
-            const int r = lane / 8 + 4 * i;
-            const float4 x = *reinterpret_cast<const float4*>(slab + r * EPI_LD + 4 * (lane % 8));
-            *reinterpret_cast<float4*>(C + (long long)(rows + r) * N + bn + 8 * j0 +
-                                       4 * (lane % 8)) = x;
+            for (int i = 0; i < 4; ++i) {
+              const int r = lane / 8 + 4 * i;
+              const float4 x =
+                  *reinterpret_cast<const float4*>(slab + r * EPI_LD + 4 * (lane % 8));
+              if (rows + r < M && col < N)
+                *reinterpret_cast<float4*>(C + (long long)(rows + r) * N + col) = x;
+            }
+          } else if (col0 + lane < N) {
+#pragma unroll
+            for (int r = 0; r < 16; ++r)
+              if (rows + r < M) C[(long long)(rows + r) * N + col0 + lane] = slab[r * EPI_LD + lane];
           }
           __syncwarp();
         }
