@@ -18,16 +18,27 @@
 // 3. Step 7's GEMM (<kernlab/wgmma_tma_gemm_sm90.cuh>), its tensor maps on Ap and Bp: the pad
 //    columns of Ap are zeros and Bp's rows past K arrive as the TMA's zeros, so they add nothing.
 // The grid barrier needs every block of the grid resident at once: the grid is
-// min(RESIDENT_BLOCKS, tiles), and with ~213 KiB of shared memory one block fits an SM, so
-// RESIDENT_BLOCKS is the SM count and each block has an SM of its own. That holds while the
-// kernel has the GPU to itself (the usual case, and kernlab's); if other work held SMs, the late
-// blocks would start when it finished, still no deadlock as long as it finishes without this
-// kernel. It would hang where fewer SMs than the occupancy calculator counted can take blocks (an
-// MPS client limited to a share of the SMs, a green context): a cooperative launch would check
-// that, kernlab's launch does not.
+// min(RESIDENT_BLOCKS, tiles), and one block fits an SM (384 threads of 168 registers, and
+// ~213 KiB of shared memory), so RESIDENT_BLOCKS is the SM count and each block has an SM of its
+// own. That holds while the kernel has the GPU to itself (the usual case, and kernlab's); if
+// other work held SMs, the late blocks would start when it finished, still no deadlock as long
+// as it finishes without this kernel. It would hang where fewer SMs than the occupancy
+// calculator counted can take blocks (an MPS client limited to a share of the SMs, a green
+// context): a cooperative launch would check that, kernlab's launch does not.
 // The price: the copy reads A and B and writes Ap and Bp (kernlab zeroes the scratch before each
 // launch, inside the timed region, too), and the GEMM starts only when the last block's copy is
 // done; at aligned shapes it is pure cost against step 7.
+// H100 80GB HBM3 (docs/results/2026-11-27-h100-tc-tma), bfloat16, the named point (cooperative,
+// BN = 256, 4 stages, CU = 4): 4095x4097x1023 at 282.8 TFLOP/s in a table (cuBLAS 141.5: 2.00x;
+// step 6 80.9) and 283.3 and 282.8 one process a variant (cuBLAS 143.5, 143.9: 1.97x), float16
+// 280.1 (1.98x). Nsight Compute: the kernel itself 113.3 us of the row's ~121 (the rest are the
+// scratch memsets). The first version, with step 6's unstaged epilogue (N odd: 4-byte stores that
+// each touch 8 rows of C), ran 171.6; staging edge and odd-N tiles took it to 283. Ping-pong at
+// BN = 128 is 2% faster there (119.3 us against 121.6) but 14% slower at 4096^3, so it is not
+// the named point. The price at aligned shapes: 4096^3 557.9-562.3, 0.71x step 7 (kernel 216.0
+// us against step 7's 174.0: 42 us to copy 64 MiB in and out and meet at the barrier; the row's
+// other ~30 us are the memsets of the 64 MiB of scratch), 8192^3 687.4-717.6 (0.87x step 7),
+// 4096x4104x1024 316.3 (0.80x step 7).
 /* kernlab
 family:       matmul_tc
 target:       sm_90a

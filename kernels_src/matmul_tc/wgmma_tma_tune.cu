@@ -16,6 +16,19 @@
 // not a multiple of 8 the host cannot encode the maps and the row is skipped with that reason
 // (step 8 pads such matrices).
 // Tunables as step 6's: PINGPONG (cooperative 0 / ping-pong 1), EPI, BN, STAGES.
+// H100 80GB HBM3 (docs/results/2026-11-27-h100-tc-tma), bfloat16, the named point (cooperative,
+// EPI = 1, BN = 256, 4 stages: the fastest of the 18 points at 4096^3 and at 8192^3), one
+// process a variant, twice: 4096^3 at 795.7 and 793.0 TFLOP/s, 1.03x step 6 (769.0, 767.8) and
+// 0.98x cuBLAS (808.9, 808.2), whose SM clock stayed at 1980 MHz where step 7's dipped to
+// 1875-1890 (fastest samples: 828.6 and 823.6 against cuBLAS's 821.4 and 817.8); 8192^3 at 794.9
+// and 794.3, 1.04x-1.05x step 6 and 1.03x-1.04x cuBLAS (768.1, 772.4), every kernel capped at
+// 1650-1785 MHz (fastest samples, at full clock: 889.2 and 880.0 against cuBLAS's 871.7 and
+// 872.3 and step 6's 853.1 and 849.8). In tables of one call: 0.99x-1.00x cuBLAS at 4096^3,
+// 0.96x-1.04x at 8192^3 (the clock decides, as step 6 found); float16 at 4096^3 821.7, 1.01x.
+// Nsight Compute at 4096^3: 174.0 us and 84.7% SM throughput (step 6: 178.6 us, 82.9%). Where it
+// loses: K = 1024 (4096x4104x1024: 394.8, 1.16x step 6 but 0.70x cuBLAS's 565.9: 544 tiles take
+// 5 rounds of 132, and the cooperative schedule overlaps no epilogue). Ping-pong, now cheap to
+// feed, still lost at 4096^3 (780.8 at BN = 256 and 5 stages; <= 657.6 at BN = 128).
 /* kernlab
 family:       matmul_tc
 target:       sm_90a
