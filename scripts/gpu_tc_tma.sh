@@ -9,15 +9,15 @@ set -u -o pipefail
 . "$(dirname "$0")/gpu_prelude.sh"  # out, here, src; build/ unpacked and reachable
 cd "$src" || exit 1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv > "$out/device.txt" 2>&1
-step gpu_tests 330 ctest --test-dir build -L gpu -j2 --output-on-failure \
+step gpu_tests 300 ctest --test-dir build -L gpu -j2 --output-on-failure \
   -R 'GpuDataFamily|GpuTensorMaps|GpuShippedDataFamily|GpuIsolation'
-step sanitize 120 ./build/kernlab --family matmul_tc --variant wgmma_tma,wgmma_tma_padded \
+step sanitize 90 ./build/kernlab --family matmul_tc --variant wgmma_tma,wgmma_tma_padded \
   --block 384 --dtype bfloat16 --shape 136x264x72,97x131x257 --sanitize=memcheck \
   --journal "$out/san_tc"
-step sanitize 60 ./build/kernlab --family reduce --variant reduce5 --block 256 --size 1000003 \
+step sanitize 45 ./build/kernlab --family reduce --variant reduce5 --block 256 --size 1000003 \
   --sanitize=memcheck --journal "$out/san_reduce"
-step mma_peak 120 bash -c "/usr/local/cuda/bin/nvcc -O3 -arch=sm_90 -o /tmp/mma_sync_peak \
+step mma_peak 60 bash -c "/usr/local/cuda/bin/nvcc -O3 -arch=sm_90 -o /tmp/mma_sync_peak \
   scripts/tc_ceiling/mma_sync_peak.cu && /tmp/mma_sync_peak"
-step ladder 150 ./build/kernlab --family matmul_tc --dtype bfloat16 --shape 4095x4097x1023 \
+step ladder 80 ./build/kernlab --family matmul_tc --dtype bfloat16 --shape 4095x4097x1023 \
   --variant wgmma_persistent,wgmma_tma,wgmma_tma_padded,cublas --json "$out/ladder_awkward.json"
 tar -C "$out" -czf /tmp/tc_tma_all.tgz . && find "$out" -mindepth 1 -delete && mv /tmp/tc_tma_all.tgz "$out/all.tgz"
