@@ -515,21 +515,24 @@ void data_family::check(const parsed_header& h) const {
   problem_config c;
   c.dtype = spec_.dtypes.front();
   c.shape = default_shape();
-  for (unsigned b : d.blocks) {
-    try {
-      const auto vars = [&] {
-        auto v = axis_variables(c);
-        v["BLOCK"] = b;
-        for (const auto& [name, text] : d.params) v[name] = evaluate(text, v);
-        return v;
-      }();
-      evaluate(d.shared_bytes, vars);
-    } catch (const expression_error& e) {
-      throw metadata_error(d.origin_path, h.line_of("shared_bytes"),
-                           std::string("shared_bytes: ") + e.what() +
-                               " (it sees the axes, BLOCK, TSIZE and the params)");
+  // Each of `texts` at every block; an error names the header's line of `key`, `what` is the
+  // message's start.
+  const auto evaluate_at_every_block = [&](const std::vector<std::string>& texts, const char* key,
+                                           const std::string& what) {
+    for (unsigned b : d.blocks) {
+      try {
+        auto vars = axis_variables(c);
+        vars["BLOCK"] = b;
+        for (const auto& [name, text] : d.params) vars[name] = evaluate(text, vars);
+        for (const auto& text : texts) evaluate(text, vars);
+      } catch (const expression_error& e) {
+        throw metadata_error(
+            d.origin_path, h.line_of(key),
+            what + e.what() + " (" + key + " sees the axes, BLOCK, TSIZE and the params)");
+      }
     }
-  }
+  };
+  evaluate_at_every_block({d.shared_bytes}, "shared_bytes", "shared_bytes: ");
   // Scratch buffers: typed, named apart from the family's buffers, sized by an expression, in a
   // family that launches each variant once (plan passes has its own `workspace`).
   const auto is_family_buffer = [&](const std::string& name) {
@@ -552,18 +555,7 @@ void data_family::check(const parsed_header& h) const {
       throw metadata_error(d.origin_path, at,
                            "scratch: " + sc.name + " is already a buffer of " + spec_.name + " (" +
                                spec_.path + ")");
-    for (unsigned block : d.blocks) {
-      auto vars = axis_variables(c);
-      vars["BLOCK"] = block;
-      try {
-        for (const auto& [name, text] : d.params) vars[name] = evaluate(text, vars);
-        evaluate(sc.count, vars);
-      } catch (const expression_error& e) {
-        throw metadata_error(d.origin_path, at,
-                             "scratch: " + sc.name + ": " + e.what() +
-                                 " (the count sees the axes, BLOCK, TSIZE and the params)");
-      }
-    }
+    evaluate_at_every_block({sc.count}, "scratch", "scratch: " + sc.name + ": ");
   }
   // Tensor maps: of the family's buffers or the variant's scratch, in a family that launches
   // each variant once.
@@ -583,20 +575,9 @@ void data_family::check(const parsed_header& h) const {
                            "tensor_maps: " + t.buffer + " is not a buffer of " + spec_.name + " (" +
                                names + ") nor of the header's scratch");
     }
-    for (unsigned block : d.blocks) {
-      auto vars = axis_variables(c);
-      vars["BLOCK"] = block;
-      try {
-        for (const auto& [name, text] : d.params) vars[name] = evaluate(text, vars);
-        for (const auto* list : {&t.dims, &t.box})
-          for (const auto& text : *list) evaluate(text, vars);
-      } catch (const expression_error& e) {
-        throw metadata_error(d.origin_path, at,
-                             "tensor_maps: " + t.buffer + ": " + e.what() +
-                                 " (the dimensions and the box see the axes, BLOCK, TSIZE and "
-                                 "the params)");
-      }
-    }
+    std::vector<std::string> texts = t.dims;
+    texts.insert(texts.end(), t.box.begin(), t.box.end());
+    evaluate_at_every_block(texts, "tensor_maps", "tensor_maps: " + t.buffer + ": ");
   }
 }
 
