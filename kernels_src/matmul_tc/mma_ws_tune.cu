@@ -2,8 +2,13 @@
 // consumers, fed by a warp-specialised cp.async producer through an mbarrier ring.
 // Step 4 stalls on its __syncthreads every K slice (one block of 8 warps per SM: each barrier
 // stops the whole SM) and spends consumer issue slots on cp.async address arithmetic. Here the
-// roles split by warp: PW producer warps only copy, 2 x WN consumer warps only compute, each a
-// 64 x 64 part of the block's 128 x 64 WN tile with ldmatrix + mma.sync.m16n8k16.
+// roles split by warpgroup: the first (4 warps) only copies, the next 2 x WN warps only compute,
+// each a 64 x 64 part of the block's 128 x 64 WN tile with ldmatrix + mma.sync.m16n8k16.
+// - Registers: 9 or more warps on an SM put 3 on some sub-partition, which caps a thread at 168
+//   registers at launch (65536 / 384), too few for 128 accumulators and two fragment sets (ptxas
+//   spilled 1.3 KB). setmaxnreg drops the producers to PREG and raises the consumers to the
+//   rest (232 at PREG = 40, 240 at 24; ptxas compiles the consumer code to that: no spill in the
+//   main loop, a few bytes outside it and in the producer).
 // - Ring: STAGES slices of BK = 64 in shared memory, each with a `full` mbarrier (the producer
 //   threads arm cp.async.mbarrier.arrive.noinc, which fires when their copies have landed) and an
 //   `empty` one (lane 0 of every consumer warp arrives once the slice's last fragments are in
@@ -19,20 +24,31 @@
 // - Copies: 16-byte cp.async with zero-fill (src-size 0) past M, N, K; rows that are not 16-byte
 //   aligned (K or N not a multiple of 8) are gathered element by element into 16-byte st.shared
 //   and announced with an ordinary (release) arrive: slow, exact.
-// - WN = 4: 128 x 256 tiles, one block per SM (registers capped at 65536 / BLOCK); WN = 2:
-//   128 x 128 tiles, two blocks per SM. Tiles are walked in groups of 16 tile rows for L2.
+// - WN = 4: 128 x 256 tiles, one block per SM; WN = 2: 128 x 128 tiles, two blocks per SM.
+//   Tiles are walked in groups of 16 tile rows for L2. PERSIST = 1: one block per resident slot,
+//   each walking tiles blockIdx.x, + gridDim.x, ..., the ring (stage, parities) carried across
+//   tiles, so the producer loads the next tile while the consumers write C.
+// H100 80GB HBM3, bfloat16 (docs/results/2026-11-27-h100-tc-mma-ws): the named point ran
+// 482.7-484.1 TFLOP/s at 4096^3 (0.60x the cuBLAS of the same call, 801-807; 1.86x-1.87x step
+// 4) and 515.4-519.6 at 8192^3 (0.59x-0.67x of cuBLAS, which ranged 766-874 between calls;
+// 1.83x-1.86x step 4); float16 484.0 and 519.5 (0.60x, 0.59x). Nsight Compute at 4096^3: tensor
+// (HMMA) pipe active 78.3% (step 4: 42.0%), issue active 27.9%, shared-memory wavefronts 51%
+// of peak; 81.8% at 8192^3. `kernlab tune --strategy exhaustive` put every WN = 4 point within
+// 2% of each other (PERSIST = 1 slightly ahead); WN = 2 was 2-10% slower. Unaligned rows
+// (4095x4097x1023) are 46 TFLOP/s, 0.33x cuBLAS (1.08x step 4).
+// The named point mma_ws: WN = 4 (128 x 256), 4 stages (192 KiB), PREG = 40, persistent.
 /* kernlab
 family:       matmul_tc
 target:       sm_90a                  # setmaxnreg
-entry:        mma_ws<BLOCK, WN, STAGES, PREG, T>
+entry:        mma_ws<BLOCK, WN, STAGES, PREG, T>   # PERSIST only sizes the grid
 blocks:       256 384
 dtypes:       bfloat16 float16
-tune:         WN = 2, 4; STAGES = 2, 3, 4; PREG = 40, 56
+tune:         WN = 2, 4; STAGES = 3, 4; PREG = 24, 32, 40; PERSIST = 0, 1
 require:      BLOCK == 128 + 64 * WN; STAGES * (128 * 64 + 64 * 64 * WN) * 2 + 384 <= 232448; WN == 4 || STAGES * (128 * 64 + 64 * 64 * WN) * 2 + 384 <= 115712
 shared_bytes: STAGES * (128 * 64 + 64 * 64 * WN) * TSIZE + 384   # + 128 to align, + the mbarriers
-grid_dims:    ceil_div(N, 64 * WN), ceil_div(M, 128)
-summary:      + warp-specialised cp.async producer, mbarrier ring, 128B-swizzled shared memory
-points:       mma_ws(WN=4,STAGES=4,PREG=40) "+ cp.async producer warp, mbarrier ring, 128B swizzle, 8 mma.sync consumer warps of 64x64"
+grid_dims:    PERSIST ? min(RESIDENT_BLOCKS, ceil_div(N, 64 * WN) * ceil_div(M, 128)) : ceil_div(N, 64 * WN) * ceil_div(M, 128)
+summary:      + warp-specialised cp.async producer, mbarrier ring, 128B-swizzled shared memory (step 4b)
+points:       mma_ws(WN=4,STAGES=4,PREG=40,PERSIST=1) "+ cp.async producer warpgroup, mbarrier ring, 128B swizzle, 8 mma.sync consumer warps of 64x64, persistent"
 */
 #include <kernlab/wgmma_sm90.cuh>
 
@@ -58,11 +74,16 @@ __global__ void __launch_bounds__(BLOCK, WN == 4 ? 1 : 2)
   auto full = reinterpret_cast<unsigned long long*>(smem + STAGES * STAGE);
   auto empty = full + STAGES;
 
-  const int tiles_n = gridDim.x, tiles_m = gridDim.y;
-  const int id = blockIdx.y * tiles_n + blockIdx.x;
-  const int group = id / (GROUP * tiles_n), first = group * GROUP;
-  const int rows = min(GROUP, tiles_m - first), in_group = id % (GROUP * tiles_n);
-  const int bm = (first + in_group % rows) * BM, bn = in_group / rows * BN;
+  // Tiles: GROUP tile rows at a time, down a column of them, then the next column (L2 reuse).
+  // The grid is one block per tile, or (PERSIST) as many as are resident, each taking tiles
+  // blockIdx.x, + gridDim.x, ...; the ring's stage and parities run on across its tiles.
+  const int tiles_n = (N + BN - 1) / BN, tiles_m = (M + BM - 1) / BM, tiles = tiles_n * tiles_m;
+  auto origin = [&](int id, int& bm, int& bn) {
+    const int group = id / (GROUP * tiles_n), first = group * GROUP;
+    const int rows = min(GROUP, tiles_m - first), in_group = id % (GROUP * tiles_n);
+    bm = (first + in_group % rows) * BM;
+    bn = in_group / rows * BN;
+  };
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const int slices = (K + BK - 1) / BK;
@@ -86,14 +107,19 @@ __global__ void __launch_bounds__(BLOCK, WN == 4 ? 1 : 2)
     const int lc = p % 8, lr = p / 8;
     const unsigned d0 = lr * 128 + ((lc ^ (lr % 8)) << 4);
     const unsigned d1 = (lr + RPP) * 128 + ((lc ^ ((lr + RPP) % 8)) << 4);
+    const long long a_step = (long long)RPP * K * 2, b_step = (long long)RPP * N * 2;  // bytes
+    int s = 0, phase = 0;  // the ring's stage and the parity of its current pass
+#pragma unroll 1
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    int bm, bn;
+    origin(tile, bm, bn);
     const bool inner_mn = bm + BM <= M && bn + BN <= N;
     const long long a_off = (long long)(bm + lr) * K + lc * 8;
     const long long b_off = (long long)lr * N + bn + lc * 8;
-    const long long a_step = (long long)RPP * K * 2, b_step = (long long)RPP * N * 2;  // bytes
-
+#pragma unroll 1
     for (int t = 0; t < slices; ++t) {
-      const int s = t % STAGES, k0 = t * BK;
-      mbar_wait(&empty[s], (t / STAGES & 1) ^ 1);
+      const int k0 = t * BK;
+      mbar_wait(&empty[s], phase ^ 1);
       const unsigned sa = base + s * STAGE, sb = sa + A_BYTES;
       if (vec && inner_mn && k0 + BK <= K) {
         const char* a = reinterpret_cast<const char*>(A + a_off + k0);
@@ -154,6 +180,8 @@ __global__ void __launch_bounds__(BLOCK, WN == 4 ? 1 : 2)
           }
         mbar_arrive(&full[s]);  // release: the stores are visible to the waiting consumers
       }
+      if (++s == STAGES) s = 0, phase ^= 1;
+    }
     }
   } else {
     // ---------------- consumers: warp (wm, wn) computes a 64 x 64 part ----------------
@@ -188,6 +216,12 @@ __global__ void __launch_bounds__(BLOCK, WN == 4 ? 1 : 2)
       }
     };
 
+    const T zero = zero_of<T>();
+    int s = 0, phase = 0;
+#pragma unroll 1
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    int bm, bn;
+    origin(tile, bm, bn);
     float acc[4][8][4];
 #pragma unroll
     for (int i = 0; i < 4; ++i)
@@ -195,22 +229,20 @@ __global__ void __launch_bounds__(BLOCK, WN == 4 ? 1 : 2)
       for (int j = 0; j < 8; ++j)
 #pragma unroll
         for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
-    const T zero = zero_of<T>();
 
-    mbar_wait(&full[0], 0);
-    fragments(0, base, 0);
+    mbar_wait(&full[s], phase);
+    fragments(0, base + s * STAGE, 0);
 #pragma unroll 1
     for (int t = 0; t < slices; ++t) {
-      const int s = t % STAGES;
       const unsigned sbase = base + s * STAGE;
+      const int s1 = s + 1 == STAGES ? 0 : s + 1, phase1 = s1 == 0 ? phase ^ 1 : phase;
 #pragma unroll
       for (int q = 0; q < BK / 16; ++q) {
         const int set = q % 2;
         if (q + 1 < BK / 16) {
           fragments(set ^ 1, sbase, q + 1);
         } else if (t + 1 < slices) {  // the next slice's first fragments
-          const int s1 = (t + 1) % STAGES;
-          mbar_wait(&full[s1], (t + 1) / STAGES & 1);
+          mbar_wait(&full[s1], phase1);
           fragments(set ^ 1, base + s1 * STAGE, 0);
         }
 #pragma unroll
@@ -220,6 +252,8 @@ __global__ void __launch_bounds__(BLOCK, WN == 4 ? 1 : 2)
       }
       // Every fragment of slice t has been read into registers (the MMAs above consumed them).
       if (lane == 0) mbar_arrive(&empty[s]);
+      s = s1;
+      phase = phase1;
     }
 
     const bool pairs = N % 2 == 0;
@@ -242,5 +276,6 @@ __global__ void __launch_bounds__(BLOCK, WN == 4 ? 1 : 2)
           }
         }
       }
+    }
   }
 }
