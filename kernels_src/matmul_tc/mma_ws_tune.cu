@@ -49,6 +49,7 @@ shared_bytes: STAGES * (128 * 64 + 64 * 64 * WN) * TSIZE + 384   # + 128 to alig
 grid_dims:    PERSIST ? min(RESIDENT_BLOCKS, ceil_div(N, 64 * WN) * ceil_div(M, 128)) : ceil_div(N, 64 * WN) * ceil_div(M, 128)
 summary:      + warp-specialised cp.async producer, mbarrier ring, 128B-swizzled shared memory (step 4b)
 points:       mma_ws(WN=4,STAGES=4,PREG=40,PERSIST=1) "+ cp.async producer warpgroup, mbarrier ring, 128B swizzle, 8 mma.sync consumer warps of 64x64, persistent"
+order:        4                       # step 4b: listed after mma_warp64 (same order, then by name)
 */
 #include <kernlab/wgmma_sm90.cuh>
 
