@@ -37,6 +37,9 @@
 // of peak; 81.8% at 8192^3. `kernlab tune --strategy exhaustive` put every WN = 4 point within
 // 2% of each other (PERSIST = 1 slightly ahead); WN = 2 was 2-10% slower. Unaligned rows
 // (4095x4097x1023) are 46 TFLOP/s, 0.33x cuBLAS (1.08x step 4).
+// The numbers above are of PREG = 40; with the named point's PREG = 64 (no spill), one call
+// each on an H100 (docs/results/2026-11-27-h100-tc-final): 481.12 TFLOP/s at 4096^3 (0.602x
+// cuBLAS's 798.77; PREG = 40 481.20) and 514.11 at 8192^3 (0.591x of 870.23; PREG = 40 520.52).
 // The named point mma_ws: WN = 4 (128 x 256), 4 stages (192 KiB), PREG = 64, persistent: the
 // least producer registers with no spill anywhere (PREG = 40 spilled 104 bytes in the producer,
 // which ptxas compiles within PREG; the consumers still get 216).
