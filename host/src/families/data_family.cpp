@@ -488,6 +488,14 @@ void data_family::check(const parsed_header& h) const {
                            std::string("'") + key + "' belongs to the plan passes; " + spec_.name +
                                " launches each variant once with its grid_dims " +
                                "and block_dims (docs/families.md)");
+  // And the keys of a family that launches each variant once with its [kernel] args.
+  for (const char* key : {"scratch", "tensor_maps"})
+    if (passes && h.key_lines.count(key))
+      throw metadata_error(d.origin_path, h.line_of(key),
+                           std::string(key) + ": " + spec_.name +
+                               " launches its variants in passes; " + key +
+                               " belong to families that launch a variant once with its [kernel] "
+                               "args (a variant's scratch in passes is its 'workspace')");
   if (passes && d.tile.empty())
     throw metadata_error(d.origin_path, h.header_line,
                          "a variant of " + spec_.name +
@@ -533,19 +541,13 @@ void data_family::check(const parsed_header& h) const {
     }
   };
   evaluate_at_every_block({d.shared_bytes}, "shared_bytes", "shared_bytes: ");
-  // Scratch buffers: typed, named apart from the family's buffers, sized by an expression, in a
-  // family that launches each variant once (plan passes has its own `workspace`).
+  // Scratch buffers: typed, named apart from the family's buffers, sized by an expression.
   const auto is_family_buffer = [&](const std::string& name) {
     return std::any_of(spec_.buffers.begin(), spec_.buffers.end(),
                        [&](const buffer_spec& x) { return x.name == name; });
   };
   for (const auto& sc : d.scratch) {
     const int at = h.line_of("scratch");
-    if (passes)
-      throw metadata_error(d.origin_path, at,
-                           "scratch: " + spec_.name +
-                               " launches its variants in passes; a variant's scratch there is "
-                               "its 'workspace' (docs/kernel_contract.md)");
     if (sc.type != "T" && data_dtype_size(sc.type) == 0)
       throw metadata_error(d.origin_path, at,
                            "scratch: " + sc.name + "'s type '" + sc.type +
@@ -557,15 +559,9 @@ void data_family::check(const parsed_header& h) const {
                                spec_.path + ")");
     evaluate_at_every_block({sc.count}, "scratch", "scratch: " + sc.name + ": ");
   }
-  // Tensor maps: of the family's buffers or the variant's scratch, in a family that launches
-  // each variant once.
+  // Tensor maps: of the family's buffers or the variant's scratch.
   for (const auto& t : d.tensor_maps) {
     const int at = h.line_of("tensor_maps");
-    if (passes)
-      throw metadata_error(d.origin_path, at,
-                           "tensor_maps: " + spec_.name +
-                               " launches its variants in passes; tensor maps are for families "
-                               "that launch a variant once with its [kernel] args");
     const bool scratch = std::any_of(d.scratch.begin(), d.scratch.end(),
                                      [&](const scratch_spec& x) { return x.name == t.buffer; });
     if (!is_family_buffer(t.buffer) && !scratch) {
