@@ -30,6 +30,10 @@ TEST(Timing, DefaultsAreNvbenchs) {
   EXPECT_DOUBLE_EQ(o.max_noise, 0.005);
   EXPECT_DOUBLE_EQ(o.timeout_s, 15.0);
   EXPECT_EQ(o.flush, flush_mode::read);
+  // Not nvbench's: each sample one graph launch, each row in several placements.
+  EXPECT_EQ(o.launch, launch_mode::graph);
+  EXPECT_EQ(o.placements, 4);
+  EXPECT_EQ(o.max_placements, 12);
 }
 
 TEST(Timing, ClockRange) {
@@ -226,6 +230,122 @@ TEST(StoppingRule, CiRuleNeedsTheInterval) {
   EXPECT_FALSE(should_stop(o, t, 1.0, 1.0));  // +0.6%
   t.noise = 0.0001;
   EXPECT_FALSE(should_stop(o, t, 1.0, 1.0));  // the noise does not count under ci
+}
+
+// A placement's statistics: `n` samples around `median` (ms), kept, as measure() returns them.
+timing_stats placement(double median, int n = 101, double spread = 0.001) {
+  std::vector<double> s;
+  for (int i = 0; i < n; ++i) s.push_back(median + spread * (i - n / 2) / n);
+  timing_stats t = summarize(s);
+  t.samples_ms = s;
+  return t;
+}
+
+TEST(Placements, TheRerunIntervalIsStudentsTOverThePlacementsMedians) {
+  EXPECT_EQ(rerun_half_width({}), 0);
+  EXPECT_EQ(rerun_half_width({1.0}), 0);
+  // Medians 1, 2, 3: s = 1, k = 3, t(2) = 4.303: 4.303 * 1 * sqrt(2/3).
+  EXPECT_NEAR(rerun_half_width({1, 2, 3}), 4.303 * std::sqrt(2.0 / 3), 1e-9);
+  // Equal medians: nothing moves between placements.
+  EXPECT_EQ(rerun_half_width({2, 2, 2, 2}), 0);
+  // Past 30 degrees of freedom, the normal's 1.96.
+  std::vector<double> many(40);
+  for (std::size_t i = 0; i < many.size(); ++i) many[i] = i % 2 ? 1.0 : 3.0;
+  const double s = std::sqrt(40.0 / 39.0);
+  EXPECT_NEAR(rerun_half_width(many), 1.96 * s * std::sqrt(2.0 / 40), 1e-9);
+}
+
+TEST(Placements, CombinedRowsPoolTheSamplesAndWidenTheIntervalToTheSpread) {
+  const timing_stats row = combine_placements(
+      {placement(1.00), placement(1.02), placement(0.99), placement(1.01)}, false);
+  EXPECT_EQ(row.placements, 4);
+  EXPECT_EQ(row.samples, 404u);
+  ASSERT_EQ(row.placement_medians_ms.size(), 4u);
+  EXPECT_NEAR(row.placement_medians_ms[1], 1.02, 1e-12);
+  EXPECT_TRUE(row.samples_ms.empty());  // kept only when asked
+  // The samples' own interval is a few microseconds wide; the placements' spread sets it.
+  const double half = rerun_half_width({1.00, 1.02, 0.99, 1.01});
+  EXPECT_NEAR(row.ci_high_ms - row.median_ms, half, 1e-9);
+  EXPECT_NEAR(row.median_ms - row.ci_low_ms, half, 1e-9);
+  EXPECT_NEAR(row.placement_spread, 0.0129099 / row.median_ms, 1e-6);
+  EXPECT_EQ(combine_placements({placement(1.0)}, true).samples_ms.size(), 101u);
+  // One placement keeps the samples' own interval and has no spread.
+  const timing_stats one = combine_placements({placement(1.0)}, false);
+  EXPECT_EQ(one.placements, 1);
+  EXPECT_EQ(one.placement_spread, 0);
+  EXPECT_TRUE(one.has_ci());
+  EXPECT_LT(one.ci_half_width(), 0.001);
+}
+
+TEST(Placements, AStreamLaunchOrANoteInAnyPlacementIsTheRows) {
+  timing_stats a = placement(1.0), b = placement(1.0);
+  b.launch = launch_mode::stream;
+  b.note = "launched from the stream: why";
+  b.timed_out = true;
+  const timing_stats row = combine_placements({a, b}, false);
+  EXPECT_EQ(row.launch, launch_mode::stream);
+  EXPECT_EQ(row.note, "launched from the stream: why");
+  EXPECT_TRUE(row.timed_out);
+}
+
+TEST(Placements, TheCiRuleAddsPlacementsWhileTheIntervalIsWide) {
+  timing_options o;
+  o.rule = stop_rule::ci;
+  o.max_ci = 0.005;
+  o.placements = 4;
+  o.max_placements = 6;
+  o.timeout_s = 10;
+  std::vector<timing_stats> parts = {placement(1.00), placement(1.00), placement(1.00)};
+  EXPECT_FALSE(placements_done(o, combine_placements(parts, false), 0.1));  // 3 of the fewest 4
+  parts.push_back(placement(1.00));
+  EXPECT_TRUE(placements_done(o, combine_placements(parts, false), 0.1));  // agreeing: done
+  parts.back() = placement(1.05);  // one placement 5% away: the interval is too wide
+  EXPECT_FALSE(placements_done(o, combine_placements(parts, false), 0.1));
+  EXPECT_TRUE(placements_done(o, combine_placements(parts, false), 10.0));  // the row's timeout
+  parts.push_back(placement(1.00));
+  parts.push_back(placement(1.00));
+  EXPECT_TRUE(placements_done(o, combine_placements(parts, false), 0.1));  // max_placements
+  // stdrel judges the samples within each placement, not the placements: the fewest are enough.
+  o.rule = stop_rule::stdrel;
+  parts.resize(4);
+  EXPECT_TRUE(placements_done(o, combine_placements(parts, false), 0.1));
+}
+
+TEST(Placements, EachPlacementGetsItsShareOfTheRowsBudget) {
+  timing_options o;
+  o.min_samples = 10;
+  o.min_time_s = 0.05;
+  o.timeout_s = 1;
+  o.placements = 4;
+  const timing_options each = placement_options(o);
+  EXPECT_EQ(each.min_samples, 3);  // rounded up
+  EXPECT_DOUBLE_EQ(each.min_time_s, 0.0125);
+  EXPECT_DOUBLE_EQ(each.timeout_s, 0.25);
+  EXPECT_TRUE(each.keep_samples);
+  EXPECT_EQ(each.placements, 1);
+}
+
+TEST(Placements, OverlappingIntervalsAreTies) {
+  timing_stats a = placement(1.00), b = placement(1.00);
+  a.ci_low_ms = 0.99, a.ci_high_ms = 1.01;
+  b.median_ms = 1.015, b.ci_low_ms = 1.005, b.ci_high_ms = 1.025;
+  EXPECT_TRUE(intervals_overlap(a, b));
+  EXPECT_TRUE(intervals_overlap(b, a));
+  b.median_ms = 1.03, b.ci_low_ms = 1.02, b.ci_high_ms = 1.04;
+  EXPECT_FALSE(intervals_overlap(a, b));
+  timing_stats c;  // no interval: equal medians only
+  c.median_ms = 1.0;
+  timing_stats d = c;
+  EXPECT_TRUE(intervals_overlap(c, d));
+  d.median_ms = 1.0001;
+  EXPECT_FALSE(intervals_overlap(c, d));
+}
+
+TEST(LaunchMode, Names) {
+  EXPECT_EQ(parse_launch_mode("graph"), launch_mode::graph);
+  EXPECT_EQ(parse_launch_mode("stream"), launch_mode::stream);
+  EXPECT_STREQ(to_string(launch_mode::graph), "graph");
+  EXPECT_THROW(parse_launch_mode("graphs"), std::invalid_argument);
 }
 
 }  // namespace

@@ -321,6 +321,9 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
     req.timing.min_time_s = 0;
     req.timing.timeout_s = 1;
     req.timing.flush = kl::flush_mode::none;
+    req.timing.placements = req.timing.max_placements = 1;
+    // The sanitizer checks the launches as the code makes them, not a graph's replay.
+    req.timing.launch = kl::launch_mode::stream;
     // The toolkit's, else the first on PATH; else the name, whose failure to start says why.
     const std::string found = find_toolkit_program("compute-sanitizer");
     if (!found.empty()) req.sanitizer = found;

@@ -83,11 +83,19 @@ po::options_description make_description() {
     ("max-noise", po::value<double>(),
      "stdrel rule: stop once the relative std. deviation is under this, in % (default 0.5)")
     ("stop-rule", po::value<std::string>(),
-     "when sampling stops: stdrel (the noise is under --max-noise; default) or ci (the median's "
-     "95% confidence interval is within +-(--max-ci))")
+     "when sampling stops: stdrel (the noise is under --max-noise; default) or ci (the row's "
+     "95% interval, what a rerun can move, is within +-(--max-ci))")
     ("max-ci", po::value<double>(),
-     "ci rule: stop once the median's 95% confidence interval is within +- this, in % "
-     "(default 0.5)")
+     "ci rule: stop once the row's 95% interval is within +- this, in % (default 0.5)")
+    ("placements", po::value<int>(),
+     "time each row in at least this many placements: the problem moved to fresh device memory "
+     "between them, the interval computed from how far their medians lie apart (default 4)")
+    ("max-placements", po::value<int>(),
+     "ci rule: add placements up to this many while the interval is wider than --max-ci "
+     "(default 12)")
+    ("launch", po::value<std::string>(),
+     "how a sample launches the operation: graph (captured once into a CUDA graph; default) or "
+     "stream (each launch from the stream, as the code would)")
     ("timeout", po::value<double>(), "stop sampling after this many seconds (default 15)")
     ("hot", po::bool_switch(), "do not flush L2 between samples (same as --flush none)")
     ("flush", po::value<std::string>(),
@@ -402,6 +410,9 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"flush", timing},
       {"stop-rule", timing},
       {"max-ci", timing},
+      {"placements", timing},
+      {"max-placements", timing},
+      {"launch", timing},
       {"samples", timing},
       {"energy", timing},
       {"energy-time", timing},
@@ -422,7 +433,7 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"csv", {m::sweep, m::compile_only, m::resources, m::tune}},
       {"jsonl", {m::sweep, m::tune}},
       {"t4", {m::tune}},
-      {"markdown", {m::sweep, m::resources, m::pipeline, m::tune}},
+      {"markdown", {m::sweep, m::resources, m::pipeline, m::tune, m::compare}},
       {"strategy", {m::tune}},
       {"budget", {m::tune}},
       {"store", {m::tune}},
@@ -822,7 +833,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   if (!o.command.empty()) {
     const std::string& c = o.command[0];
     if (c == "compare" && o.command.size() != 3)
-      throw usage_error("usage: kernlab compare OLD.json NEW.json");
+      throw usage_error("usage: kernlab compare OLD.json NEW.json (or OLD_DIR NEW_DIR)");
     else if (c == "plot" && o.command.size() != 2)
       throw usage_error("usage: kernlab plot [--roofline | --timeline] RESULTS.json [-o FILE.svg]");
     else if (c == "cache" && o.command.size() < 2)
@@ -960,6 +971,14 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     } catch (const std::invalid_argument& e) {
       throw usage_error(std::string("--stop-rule: ") + e.what());
     }
+  }
+  t.placements = bounded(vm, "placements", t.placements, 1, 1000, "a placement count");
+  t.max_placements = bounded(vm, "max-placements", std::max(t.max_placements, t.placements),
+                             t.placements, 1000, "a placement count, at least --placements");
+  try {
+    t.launch = parse_launch_mode(str("launch", "graph"));
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--launch: ") + e.what());
   }
   try {
     t.flush = parse_flush_mode(str("flush", "read"));

@@ -58,6 +58,13 @@ namespace kl::cuda {
   X(cuMemcpyHtoDAsync)                           \
   X(cuMemcpyDtoHAsync)                           \
   X(cuStreamWaitEvent)                           \
+  X(cuStreamBeginCapture)                        \
+  X(cuStreamEndCapture)                          \
+  X(cuGraphInstantiateWithFlags)                 \
+  X(cuGraphUpload)                               \
+  X(cuGraphLaunch)                               \
+  X(cuGraphExecDestroy)                          \
+  X(cuGraphDestroy)                              \
   X(cuTensorMapEncodeTiled)
 
 /// The loaded driver: one function pointer per entry point, with cuda.h's own types.

@@ -90,6 +90,40 @@ float event::elapsed_since(const event& start) const {
   return ms;
 }
 
+void graph::begin(CUstream s) {
+  // Thread-local: a call that would touch other work from this thread during the capture (the
+  // legacy stream, a synchronous copy) is refused, so the capture fails instead of reordering.
+  const CUresult rc = drv().cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+  if (rc != CUDA_SUCCESS) why_ = "cuStreamBeginCapture failed: " + describe(rc);
+}
+
+void graph::end(CUstream s, const std::string& failure) {
+  if (!why_.empty()) return;  // the capture never began
+  CUgraph captured = nullptr;
+  const CUresult rc = drv().cuStreamEndCapture(s, &captured);
+  graph_ = captured;
+  if (!failure.empty()) {
+    why_ = failure;
+  } else if (rc != CUDA_SUCCESS) {
+    why_ = "the stream capture failed: " + describe(rc);
+  } else if (const CUresult in = drv().cuGraphInstantiateWithFlags(&exec_, graph_, 0);
+             in != CUDA_SUCCESS) {
+    exec_ = nullptr;
+    why_ = "cuGraphInstantiateWithFlags failed: " + describe(in);
+  } else {
+    KL_CU(cuGraphUpload(exec_, s));
+  }
+}
+
+void graph::launch(CUstream s) const { KL_CU(cuGraphLaunch(exec_, s)); }
+
+void graph::reset() noexcept {
+  if (exec_) drv().cuGraphExecDestroy(exec_);
+  if (graph_) drv().cuGraphDestroy(graph_);
+  exec_ = nullptr;
+  graph_ = nullptr;
+}
+
 module::module(const std::string& image) { KL_CU(cuModuleLoadData(&m_, image.data())); }
 module::~module() { drv().cuModuleUnload(m_); }
 CUfunction module::function(const std::string& lowered_name) const {

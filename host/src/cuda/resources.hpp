@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <utility>
 
@@ -118,6 +119,53 @@ class event {
 
  private:
   CUevent e_ = nullptr;
+};
+
+/// The work one call enqueues on a stream, captured once and launched as a whole: one launch
+/// command however many kernels, copies and memsets it holds, each dependency resolved on the
+/// GPU. What cannot be captured (an API that stream capture refuses) leaves no graph: ok() is
+/// false and why() says what failed; the stream is usable again either way.
+class graph {
+ public:
+  template <typename Enqueue>
+  static graph capture(CUstream s, Enqueue&& enqueue) {
+    graph g;
+    g.begin(s);
+    std::string failure;
+    try {
+      enqueue(s);
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    g.end(s, failure);
+    return g;
+  }
+  graph() = default;
+  ~graph() { reset(); }
+  graph(graph&& o) noexcept { *this = std::move(o); }
+  graph& operator=(graph&& o) noexcept {
+    if (this != &o) {
+      reset();
+      graph_ = std::exchange(o.graph_, nullptr);
+      exec_ = std::exchange(o.exec_, nullptr);
+      why_ = std::move(o.why_);
+    }
+    return *this;
+  }
+  graph(const graph&) = delete;
+  graph& operator=(const graph&) = delete;
+  bool ok() const { return exec_ != nullptr; }
+  const std::string& why() const { return why_; }
+  /// Enqueues the whole captured work on `s`.
+  void launch(CUstream s) const;
+
+ private:
+  void begin(CUstream s);
+  void end(CUstream s, const std::string& failure);
+  void reset() noexcept;
+  CUgraph graph_ = nullptr;
+  CUgraphExec exec_ = nullptr;
+  std::string why_;
 };
 
 /// A loaded CUBIN image.

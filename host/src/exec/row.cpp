@@ -1,10 +1,12 @@
 #include "exec/row.hpp"
 
+#include "core/interrupt.hpp"
 #include "cuda/nvtx.hpp"
 #include "exec/record_json.hpp"
 #include "nvrtc/hash.hpp"
 
 #include <chrono>
+#include <functional>
 
 namespace kl {
 namespace {
@@ -128,6 +130,44 @@ void row_runner::settle() {
   KL_CU(cuStreamSynchronize(stream_->get()));
 }
 
+timing_stats row_runner::time_in_placements(problem& prob, std::unique_ptr<operation>& op,
+                                            const std::function<std::unique_ptr<operation>()>& bind,
+                                            const timing_options& opt) {
+  l2_flusher& flusher = flusher_for(opt.flush);
+  const timing_options each = placement_options(opt);
+  const auto began = std::chrono::steady_clock::now();
+  std::vector<timing_stats> parts;
+  std::string stayed;  // why the row stopped moving, if it did
+  for (;;) {
+    if (!parts.empty()) {
+      // The next placement: the problem's buffers and the flush buffer in fresh memory, and the
+      // operation bound there (its own buffers made anew).
+      op.reset();
+      if (!prob.relocate(++placements_made_)) {
+        stayed = "timed in " + std::to_string(parts.size()) +
+                 " placement(s): too little free device memory to move the problem";
+        op = bind();
+        break;
+      }
+      flusher.relocate();
+      op = bind();
+    }
+    parts.push_back(
+        measure([&](CUstream s) { op->enqueue(s); }, stream_->get(), each, flusher, clocks_.get()));
+    const timing_stats so_far = combine_placements(parts, false);
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (placements_done(opt, so_far, elapsed) || interrupt_requested()) break;
+  }
+  timing_stats t = combine_placements(parts, opt.keep_samples);
+  if (t.note.empty()) t.note = stayed;
+  // The rule is judged on the whole row: the placements' interval, the row's timeout.
+  t.timed_out =
+      parts.back().timed_out || (opt.rule == stop_rule::ci && t.placements >= opt.placements &&
+                                 !(t.has_ci() && t.ci_half_width() <= opt.max_ci));
+  return t;
+}
+
 result_record row_runner::run(const row_job& job) {
   result_record r = job.record();
   r.gpu = device_.identity();  // whatever becomes of the row, this GPU had it
@@ -144,7 +184,9 @@ result_record row_runner::run(const row_job& job) {
     r.bytes = prob.bytes();
     r.flops = prob.flops();
     r.roofline = roofline_word(fam->roofline());
-    std::unique_ptr<operation> op;
+    // Binds the operation to the problem where its buffers are now: once here, and again in
+    // every further placement.
+    std::function<std::unique_ptr<operation>()> bind;
     if (v.origin == origin_kind::source) {
       // Loaded modules, by file and image: one per compiled file, reused by its rows.
       const std::string key = v.origin_path + "#" + std::to_string(nvrtc::checksum64(job.cubin));
@@ -201,9 +243,9 @@ result_record row_runner::run(const row_job& job) {
       r.occupancy = occupancy_info{
           per_sm, static_cast<double>(per_sm) * job.block / device_.max_threads_per_sm};
       k.resident_blocks = per_sm * device_.sm_count;
-      op = prob.bind(v, k);
+      bind = [&prob, &v, k] { return prob.bind(v, k); };
     } else if (v.origin == origin_kind::builtin) {
-      op = prob.bind_builtin(v);
+      bind = [&prob, &v] { return prob.bind_builtin(v); };
     } else {
       auto& plugin = plugins_[v.origin_path];
       if (!plugin) plugin = load_plugin(v.origin_path);
@@ -212,8 +254,11 @@ result_record row_runner::run(const row_job& job) {
         if (plugin->table->variants[i].name && v.name == plugin->table->variants[i].name)
           desc = &plugin->table->variants[i];
       if (!desc) throw std::runtime_error(v.origin_path + " has no variant '" + v.name + "'");
-      op = prob.bind(v, plugin_kernel{desc, job.block});
+      bind = [&prob, &v, desc, block = job.block] {
+        return prob.bind(v, plugin_kernel{desc, block});
+      };
     }
+    std::unique_ptr<operation> op = bind();
 
     // Validate first: a result that is wrong is never timed.
     const auto t0 = std::chrono::steady_clock::now();
@@ -247,9 +292,7 @@ result_record row_runner::run(const row_job& job) {
       }
       return r;
     }
-    l2_flusher& flusher = flusher_for(job.timing.flush);
-    r.timing = measure([&](CUstream s) { op->enqueue(s); }, stream_->get(), job.timing, flusher,
-                       clocks_.get());
+    r.timing = time_in_placements(prob, op, bind, job.timing);
     // Energy after the samples, never before validation; where NVML cannot be used the row has
     // none, and the run says why once (energy_status).
     if (job.timing.energy.enabled && meter_->why_unavailable().empty())

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -80,6 +81,11 @@ class row_runner {
  private:
   l2_flusher& flusher_for(flush_mode mode);
   problem& problem_for(const family& f, const problem_config& c);
+  /// Times `op` in its placements (measure/timing.hpp): between two, the problem and the flush
+  /// buffer move and `op` is bound again with `bind`; `op` is left bound to the last placement.
+  timing_stats time_in_placements(problem& prob, std::unique_ptr<operation>& op,
+                                  const std::function<std::unique_ptr<operation>()>& bind,
+                                  const timing_options& opt);
 
   const family_registry& families_;
   cuda::device_info device_;
@@ -94,6 +100,7 @@ class row_runner {
   std::unique_ptr<problem> problem_;                               // the last one used
   std::string problem_key_;
   std::string context_lost_;
+  std::uint64_t placements_made_ = 0;  // varies each move's spacer
 };
 
 /// Errors after which the context can run nothing more.

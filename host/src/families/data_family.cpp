@@ -837,6 +837,31 @@ class data_problem final : public problem {
 
   std::unique_ptr<operation> bind(const variant_descriptor& v, const source_kernel& k) override;
   std::unique_ptr<operation> bind(const variant_descriptor& v, const plugin_kernel& k) override;
+
+  bool relocate(std::uint64_t salt) override {
+    std::size_t need = 0;
+    for (const auto& b : buffers_) need += b.device.bytes();
+    for (const auto& [name, c] : complements_) need += c.bytes();
+    const std::size_t spacer = (1 + salt % 512) * 65536;  // 64 KiB to 32 MiB
+    if (cuda::free_device_memory() < need + spacer + (std::size_t{256} << 20)) return false;
+    // A spacer of another size first, then the copies while the old buffers are still held: the
+    // copies land elsewhere each time, not back where the last ones were.
+    cuda::device_buffer next_spacer(spacer);
+    auto copy_of = [](const cuda::device_buffer& b) {
+      cuda::device_buffer fresh(b.bytes());
+      KL_CU(cuMemcpyDtoDAsync(fresh.get(), b.get(), b.bytes(), nullptr));
+      return fresh;
+    };
+    std::vector<cuda::device_buffer> moved;
+    for (const auto& b : buffers_) moved.push_back(copy_of(b.device));
+    std::map<std::string, cuda::device_buffer> complements;
+    for (const auto& [name, c] : complements_) complements.emplace(name, copy_of(c));
+    cuda::synchronize_context();
+    for (std::size_t i = 0; i < buffers_.size(); ++i) buffers_[i].device = std::move(moved[i]);
+    complements_ = std::move(complements);
+    spacer_ = std::move(next_spacer);
+    return true;
+  }
   std::unique_ptr<operation> bind_builtin(const variant_descriptor& v) override;
 
   const data_family& family() const { return family_; }
@@ -1200,6 +1225,7 @@ class data_problem final : public problem {
   std::map<std::string, cuda::device_buffer> complements_;       // by out buffer: its poison
   // Where check() downloads each out buffer, made at its first check.
   mutable std::map<std::string, cuda::staging_buffer> staging_;
+  cuda::device_buffer spacer_;  // relocate(): ahead of the current placement
 };
 
 // A runtime-compiled variant: one launch with its header's (or the family's) dimensions.

@@ -177,6 +177,14 @@ class problem {
   virtual double flops() const = 0;
   /// Device memory this problem holds now.
   virtual std::size_t device_bytes() const = 0;
+  /// Moves every device buffer to a fresh allocation with the same contents: another placement
+  /// in device memory, for timing over placements (measure/timing.hpp). Operations bound before
+  /// are invalid afterwards. False when it cannot move (too little free memory for a second
+  /// copy, or a problem that does not know how): it stays where it is.
+  virtual bool relocate(std::uint64_t salt) {
+    (void)salt;
+    return false;
+  }
   virtual std::unique_ptr<operation> bind(const variant_descriptor& v, const source_kernel& k) = 0;
   virtual std::unique_ptr<operation> bind(const variant_descriptor& v, const plugin_kernel& k) = 0;
   /// A transfer the family does itself (origin builtin: a data family's device-to-device copy

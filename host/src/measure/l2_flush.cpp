@@ -41,13 +41,11 @@ l2_flusher::l2_flusher(flush_mode mode, std::size_t l2_bytes, const std::string&
     mode_ = flush_mode::none;
     return;
   }
-  if (mode_ == flush_mode::write) {
-    buffer_ = cuda::device_buffer(l2_bytes);
-    return;
-  }
-  // Twice the L2: the replacement policy is not strict LRU, so one pass may leave some lines.
-  buffer_ = cuda::device_buffer(2 * l2_bytes);
-  KL_CU(cuMemsetD8Async(buffer_.get(), 1, buffer_.bytes(), nullptr));
+  // Writes cover the L2 once; reads twice: the replacement policy is not strict LRU, so one pass
+  // may leave some lines.
+  bytes_ = mode_ == flush_mode::write ? l2_bytes : 2 * l2_bytes;
+  relocate();
+  if (mode_ == flush_mode::write) return;
   sink_ = cuda::device_buffer(4);
   int per_sm = 0, device = 0, sms = 0;
   KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_, 256, 0));
@@ -58,6 +56,15 @@ l2_flusher::l2_flusher(flush_mode mode, std::size_t l2_bytes, const std::string&
 }
 
 l2_flusher::~l2_flusher() = default;
+
+void l2_flusher::relocate() {
+  if (mode_ == flush_mode::none) return;
+  cuda::device_buffer fresh(bytes_);
+  // A read flush reads bytes nobody writes again: set once, here.
+  if (mode_ == flush_mode::read) KL_CU(cuMemsetD8Async(fresh.get(), 1, fresh.bytes(), nullptr));
+  buffer_ = std::move(fresh);
+  cuda::synchronize_context();
+}
 
 void l2_flusher::launch_empty(CUstream stream) {
   KL_CU(cuLaunchKernel(empty_, 1, 1, 1, 32, 1, 1, 0, stream, nullptr, nullptr));

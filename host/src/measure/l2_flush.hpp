@@ -32,6 +32,9 @@ class l2_flusher {
 
   /// Enqueues the flush on `stream` (outside the timed region).
   void flush(CUstream stream);
+  /// Makes the flush buffer anew while the old one is held, so that it lands elsewhere in device
+  /// memory: another placement (timing.hpp).
+  void relocate();
   /// Enqueues an empty kernel: timed like a variant, it is the floor of what any launch can
   /// measure with this method (launch latency, event resolution).
   void launch_empty(CUstream stream);
@@ -44,6 +47,7 @@ class l2_flusher {
   CUfunction kernel_ = nullptr;
   CUfunction empty_ = nullptr;
   unsigned grid_ = 0;
+  std::size_t bytes_ = 0;  // the flush buffer's size
 };
 
 }  // namespace kl

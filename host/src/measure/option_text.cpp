@@ -31,4 +31,12 @@ stop_rule parse_stop_rule(const std::string& s) {
   throw std::invalid_argument("'" + s + "' is not a stopping rule (ci or stdrel)");
 }
 
+const char* to_string(launch_mode m) { return m == launch_mode::graph ? "graph" : "stream"; }
+
+launch_mode parse_launch_mode(const std::string& s) {
+  if (s == "graph") return launch_mode::graph;
+  if (s == "stream") return launch_mode::stream;
+  throw std::invalid_argument("launch mode must be graph or stream, not '" + s + "'");
+}
+
 }  // namespace kl

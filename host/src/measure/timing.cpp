@@ -62,6 +62,91 @@ timing_stats summarize(std::vector<double> s) {
   return t;
 }
 
+namespace {
+// Student's t, two-sided 95%, by degrees of freedom 1 to 30; the normal's 1.96 beyond.
+double t95(std::size_t df) {
+  static const double t[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                             2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                             2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+  return df == 0 ? 0 : df <= 30 ? t[df - 1] : 1.96;
+}
+
+double standard_deviation(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  double sum = 0;
+  for (double x : v) sum += (x - mean) * (x - mean);
+  return std::sqrt(sum / static_cast<double>(v.size() - 1));
+}
+}  // namespace
+
+double rerun_half_width(const std::vector<double>& medians) {
+  const std::size_t k = medians.size();
+  if (k < 2) return 0;
+  return t95(k - 1) * standard_deviation(medians) * std::sqrt(2.0 / static_cast<double>(k));
+}
+
+bool intervals_overlap(const timing_stats& a, const timing_stats& b) {
+  const double a_low = a.has_ci() ? a.ci_low_ms : a.median_ms;
+  const double a_high = a.has_ci() ? a.ci_high_ms : a.median_ms;
+  const double b_low = b.has_ci() ? b.ci_low_ms : b.median_ms;
+  const double b_high = b.has_ci() ? b.ci_high_ms : b.median_ms;
+  return a_low <= b_high && b_low <= a_high;
+}
+
+timing_stats combine_placements(const std::vector<timing_stats>& parts, bool keep_samples) {
+  std::vector<double> pooled, medians;
+  for (const auto& p : parts) {
+    pooled.insert(pooled.end(), p.samples_ms.begin(), p.samples_ms.end());
+    medians.push_back(p.median_ms);
+  }
+  timing_stats t = summarize(pooled);
+  if (parts.empty()) return t;
+  t.rule = parts.front().rule;
+  t.flush = parts.front().flush;
+  t.launch = parts.front().launch;
+  t.note = parts.front().note;
+  t.sm_clock_min_mhz = parts.front().sm_clock_min_mhz;
+  for (const auto& p : parts) {
+    t.timed_out = t.timed_out || p.timed_out;
+    t.clock_dropped = t.clock_dropped || p.clock_dropped;
+    if (p.sm_clock_min_mhz > 0)
+      t.sm_clock_min_mhz = t.sm_clock_min_mhz > 0 ? std::min(t.sm_clock_min_mhz, p.sm_clock_min_mhz)
+                                                  : p.sm_clock_min_mhz;
+    t.sm_clock_max_mhz = std::max(t.sm_clock_max_mhz, p.sm_clock_max_mhz);
+    if (p.launch == launch_mode::stream) t.launch = launch_mode::stream;
+    if (t.note.empty()) t.note = p.note;
+  }
+  t.placements = static_cast<int>(parts.size());
+  t.placement_medians_ms = medians;
+  if (t.median_ms > 0) t.placement_spread = standard_deviation(medians) / t.median_ms;
+  if (const double half = rerun_half_width(medians); half > 0) {
+    t.ci_low_ms = t.has_ci() ? std::min(t.ci_low_ms, t.median_ms - half) : t.median_ms - half;
+    t.ci_high_ms = t.has_ci() ? std::max(t.ci_high_ms, t.median_ms + half) : t.median_ms + half;
+  }
+  if (keep_samples) t.samples_ms = std::move(pooled);
+  return t;
+}
+
+bool placements_done(const timing_options& opt, const timing_stats& t, double elapsed_s) {
+  if (t.placements < opt.placements) return elapsed_s >= opt.timeout_s;
+  if (t.placements >= std::max(opt.placements, opt.max_placements)) return true;
+  if (elapsed_s >= opt.timeout_s) return true;
+  if (opt.rule != stop_rule::ci) return true;
+  return t.has_ci() && t.ci_half_width() <= opt.max_ci;
+}
+
+timing_options placement_options(const timing_options& opt) {
+  timing_options each = opt;
+  const int k = std::max(1, opt.placements);
+  each.min_samples = std::max(1, (opt.min_samples + k - 1) / k);
+  each.min_time_s = opt.min_time_s / k;
+  each.timeout_s = opt.timeout_s / k;
+  each.keep_samples = true;
+  each.placements = each.max_placements = 1;
+  return each;
+}
+
 bool should_stop(const timing_options& opt, const timing_stats& t, double sampled_s,
                  double elapsed_s) {
   if (t.samples >= static_cast<std::size_t>(opt.max_samples)) return true;
@@ -142,6 +227,26 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
     cuda::wait_scope waiting;
     KL_CU(cuStreamSynchronize(stream));
   }
+  // The operation as one graph launch (the graph warmed by one launch), or from the stream.
+  cuda::graph graph;
+  std::string note;
+  if (opt.launch == launch_mode::graph) {
+    graph = cuda::graph::capture(stream, op);
+    if (graph.ok()) {
+      graph.launch(stream);
+      cuda::wait_scope waiting;
+      KL_CU(cuStreamSynchronize(stream));
+    } else {
+      note = "launched from the stream: the operation cannot be captured into a graph (" +
+             graph.why() + ")";
+    }
+  }
+  auto enqueue = [&](CUstream s) {
+    if (graph.ok())
+      graph.launch(s);
+    else
+      op(s);
+  };
 
   sample_stream samples(opt);
   const auto began = std::chrono::steady_clock::now();
@@ -149,7 +254,7 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
   for (;;) {
     flusher.flush(stream);  // before the start event: not part of the sample
     start.record(stream);
-    op(stream);
+    enqueue(stream);
     stop.record(stream);
     stop.synchronize();
     const double ms = stop.elapsed_since(start);
@@ -167,6 +272,8 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
   stats.sm_clock_max_mhz = clock.max_mhz;
   stats.clock_dropped = clock.dropped();
   stats.flush = flusher.mode();
+  stats.launch = graph.ok() ? launch_mode::graph : launch_mode::stream;
+  stats.note = note;
   return stats;
 }
 

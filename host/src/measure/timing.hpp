@@ -1,13 +1,19 @@
 // Timing: the one module every variant, source or plugin, is measured with.
 //
 // Samples are CUDA events around the whole operation. Before each cold sample the L2 cache is
-// flushed (l2_flush.hpp), so inputs smaller than L2 are not measured from cache. Sampling
-// stops once there are enough samples and enough sampled time and the stopping rule is met, or at
-// the timeout. Two rules: `stdrel`, nvbench's, waits for the relative standard deviation to fall
-// under --max-noise; `ci` waits for the 95% confidence interval of the median to lie within
-// +-(--max-ci) of the median. Microsecond kernels have long-tailed samples whose standard deviation
-// rarely falls under 0.5% although their median is long since precise: `ci` asks about the
-// number that is reported.
+// flushed (l2_flush.hpp), so inputs smaller than L2 are not measured from cache. The operation is
+// captured once into a CUDA graph and each sample is one graph launch (--launch graph): launched
+// kernel by kernel from the stream, a multi-launch operation moved by about 1 us from one row to
+// the next and from one run to the next with the position of its commands in the driver's queue
+// (docs/measuring.md). Sampling stops once there are enough samples and enough sampled time and
+// the stopping rule is met, or at the timeout. Two rules: `stdrel`, nvbench's, waits for the
+// relative standard deviation to fall under --max-noise; `ci` waits for the row's interval to lie
+// within +-(--max-ci) of the median.
+//
+// A row is timed in several placements (--placements): between them the problem's buffers, the
+// flush buffer and the bound operation move to fresh device memory. Each placement has its own
+// samples; the row's interval is what a rerun can move, estimated from how far the placements'
+// medians lie apart, so that it covers what varies between runs and not only the sampling noise.
 #pragma once
 
 #include "measure/clock_monitor.hpp"
@@ -34,6 +40,15 @@ const char* to_string(stop_rule r);  ///< "stdrel", "ci"
 /// Throws std::invalid_argument for anything but "stdrel" and "ci".
 stop_rule parse_stop_rule(const std::string& s);
 
+/// How a sample launches the operation.
+enum class launch_mode {
+  graph,  ///< captured once into a CUDA graph; each sample is one graph launch
+  stream  ///< each sample enqueues the operation's launches on the stream, one by one
+};
+const char* to_string(launch_mode m);  ///< "graph", "stream"
+/// Throws std::invalid_argument for anything but "graph" and "stream".
+launch_mode parse_launch_mode(const std::string& s);
+
 /// The defaults are nvbench's (config/kernlab.cfg shortens them for the quick default job).
 struct timing_options {
   int warmup_runs = 2;  ///< untimed launches first (module load, caches, clocks)
@@ -47,6 +62,12 @@ struct timing_options {
   double max_ci =
       0.005;  ///< ci: the interval's larger half, relative to the median, that is good enough
   bool keep_samples = false;  ///< --samples: every sample goes into the record, in order
+  launch_mode launch = launch_mode::graph;
+  /// The fewest placements a row is timed in; min_samples, min_time_s and timeout_s are shared
+  /// out among them. The `ci` rule adds placements, up to max_placements, while the row's
+  /// interval is wider than max_ci.
+  int placements = 4;
+  int max_placements = 12;
   /// --energy: after the samples, the operation runs back to back while NVML is read
   /// (measure/energy.hpp). Not part of the samples or of their statistics.
   energy_options energy;
@@ -68,6 +89,16 @@ struct timing_stats {
   /// Every sample in the order it was taken, with --samples (timing_options::keep_samples);
   /// empty otherwise.
   std::vector<double> samples_ms;
+  /// The placements the samples came from (1 when the row was timed in one), each one's median,
+  /// and their spread: the standard deviation of those medians relative to the row's median
+  /// (0 with one placement).
+  int placements = 1;
+  std::vector<double> placement_medians_ms;
+  double placement_spread = 0;
+  launch_mode launch = launch_mode::graph;  ///< how the samples launched the operation
+  /// Why the row was timed otherwise than asked ("" when it was as asked): a graph that could not
+  /// be captured, a problem too large to move for a second placement.
+  std::string note;
 
   bool has_ci() const { return ci_high_ms > 0; }
   /// The interval's larger half relative to the median ("+-0.3%" is 0.003); 0 without one.
@@ -76,6 +107,30 @@ struct timing_stats {
 
 /// Statistics of a set of samples (milliseconds), with the median's confidence interval.
 timing_stats summarize(std::vector<double> samples_ms);
+
+/// How far a rerun's median can lie from this run's, from the medians of k placements (k >= 2):
+/// the 95% half-width t(k-1) * s * sqrt(2 / k), where s is the medians' standard deviation and
+/// sqrt(2 / k) * s that of the difference of two means of k placements. 0 for fewer than 2.
+double rerun_half_width(const std::vector<double>& placement_medians_ms);
+
+/// Whether two rows' intervals overlap: neither is faster beyond what a rerun can move. Rows
+/// without an interval overlap only when their medians are equal.
+bool intervals_overlap(const timing_stats& a, const timing_stats& b);
+
+/// One row's statistics from the statistics of its placements, each with its samples kept: the
+/// samples pooled (the median, noise and extremes are theirs), the placements' medians and
+/// spread, and the interval: the larger of the pooled median's confidence interval and
+/// median -+ rerun_half_width(). The samples stay in the result with keep_samples only.
+timing_stats combine_placements(const std::vector<timing_stats>& parts, bool keep_samples);
+
+/// Whether a row timed in `combined.placements` placements needs no more: the fewest
+/// (opt.placements) are done, and the `ci` rule's interval is within max_ci, or max_placements
+/// are done, or `elapsed_s` (since the row's first sample) reached the timeout.
+bool placements_done(const timing_options& opt, const timing_stats& combined, double elapsed_s);
+
+/// The options each placement is timed with: the row's minimum samples, minimum time and timeout
+/// shared out among opt.placements, with the samples kept (combine_placements pools them).
+timing_options placement_options(const timing_options& opt);
 
 /// The 1-based ranks (lower, upper) of the order statistics that bound a distribution-free
 /// confidence interval of the median of n samples: the largest l with P(B <= l - 1) <=
@@ -115,7 +170,9 @@ class sample_stream {
 };
 
 /// Measures `op` (which enqueues the whole operation on the stream it gets), flushing L2 with
-/// `flusher` before each sample.
+/// `flusher` before each sample. With launch_mode::graph, `op` is captured once into a graph
+/// after the warm-up and each sample launches the graph; an operation that cannot be captured is
+/// launched from the stream, and the result's note says why.
 timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
                      const timing_options& opt, l2_flusher& flusher,
                      const clock_monitor* clocks = nullptr);

@@ -30,6 +30,7 @@ timing_options brief_timing(timing_options t) {
   t.max_samples = 5;
   t.min_time_s = 0;
   t.timeout_s = std::min(t.timeout_s, 1.0);
+  t.placements = t.max_placements = 1;
   return t;
 }
 
