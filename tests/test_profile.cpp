@@ -274,8 +274,9 @@ TEST(ProfileResults, JsonAndCsvCarryIt) {
   std::getline(lines, header);
   std::getline(lines, first);
   std::getline(lines, second);
-  // The profile's columns, then the GPU's (added after them; empty here: no row names a GPU).
-  const std::string gpu = ",gpu_ordinal,gpu_uuid,gpu_name";
+  // The profile's columns, then the GPU's (added after them; empty here: no row names a GPU),
+  // then the placements' (added after those; empty here: the rows are not timed).
+  const std::string gpu = ",gpu_ordinal,gpu_uuid,gpu_name,placements,placement_spread,launch";
   const std::string columns =
       ",profile_kernels,profile_dram_pct,profile_occupancy_pct,profile_l2_hit_pct,profile_sm_pct,"
       "profile_stall1,profile_stall1_cycles,profile_stall2,profile_stall2_cycles" +
@@ -283,9 +284,9 @@ TEST(ProfileResults, JsonAndCsvCarryIt) {
   EXPECT_EQ(header.substr(header.size() - columns.size()), columns);
   EXPECT_EQ(test::count_of(first, ","), test::count_of(header, ",")) << first;
   EXPECT_EQ(test::count_of(second, ","), test::count_of(header, ",")) << second;
-  const std::string values = ",2,61.886773,85.25,,40.5,long_scoreboard,12.5,barrier,3.25,,,";
+  const std::string values = ",2,61.886773,85.25,,40.5,long_scoreboard,12.5,barrier,3.25,,,,,,";
   EXPECT_EQ(first.substr(first.size() - values.size()), values) << first;
-  EXPECT_EQ(second.substr(second.size() - 12), ",,,,,,,,,,,,") << second;
+  EXPECT_EQ(second.substr(second.size() - 15), ",,,,,,,,,,,,,,,") << second;
 }
 
 // --- ncu's command lines and the profiling pass, around a stand-in ncu ---

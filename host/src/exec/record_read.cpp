@@ -146,6 +146,15 @@ timing_stats timing_stats_from_json(const json& t) {
   s.rule = parse_stop_rule(t.value("stop_rule", "stdrel"));
   s.ci_low_ms = t.value("ci_low_us", 0.0) / 1e3;
   s.ci_high_ms = t.value("ci_high_us", 0.0) / 1e3;
+  // Absent from files written before placements and graph launches: one placement, the stream.
+  s.launch = parse_launch_mode(t.value("launch", "stream"));
+  s.placements = t.contains("placements") ? whole_at<int>(t, "placements") : 1;
+  s.placement_spread = t.value("placement_spread", 0.0);
+  s.note = t.value("note", std::string());
+  if (const auto m = t.find("placement_medians_us"); m != t.end()) {
+    if (!m->is_array()) throw std::runtime_error("placement_medians_us is not an array");
+    for (const auto& us : *m) s.placement_medians_ms.push_back(us.get<double>() / 1e3);
+  }
   if (const auto all = t.find("samples_us"); all != t.end()) {
     if (!all->is_array()) throw std::runtime_error("samples_us is not an array");
     s.samples_ms.reserve(all->size());
@@ -166,6 +175,9 @@ timing_options timing_options_from_json(const json& j) {
   t.rule = parse_stop_rule(j.value("stop_rule", "stdrel"));
   t.max_ci = j.value("max_ci", t.max_ci);
   t.keep_samples = j.value("keep_samples", false);
+  t.launch = parse_launch_mode(j.value("launch", "stream"));
+  t.placements = j.contains("placements") ? whole_at<int>(j, "placements") : 1;
+  t.max_placements = j.contains("max_placements") ? whole_at<int>(j, "max_placements") : 1;
   // Absent from files written before --energy.
   t.energy.enabled = j.value("energy", false);
   t.energy.min_time_s = j.value("energy_time_s", t.energy.min_time_s);

@@ -84,7 +84,13 @@ json to_json(const timing_stats& t) {
             {"stop_rule", to_string(t.rule)},
             {"ci_low_us", t.ci_low_ms * 1e3},
             {"ci_high_us", t.ci_high_ms * 1e3},
-            {"ci_half_width", t.ci_half_width()}};
+            {"ci_half_width", t.ci_half_width()},
+            {"launch", to_string(t.launch)},
+            {"placements", t.placements},
+            {"placement_spread", t.placement_spread},
+            {"note", t.note}};
+  json& medians = j["placement_medians_us"] = json::array();
+  for (double ms : t.placement_medians_ms) medians.push_back(ms * 1e3);
   if (!t.samples_ms.empty()) {
     json& all = j["samples_us"] = json::array();
     for (double ms : t.samples_ms) all.push_back(ms * 1e3);
@@ -104,7 +110,10 @@ json to_json(const timing_options& t) {
           {"max_ci", t.max_ci},
           {"energy", t.energy.enabled},
           {"energy_time_s", t.energy.min_time_s},
-          {"keep_samples", t.keep_samples}};
+          {"keep_samples", t.keep_samples},
+          {"launch", to_string(t.launch)},
+          {"placements", t.placements},
+          {"max_placements", t.max_placements}};
 }
 
 json to_json(const energy_stats& e) {

@@ -66,7 +66,7 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
         "stop_rule,uj_per_op,watts,energy_method,energy_error,profile_kernels,profile_dram_pct,"
         "profile_occupancy_pct,profile_l2_hit_pct,profile_sm_pct,profile_stall1,"
         "profile_stall1_cycles,profile_stall2,profile_stall2_cycles,gpu_ordinal,gpu_uuid,gpu_"
-        "name\n";
+        "name,placements,placement_spread,launch\n";
   for (const auto& r : results.at("records")) {
     const auto& v = r.at("variant");
     const auto& c = r.at("config");
@@ -115,7 +115,9 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
     const nlohmann::json g = r.value("gpu", nlohmann::json());
     os << (g.is_object() ? number(g.at("ordinal")) : "") << ','
        << field(g.is_object() ? g.at("uuid").get<std::string>() : "") << ','
-       << field(g.is_object() ? g.at("name").get<std::string>() : "") << '\n';
+       << field(g.is_object() ? g.at("name").get<std::string>() : "") << ','
+       << timing_if("placements") << ',' << timing_if("placement_spread") << ','
+       << (t.is_null() ? "" : field(t.value("launch", ""))) << '\n';
   }
 }
 

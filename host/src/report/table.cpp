@@ -18,6 +18,22 @@ namespace {
 
 std::string block_text(unsigned b) { return b == 0 ? "-" : std::to_string(b); }
 
+// "; tied with 2 others within their intervals: a block 128, b block 256": the timed rows of
+// `group` whose intervals overlap the best's, which a rerun could rank above it ("" for none).
+std::string ties_text(const std::vector<result_record>& group, const result_record& best) {
+  std::vector<std::string> names;
+  for (const auto& r : group)
+    if (&r != &best && r.timed() && intervals_overlap(*r.timing, *best.timing))
+      names.push_back(r.variant.name + (r.block ? " block " + std::to_string(r.block) : ""));
+  if (names.empty()) return "";
+  std::string out = "; tied with " + std::to_string(names.size()) +
+                    (names.size() == 1 ? " other" : " others") + " within their intervals: ";
+  const std::size_t shown = std::min<std::size_t>(names.size(), 4);
+  for (std::size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > shown) out += " and " + std::to_string(names.size() - shown) + " more";
+  return out;
+}
+
 std::string first_line(const std::string& s) {
   const auto nl = s.find('\n');
   return nl == std::string::npos ? s : s.substr(0, nl);
@@ -207,11 +223,13 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     }
 
   text_table t;
-  // ci95: the median's 95% confidence interval, its larger half relative to the median.
-  t.header = {
-      "variant", "block", "status", "median us", "ci95", "noise", compute ? "TFLOP/s" : "GB/s",
-      "% peak",  "regs",  "occ",    "step",      "cumul"};
-  t.right = {false, true, false, true, true, true, true, true, true, true, true, true};
+  // interval: where a rerun's median lands (95%), its larger half relative to the median; spread:
+  // the standard deviation of the placements' medians relative to the median.
+  t.header = {"variant",  "block",  "status", "median us",
+              "interval", "spread", "noise",  compute ? "TFLOP/s" : "GB/s",
+              "% peak",   "regs",   "occ",    "step",
+              "cumul"};
+  t.right = {false, true, false, true, true, true, true, true, true, true, true, true, true};
   if (base) {
     t.header.push_back("x " + base->variant.name);
     t.right.push_back(true);
@@ -241,7 +259,7 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     std::string trailer;
     if (r.status == outcome::passed && !r.timed()) {
       // Validated under compute-sanitizer: no time, no throughput, no speedup, never the best.
-      for (int i = 0; i < 5; ++i) row.push_back("-");
+      for (int i = 0; i < 6; ++i) row.push_back("-");
       row.push_back(r.resources ? std::to_string(r.resources->registers) : "-");
       row.push_back("-");
       row.push_back("-");
@@ -258,7 +276,10 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
       const bool by_ci = r.timing->rule == stop_rule::ci;
       const std::string ci = fmt("%.2f%%", r.timing->ci_half_width() * 100);
       row.push_back(r.timing->has_ci() ? "+-" + ci + (by_ci ? flags : "") : "-");
+      row.push_back(r.timing->placements > 1 ? fmt("%.2f%%", r.timing->placement_spread * 100)
+                                             : "-");
       row.push_back(fmt("%.1f%%", r.timing->noise * 100) + (by_ci ? "" : flags));
+      if (!r.timing->note.empty()) trailer = r.timing->note;
       if (compute) {
         row.push_back(fmt("%.2f", r.tflops()));
         row.push_back(compute_peak > 0 ? fmt("%.1f", r.tflops() * 1e12 / compute_peak * 100) : "-");
@@ -334,6 +355,7 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     if (const result_record* b = base_of(*best))
       os << ", " << fmt("%.2f", b->timing->median_ms / best->timing->median_ms) << "x of "
          << b->variant.name;
+    os << ties_text(group, *best);
     if (best_source && best_source != best) {
       os << "; best compiled here: " << best_source->variant.name << " block "
          << block_text(best_source->block) << ", " << fmt("%.2f", best_source->tflops())
@@ -350,6 +372,7 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
     if (const result_record* b = base_of(*best))
       os << ", " << fmt("%.2f", b->timing->median_ms / best->timing->median_ms) << "x of "
          << b->variant.name;
+    os << ties_text(group, *best);
     if (best_source && best_source != best) {
       os << "; best compiled here: " << best_source->variant.name << " block "
          << block_text(best_source->block) << ", " << fmt("%.1f", best_source->gbps()) << " GB/s";
@@ -382,8 +405,8 @@ void print_group(std::ostream& os, const std::vector<result_record>& group,
        << " row(s) stopped sampling at the timeout before the noise fell under "
        << "the limit (--timeout, --max-noise)\n";
   if (timed_out_ci > 0)
-    os << "* " << timed_out_ci << " row(s) stopped sampling at the timeout before the median's 95% "
-       << "confidence interval was within the limit (--timeout, --max-ci)\n";
+    os << "* " << timed_out_ci << " row(s) stopped at the timeout or the last placement before "
+       << "their 95% interval was within the limit (--timeout, --max-placements, --max-ci)\n";
   if (partly_empty > 0)
     os << "occ: resident blocks per SM / theoretical occupancy (" << device.max_threads_per_sm
        << " threads per SM); " << partly_empty

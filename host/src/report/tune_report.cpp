@@ -126,6 +126,23 @@ void print_tune_best(std::ostream& os, const tune::tune_outcome& t, const cuda::
        << b->variant.name;
   if (many_gpus(t) && best->record.gpu) os << "; measured on GPU " << best->record.gpu->ordinal;
   os << "\n";
+  // The points a rerun could rank above the best: full-fidelity points whose intervals overlap.
+  if (t.goal == tune::objective::time) {
+    std::vector<std::string> ties;
+    for (const auto& e : t.evaluations)
+      if (e.point != best->point && e.level == tune::fidelity::full && e.record.timed() &&
+          intervals_overlap(*e.record.timing, *best->record.timing))
+        ties.push_back(tune::describe(t.space->candidates[e.point]));
+    std::sort(ties.begin(), ties.end());
+    ties.erase(std::unique(ties.begin(), ties.end()), ties.end());
+    if (!ties.empty()) {
+      os << "tied with the best within the intervals: " << ties.size() << " other point(s): ";
+      for (std::size_t i = 0; i < std::min<std::size_t>(ties.size(), 4); ++i)
+        os << (i ? "; " : "") << ties[i];
+      if (ties.size() > 4) os << "; and " << ties.size() - 4 << " more";
+      os << "\n";
+    }
+  }
   // Under the energy objective, the fastest point too: what the energy costs in time.
   if (t.goal == tune::objective::energy) {
     tune::tune_outcome by_time = t;
