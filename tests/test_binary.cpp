@@ -160,9 +160,11 @@ TEST(Binary, OutputsCompareAndPlot) {
   EXPECT_NE(text.find("\"format\": \"kernlab-results\""), std::string::npos);
   EXPECT_NE(text.find("\"source_hash\""), std::string::npos);
   EXPECT_EQ(test::read_file(csv).rfind("family,variant,", 0), 0u);
+  // Nothing timed, nothing to pair: an error (exit 4), which CI cannot mistake for a pass.
   r = run_kernlab("compare " + json + " " + json);
-  EXPECT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("matched"), std::string::npos) << r.output;
+  EXPECT_EQ(r.code, 4) << r.output;
+  EXPECT_NE(r.output.find("0 matched"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nothing was compared"), std::string::npos) << r.output;
   // A compile-only result has nothing to draw: the image says so rather than being blank.
   r = run_kernlab("plot " + json + " -o " + svg);
   EXPECT_EQ(r.code, 0) << r.output;

@@ -45,6 +45,16 @@ TEST(Readme, CommandsRun) {
       ++commands;
       continue;
     }
+    if (c.is_kernlab && c.text.find(" compare ") != std::string::npos) {
+      // Without a GPU the runs before it timed nothing: no row to pair, which is an error (a
+      // comparison of nothing must not pass a CI job), naming the files, exit code 4.
+      const auto r = test::run_command(test::readme_shell_command(c, dir.str(), config));
+      EXPECT_EQ(r.code, 4) << c.line << "\n" << r.output;
+      EXPECT_NE(r.output.find("nothing was compared"), std::string::npos) << c.line << "\n"
+                                                                          << r.output;
+      ++commands;
+      continue;
+    }
     if (c.is_kernlab && (c.text.find(" plot --roofline ") != std::string::npos ||
                          c.text.find(" plot --timeline ") != std::string::npos)) {
       // Without a GPU the run before it timed nothing (a --pipeline run writes no file): the

@@ -663,6 +663,90 @@ TEST(Compare, TheExitCodeSaysWhetherThereIsARegression) {
   EXPECT_EQ(r.code, 2) << r.output;  // a compare option elsewhere is a usage error
 }
 
+// A record timed in placements: its median and its interval, +-half_pct % of it.
+result_record with_interval(const std::string& name, double median_us, double half_pct) {
+  result_record r = make_record(name, 128, median_us, 0.02);  // noise 2%: the old rule says nothing
+  r.timing->ci_low_ms = r.timing->median_ms * (1 - half_pct / 100);
+  r.timing->ci_high_ms = r.timing->median_ms * (1 + half_pct / 100);
+  r.timing->placements = 4;
+  return r;
+}
+
+// With intervals, a row changed when they lie apart, whatever the noise of the samples; a
+// regression is such a change slower than the threshold.
+TEST(Compare, RowsWithIntervalsChangeWhenTheIntervalsLieApart) {
+  const auto before = results_of({with_interval("a", 100, 0.3), with_interval("b", 100, 0.3),
+                                  with_interval("c", 100, 0.3), with_interval("d", 100, 1.5)});
+  const auto after = results_of({with_interval("a", 101, 0.3),    // +1%: apart, under 1.5%
+                                 with_interval("b", 102, 0.3),    // +2%: apart, a regression
+                                 with_interval("c", 100.4, 0.3),  // +0.4%: the intervals touch
+                                 with_interval("d", 102, 1.5)});  // +2%: within d's wide ones
+  std::ostringstream os;
+  const auto s = compare_results(before, after, os, 1.5);
+  EXPECT_EQ(s.matched, 4);
+  EXPECT_EQ(s.slower, 2) << os.str();
+  EXPECT_EQ(s.within_noise, 2) << os.str();
+  EXPECT_EQ(s.regressions, 1) << os.str();
+  EXPECT_EQ(test::count_of(os.str(), "!! regression"), 1u) << os.str();
+  EXPECT_EQ(test::count_of(os.str(), "! slower"), 1u) << os.str();
+  EXPECT_NE(os.str().find("+-0.30%"), std::string::npos) << os.str();
+  EXPECT_NE(os.str().find("with the intervals apart"), std::string::npos) << os.str();
+}
+
+TEST(Compare, MarkdownListsTheChangedRowsForAPullRequest) {
+  const auto before = results_of({with_interval("a", 100, 0.3), with_interval("b", 100, 0.3)});
+  const auto after = results_of({with_interval("a", 100.1, 0.3), with_interval("b", 105, 0.3)});
+  std::ostringstream os;
+  const auto s = compare_results(before, after, os, 1.5, true);
+  EXPECT_EQ(s.regressions, 1);
+  const std::string md = os.str();
+  EXPECT_NE(md.find("| configuration | before us |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `reduce.b block 128"), std::string::npos) << md;
+  EXPECT_EQ(md.find("reduce.a block 128"), std::string::npos) << md;  // unchanged: not listed
+  EXPECT_NE(md.find("**2 matched**"), std::string::npos) << md;
+  std::ostringstream none;
+  compare_results(before, before, none, 1.5, true);
+  EXPECT_NE(none.str().find("No row changed beyond its interval."), std::string::npos)
+      << none.str();
+}
+
+TEST(Compare, RunsLaunchedDifferentlyAreNamed) {
+  auto graph = with_interval("a", 100, 0.3), stream = graph;
+  stream.timing->launch = launch_mode::stream;
+  std::ostringstream os;
+  compare_results(results_of({stream}), results_of({graph}), os);
+  EXPECT_NE(os.str().find("note: the old run launched its rows from the stream"), std::string::npos)
+      << os.str();
+  std::ostringstream same;
+  compare_results(results_of({graph}), results_of({graph}), same);
+  EXPECT_EQ(same.str().find("note:"), std::string::npos) << same.str();
+}
+
+// Nothing matched is an error, not a pass: CI would read exit 0 as "no regression".
+TEST(Compare, NoMatchedRowIsAnErrorAndFoldersPairTheirFilesByName) {
+  test::temp_dir dir("compare_dirs");
+  const std::string a = dir.write("a.json", results_of({with_interval("a", 100, 0.3)}).dump());
+  const std::string other =
+      dir.write("other.json", results_of({with_interval("z", 1, 0.3)}).dump());
+  auto r = test::run_kernlab("compare " + a + " " + other);
+  EXPECT_EQ(r.code, 4) << r.output;
+  EXPECT_NE(r.output.find("nothing was compared"), std::string::npos) << r.output;
+
+  dir.write("old/sweep.json", results_of({with_interval("a", 100, 0.3)}).dump());
+  dir.write("old/gone.json", results_of({with_interval("a", 100, 0.3)}).dump());
+  dir.write("new/sweep.json", results_of({with_interval("a", 106, 0.3)}).dump());
+  dir.write("new/fresh.json", results_of({with_interval("a", 100, 0.3)}).dump());
+  r = test::run_kernlab("compare " + dir.str() + "/old " + dir.str() + "/new");
+  EXPECT_EQ(r.code, 1) << r.output;  // sweep.json's row is 6% slower
+  EXPECT_NE(r.output.find("== sweep.json"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("gone.json  (only in the old folder)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fresh.json  (only in the new folder)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 file(s) compared, 1 rows matched, 1 regression(s)"), std::string::npos)
+      << r.output;
+  r = test::run_kernlab("compare --markdown " + dir.str() + "/old " + dir.str() + "/new");
+  EXPECT_NE(r.output.find("### sweep.json"), std::string::npos) << r.output;
+}
+
 TEST(Compare, AZeroMedianIsNotAPercentageAndLongNamesKeepTheirLines) {
   const std::string long_name(300, 'v');
   const auto before =

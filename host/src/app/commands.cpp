@@ -14,12 +14,44 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
 namespace fs = std::filesystem;
 
 namespace kl::app {
+
+namespace {
+
+// The results files (*.json) of two folders, paired by name; the names found in one folder only
+// go to `unpaired`, as a line each.
+std::vector<std::pair<std::string, std::string>> results_pairs(const fs::path& old_dir,
+                                                               const fs::path& new_dir,
+                                                               std::vector<std::string>& unpaired) {
+  auto names_in = [](const fs::path& dir) {
+    std::set<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".json" && e.is_regular_file())
+        names.insert(e.path().filename().string());
+    return names;
+  };
+  const std::set<std::string> olds = names_in(old_dir), news = names_in(new_dir);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const auto& n : news)
+    if (olds.count(n))
+      pairs.emplace_back((old_dir / n).string(), (new_dir / n).string());
+    else
+      unpaired.push_back((new_dir / n).string() + "  (only in the new folder)");
+  for (const auto& n : olds)
+    if (!news.count(n)) unpaired.push_back((old_dir / n).string() + "  (only in the old folder)");
+  if (pairs.empty())
+    throw kl::io_error("no results file (*.json) of " + new_dir.string() + " has a namesake in " +
+                       old_dir.string());
+  return pairs;
+}
+
+}  // namespace
 
 int results_command(const kl::cli_options& opt) {
   auto load = [](const std::string& path) {
@@ -32,14 +64,40 @@ int results_command(const kl::cli_options& opt) {
     return j;
   };
   if (opt.command[0] == "compare") {
-    const nlohmann::json before = load(opt.command[1]), after = load(opt.command[2]);
-    // Medians from two GPU models differ by design, not by regression.
-    const std::string a = kl::results_device_name(before), b = kl::results_device_name(after);
-    if (!a.empty() && !b.empty() && a != b && !opt.force)
-      throw kl::usage_error(opt.command[1] + " was measured on " + a + " and " + opt.command[2] +
-                            " on " + b + ": pass --force to compare them anyway");
-    const auto s = kl::compare_results(before, after, std::cout, opt.compare_threshold_pct);
-    return s.regressions > 0 ? 1 : 0;
+    // Two files, or two folders whose results files pair by name.
+    std::vector<std::pair<std::string, std::string>> pairs;
+    std::vector<std::string> unpaired;
+    const bool folders = fs::is_directory(opt.command[1]) && fs::is_directory(opt.command[2]);
+    if (folders)
+      pairs = results_pairs(opt.command[1], opt.command[2], unpaired);
+    else
+      pairs = {{opt.command[1], opt.command[2]}};
+    kl::compare_summary total;
+    for (const auto& [old_path, new_path] : pairs) {
+      const nlohmann::json before = load(old_path), after = load(new_path);
+      // Medians from two GPU models differ by design, not by regression.
+      const std::string a = kl::results_device_name(before), b = kl::results_device_name(after);
+      if (!a.empty() && !b.empty() && a != b && !opt.force)
+        throw kl::usage_error(old_path + " was measured on " + a + " and " + new_path + " on " + b +
+                              ": pass --force to compare them anyway");
+      if (folders)
+        std::cout << (opt.markdown ? "### " : "== ") << fs::path(new_path).filename().string()
+                  << "\n"
+                  << (opt.markdown ? "\n" : "");
+      const auto s =
+          kl::compare_results(before, after, std::cout, opt.compare_threshold_pct, opt.markdown);
+      total.matched += s.matched;
+      total.regressions += s.regressions;
+      if (folders) std::cout << "\n";
+    }
+    for (const auto& u : unpaired) std::cout << u << "\n";
+    if (total.matched == 0)
+      throw kl::io_error("no row of " + opt.command[2] + " matches a row of " + opt.command[1] +
+                         ": nothing was compared (other families, sizes or configurations?)");
+    if (folders)
+      std::cout << pairs.size() << " file(s) compared, " << total.matched << " rows matched, "
+                << total.regressions << " regression(s)\n";
+    return total.regressions > 0 ? 1 : 0;
   }
   const nlohmann::json results = load(opt.command[1]);
   const std::string out = !opt.output_path.empty() ? opt.output_path

@@ -59,8 +59,106 @@ std::string results_device_name(const json& results) {
   return n != d->end() && n->is_string() ? n->get<std::string>() : "";
 }
 
+namespace {
+
+// What a pair of timed records says: the change of the median, and whether it is one.
+struct verdict {
+  bool comparable = false;   // a positive, finite old median and a finite new one
+  double change = 0;         // (new - old) / old
+  bool changed = false;      // beyond what a rerun moves
+  bool by_interval = false;  // decided on both rows' intervals (else on their noise)
+};
+
+double number_or(const json& t, const char* key, double fallback) {
+  const auto it = t.find(key);
+  return it != t.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+// A row changed when the two intervals lie apart: each says where a rerun of its row lands, so
+// apart means more than a rerun moves. Records without an interval (files from before it, a
+// sanitized row) fall back on the noise: a change larger than both runs' relative spread.
+verdict verdict_of(const json& o, const json& n) {
+  verdict v;
+  const double a = o.at("median_us"), b = n.at("median_us");
+  v.comparable = a > 0 && std::isfinite(a) && std::isfinite(b);
+  if (!v.comparable) return v;
+  v.change = (b - a) / a;
+  const double a_low = number_or(o, "ci_low_us", 0), a_high = number_or(o, "ci_high_us", 0);
+  const double b_low = number_or(n, "ci_low_us", 0), b_high = number_or(n, "ci_high_us", 0);
+  v.by_interval = a_high > 0 && b_high > 0;
+  if (v.by_interval)
+    v.changed = b_low > a_high || b_high < a_low;
+  else
+    v.changed = std::fabs(v.change) > std::max(number_or(o, "noise", 0), number_or(n, "noise", 0));
+  return v;
+}
+
+// "+-0.31%": an interval's larger half relative to its median; "-" without one.
+std::string half_width(const json& t) {
+  const double m = number_or(t, "median_us", 0), low = number_or(t, "ci_low_us", 0),
+               high = number_or(t, "ci_high_us", 0);
+  if (!(m > 0) || !(high > 0)) return "-";
+  return fmt("+-%.2f%%", std::max(m - low, high - m) / m * 100);
+}
+
+// One compared row, as printed.
+struct compared_row {
+  std::string key, before, before_half, after, after_half, change, mark;
+};
+
+void print_text(std::ostream& os, const std::vector<compared_row>& rows,
+                const std::vector<std::string>& lone, std::size_t width) {
+  os << pad("configuration", width, false) << ' ' << pad("before us", 12) << ' ' << pad("", 9)
+     << ' ' << pad("after us", 12) << ' ' << pad("", 9) << ' ' << pad("change", 9) << "\n";
+  for (const auto& r : rows)
+    os << pad(r.key, width, false) << ' ' << pad(r.before, 12) << ' ' << pad(r.before_half, 9)
+       << ' ' << pad(r.after, 12) << ' ' << pad(r.after_half, 9) << ' ' << pad(r.change, 9)
+       << (r.mark.empty() ? "" : "  " + r.mark) << "\n";
+  for (const auto& l : lone) os << l << "\n";
+}
+
+// For a pull request's comment: the rows that changed, then how many did not.
+void print_markdown(std::ostream& os, const std::vector<compared_row>& rows,
+                    const std::vector<std::string>& lone) {
+  std::size_t shown = 0;
+  for (const auto& r : rows) {
+    if (r.mark.empty()) continue;
+    if (shown++ == 0)
+      os << "| configuration | before us | | after us | | change | |\n"
+         << "| --- | ---: | ---: | ---: | ---: | ---: | --- |\n";
+    os << "| `" << r.key << "` | " << r.before << " | " << r.before_half << " | " << r.after
+       << " | " << r.after_half << " | " << r.change << " | " << r.mark << " |\n";
+  }
+  if (shown == 0) os << "No row changed beyond its interval.\n";
+  os << "\n";
+  for (const auto& l : lone) os << "- `" << l << "`\n";
+  if (!lone.empty()) os << "\n";
+}
+
+}  // namespace
+
+namespace {
+// How a file's rows were launched ("graph", "stream"; files from before graphs: "stream"), or ""
+// when it has no timed row.
+std::string launch_of(const json& results) {
+  for (const auto& r : results.at("records")) {
+    const auto t = r.find("timing");
+    if (t != r.end() && t->is_object()) return t->value("launch", std::string("stream"));
+  }
+  return "";
+}
+}  // namespace
+
 compare_summary compare_results(const json& before, const json& after, std::ostream& os,
-                                double threshold_pct) {
+                                double threshold_pct, bool markdown) {
+  // A multi-launch operation launched from the stream includes the gaps between its launches;
+  // as one graph it does not: such rows differ by the launch mode, not by the code.
+  const std::string old_launch = launch_of(before), new_launch = launch_of(after);
+  if (!old_launch.empty() && !new_launch.empty() && old_launch != new_launch)
+    os << "note: the old run launched its rows "
+       << (old_launch == "graph" ? "as graphs" : "from the stream") << " and the new one "
+       << (new_launch == "graph" ? "as graphs" : "from the stream")
+       << " (--launch): rows of several launches differ by the gaps between them\n";
   // Records match when they measured the same thing: configuration_key() (variant, block,
   // dtype, op, size, shape, input and real-valued axes).
   std::map<std::string, const json*> old_by_key;
@@ -72,16 +170,15 @@ compare_summary compare_results(const json& before, const json& after, std::ostr
   for (const auto& k : new_keys) width = std::max(width, k.size() + 2);
 
   compare_summary s;
-  os << pad("configuration", width, false) << ' ' << pad("before us", 12) << ' '
-     << pad("after us", 12) << ' ' << pad("change", 9) << ' ' << pad("noise", 8) << ' '
-     << pad("noise", 8) << "\n";
+  std::vector<compared_row> rows;
+  std::vector<std::string> lone;  // rows in one file only
   for (std::size_t i = 0; i < new_keys.size(); ++i) {
     const json& r = after.at("records")[i];
     const std::string& key = new_keys[i];
     auto it = old_by_key.find(key);
     if (it == old_by_key.end()) {
       ++s.only_new;
-      os << key << "  (only in the new run: " << r.at("outcome").get<std::string>() << ")\n";
+      lone.push_back(key + "  (only in the new run: " + r.at("outcome").get<std::string>() + ")");
       continue;
     }
     const json& o = *it->second;
@@ -92,47 +189,45 @@ compare_summary compare_results(const json& before, const json& after, std::ostr
       if (oo != no) ++s.outcome_changed;
       const bool lost = oo == "passed";  // passed before, not now
       if (lost) ++s.regressions;
-      os << pad(key, width, false) << ' ' << pad(oo, 12) << ' ' << pad(no, 12) << ' '
-         << pad(oo == no ? "" : "outcome", 9) << "  "
-         << (lost       ? "!! regression"
-             : oo == no ? ""
-                        : "!")
-         << "\n";
+      rows.push_back({key, oo, "", no, "", oo == no ? "" : "outcome",
+                      lost       ? "!! regression"
+                      : oo == no ? ""
+                                 : "!"});
       continue;
     }
-    const double a = o.at("timing").at("median_us"), b = r.at("timing").at("median_us");
-    const double na = o.at("timing").at("noise"), nb = r.at("timing").at("noise");
-    // A change is a ratio to the old median: without a positive, finite one there is none.
-    const bool comparable = a > 0 && std::isfinite(a) && std::isfinite(b);
-    const double change = comparable ? (b - a) / a : 0;
-    // Significant only when the change exceeds the spread of both runs' samples.
-    const bool significant = comparable && std::fabs(change) > std::max(na, nb);
-    const bool regression = significant && change * 100 > threshold_pct;
-    if (!significant)
+    const json& ot = o.at("timing");
+    const json& nt = r.at("timing");
+    const verdict v = verdict_of(ot, nt);
+    const bool regression = v.changed && v.change * 100 > threshold_pct;
+    if (!v.changed)
       ++s.within_noise;
-    else if (change < 0)
+    else if (v.change < 0)
       ++s.faster;
     else
       ++s.slower;
     if (regression) ++s.regressions;
-    os << pad(key, width, false) << ' ' << pad(fmt("%.2f", a), 12) << ' ' << pad(fmt("%.2f", b), 12)
-       << ' ' << pad(comparable ? fmt("%+.2f%%", change * 100) : "n/a", 9) << ' '
-       << pad(fmt("%.2f%%", na * 100), 8) << ' ' << pad(fmt("%.2f%%", nb * 100), 8) << "  "
-       << (regression    ? "!! regression"
-           : significant ? (change < 0 ? "! faster" : "! slower")
-                         : "")
-       << "\n";
+    rows.push_back({key, fmt("%.2f", ot.at("median_us").get<double>()), half_width(ot),
+                    fmt("%.2f", nt.at("median_us").get<double>()), half_width(nt),
+                    v.comparable ? fmt("%+.2f%%", v.change * 100) : "n/a",
+                    regression  ? "!! regression"
+                    : v.changed ? (v.change < 0 ? "! faster" : "! slower")
+                                : ""});
   }
   for (const auto& [key, r] : old_by_key) {
     ++s.only_old;
-    os << key << "  (only in the old run: " << r->at("outcome").get<std::string>() << ")\n";
+    lone.push_back(key + "  (only in the old run: " + r->at("outcome").get<std::string>() + ")");
   }
-  os << s.matched << " matched: " << s.faster << " faster and " << s.slower
-     << " slower beyond the noise of both runs, " << s.within_noise << " within it, "
-     << s.outcome_changed << " changed outcome; " << s.only_old << " only before, " << s.only_new
-     << " only after\n";
-  os << s.regressions << " regression(s): slower by more than " << fmt("%g", threshold_pct)
-     << "% and the noise of both runs, or passed before and not now\n";
+  if (markdown)
+    print_markdown(os, rows, lone);
+  else
+    print_text(os, rows, lone, width);
+  os << (markdown ? "**" : "") << s.matched << " matched" << (markdown ? "**" : "") << ": "
+     << s.faster << " faster and " << s.slower << " slower with the intervals apart, "
+     << s.within_noise << " within them, " << s.outcome_changed << " changed outcome; "
+     << s.only_old << " only before, " << s.only_new << " only after\n";
+  os << (markdown ? "\n**" : "") << s.regressions << " regression(s)" << (markdown ? "**" : "")
+     << ": slower by more than " << fmt("%g", threshold_pct)
+     << "% with the intervals apart, or passed before and not now\n";
   return s;
 }
 

@@ -14,17 +14,18 @@ void write_csv(const nlohmann::json& results, std::ostream& os);
 struct compare_summary {
   int matched = 0, faster = 0, slower = 0, within_noise = 0, outcome_changed = 0;
   int only_old = 0, only_new = 0;
-  /// Rows slower by more than the threshold and the noise of both runs, and rows that passed
-  /// before and do not now: what fails a CI job.
+  /// Rows slower by more than the threshold with the intervals apart, and rows that passed before
+  /// and do not now: what fails a CI job.
   int regressions = 0;
 };
 
 /// Prints each record of `after` beside its match in `before` (same configuration key): the two
-/// medians and the change. A change is marked significant ('!') when it is larger than the noise
-/// (relative standard deviation) of both runs, and a regression ("!! regression") when it is also
-/// slower by more than `threshold_pct`.
+/// medians with their intervals, and the change. A row changed ('!') when the two intervals lie
+/// apart (for records without one, when the change is larger than the noise of both runs), and
+/// is a regression ("!! regression") when it is also slower by more than `threshold_pct`. With
+/// `markdown`, a table of the rows that changed, for a pull request's comment.
 compare_summary compare_results(const nlohmann::json& before, const nlohmann::json& after,
-                                std::ostream& os, double threshold_pct = 5);
+                                std::ostream& os, double threshold_pct = 5, bool markdown = false);
 
 /// The GPU model a results file was measured on ("NVIDIA H100 80GB HBM3"), or "" when the file
 /// does not say (a compile-only run, a file from an older kernlab).
