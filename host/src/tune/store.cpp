@@ -1,6 +1,7 @@
 #include "tune/store.hpp"
 
 #include "core/errors.hpp"
+#include "core/json_text.hpp"
 #include "exec/record_json.hpp"
 
 namespace kl::tune {
@@ -18,7 +19,7 @@ tuning_store::tuning_store(std::filesystem::path path) : path_(std::move(path)) 
       ends_cut = in.eof() && !line.empty();
       if (line.empty()) continue;
       try {
-        const auto j = nlohmann::json::parse(line);
+        const auto j = parse_json(line);
         stored_result r;
         r.key = j.at("key").get<std::string>();
         r.record = record_from_json(j.at("record"));
