@@ -1,6 +1,10 @@
-// Results files from anywhere: the readers' bounds (nesting, size, folders). No GPU needed.
+// Results files from anywhere, and the outputs kernlab writes whatever strings reach them: the
+// readers' bounds (nesting, size, folders) and the UTF-8 rule of every output. No GPU needed.
 #include "core/json_text.hpp"
+#include "core/utf8.hpp"
+#include "exec/record_json.hpp"
 #include "report/results_json.hpp"
+#include "report/results_writer.hpp"
 #include "test_util.hpp"
 #include "tune/store.hpp"
 
@@ -8,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace kl {
 namespace {
@@ -106,6 +111,122 @@ TEST(JsonText, ParsingStopsAtTheDepthLimit) {
   EXPECT_NO_THROW(parse_json(nested(json_max_depth - 1, false)));
   EXPECT_THROW(parse_json(nested(json_max_depth + 1, true)), std::runtime_error);
   EXPECT_THROW(parse_json("{\"a\": [1,"), json::parse_error);
+}
+
+// The rule of every output: valid UTF-8. Latin-1 from a compiler's message, a folder's name and a
+// file's name reach them; each byte that is not UTF-8 becomes U+FFFD.
+const std::string latin1 = "caf\xe9";  // "café" in Latin-1
+const std::string replaced = "caf\xef\xbf\xbd";
+
+TEST(Utf8, EveryByteThatIsNotUtf8BecomesAReplacementCharacter) {
+  EXPECT_EQ(utf8_valid(latin1), replaced);
+  EXPECT_EQ(utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");  // é, €, an emoji: kept
+  for (const std::string bad :
+       {"\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc3", "\x80", "\xff"}) {
+    EXPECT_FALSE(is_utf8(bad)) << json(utf8_valid(bad)).dump();
+    EXPECT_TRUE(is_utf8(utf8_valid(bad)));
+    EXPECT_EQ(utf8_valid(bad), [&] {
+      std::string all;
+      for (std::size_t i = 0; i < bad.size(); ++i) all += "\xef\xbf\xbd";
+      return all;
+    }());
+  }
+  EXPECT_EQ(json_text(json{{"m", latin1}}), "{\"m\":\"" + replaced + "\"}");
+}
+
+TEST(Utf8, AStreamKeepsASequenceCutBetweenTwoWrites) {
+  std::ostringstream os;
+  {
+    const utf8_output guard(os);
+    os << "caf\xc3" << std::flush;
+    os << "\xa9, " << latin1 << ", \xe2\x82";  // the last sequence never ends
+  }
+  EXPECT_EQ(os.str(), "caf\xc3\xa9, " + replaced + ", \xef\xbf\xbd\xef\xbf\xbd");
+  os << latin1;  // the guard is gone
+  EXPECT_EQ(os.str().substr(os.str().size() - 4), latin1);
+}
+
+// A kernel whose #error is in Latin-1, in a folder whose name is, written to a --json file whose
+// name is: neither --json nor --csv was written (a raw type_error, exit code 1). Now every output
+// is written, in UTF-8, and so is what kernlab prints.
+TEST(Utf8, Latin1InACompileErrorAFolderAndAFileNameReachesEveryOutputAsUtf8) {
+  test::temp_dir dir("latin1");
+  const std::string kernels = dir.str() + "/kernels_" + latin1;
+  dir.write("kernels_" + latin1 + "/reduce/latin.cu",
+            "/* kernlab\nfamily: reduce\nentry:  latin<BLOCK, T, OP>\nblocks: "
+            "256\ntile:   BLOCK\n"
+            "*/\n#error \"" +
+                latin1 +
+                " au lait\"\ntemplate <unsigned BLOCK, typename T, typename OP>\n"
+                "__global__ void latin(const T*, T*, unsigned) {}\n");
+  const std::string json_path = dir.str() + "/run_" + latin1 + ".json";
+  const std::string csv_path = dir.str() + "/run.csv";
+  const auto r = test::run_kernlab("--compile-only --no-cache --kernels-dir '" + kernels +
+                                   "' --variant latin --block 256 --json '" + json_path +
+                                   "' --csv " + csv_path);
+  EXPECT_EQ(r.code, 1) << r.output;  // the file failed to compile
+  EXPECT_EQ(r.output.find("type_error"), std::string::npos) << r.output;
+  EXPECT_TRUE(is_utf8(r.output)) << r.output;
+  EXPECT_NE(r.output.find(replaced + " au lait"), std::string::npos) << r.output;
+  const std::string text = test::read_file(json_path);
+  ASSERT_FALSE(text.empty()) << r.output;
+  EXPECT_TRUE(is_utf8(text));
+  const json results = json::parse(text);
+  const json& source = results["reproducibility"]["sources"][0];
+  EXPECT_NE(source["error"].get<std::string>().find(replaced + " au lait"), std::string::npos)
+      << source;
+  EXPECT_NE(source["path"].get<std::string>().find("kernels_" + replaced), std::string::npos);
+  EXPECT_NE(results["reproducibility"]["command"].dump().find("run_" + replaced + ".json"),
+            std::string::npos);
+  EXPECT_TRUE(is_utf8(test::read_file(csv_path)));
+}
+
+result_record latin1_row() {
+  result_record r;
+  r.variant.family = "reduce";
+  r.variant.name = "k_" + latin1;
+  r.variant.origin_path = "/kernels_" + latin1 + "/reduce/k.cu";
+  r.config = {"int32", "sum", 1024, "exact", 1, {}};
+  r.block = 256;
+  r.status = outcome::failed;
+  r.message = "compile error:\nk.cu:7: error: #error directive: \"" + latin1 + "\"";
+  return r;
+}
+
+// In a GPU sweep the writer of --json, --csv and --jsonl threw the same type_error out of the sweep
+// at the first such row.
+TEST(Utf8, TheResultsWriterWritesEveryFileOfARowInLatin1) {
+  test::temp_dir dir("latin1_writer");
+  const std::string base = dir.str() + "/run";
+  run_context ctx;
+  ctx.command = {"kernlab", "--json", base + "_" + latin1 + ".json"};
+  results_writer w(
+      {base + ".json", base + ".csv", base + ".jsonl"}, [&] { return ctx; }, 0);
+  sweep_result sweep;
+  sweep.results = {latin1_row()};
+  EXPECT_NO_THROW(w.row(latin1_row(), sweep));
+  EXPECT_NO_THROW(w.finish(sweep));
+  for (const char* ext : {".json", ".csv", ".jsonl"}) {
+    const std::string text = test::read_file(base + ext);
+    EXPECT_TRUE(is_utf8(text)) << ext;
+    EXPECT_NE(text.find(replaced), std::string::npos) << ext << "\n" << text;
+  }
+  EXPECT_EQ(record_from_json(json::parse(test::read_file(base + ".jsonl"))).message,
+            utf8_valid(latin1_row().message));
+}
+
+TEST(Utf8, TheTuningStoreWritesARowInLatin1) {
+  test::temp_dir dir("latin1_store");
+  const std::string path = dir.str() + "/tuning.jsonl";
+  {
+    tune::tuning_store store(path);
+    EXPECT_NO_THROW(store.add({"a|full", latin1_row(), {{"device", "GPU " + latin1}}}));
+  }
+  EXPECT_TRUE(is_utf8(test::read_file(path)));
+  tune::tuning_store store(path);
+  ASSERT_NE(store.find("a|full"), nullptr);
+  EXPECT_EQ(store.find("a|full")->record.variant.name, "k_" + replaced);
 }
 
 }  // namespace

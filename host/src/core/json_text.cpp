@@ -1,7 +1,6 @@
 #include "core/json_text.hpp"
 
 #include <stdexcept>
-#include <string>
 
 namespace kl {
 
@@ -16,6 +15,10 @@ json parse_json(std::string_view text) {
                                std::to_string(json_max_depth) + " levels");
     return true;
   });
+}
+
+std::string json_text(const json& j, int indent) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace kl

@@ -47,7 +47,7 @@ const stored_result* tuning_store::find(const std::string& key) const {
 
 void tuning_store::add(stored_result r) {
   nlohmann::json j = {{"key", r.key}, {"provenance", r.provenance}, {"record", to_json(r.record)}};
-  out_ << j.dump() << "\n" << std::flush;
+  out_ << json_text(j) << "\n" << std::flush;
   if (!out_) throw io_error("cannot write the tuning store " + path_.string());
   results_[r.key] = std::move(r);
 }
