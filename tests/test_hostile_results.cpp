@@ -5,6 +5,7 @@
 #include "exec/record_json.hpp"
 #include "report/results_json.hpp"
 #include "report/results_writer.hpp"
+#include "report/text_table.hpp"
 #include "test_util.hpp"
 #include "tune/store.hpp"
 
@@ -227,6 +228,18 @@ TEST(Utf8, TheTuningStoreWritesARowInLatin1) {
   tune::tuning_store store(path);
   ASSERT_NE(store.find("a|full"), nullptr);
   EXPECT_EQ(store.find("a|full")->record.variant.name, "k_" + replaced);
+}
+
+// A markdown cell stays on its line (a skip reason of two lines broke the table).
+TEST(Markdown, ACellOfSeveralLinesStaysOnItsRow) {
+  text_table t;
+  t.header = {"variant", "status"};
+  t.right = {false, false};
+  t.rows = {{"a", "skipped"}};
+  t.trailers = {"first\nsecond | third\r"};
+  std::ostringstream os;
+  t.write(os, true);
+  EXPECT_EQ(os.str(), "| variant | status |\n| --- | --- |\n| a | first second / third  |\n");
 }
 
 }  // namespace
