@@ -1,5 +1,6 @@
 // Results files from anywhere, and the outputs kernlab writes whatever strings reach them: the
-// readers' bounds (nesting, size, folders) and the UTF-8 rule of every output. No GPU needed.
+// readers' bounds (nesting, size, folders), records that cannot be compared, and the UTF-8 rule
+// of every output. No GPU needed.
 #include "core/json_text.hpp"
 #include "core/utf8.hpp"
 #include "exec/record_json.hpp"
@@ -240,6 +241,34 @@ TEST(Markdown, ACellOfSeveralLinesStaysOnItsRow) {
   std::ostringstream os;
   t.write(os, true);
   EXPECT_EQ(os.str(), "| variant | status |\n| --- | --- |\n| a | first second / third  |\n");
+}
+
+// Records compare cannot use are a file error (exit code 4) naming the file and the record, not an
+// exception out of compare (exit code 1, which CI reads as a regression).
+TEST(ResultsRead, ARecordCompareCannotUseIsAFileErrorNamingIt) {
+  test::temp_dir dir("results_bad_record");
+  const std::string good = dir.write("good.json", seed_results().dump());
+  const auto expect_file_error = [&](const json& results, const std::string& message) {
+    const std::string bad = dir.write("bad.json", results.dump());
+    for (const std::string& args : {"compare " + good + " " + bad, "compare " + bad + " " + good,
+                                    "plot " + bad + " -o " + dir.str() + "/x.svg"}) {
+      const auto r = test::run_kernlab(args);
+      EXPECT_EQ(r.code, 4) << args << "\n" << r.output;
+      EXPECT_NE(r.output.find(bad + ": " + message), std::string::npos) << args << "\n" << r.output;
+    }
+  };
+  json results = seed_results();
+  results["records"][1]["timing"] = nullptr;  // passed, with no timing
+  expect_file_error(results, "records[1] (matmul.naive): \"timing\": null in a record that passed");
+  results = seed_results();
+  results["records"][2]["variant"].erase("qualified_name");
+  expect_file_error(results, "records[2]: [json.exception.out_of_range.403]");
+  results = seed_results();
+  results["records"] = {{"not", "a list"}};
+  expect_file_error(results, "\"records\" is not a list");
+  results = seed_results();
+  results["version"] = 1e300;
+  expect_file_error(results, "results format version 1e+300; this kernlab reads version 1");
 }
 
 }  // namespace

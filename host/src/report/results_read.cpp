@@ -17,6 +17,25 @@ namespace {
 
 using nlohmann::json;
 
+// A record's place in its file, and its name when it has one: "records[3] (reduce.reduce5)".
+std::string record_name(const json& records, std::size_t i) {
+  const std::string place = "records[" + std::to_string(i) + "]";
+  const json& r = records[i];
+  if (!r.is_object() || !r.contains("variant") || !r.at("variant").is_object()) return place;
+  const json& v = r.at("variant");
+  const auto name = v.find("qualified_name");
+  return name != v.end() && name->is_string() ? place + " (" + name->get<std::string>() + ")"
+                                              : place;
+}
+
+// What compare and plot take from a record beyond what record_from_json reads: the key that
+// pairs it with a record of another file, and the timing of a record that passed.
+void check_record(const json& r, const result_record& read) {
+  record_key(r);
+  if (read.status == outcome::passed && !read.timing)
+    throw std::runtime_error("\"timing\": null in a record that passed");
+}
+
 // The file's text: a regular file or a stream (a pipe), at most results_max_bytes.
 std::string read_text(const std::string& path) {
   const std::string too_large = path + ": larger than " + std::to_string(results_max_bytes >> 20) +
@@ -47,15 +66,25 @@ std::string read_text(const std::string& path) {
 }  // namespace
 
 std::vector<result_record> records_from_results(const json& j) {
-  if (!j.is_object() || j.value("format", "") != "kernlab-results")
+  if (!j.is_object() || !j.contains("format") || j.at("format") != "kernlab-results")
     throw std::runtime_error("not a kernlab results file (no \"format\": \"kernlab-results\")");
-  const int version = j.value("version", 0);
+  const json version = j.value("version", json(0));
   if (version != results_format_version)
-    throw std::runtime_error("results format version " + std::to_string(version) +
-                             "; this kernlab reads version " +
-                             std::to_string(results_format_version));
+    throw std::runtime_error(
+        "results format version " + (version.is_number() ? version.dump() : version.type_name()) +
+        "; this kernlab reads version " + std::to_string(results_format_version));
+  const auto records = j.find("records");
+  if (records == j.end() || !records->is_array())
+    throw std::runtime_error("\"records\" is not a list");
   std::vector<result_record> out;
-  for (const auto& r : j.at("records")) out.push_back(record_from_json(r));
+  for (std::size_t i = 0; i < records->size(); ++i) {
+    try {
+      out.push_back(record_from_json(records->at(i)));
+      check_record(records->at(i), out.back());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(record_name(*records, i) + ": " + e.what());
+    }
+  }
   return out;
 }
 
