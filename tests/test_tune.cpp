@@ -553,6 +553,38 @@ sweep_result recorded_tsum_space(const test::temp_dir& dir) {
   return sweep;
 }
 
+// A recorded point whose median is 0 or negative was never measured, yet it was the best of a
+// replay: such a record is a file error naming it, and no time that is not positive is a best.
+TEST(TuneCommand, AReplayedMedianThatIsNotATimeIsAFileError) {
+  test::temp_dir dir("tune_replay_zero");
+  sweep_result sweep = recorded_tsum_space(dir);
+  const std::string json = dir.str() + "/space.json";
+  const std::string args = "tune --kernels-dir " + dir.str() +
+                           " --variant tsum --size 1000 --dtype int32 --strategy exhaustive "
+                           "--replay " +
+                           json;
+  for (const double median_ms : {0.0, -0.005}) {
+    sweep.results[3].timing->median_ms = median_ms;
+    std::ofstream(json) << results_to_json(sweep, run_context{}).dump();
+    const auto r = test::run_kernlab(args);
+    EXPECT_EQ(r.code, 4) << r.output;
+    EXPECT_NE(r.output.find("--replay " + json + ": " +
+                            configuration_key(sweep.results[3].variant.qualified_name(),
+                                              sweep.results[3].block, sweep.results[3].config) +
+                            ": median_us "),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("is not a time (a positive number)"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("best:"), std::string::npos) << r.output;
+  }
+  // Read from anywhere else (the tuning store), such a point is never the best.
+  finished_tune f;
+  f.tunes[0].evaluations[0].record.timing->median_ms = 0;
+  ASSERT_NE(f.tunes[0].best(), nullptr);
+  EXPECT_NE(f.tunes[0].best()->point, 0u);
+  EXPECT_GT(f.tunes[0].best()->record.timing->median_ms, 0);
+}
+
 // A replay file named in Latin-1 reaches every output of a tune (the command line in each, the
 // reason of a point the file does not hold): a raw type_error wrote none of them. Each is UTF-8.
 TEST(TuneCommand, ALatin1FileNameReachesEveryExportAsUtf8) {

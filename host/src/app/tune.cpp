@@ -54,6 +54,10 @@ class replay_file {
     try {
       for (auto& r : records_from_results(j)) {
         const std::string key = configuration_key(r.variant.qualified_name(), r.block, r.config);
+        // A time that is not a positive number was never measured: it would be the best.
+        if (r.timed() && !(r.timing->median_ms > 0 && std::isfinite(r.timing->median_ms)))
+          throw std::runtime_error(key + ": median_us " + json_text(r.timing->median_ms * 1e3) +
+                                   " is not a time (a positive number)");
         records_.emplace(key, std::move(r));
       }
       const auto& dev = j.at("reproducibility").at("device");
