@@ -1,9 +1,10 @@
 // Results files from anywhere, and the outputs kernlab writes whatever strings reach them: the
-// readers' bounds (nesting, size, folders), records that cannot be compared, and the UTF-8 rule
-// of every output. No GPU needed.
+// readers' bounds (nesting, size, folders), records that cannot be compared, the UTF-8 rule of
+// every output, and pictures too large to draw. No GPU needed.
 #include "core/json_text.hpp"
 #include "core/utf8.hpp"
 #include "exec/record_json.hpp"
+#include "report/exports.hpp"
 #include "report/results_json.hpp"
 #include "report/results_writer.hpp"
 #include "report/text_table.hpp"
@@ -269,6 +270,85 @@ TEST(ResultsRead, ARecordCompareCannotUseIsAFileErrorNamingIt) {
   results = seed_results();
   results["version"] = 1e300;
   expect_file_error(results, "results format version 1e+300; this kernlab reads version 1");
+}
+
+// A --pipeline result whose rows are `row`, `count` times.
+json pipeline_of(const json& row, std::size_t count) {
+  json results = json::parse(test::read_file(
+      test::source_dir() + "/docs/results/2026-11-22-h100-qam256/pipeline_2e27.json"));
+  results["pipeline"][0]["rows"] = json::array();
+  for (std::size_t i = 0; i < count; ++i) results["pipeline"][0]["rows"].push_back(row);
+  return results;
+}
+
+// A row of `streams` streams and `chunks` chunks, one after the other.
+json pipeline_row(unsigned streams, unsigned chunks) {
+  json row = {{"order", "breadth"},
+              {"streams", streams},
+              {"chunks", chunks},
+              {"wall_ms", chunks * 3e-3},
+              {"timeline", json::array()}};
+  for (unsigned c = 0; c < chunks; ++c)
+    row["timeline"].push_back({{"chunk", c},
+                               {"stream", c % streams},
+                               {"h2d_us", {3.0 * c, 3.0 * c + 1}},
+                               {"kernel_us", {3.0 * c + 1, 3.0 * c + 2}},
+                               {"d2h_us", {3.0 * c + 2, 3.0 * c + 3}}});
+  return row;
+}
+
+// 160 KB of rows that each declare 4096 streams made a 528 MB picture (1.6 GB of memory): a row of
+// more streams or chunks than --pipeline runs is refused, naming it.
+TEST(PipelineTimeline, ARowOfMoreStreamsOrChunksThanAPipelineRunsIsRefused) {
+  test::temp_dir dir("timeline_hostile");
+  const std::string bomb = dir.write("bomb.json", pipeline_of(pipeline_row(4096, 1), 1000).dump());
+  EXPECT_LT(test::read_file(bomb).size(), 200000u);
+  const auto r = test::run_kernlab("plot --timeline " + bomb + " -o " + dir.str() + "/t.svg");
+  EXPECT_EQ(r.code, 4) << r.output;
+  EXPECT_NE(r.output.find(bomb + ": pipeline[0].rows[0].streams 4096 is more than the 64 streams "
+                                 "a --pipeline row has"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.str() + "/t.svg"));
+  std::ostringstream os;
+  json chunks = pipeline_of(pipeline_row(4, 8), 1);
+  chunks["pipeline"][0]["rows"][0]["chunks"] = 5000;
+  EXPECT_THROW(write_timeline_svg(chunks, os), std::runtime_error);
+  chunks = pipeline_of(pipeline_row(4, 4097), 1);
+  chunks["pipeline"][0]["rows"][0]["chunks"] = 4096;
+  try {
+    write_timeline_svg(chunks, os);
+    ADD_FAILURE() << "drawn";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("pipeline[0].rows[0].timeline has 4097 chunks"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Rows as large as --pipeline makes them (64 streams, 4096 chunks: megabytes each) are drawn until
+// the picture takes 32 MiB; the rest are counted, in the picture and by the command.
+TEST(PipelineTimeline, ThePictureStopsAtItsCapAndCountsTheRowsLeftOut) {
+  const json results = pipeline_of(pipeline_row(64, 4096), 20);
+  std::ostringstream os;
+  const std::size_t not_drawn = write_timeline_svg(results, os);
+  const std::string svg = os.str();
+  EXPECT_GT(not_drawn, 0u);
+  EXPECT_LT(not_drawn, 20u);
+  EXPECT_LE(svg.size(), timeline_max_svg_bytes + (4u << 20));
+  EXPECT_NE(svg.find(std::to_string(not_drawn) + " more rows are not drawn: the picture stops at "
+                                                 "32 MiB"),
+            std::string::npos);
+  EXPECT_EQ(svg.find("</svg>\n"), svg.size() - 7);
+
+  test::temp_dir dir("timeline_cap");
+  const std::string file = dir.write("large.json", results.dump());
+  const auto r = test::run_kernlab("plot --timeline " + file + " -o " + dir.str() + "/t.svg");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("(1 pipeline; " + std::to_string(not_drawn) +
+                          " rows not drawn: the picture stops at 32 MiB)"),
+            std::string::npos)
+      << r.output;
 }
 
 }  // namespace
