@@ -351,5 +351,42 @@ TEST(PipelineTimeline, ThePictureStopsAtItsCapAndCountsTheRowsLeftOut) {
       << r.output;
 }
 
+// `--json f --csv f` kept the CSV alone: two outputs naming one file, however spelt, are a usage
+// error naming both options. Streams and devices may take several.
+TEST(OutputOptions, TwoOutputsInOneFileAreAUsageErrorNamingBoth) {
+  test::temp_dir dir("same_output");
+  const std::string f = dir.str() + "/run.out";
+  const std::string sweep = "--compile-only --no-cache --kernels-dir " + test::kernels_dir() +
+                            " --variant reduce5 --block 256 ";
+  const struct {
+    std::string args, message;
+  } cases[] = {
+      {sweep + "--json " + f + " --csv " + f, "--json " + f + " and --csv " + f + " are one file"},
+      {sweep + "--json " + f + " --csv " + dir.str() + "/sub/../run.out",
+       "--json " + f + " and --csv "},
+      {"tune --kernels-dir " + test::kernels_dir() + " --variant reduce_unrolling --export " + f +
+           " --t4 " + f,
+       "--t4 " + f + " and --export " + f},
+  };
+  std::filesystem::create_directories(dir.str() + "/sub");
+  for (const auto& c : cases) {
+    const auto r = test::run_kernlab(c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+    EXPECT_FALSE(std::filesystem::exists(f));
+  }
+  // A file that exists, under a symbolic and a hard link.
+  const std::string real = dir.write("real.json", "{}");
+  std::filesystem::create_symlink(real, dir.str() + "/soft.json");
+  std::filesystem::create_hard_link(real, dir.str() + "/hard.csv");
+  for (const char* other : {"/soft.json", "/hard.csv"}) {
+    const auto r = test::run_kernlab(sweep + "--json " + real + " --csv " + dir.str() + other);
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_NE(r.output.find("are one file"), std::string::npos) << r.output;
+  }
+  const auto r = test::run_kernlab(sweep + "--json /dev/null --csv /dev/null");
+  EXPECT_EQ(r.code, 0) << r.output;
+}
+
 }  // namespace
 }  // namespace kl
