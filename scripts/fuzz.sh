@@ -82,10 +82,15 @@ for t in "${targets[@]}"; do
   # The header parser also starts from every shipped kernel file, read where it lives.
   seeds=("tests/fuzz/corpus/$t")
   [ "$t" != metadata ] || seeds+=(kernels_src/*/)
+  [ "$t" != results_structure ] || seeds+=(tests/fuzz/corpus/results)
+  # Results files are read up to 256 MiB: their inputs may grow to 4 MiB (libFuzzer's default
+  # is the largest seed, 4 KiB at least), room for a value nested 100,000 deep.
+  max_len=()
+  case "$t" in results*) max_len=(-max_len=4194304) ;; esac
   # shellcheck disable=SC2086
   if ! "$dir/fuzz_$t" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
-      -dict="tests/fuzz/$t.dict" -artifact_prefix="$dir/crashes/$t-" ${FUZZ_ARGS:-} \
-      "$dir/corpus/$t" "${seeds[@]}" >"$log" 2>&1; then
+      -dict="tests/fuzz/$t.dict" -artifact_prefix="$dir/crashes/$t-" "${max_len[@]}" \
+      ${FUZZ_ARGS:-} "$dir/corpus/$t" "${seeds[@]}" >"$log" 2>&1; then
     echo "fuzz: fuzz_$t found a problem:" >&2
     grep -E "ERROR|SUMMARY|runtime error|fuzz_$t:|Test unit written" "$log" | head -n 20 >&2 || true
     status=1

@@ -1,6 +1,7 @@
 // kernlab tune without a GPU: the space a file's tunables make, the tuning store, the exports,
 // and the command line.
 #include "core/errors.hpp"
+#include "core/utf8.hpp"
 #include "report/tune_report.hpp"
 #include "spec/metadata.hpp"
 #include "test_util.hpp"
@@ -504,6 +505,107 @@ TEST(TuneCommand, BadInputIsAUsageErrorNamingIt) {
     const auto r = test::run_kernlab(c.args);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+// The device's name of a replayed file went into a `//` comment as it was: a newline in it put the
+// rest into the code. Every text of the header's comments stays in its comment.
+TEST(TuneReport, NoTextOfTheHeadersCommentsReachesItsCode) {
+  finished_tune f;
+  f.device.name = "Test GPU\n#error injected from the device's name";
+  // Three arguments: a backslash at the end, a Latin-1 byte and a trigraph (its "\?" keeps this
+  // source free of one), a carriage return.
+  f.ctx.command = {"kernlab", "tune", "--json", "x\\", "\xe9?\?/", "a\rb"};
+  f.ctx.date = "2026-11-23\\";
+  const std::string header = tuning_header(f.tunes, f.device, f.ctx);
+  EXPECT_NE(header.find("on \"Test GPU\\n#error injected from the device's name\" ("),
+            std::string::npos)
+      << header;
+  EXPECT_NE(header.find(" \"x\\\\\" \"\xef\xbf\xbd\\?\\?/\" \"a\\rb\"\n"), std::string::npos)
+      << header;
+  test::temp_dir dir("tune_header_hostile");
+  dir.write("tuned.h", header);
+  const std::string cpp = dir.write("use.cpp",
+                                    "#include \"tuned.h\"\nstatic_assert(reduce_k_configs[0].n == "
+                                    "1000003);\n");
+  for (const char* trigraphs : {"", " -trigraphs -Wno-trigraphs"}) {
+    const auto r = test::run_command(std::string("c++ -std=c++17 -fsyntax-only -Werror") +
+                                     trigraphs + " " + cpp);
+    EXPECT_EQ(r.code, 0) << r.output << "\n" << header;
+  }
+}
+
+// A recorded tune of the tunable reduce in `dir` (every point at n = 1000, int32): each point's
+// median is 1 ms, and a little more at a larger block.
+sweep_result recorded_tsum_space(const test::temp_dir& dir) {
+  const std::string file = test::write_tunable_reduce(dir, "tsum");
+  sweep_result sweep;
+  sweep.device = cuda::device_info{};
+  sweep.device->name = "Test GPU";
+  for (const auto& p : parse_header(test::read_file(file), file).points)
+    for (unsigned block : {128u, 256u, 512u}) {
+      if (block * p.point.at(0).second > 2048) continue;
+      result_record r = passed_record(p.name, block, 1.0 + 1e-3 * block);
+      r.variant = p;
+      r.config = problem_config{"int32", "sum", 1000, "exact", 12345, {}};
+      sweep.results.push_back(r);
+    }
+  return sweep;
+}
+
+// A recorded point whose median is 0 or negative was never measured, yet it was the best of a
+// replay: such a record is a file error naming it, and no time that is not positive is a best.
+TEST(TuneCommand, AReplayedMedianThatIsNotATimeIsAFileError) {
+  test::temp_dir dir("tune_replay_zero");
+  sweep_result sweep = recorded_tsum_space(dir);
+  const std::string json = dir.str() + "/space.json";
+  const std::string args = "tune --kernels-dir " + dir.str() +
+                           " --variant tsum --size 1000 --dtype int32 --strategy exhaustive "
+                           "--replay " +
+                           json;
+  for (const double median_ms : {0.0, -0.005}) {
+    sweep.results[3].timing->median_ms = median_ms;
+    std::ofstream(json) << results_to_json(sweep, run_context{}).dump();
+    const auto r = test::run_kernlab(args);
+    EXPECT_EQ(r.code, 4) << r.output;
+    EXPECT_NE(r.output.find("--replay " + json + ": " +
+                            configuration_key(sweep.results[3].variant.qualified_name(),
+                                              sweep.results[3].block, sweep.results[3].config) +
+                            ": median_us "),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("is not a time (a positive number)"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("best:"), std::string::npos) << r.output;
+  }
+  // Read from anywhere else (the tuning store), such a point is never the best.
+  finished_tune f;
+  f.tunes[0].evaluations[0].record.timing->median_ms = 0;
+  ASSERT_NE(f.tunes[0].best(), nullptr);
+  EXPECT_NE(f.tunes[0].best()->point, 0u);
+  EXPECT_GT(f.tunes[0].best()->record.timing->median_ms, 0);
+}
+
+// A replay file named in Latin-1 reaches every output of a tune (the command line in each, the
+// reason of a point the file does not hold): a raw type_error wrote none of them. Each is UTF-8.
+TEST(TuneCommand, ALatin1FileNameReachesEveryExportAsUtf8) {
+  test::temp_dir dir("tune_latin1");
+  sweep_result sweep = recorded_tsum_space(dir);
+  sweep.results.pop_back();  // a point the file does not hold: "not in FILE"
+  const std::string json = dir.str() + "/space_\xe9.json";
+  std::ofstream(json) << results_to_json(sweep, run_context{}).dump();
+  const std::string out = dir.str() + "/out";
+  const auto r = test::run_kernlab(
+      "tune --kernels-dir " + dir.str() +
+      " --variant tsum --size 1000 --dtype int32 --strategy exhaustive --replay '" + json +
+      "' --json " + out + ".json --csv " + out + ".csv --export " + out + ".best.json --t4 " + out +
+      ".t4.json --export-header " + out + ".h");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(is_utf8(r.output)) << r.output;
+  for (const char* ext : {".json", ".csv", ".best.json", ".t4.json", ".h"}) {
+    const std::string text = test::read_file(out + ext);
+    EXPECT_FALSE(text.empty()) << ext;
+    EXPECT_TRUE(is_utf8(text)) << ext;
+    EXPECT_NE(text.find("space_\xef\xbf\xbd.json"), std::string::npos) << ext;
   }
 }
 

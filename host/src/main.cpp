@@ -7,6 +7,7 @@
 #include "cli/options.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
+#include "core/utf8.hpp"
 #include "cuda/driver.hpp"
 #include "mpi/world.hpp"
 #include "nvrtc/compile_process.hpp"
@@ -59,6 +60,8 @@ int main(int argc, char** argv) {
   }
   if (argc == 2 && std::string(argv[1]) == "--compile-child")
     return kl::nvrtc::compile_child_main();
+  // What kernlab prints is valid UTF-8, whatever bytes a kernel's messages or a file's name hold.
+  const kl::utf8_output out(std::cout), err(std::cerr);
   // Under mpirun or srun (docs/many_gpus.md): rank 0 runs the command, the others serve it their
   // GPUs. The world outlives the error messages below; its end stops the other ranks.
   std::unique_ptr<kl::mpi::world> world;

@@ -105,11 +105,12 @@ int results_command(const kl::cli_options& opt) {
                           : opt.timeline           ? "timeline.svg"
                                                    : "sweep.svg";
   std::ostringstream svg;
+  std::size_t not_drawn = 0;  // --timeline's rows past its cap
   try {
     if (opt.roofline)
       kl::write_roofline_svg(results, svg);
     else if (opt.timeline)
-      kl::write_timeline_svg(results, svg);
+      not_drawn = kl::write_timeline_svg(results, svg);
     else
       kl::write_svg(results, svg);
   } catch (const std::exception& e) {
@@ -118,7 +119,13 @@ int results_command(const kl::cli_options& opt) {
   kl::write_output_file(out, svg.str());
   if (opt.timeline)
     std::cout << "wrote " << out << " (" << results.at("pipeline").size() << " pipeline"
-              << (results.at("pipeline").size() == 1 ? "" : "s") << ")\n";
+              << (results.at("pipeline").size() == 1 ? "" : "s")
+              << (not_drawn
+                      ? "; " + std::to_string(not_drawn) + (not_drawn == 1 ? " row" : " rows") +
+                            " not drawn: the picture stops at " +
+                            std::to_string(kl::timeline_max_svg_bytes >> 20) + " MiB"
+                      : std::string())
+              << ")\n";
   else
     std::cout << "wrote " << out << " (" << results.at("records").size() << " records)\n";
   return 0;

@@ -3,6 +3,7 @@
 #include "app/environment.hpp"
 #include "app/plan.hpp"
 #include "core/errors.hpp"
+#include "core/json_text.hpp"
 #include "exec/pipeline.hpp"
 #include "report/table.hpp"
 #include "worker/executor.hpp"
@@ -89,7 +90,7 @@ int pipeline_mode(const kl::cli_options& opt, const kl::family_registry& familie
     const kl::run_context ctx = context_of(opt, req, argc, argv);
     nlohmann::json results = kl::results_to_json(compiled, ctx);
     results["pipeline"] = reports;
-    write_file(opt.json_path, [&](std::ostream& os) { os << results.dump(1) << "\n"; });
+    write_file(opt.json_path, [&](std::ostream& os) { os << kl::json_text(results, 1) << "\n"; });
   }
   return code;
 }

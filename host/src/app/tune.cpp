@@ -4,6 +4,7 @@
 #include "app/plan.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
+#include "core/json_text.hpp"
 #include "cuda/driver.hpp"
 #include "nvrtc/compiler.hpp"
 #include "parallel/thread_pool.hpp"
@@ -53,6 +54,10 @@ class replay_file {
     try {
       for (auto& r : records_from_results(j)) {
         const std::string key = configuration_key(r.variant.qualified_name(), r.block, r.config);
+        // A time that is not a positive number was never measured: it would be the best.
+        if (r.timed() && !(r.timing->median_ms > 0 && std::isfinite(r.timing->median_ms)))
+          throw std::runtime_error(key + ": median_us " + json_text(r.timing->median_ms * 1e3) +
+                                   " is not a time (a positive number)");
         records_.emplace(key, std::move(r));
       }
       const auto& dev = j.at("reproducibility").at("device");
@@ -444,17 +449,17 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     nlohmann::json results = results_to_json(sweep, ctx);
     results["tuning"] = tuning;
     if (!opt.json_path.empty())
-      write_file(opt.json_path, [&](std::ostream& os) { os << results.dump(1) << "\n"; });
+      write_file(opt.json_path, [&](std::ostream& os) { os << json_text(results, 1) << "\n"; });
     if (!opt.csv_path.empty())
       write_file(opt.csv_path, [&](std::ostream& os) { write_csv(results, os); });
   }
   if (!opt.export_json.empty())
-    write_file(opt.export_json, [&](std::ostream& os) { os << tuning.dump(1) << "\n"; });
+    write_file(opt.export_json, [&](std::ostream& os) { os << json_text(tuning, 1) << "\n"; });
   if (!opt.export_header.empty())
     write_file(opt.export_header, [&](std::ostream& os) { os << tuning_header(tunes, d, ctx); });
   if (!opt.t4_path.empty())
     write_file(opt.t4_path,
-               [&](std::ostream& os) { os << t4_results_json(tunes).dump(1) << "\n"; });
+               [&](std::ostream& os) { os << json_text(t4_results_json(tunes), 1) << "\n"; });
   if (!opt.jsonl_path.empty()) {
     for (const auto& w : lines.warnings()) std::cerr << "kernlab: warning: " << w << "\n";
     lines.finish(sweep_result{});

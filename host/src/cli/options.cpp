@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -469,6 +470,43 @@ void check_options_apply(mode md, const std::set<std::string>& given) {
     throw usage_error("--" + key + " does not apply to " + mode_name(md) + " (only to " + where +
                       ")");
   }
+}
+
+// Whether two outputs would be written to one file: the same path once links, "." and ".."
+// are resolved, or, for files that exist, one file under two names (a hard link). A stream or
+// a device ("-", /dev/null) may take several.
+bool same_output_file(const std::string& a, const std::string& b) {
+  if (a == "-" || b == "-") return false;
+  std::error_code ea, eb;
+  const fs::file_status sa = fs::status(a, ea), sb = fs::status(b, eb);
+  if ((fs::exists(sa) && !fs::is_regular_file(sa)) || (fs::exists(sb) && !fs::is_regular_file(sb)))
+    return false;
+  if (fs::exists(sa) && fs::exists(sb)) return fs::equivalent(a, b, ea);
+  const auto resolved = [](const std::string& path) {
+    std::error_code ec;
+    const fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+    return ec ? fs::absolute(path, ec).lexically_normal() : p;
+  };
+  return resolved(a) == resolved(b);
+}
+
+// Each output option names a file of its own: two outputs in one file leave only the last one
+// written (--json f --csv f kept the CSV alone).
+void check_distinct_outputs(const cli_options& o) {
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--json", &o.json_path},     {"--csv", &o.csv_path},
+      {"--jsonl", &o.jsonl_path},   {"--t4", &o.t4_path},
+      {"--export", &o.export_json}, {"--export-header", &o.export_header},
+      {"-o", &o.output_path},       {"--journal", &o.journal_path},
+      {"--store", &o.store_path}};
+  for (std::size_t i = 0; i < std::size(outputs); ++i)
+    for (std::size_t k = i + 1; k < std::size(outputs); ++k) {
+      const auto& [a, path_a] = outputs[i];
+      const auto& [b, path_b] = outputs[k];
+      if (!path_a->empty() && !path_b->empty() && same_output_file(*path_a, *path_b))
+        throw usage_error(std::string(a) + " " + *path_a + " and " + b + " " + *path_b +
+                          " are one file: give each output a file of its own");
+    }
 }
 
 }  // namespace
@@ -1028,6 +1066,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
                   : o.compile_only   ? mode::compile_only
                                      : mode::sweep;
   check_options_apply(md, given);
+  check_distinct_outputs(o);
   return o;
 }
 

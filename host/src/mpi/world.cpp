@@ -13,6 +13,7 @@
 #include "mpi/world.hpp"
 
 #include "core/interrupt.hpp"
+#include "core/json_text.hpp"
 #include "cuda/driver.hpp"
 #include "exec/record_json.hpp"
 #include "mpi/transport_abi.hpp"
@@ -499,7 +500,7 @@ int world::serve(const std::function<std::unique_ptr<row_executor>()>& make,
       json reply = answer(ex, gone, m->payload);
       if (log && !key.empty() && reply.contains("record"))
         log->finished(key, reply["record"].value("outcome", std::string("passed")),
-                      reply["record"].dump());
+                      json_text(reply["record"]));
       busy = false;
       if (reply.contains("lost") && ex) {
         gone = reply["lost"];

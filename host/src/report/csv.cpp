@@ -1,5 +1,6 @@
 #include "report/exports.hpp"
 
+#include "core/utf8.hpp"
 #include "exec/record_json.hpp"
 
 #include <sstream>
@@ -7,8 +8,10 @@
 namespace kl {
 namespace {
 
-// Quotes a field when it holds a separator, a quote or a line break (RFC 4180).
-std::string field(const std::string& s) {
+// A text field: valid UTF-8 (core/utf8.hpp), quoted when it holds a separator, a quote or a line
+// break (RFC 4180).
+std::string field(const std::string& text) {
+  const std::string s = utf8_valid(text);
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 
@@ -42,9 +43,14 @@ void write_svg(const nlohmann::json& results, std::ostream& os);
 /// (docs/results_format.md). Throws std::runtime_error when no row has a throughput to draw.
 void write_roofline_svg(const nlohmann::json& results, std::ostream& os);
 
+/// The most a --timeline picture takes: a row past it is counted, not drawn.
+constexpr std::size_t timeline_max_svg_bytes = std::size_t{32} << 20;
+
 /// A --pipeline result's schedules: one lane per stream, each chunk's H2D, kernel and D2H as a
-/// box on a time axis in microseconds, every row measured, one time scale per problem. Throws
-/// std::runtime_error when the file has no pipeline, or no row with stage times per chunk.
-void write_timeline_svg(const nlohmann::json& results, std::ostream& os);
+/// box on a time axis in microseconds, every row measured, one time scale per problem, until the
+/// picture takes timeline_max_svg_bytes; a note under it counts the rows left out. Returns their
+/// number. Throws std::runtime_error when the file has no pipeline, no row with stage times per
+/// chunk, or a row of more streams or chunks than --pipeline runs (64, 4096).
+std::size_t write_timeline_svg(const nlohmann::json& results, std::ostream& os);
 
 }  // namespace kl

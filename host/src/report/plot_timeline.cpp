@@ -32,6 +32,9 @@ struct schedule {
   std::vector<box> boxes;
 };
 
+// What a --pipeline row holds at most (--streams 1..64, --chunks 1..4096).
+constexpr unsigned max_streams = 64, max_chunks = 4096;
+
 const char* const stage_key[3] = {"h2d_us", "kernel_us", "d2h_us"};
 const char* const stage_name[3] = {"H2D", "kernel", "D2H"};
 const char* const stage_colour[3] = {"#0072B2", "#E69F00", "#009E73"};
@@ -47,8 +50,16 @@ schedule schedule_of(const json& row, const std::string& where) {
   schedule s;
   if (!row.is_object()) throw std::runtime_error(where + " is not an object");
   s.order = row.value("order", std::string("?"));
-  s.streams = static_cast<unsigned>(std::min(number(row, "streams", where), 4096.0));
-  s.chunks = static_cast<unsigned>(std::min(number(row, "chunks", where), 1e9));
+  const double streams = number(row, "streams", where), chunks = number(row, "chunks", where);
+  // A lane is drawn per stream: a count past what --pipeline runs is refused, not drawn.
+  if (streams > max_streams)
+    throw std::runtime_error(where + ".streams " + num(streams, "%.0f") + " is more than the " +
+                             std::to_string(max_streams) + " streams a --pipeline row has");
+  if (chunks > max_chunks)
+    throw std::runtime_error(where + ".chunks " + num(chunks, "%.0f") + " is more than the " +
+                             std::to_string(max_chunks) + " chunks a --pipeline row has");
+  s.streams = static_cast<unsigned>(streams);
+  s.chunks = static_cast<unsigned>(chunks);
   s.wall_us = 1000 * number(row, "wall_ms", where);
   s.x_bound = svg::number_at(row, "x_bound").value_or(0);
   s.overlap = svg::number_at(row, "overlap").value_or(0);
@@ -56,6 +67,10 @@ schedule schedule_of(const json& row, const std::string& where) {
   const auto t = row.find("timeline");
   if (t == row.end()) return s;
   if (!t->is_array()) throw std::runtime_error(where + ".timeline is not a list");
+  if (t->size() > max_chunks)
+    throw std::runtime_error(where + ".timeline has " + std::to_string(t->size()) +
+                             " chunks, more than the " + std::to_string(max_chunks) +
+                             " a --pipeline row has");
   for (std::size_t i = 0; i < t->size(); ++i) {
     const json& c = t->at(i);
     const std::string at = where + ".timeline[" + std::to_string(i) + "]";
@@ -95,7 +110,7 @@ constexpr int left = 84, plot_w = 900, right = 24, lane_h = 18, lane_gap = 4, fo
 
 }  // namespace
 
-void write_timeline_svg(const json& results, std::ostream& os) {
+std::size_t write_timeline_svg(const json& results, std::ostream& os) {
   const auto p = results.find("pipeline");
   if (p == results.end() || !p->is_array() || p->empty())
     throw std::runtime_error(
@@ -138,6 +153,11 @@ void write_timeline_svg(const json& results, std::ostream& os) {
   }
 
   bool any_timeline = false;
+  // Rows past the picture's cap are counted, not drawn: each may take megabytes.
+  std::size_t not_drawn = 0;
+  const auto full = [&] {
+    return not_drawn > 0 || static_cast<std::size_t>(body.tellp()) > timeline_max_svg_bytes;
+  };
   for (std::size_t ri = 0; ri < p->size(); ++ri) {
     const json& rep = p->at(ri);
     const std::string where = "pipeline[" + std::to_string(ri) + "]";
@@ -157,6 +177,10 @@ void write_timeline_svg(const json& results, std::ostream& os) {
     }
     if (t_max <= 0) continue;  // no row with stage times
     any_timeline = true;
+    if (full()) {
+      not_drawn += rows.size();
+      continue;
+    }
     const double step = tick_step(t_max);
     const double axis_end = std::ceil(t_max / step) * step;
     auto px = [&](double us) { return left + std::clamp(us / axis_end, 0.0, 1.0) * plot_w; };
@@ -192,6 +216,10 @@ void write_timeline_svg(const json& results, std::ostream& os) {
     }
 
     for (const auto& s : rows) {
+      if (full()) {
+        ++not_drawn;
+        continue;
+      }
       std::string title = s.order + ", " + std::to_string(s.streams) + " stream" +
                           (s.streams == 1 ? "" : "s") + ", " + std::to_string(s.chunks) +
                           " chunks: wall " + num(s.wall_us / 1000, "%.2f") + " ms";
@@ -262,10 +290,17 @@ void write_timeline_svg(const json& results, std::ostream& os) {
     throw std::runtime_error(
         "this pipeline result has no stage times per chunk (written by a kernlab before they were "
         "recorded): run kernlab --pipeline again to draw its timeline");
+  if (not_drawn > 0) {
+    y += 24;
+    body << "<text x=\"10\" y=\"" << y << "\" font-size=\"13\" fill=\"#D55E00\">" << not_drawn
+         << " more row" << (not_drawn == 1 ? " is" : "s are") << " not drawn: the picture stops at "
+         << (timeline_max_svg_bytes >> 20) << " MiB</text>\n";
+  }
   os << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << y + 10
      << "\" font-family=\"sans-serif\" font-size=\"" << font << "\">\n"
      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
      << body.str() << "</svg>\n";
+  return not_drawn;
 }
 
 }  // namespace kl

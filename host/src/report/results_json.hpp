@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,12 @@ const cuda::device_info* device_of(const result_record& r, const sweep_result& s
 /// is not a kernlab results file of a version this kernlab reads.
 std::vector<result_record> records_from_results(const nlohmann::json& j);
 
-/// Reads and parses a results file; errors name the file.
+/// The largest results file kernlab reads: far above a real run's (the largest kept in
+/// docs/results is under 0.5 MiB), far below what would run a machine out of memory once parsed.
+constexpr std::uintmax_t results_max_bytes = std::uintmax_t{256} << 20;
+
+/// Reads and parses a results file: a file or a stream (a pipe) of at most results_max_bytes,
+/// nested at most json_max_depth deep (core/json_text.hpp). Throws io_error naming the file.
 nlohmann::json read_results_file(const std::string& path);
 
 /// A stable 64-bit content hash, printed as 16 hex digits (xxHash3).

@@ -4,33 +4,98 @@
 #include "report/results_json.hpp"
 
 #include "core/errors.hpp"
+#include "core/json_text.hpp"
 
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
 namespace kl {
+namespace {
 
 using nlohmann::json;
+
+// A record's place in its file, and its name when it has one: "records[3] (reduce.reduce5)".
+std::string record_name(const json& records, std::size_t i) {
+  const std::string place = "records[" + std::to_string(i) + "]";
+  const json& r = records[i];
+  if (!r.is_object() || !r.contains("variant") || !r.at("variant").is_object()) return place;
+  const json& v = r.at("variant");
+  const auto name = v.find("qualified_name");
+  return name != v.end() && name->is_string() ? place + " (" + name->get<std::string>() + ")"
+                                              : place;
+}
+
+// What compare and plot take from a record beyond what record_from_json reads: the key that
+// pairs it with a record of another file, and the timing of a record that passed.
+void check_record(const json& r, const result_record& read) {
+  record_key(r);
+  if (read.status == outcome::passed && !read.timing)
+    throw std::runtime_error("\"timing\": null in a record that passed");
+}
+
+// The file's text: a regular file or a stream (a pipe), at most results_max_bytes.
+std::string read_text(const std::string& path) {
+  const std::string too_large = path + ": larger than " + std::to_string(results_max_bytes >> 20) +
+                                " MiB, more than a results file kernlab reads";
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(status))
+    throw io_error(path + ": a folder, not a results file");
+  if (std::filesystem::is_regular_file(status) &&
+      std::filesystem::file_size(path, ec) > results_max_bytes)
+    throw io_error(too_large);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw io_error(path + ": cannot be read (" + std::strerror(errno) + ")");
+  std::string text;
+  try {
+    char buf[1 << 16];
+    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+      text.append(buf, static_cast<std::size_t>(in.gcount()));
+      if (text.size() > results_max_bytes) throw io_error(too_large);
+    }
+  } catch (const std::ios_base::failure& e) {  // libstdc++'s for a read that fails
+    throw io_error(path + ": cannot be read (" + e.what() + ")");
+  }
+  if (in.bad()) throw io_error(path + ": cannot be read");
+  return text;
+}
+
+}  // namespace
+
 std::vector<result_record> records_from_results(const json& j) {
-  if (!j.is_object() || j.value("format", "") != "kernlab-results")
+  if (!j.is_object() || !j.contains("format") || j.at("format") != "kernlab-results")
     throw std::runtime_error("not a kernlab results file (no \"format\": \"kernlab-results\")");
-  const int version = j.value("version", 0);
+  const json version = j.value("version", json(0));
   if (version != results_format_version)
-    throw std::runtime_error("results format version " + std::to_string(version) +
-                             "; this kernlab reads version " +
-                             std::to_string(results_format_version));
+    throw std::runtime_error(
+        "results format version " + (version.is_number() ? version.dump() : version.type_name()) +
+        "; this kernlab reads version " + std::to_string(results_format_version));
+  const auto records = j.find("records");
+  if (records == j.end() || !records->is_array())
+    throw std::runtime_error("\"records\" is not a list");
   std::vector<result_record> out;
-  for (const auto& r : j.at("records")) out.push_back(record_from_json(r));
+  for (std::size_t i = 0; i < records->size(); ++i) {
+    try {
+      out.push_back(record_from_json(records->at(i)));
+      check_record(records->at(i), out.back());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(record_name(*records, i) + ": " + e.what());
+    }
+  }
   return out;
 }
 
 json read_results_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw io_error(path + ": cannot be read");
+  const std::string text = read_text(path);
   try {
-    return json::parse(in);
+    return parse_json(text);
   } catch (const json::exception& e) {
     throw io_error(path + ": not valid JSON (" + e.what() + ")");
+  } catch (const std::runtime_error& e) {
+    throw io_error(path + ": " + e.what());
   }
 }
 

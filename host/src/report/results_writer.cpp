@@ -1,6 +1,7 @@
 #include "report/results_writer.hpp"
 
 #include "core/errors.hpp"
+#include "core/json_text.hpp"
 #include "exec/record_json.hpp"
 #include "report/exports.hpp"
 #include "report/output_file.hpp"
@@ -28,7 +29,7 @@ void results_writer::row(const result_record& r, const sweep_result& so_far) {
     nlohmann::json line = record_in_context(r, device_of(r, so_far));
     line["run"] = run_json(context_());
     errno = 0;
-    jsonl_ << line.dump() << '\n' << std::flush;
+    jsonl_ << json_text(line) << '\n' << std::flush;
     if (!jsonl_) {
       jsonl_failed_ = true;
       warn("--jsonl " + paths_.jsonl + ": " + (errno ? std::strerror(errno) : "cannot write") +
@@ -60,7 +61,7 @@ void results_writer::rewrite(const sweep_result& sweep, bool complete) {
   if (paths_.json.empty() && paths_.csv.empty()) return;
   nlohmann::json results = results_to_json(sweep, context_());
   results["complete"] = complete;
-  if (!paths_.json.empty()) write_output_file(paths_.json, results.dump(1) + "\n");
+  if (!paths_.json.empty()) write_output_file(paths_.json, json_text(results, 1) + "\n");
   if (!paths_.csv.empty()) {
     std::ostringstream csv;
     write_csv(results, csv);

@@ -1,5 +1,6 @@
 #include "report/svg_text.hpp"
 
+#include "core/utf8.hpp"
 #include "exec/record_json.hpp"
 
 #include <cmath>
@@ -25,19 +26,12 @@ std::string esc(const std::string& s) {
       out += c < 0x20 && c != '\t' && c != '\n' ? '?' : static_cast<char>(c);
       continue;
     }
-    // A UTF-8 sequence is copied whole when it is well formed (no overlong forms, surrogates,
-    // or code points above U+10FFFF); anything else is one '?' per byte.
-    const std::size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-    bool ok = len > 0 && c <= 0xF4 && i + len <= s.size();
-    for (std::size_t k = 1; ok && k < len; ++k)
-      ok = (static_cast<unsigned char>(s[i + k]) & 0xC0) == 0x80;
-    if (ok && len >= 3) {
-      const auto c1 = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0) && !(c == 0xF0 && c1 < 0x90) &&
-           !(c == 0xF4 && c1 >= 0x90);
-      // U+FFFE and U+FFFF are not XML characters either.
-      ok = ok && !(c == 0xEF && c1 == 0xBF && static_cast<unsigned char>(s[i + 2]) >= 0xBE);
-    }
+    // A well-formed UTF-8 sequence is copied whole (core/utf8.hpp), but for U+FFFE and U+FFFF,
+    // which are not XML characters; anything else is one '?' per byte.
+    const std::size_t len = utf8_length_at(s, i);
+    const bool ok =
+        len > 0 && !(len == 3 && c == 0xEF && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
+                     static_cast<unsigned char>(s[i + 2]) >= 0xBE);
     if (!ok) {
       out += '?';
       continue;

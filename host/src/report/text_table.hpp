@@ -42,8 +42,11 @@ struct text_table {
         for (std::size_t c = 0; c < header.size(); ++c) {
           std::string cell = c < rows[r].size() ? rows[r][c] : "";
           if (c + 1 == header.size() && !trailers[r].empty()) cell = trailers[r];
-          for (auto& ch : cell)
+          // A cell on one line, without the column separator.
+          for (auto& ch : cell) {
             if (ch == '|') ch = '/';
+            if (ch == '\n' || ch == '\r') ch = ' ';
+          }
           os << " " << cell << " |";
         }
         os << "\n";

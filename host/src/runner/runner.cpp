@@ -2,6 +2,7 @@
 
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
+#include "core/json_text.hpp"
 #include "cuda/resources.hpp"
 #include "exec/record_json.hpp"
 #include "nvrtc/hash.hpp"
@@ -382,7 +383,7 @@ sweep_result runner::run(const group_callback& on_group) {
   });
   pool.on_finish([&](std::size_t ticket, std::size_t, const result_record& r) {
     std::lock_guard<std::mutex> lock(journal_lock);
-    if (log) log->finished(key_of.at(ticket), outcome_name(r.status), to_json(r).dump());
+    if (log) log->finished(key_of.at(ticket), outcome_name(r.status), json_text(to_json(r)));
   });
 
   std::size_t rows_total = 0, rows_done = 0;
@@ -569,7 +570,7 @@ sweep_result runner::run(const group_callback& on_group) {
               for (auto& [tool, x] : sanitizers) r = x->run(job);
               {
                 std::lock_guard<std::mutex> lock(journal_lock);
-                if (log) log->finished(key, outcome_name(r.status), to_json(r).dump());
+                if (log) log->finished(key, outcome_name(r.status), json_text(to_json(r)));
               }
               journal_check();
             }

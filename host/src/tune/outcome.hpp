@@ -19,11 +19,12 @@ enum class objective {
 inline const char* to_string(objective o) { return o == objective::energy ? "energy" : "time"; }
 
 /// A row's value under the objective, smaller is better: the median in ms, or the joules per
-/// operation; +infinity for a row that has none (it failed, or energy could not be measured).
+/// operation; +infinity for a row that has none (it failed, energy could not be measured, or a
+/// record read from a file has a median that is not a positive number).
 inline double objective_value(const result_record& r, objective o) {
-  if (o == objective::energy)
-    return r.has_energy() ? r.energy->joules_per_op : std::numeric_limits<double>::infinity();
-  return r.timed() ? r.timing->median_ms : std::numeric_limits<double>::infinity();
+  constexpr double none = std::numeric_limits<double>::infinity();
+  if (o == objective::energy) return r.has_energy() ? r.energy->joules_per_op : none;
+  return r.timed() && r.timing->median_ms > 0 ? r.timing->median_ms : none;
 }
 
 /// One evaluation: a point, how carefully it was timed, and its row.

@@ -1,6 +1,7 @@
 #include "tune/store.hpp"
 
 #include "core/errors.hpp"
+#include "core/json_text.hpp"
 #include "exec/record_json.hpp"
 
 namespace kl::tune {
@@ -18,7 +19,7 @@ tuning_store::tuning_store(std::filesystem::path path) : path_(std::move(path)) 
       ends_cut = in.eof() && !line.empty();
       if (line.empty()) continue;
       try {
-        const auto j = nlohmann::json::parse(line);
+        const auto j = parse_json(line);
         stored_result r;
         r.key = j.at("key").get<std::string>();
         r.record = record_from_json(j.at("record"));
@@ -46,7 +47,7 @@ const stored_result* tuning_store::find(const std::string& key) const {
 
 void tuning_store::add(stored_result r) {
   nlohmann::json j = {{"key", r.key}, {"provenance", r.provenance}, {"record", to_json(r.record)}};
-  out_ << j.dump() << "\n" << std::flush;
+  out_ << json_text(j) << "\n" << std::flush;
   if (!out_) throw io_error("cannot write the tuning store " + path_.string());
   results_[r.key] = std::move(r);
 }
