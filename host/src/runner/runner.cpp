@@ -175,6 +175,7 @@ std::unique_ptr<row_executor> make_executor(const family_registry& families,
   }
   o.command.insert(o.command.begin(), prefix.begin(), prefix.end());
   o.kernel_timeout_s = request.kernel_timeout_s;
+  o.fault_grace_s = fault_grace_for(request.kernel_timeout_s);
   o.log_path = log;
   if (!prefix.empty()) o.shutdown_grace_s = 120;  // a sanitizer's report takes its time
   return make_isolated_executor(o);
