@@ -516,6 +516,71 @@ TEST(DataFamilyBinary, ABrokenDescriptionCostsItsOwnFamilyOnly) {
   EXPECT_NE(all.output.find(where), std::string::npos) << all.output;
 }
 
+// A --dtype asked of a broken family's variants names that family and its error: its dtypes
+// are unknown (once "family  has no dtype 'uint8'", with no name).
+TEST(DataFamilyBinary, ADtypeAskedOfABrokenFamilyNamesItsError) {
+  test::temp_dir dir("axpy_broken_dtype");
+  test::write_axpy_family(dir);
+  std::string broken = test::axpy_family_toml;
+  broken.replace(broken.find("rule = \"exact\""), 14, "rule = \"close\"");
+  dir.write("bent/family.toml", broken);
+  dir.write("bent/reference.cu", test::axpy_reference);
+  std::string variant = test::axpy_simple;
+  variant.replace(variant.find("family:  axpy"), 13, "family:  bent");
+  dir.write("bent/simple.cu", variant);
+  const std::string where = dir.str() + "/bent/family.toml:40:";
+  const std::string base = "--kernels-dir " + dir.str() + " --compile-only --no-cache ";
+
+  const auto alone = test::run_kernlab(base + "--variant bent.simple --dtype uint8");
+  EXPECT_EQ(alone.code, 2) << alone.output;
+  EXPECT_NE(alone.output.find("--dtype: no selected family is known to have dtype 'uint8': the "
+                              "description of bent cannot be used (" +
+                              where),
+            std::string::npos)
+      << alone.output;
+  EXPECT_EQ(alone.output.find("family  has"), std::string::npos) << alone.output;
+
+  const auto both = test::run_kernlab(base + "--variant bent.simple,axpy.simple --dtype uint8");
+  EXPECT_EQ(both.code, 2) << both.output;
+  EXPECT_NE(both.output.find("--dtype: family axpy has no dtype 'uint8', and the description of "
+                             "bent cannot be used (" +
+                             where),
+            std::string::npos)
+      << both.output;
+}
+
+// A [pipeline] whose buffer count overflows where the pipeline is probed (at a chunk of 1000003
+// units, within the axis' limits) is that family's error, with the buffer's line: once the
+// expression's error escaped and every command, --list included, failed without naming the
+// file.
+TEST(DataFamilyBinary, APipelineCountThatOverflowsCostsItsOwnFamilyOnly) {
+  test::temp_dir dir("axpy_pipeline_overflow");
+  test::write_axpy_family(dir);
+  std::string bent = test::axpy_family_toml;
+  bent.replace(bent.find("default = 1000003"), 17, "default = 1000");
+  bent.replace(bent.find("count = \"N\""), 11, "count = \"N * 1000000 * 10000000\"");
+  bent += "\n[pipeline]\naxis = \"N\"\n";
+  dir.write("bent/family.toml", bent);
+  dir.write("bent/reference.cu", test::axpy_reference);
+  std::string variant = test::axpy_simple;
+  variant.replace(variant.find("family:  axpy"), 13, "family:  bent");
+  dir.write("bent/simple.cu", variant);
+
+  const auto list = test::run_kernlab("--kernels-dir " + dir.str() + " --list");
+  EXPECT_EQ(list.code, 0) << list.output;
+  EXPECT_NE(list.output.find("family bent: ERROR " + dir.str() +
+                             "/bent/family.toml:10: [pipeline]: buffer x's count at N = 1000003: "
+                             "in expression 'N * 1000000 * 10000000': the value does not fit in "
+                             "64 bits"),
+            std::string::npos)
+      << list.output;
+  EXPECT_NE(list.output.find("axpy.simple"), std::string::npos) << list.output;
+
+  const auto other =
+      test::run_kernlab("--kernels-dir " + dir.str() + " --family axpy --compile-only --no-cache");
+  EXPECT_EQ(other.code, 0) << other.output;
+}
+
 // A kernel file with tunables is one variant per point of its space, selected by the file's
 // name, or a point (or a part of the space) by a wildcard; a data family's launch sees them.
 TEST(TunableBinary, EveryPointIsAVariantCompiledWithItsValues) {

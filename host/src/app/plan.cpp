@@ -127,6 +127,45 @@ std::vector<int> devices_for(const kl::cli_options& opt, bool compile_only) {
   return devices;
 }
 
+// Each of `names` (--dtype, --op) must be one of `list` of some family of `variants`; a family
+// whose description cannot be used is named with its error, its names being unknown.
+void check_family_names(const std::vector<const kl::registry_entry*>& variants,
+                        const kl::family_registry& families, const std::vector<std::string>& names,
+                        const char* option, std::vector<std::string> (kl::family::*list)() const) {
+  for (const auto& name : names) {
+    bool found = false;
+    std::string families_text;
+    std::string broken;  // selected families whose description cannot be used, with why
+    for (const auto* e : variants) {
+      const kl::family* f = families.find(e->descriptor.family);
+      if (!f) {
+        const std::string why = families.broken(e->descriptor.family);
+        if (!why.empty() && broken.find(why) == std::string::npos)
+          broken += (broken.empty() ? "" : "; the description of ") + e->descriptor.family +
+                    " cannot be used (" + why + ")";
+        continue;
+      }
+      const auto has = (f->*list)();
+      if (std::find(has.begin(), has.end(), name) != has.end()) found = true;
+      if (families_text.find(f->name()) == std::string::npos)
+        families_text += (families_text.empty() ? "" : ", ") + f->name();
+    }
+    if (found || variants.empty()) continue;
+    std::string why;
+    if (!families_text.empty())
+      why = (families_text.find(',') == std::string::npos
+                 ? "family " + families_text
+                 : "each selected family (" + families_text + ")") +
+            " has no " + option + " '" + name + "'";
+    if (!broken.empty())
+      why += (why.empty() ? "no selected family is known to have " + std::string(option) + " '" +
+                                name + "': "
+                          : std::string(", and ")) +
+             "the description of " + broken;
+    throw kl::usage_error(std::string("--") + option + ": " + why);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> worker_command(const kl::cli_options& opt) {
@@ -189,30 +228,9 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   }
   // A dtype or an op named on the command line must belong to some selected family (the
   // defaults, int32,float32 and sum, need not: a family without them runs its own).
-  auto check_names = [&](const std::vector<std::string>& names, bool named, const char* option,
-                         std::vector<std::string> (kl::family::*list)() const) {
-    if (!named) return;
-    for (const auto& name : names) {
-      bool found = false;
-      std::string families_text;
-      for (const auto* e : req.variants) {
-        const kl::family* f = families.find(e->descriptor.family);
-        if (!f) continue;  // a broken family: its rows fail with its error
-        const auto has = (f->*list)();
-        if (std::find(has.begin(), has.end(), name) != has.end()) found = true;
-        if (families_text.find(f->name()) == std::string::npos)
-          families_text += (families_text.empty() ? "" : ", ") + f->name();
-      }
-      if (!found && !req.variants.empty())
-        throw kl::usage_error(std::string("--") + option + ": " +
-                              (families_text.find(',') == std::string::npos
-                                   ? "family " + families_text
-                                   : "each selected family (" + families_text + ")") +
-                              " has no " + option + " '" + name + "'");
-    }
-  };
-  check_names(opt.dtypes, opt.dtypes_explicit, "dtype", &kl::family::dtypes);
-  check_names(opt.ops, opt.ops_explicit, "op", &kl::family::ops);
+  if (opt.dtypes_explicit)
+    check_family_names(req.variants, families, opt.dtypes, "dtype", &kl::family::dtypes);
+  if (opt.ops_explicit) check_family_names(req.variants, families, opt.ops, "op", &kl::family::ops);
   // --size W on the command line is N = W for a one-axis family (reduce, scan, qam256), and
   // W x W x ... for a family of several axes (matmul) when every selected family has several; in
   // a sweep that also has one-axis families the sizes are theirs, and matmul takes --shape or its

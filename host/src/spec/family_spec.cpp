@@ -199,6 +199,55 @@ bool is_reserved_name(const std::string& name) {
   return std::find(reserved.begin(), reserved.end(), name) != reserved.end();
 }
 
+namespace {
+
+// The pipeline (kernlab --pipeline): the problem cut along one size axis into chunks, each
+// chunk a problem of its own whose buffers are slices of the whole ones. So every in and out
+// buffer must be that axis times a constant (at the other axes' defaults), and no workspace.
+void read_pipeline(const reader& r, const toml::node& p,
+                   const std::map<std::string, std::int64_t>& vars, family_spec& s) {
+  const toml::table& pt = r.table(p, "pipeline ({ axis = \"N\" })");
+  r.only_keys(pt, {"axis"}, "[pipeline]");
+  const toml::node* a = pt.get("axis");
+  if (!a) r.fail(reader::line_of(p), "[pipeline] needs 'axis' (the size axis it cuts)");
+  s.pipeline_axis = r.string(*a, "axis");
+  s.pipeline_line = reader::line_of(*a);
+  const auto axis = std::find_if(s.axes.begin(), s.axes.end(),
+                                 [&](const axis_spec& x) { return x.name == s.pipeline_axis; });
+  if (axis == s.axes.end())
+    r.fail(s.pipeline_line, "[pipeline] axis '" + s.pipeline_axis + "' is not a size axis");
+  if (s.plan != launch_plan::single)
+    r.fail(s.pipeline_line, "[pipeline] needs the plan single (one launch per chunk)");
+  for (const auto& b : s.buffers) {
+    if (b.role == buffer_role::workspace)
+      r.fail(b.line, "[pipeline]: buffer " + b.name + " is a workspace, which a chunk cannot cut");
+    const std::string linear = "[pipeline]: buffer " + b.name + "'s count '" + b.count +
+                               "' is not a multiple of " + s.pipeline_axis +
+                               " (a chunk of the axis must be a slice of the buffer)";
+    // The count at chunks of 1, 2 and many units, all within the axis' limits: a count that does
+    // not evaluate there (an overflow) is the buffer's error, not kernlab's.
+    std::int64_t unit = 0;
+    for (const std::int64_t units : {std::int64_t{1}, std::int64_t{2}, std::int64_t{1000003}}) {
+      auto x = vars;
+      x[s.pipeline_axis] = std::min(units, axis->max);
+      std::int64_t count = 0;
+      try {
+        count = evaluate(b.count, x);
+      } catch (const expression_error& e) {
+        r.fail(b.line, "[pipeline]: buffer " + b.name + "'s count at " + s.pipeline_axis + " = " +
+                           std::to_string(x[s.pipeline_axis]) + ": " + e.what());
+      }
+      if (units == 1) unit = count;
+      std::int64_t expected = 0;
+      if (unit < 1 || __builtin_mul_overflow(unit, x[s.pipeline_axis], &expected) ||
+          count != expected)
+        r.fail(b.line, linear);
+    }
+  }
+}
+
+}  // namespace
+
 family_spec parse_family_spec(const std::string& text, const std::string& path,
                               const std::string& dir, const std::string& name,
                               const std::vector<std::string>& plugin_dirs) {
@@ -674,37 +723,7 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
     }
   }
 
-  // The pipeline (kernlab --pipeline): the problem cut along one size axis into chunks, each
-  // chunk a problem of its own whose buffers are slices of the whole ones. So every in and out
-  // buffer must be that axis times a constant (at the other axes' defaults), and no workspace.
-  if (const toml::node* p = root.get("pipeline")) {
-    const toml::table& pt = r.table(*p, "pipeline ({ axis = \"N\" })");
-    r.only_keys(pt, {"axis"}, "[pipeline]");
-    const toml::node* a = pt.get("axis");
-    if (!a) r.fail(reader::line_of(*p), "[pipeline] needs 'axis' (the size axis it cuts)");
-    s.pipeline_axis = r.string(*a, "axis");
-    s.pipeline_line = reader::line_of(*a);
-    if (std::none_of(s.axes.begin(), s.axes.end(),
-                     [&](const axis_spec& x) { return x.name == s.pipeline_axis; }))
-      r.fail(s.pipeline_line, "[pipeline] axis '" + s.pipeline_axis + "' is not a size axis");
-    if (s.plan != launch_plan::single)
-      r.fail(s.pipeline_line, "[pipeline] needs the plan single (one launch per chunk)");
-    for (const auto& b : s.buffers) {
-      if (b.role == buffer_role::workspace)
-        r.fail(b.line,
-               "[pipeline]: buffer " + b.name + " is a workspace, which a chunk cannot cut");
-      auto at = [&](std::int64_t v) {
-        auto x = vars;
-        x[s.pipeline_axis] = v;
-        return evaluate(b.count, x);
-      };
-      const std::int64_t unit = at(1);
-      if (unit < 1 || at(2) != 2 * unit || at(1000003) != 1000003 * unit)
-        r.fail(b.line, "[pipeline]: buffer " + b.name + "'s count '" + b.count +
-                           "' is not a multiple of " + s.pipeline_axis +
-                           " (a chunk of the axis must be a slice of the buffer)");
-    }
-  }
+  if (const toml::node* p = root.get("pipeline")) read_pipeline(r, *p, vars, s);
   return s;
 }
 
