@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <cstring>
 
 namespace kl {
@@ -100,6 +101,8 @@ INSTANTIATE_TEST_SUITE_P(
         mistake{"init = { kind = \"iota\", start = -5, step = 1 }", "", 18,
                 "needs 'init' (a generator)"},
         mistake{"role = \"out\"", "role = \"output\"", 27, "expected in, out or workspace"},
+        mistake{"count = \"N\"\nexact", "count = \"N - 1000003\"\nexact", 14,
+                "is 0 at the axes' defaults; a buffer holds at least one element"},
         mistake{"args = [\"x\", \"y0\", \"y\", \"N\"]", "args = [\"x\", \"y0\", \"y\", \"n\"]", 32,
                 "neither a buffer nor an expression"},
         mistake{"args = [\"x\", \"y0\", \"y\", \"N\"]", "args = [\"x\", \"y\", \"N\"]", 18,
@@ -361,6 +364,103 @@ TEST(FamilySpec, CompareRandomAndRequire) {
               std::string::npos)
         << e.what();
   }
+}
+
+// Every expression at a configuration a command asks for, evaluated as the run will: an overflow
+// is an error naming the expression and its line, and a count whose bytes wrap past 2^64 (once a
+// small allocation written in full by the generator) is refused, as is the generator's own
+// allocation.
+TEST(FamilyExpressions, OverflowsAtARequestedSizeNameTheirLine) {
+  std::string toml = test::axpy_family_toml;
+  toml.replace(toml.find("count = \"N\"\nexact"), 11, "count = \"N * N * N\"");
+  data_family f(parse_axpy(toml), {});
+  problem_config c{"float32", "", 1000003, "exact", 1, {}};
+  EXPECT_NO_THROW(f.check_configuration(c));
+  c.size = 1073741824;
+  try {
+    f.check_configuration(c);
+    ADD_FAILURE() << "an overflow was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "axpy: buffer x's count at float32 n=1073741824: in expression 'N * N * N': the "
+                  "value does not fit in 64 bits (axpy/family.toml:10)"),
+              std::string::npos)
+        << e.what();
+  }
+  std::string wraps = test::axpy_family_toml;  // 2^62 float32s at N = 1: 2^64 bytes
+  wraps.replace(wraps.find("default = 1000003"), 17, "default = 1");
+  wraps.replace(wraps.find("count = \"N\"\nexact"), 11,
+                "count = \"N * 1073741824 * 1073741824 * 4\"");
+  data_family w(parse_axpy(wraps), {});
+  c.size = 1;
+  for (const auto& check : std::vector<std::function<void()>>{[&] { w.check_configuration(c); },
+                                                              [&] { w.device_bytes_needed(c); }}) {
+    try {
+      check();
+      ADD_FAILURE() << "2^64 bytes were accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("4611686018427387904 elements of float32 are more bytes "
+                                           "than 64 bits count (axpy/family.toml:10)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  generator_spec g;
+  g.kind = "constant";
+  EXPECT_THROW(generate_buffer(g, "float32", std::uint64_t{1} << 62, 1, "x"),
+               std::invalid_argument);
+  // An argument its type cannot hold: N as an int32 past 2^31 - 1.
+  std::string big = test::axpy_family_toml;
+  big.replace(big.find("max = 1073741824"), 16, "max = 4294967296");
+  data_family b(parse_axpy(big), {});
+  c.size = 2147483648;
+  try {
+    b.check_configuration(c);
+    ADD_FAILURE() << "N past 2^31 - 1 was passed as an int32";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("axpy: argument 'N' is 2147483648 at float32 "
+                                         "n=2147483648, which its type int32 cannot hold "
+                                         "(axpy/family.toml:32)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// The same before anything runs, through the binary: a --size inside the axis' limits at which a
+// count overflows, or a header's grid does, is a usage error naming the option and the line
+// (once exit code 1, "in expression ...", naming neither).
+TEST(FamilyExpressions, AnOverflowAtARequestedSizeIsAUsageError) {
+  test::temp_dir dir("axpy_overflow");
+  test::write_axpy_family(dir);
+  ASSERT_TRUE(test::replace_in_file(dir.str() + "/axpy/family.toml", "count = \"N\"\nexact",
+                                    "count = \"N * N * N\"\nexact"));
+  const std::string base =
+      "--kernels-dir " + dir.str() + " --family axpy --compile-only --no-cache ";
+  const auto ok = test::run_kernlab(base + "--size 1000003");
+  EXPECT_EQ(ok.code, 0) << ok.output;
+  const auto big = test::run_kernlab(base + "--size 2^30");
+  EXPECT_EQ(big.code, 2) << big.output;
+  EXPECT_NE(big.output.find("--size 1073741824: axpy: buffer x's count at int32 n=1073741824: in "
+                            "expression 'N * N * N': the value does not fit in 64 bits (" +
+                            dir.str() + "/axpy/family.toml:10)"),
+            std::string::npos)
+      << big.output;
+
+  test::temp_dir grid("axpy_grid_overflow");
+  test::write_axpy_family(grid);
+  std::string wide = test::axpy_simple;
+  wide.replace(wide.find("summary:"), 0, "grid_dims: ceil_div(N * N * N, BLOCK)\n");
+  grid.write("axpy/simple.cu", wide);
+  const auto launch = test::run_kernlab("--kernels-dir " + grid.str() +
+                                        " --family axpy --compile-only --no-cache --block 256 "
+                                        "--dtype float32 --size 2^30");
+  EXPECT_EQ(launch.code, 2) << launch.output;
+  EXPECT_NE(launch.output.find("--size 1073741824: axpy.simple block 256 at float32 n=1073741824: "
+                               "grid_dims: in expression 'ceil_div(N * N * N, BLOCK)': the value "
+                               "does not fit in 64 bits (" +
+                               grid.str() + "/axpy/simple.cu:5)"),
+            std::string::npos)
+      << launch.output;
 }
 
 TEST(CompareRules, UlpIsMeasuredAtTheReference) {

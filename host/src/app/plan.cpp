@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <map>
 
 namespace fs = std::filesystem;
 
@@ -125,6 +126,48 @@ std::vector<int> devices_for(const kl::cli_options& opt, bool compile_only) {
                             "; one run compiles for one architecture: name GPUs of one");
   }
   return devices;
+}
+
+// The option that asked for configuration `c` of family `f`, for a usage error about it: the
+// shape or size, else the dtype (the family's default shape is checked when it is read).
+std::string option_for(const kl::run_request& req, const kl::family& f,
+                       const kl::problem_config& c) {
+  const std::string shape = c.shape.empty() ? std::to_string(c.size) : c.shape_text();
+  if (!req.shapes.empty()) return "--shape " + shape;
+  if (req.sizes_for_shapes || (f.shape_rank() == 1 && req.sizes_for_one_axis))
+    return "--size " + std::to_string(c.shape.empty() ? c.size : c.shape.front());
+  return "--dtype " + c.dtype;
+}
+
+// Every expression the run evaluates, at every configuration and block size it asks for, before
+// anything runs: one that overflows, divides by zero or gives a count below 1 is the command's
+// usage error, naming the option that asked for the configuration and the expression's file:line
+// (family.toml's, or the variant header's).
+void check_run_expressions(const kl::run_request& req, const kl::family_registry& families) {
+  std::map<const kl::family*, std::vector<kl::problem_config>> configs;
+  const auto check = [&](const kl::family& f, const kl::problem_config& c, const auto& what) {
+    try {
+      what();
+    } catch (const std::invalid_argument& e) {
+      throw kl::usage_error(option_for(req, f, c) + ": " + e.what());
+    }
+  };
+  for (const auto* e : req.variants) {
+    const kl::family* f = families.find(e->descriptor.family);
+    if (!f || !e->error.empty()) continue;  // a broken family or header: its rows say why
+    auto [known, fresh] = configs.try_emplace(f);
+    if (fresh) {
+      known->second = kl::configs_for(*f, req);
+      for (const auto& c : known->second) check(*f, c, [&] { f->check_configuration(c); });
+    }
+    const kl::variant_descriptor& v = e->descriptor;
+    if (v.origin != kl::origin_kind::source) continue;
+    for (const auto& c : known->second) {
+      if (!v.supports_dtype(c.dtype) || !v.supports_op(c.op)) continue;
+      for (unsigned b : kl::blocks_for(v, req))
+        if (v.supports_block(b)) check(*f, c, [&] { f->check_launch(v, e->key_lines, b, c); });
+    }
+  }
 }
 
 // Each of `names` (--dtype, --op) must be one of `list` of some family of `variants`; a family
@@ -241,34 +284,19 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
         return f && f->shape_rank() == 1;
       });
   const bool sizes_for_shapes = opt.sizes_on_command_line && !one_axis_in_sweep;
+  // Each --shape has the rank of every selected family of shapes; the values are checked with
+  // every expression, once the request is made (check_run_expressions).
   for (const auto* e : req.variants) {
     const kl::family* f = families.find(e->descriptor.family);
     if (!f) continue;
     if (f->shape_rank() > 0) {
-      const bool sizes_apply =
-          opt.shapes.empty() &&
-          (f->shape_rank() == 1 ? opt.sizes_on_command_line : sizes_for_shapes);
-      for (auto n : sizes_apply ? opt.sizes : std::vector<std::uint64_t>{}) {
-        kl::problem_config c{f->dtypes().front(), "", 0, opt.input_mode, opt.seed, {}};
-        c.shape.assign(f->shape_rank(), n);  // W is W in every dimension
-        try {
-          f->device_bytes_needed(c);  // checks the shape
-        } catch (const std::invalid_argument& ex) {
-          throw kl::usage_error("--size " + std::to_string(n) + ": " + ex.what());
-        }
-      }
-      for (const auto& s : opt.shapes) {
-        kl::problem_config c{f->dtypes().front(), "", 0, opt.input_mode, opt.seed, {}};
-        c.shape = s;
-        if (s.size() != f->shape_rank())
+      for (const auto& s : opt.shapes)
+        if (s.size() != f->shape_rank()) {
+          kl::problem_config c;
+          c.shape = s;
           throw kl::usage_error("--shape " + c.shape_text() + ": family " + f->name() + " needs " +
                                 std::to_string(f->shape_rank()) + " dimensions");
-        try {
-          f->device_bytes_needed(c);  // checks the shape
-        } catch (const std::invalid_argument& ex) {
-          throw kl::usage_error(std::string("--shape: ") + ex.what());
         }
-      }
       continue;
     }
     for (auto n : opt.sizes)
@@ -355,6 +383,7 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   req.real_axes = opt.real_axes;
   req.dtypes_explicit = opt.dtypes_explicit;
   req.ops_explicit = opt.ops_explicit;
+  check_run_expressions(req, families);
   return req;
 }
 

@@ -76,7 +76,7 @@ std::vector<std::uint8_t> read_npy(const std::string& path, const std::string& d
                              "'): " + header);
   if (header.find("'fortran_order': False") == std::string::npos)
     throw std::runtime_error(path + ": Fortran order is not supported (save it in C order)");
-  const std::size_t bytes = count * data_dtype_size(dtype);
+  const std::size_t bytes = data_bytes(count, dtype);
   std::vector<std::uint8_t> out(bytes);
   if (!in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(bytes)))
     throw std::runtime_error(path + ": holds fewer than the " + std::to_string(count) +
@@ -169,7 +169,7 @@ std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::st
   static const std::vector<std::string> kinds = {"grid", "uniform", "normal", "constant", "iota"};
   if (std::find(kinds.begin(), kinds.end(), g.kind) == kinds.end())
     throw std::invalid_argument("unknown generator '" + g.kind + "'");
-  std::vector<std::uint8_t> out(count * data_dtype_size(dtype));
+  std::vector<std::uint8_t> out(data_bytes(count, dtype));
   // Element i draws from a counter-based stream: splitmix64's output function at
   // base + i * gamma, where base mixes the seed with the buffer's name.
   const std::uint64_t base = splitmix64{seed ^ nvrtc::checksum64(buffer_name)}.next();
@@ -179,7 +179,7 @@ std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::st
 
 std::vector<std::uint8_t> identity_elements(const op_spec& op, const std::string& dtype,
                                             std::uint64_t count) {
-  std::vector<std::uint8_t> out(count * data_dtype_size(dtype));
+  std::vector<std::uint8_t> out(data_bytes(count, dtype));
   with_dtype(dtype, [&](auto t) {
     using T = decltype(t);
     T v{};
@@ -441,7 +441,8 @@ std::map<std::string, std::int64_t> data_family::axis_variables(const problem_co
     vars[a.name] = static_cast<std::int64_t>(shape[i]);
   }
   for (const condition_spec& cond : spec_.requires)
-    if (evaluate(cond.text, vars) == 0)
+    if (evaluate_as(cond.text, vars, spec_.name + ": require at " + c.describe(),
+                    spec_.path + ":" + std::to_string(cond.line)) == 0)
       throw std::invalid_argument(spec_.name + ": " + c.describe() + " does not meet '" +
                                   cond.text + "' (" + spec_.path + ":" + std::to_string(cond.line) +
                                   ")");
@@ -453,24 +454,42 @@ std::string data_family::buffer_dtype(const buffer_spec& b, const problem_config
 }
 
 std::uint64_t data_family::element_count(const buffer_spec& b, const problem_config& c) const {
-  const std::int64_t n = evaluate(b.count, axis_variables(c));
-  if (n < 0)
+  const std::string where = spec_.path + ":" + std::to_string(b.line);
+  const std::int64_t n =
+      evaluate_as(b.count, axis_variables(c),
+                  spec_.name + ": buffer " + b.name + "'s count at " + c.describe(), where);
+  if (n < 1)
     throw std::invalid_argument(spec_.name + ": buffer " + b.name + " has " + std::to_string(n) +
-                                " elements at " + c.describe());
+                                " elements at " + c.describe() + "; a buffer holds at least one (" +
+                                where + ")");
   return static_cast<std::uint64_t>(n);
 }
 
+std::uint64_t data_family::buffer_bytes(const buffer_spec& b, const problem_config& c) const {
+  const std::uint64_t n = element_count(b, c);
+  try {
+    return data_bytes(n, buffer_dtype(b, c));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(spec_.name + ": buffer " + b.name + " at " + c.describe() + ": " +
+                                e.what() + " (" + spec_.path + ":" + std::to_string(b.line) + ")");
+  }
+}
+
 double data_family::problem_bytes(const problem_config& c) const {
-  if (!spec_.bytes.empty()) return static_cast<double>(evaluate(spec_.bytes, axis_variables(c)));
+  if (!spec_.bytes.empty())
+    return static_cast<double>(evaluate_as(spec_.bytes, axis_variables(c),
+                                           spec_.name + ": bytes at " + c.describe(),
+                                           spec_.path + ":" + std::to_string(spec_.bytes_line)));
   double bytes = 0;
   for (const auto& b : spec_.buffers)
-    if (b.role != buffer_role::workspace)
-      bytes += static_cast<double>(element_count(b, c) * data_dtype_size(buffer_dtype(b, c)));
+    if (b.role != buffer_role::workspace) bytes += static_cast<double>(buffer_bytes(b, c));
   return bytes;
 }
 
 double data_family::problem_flops(const problem_config& c) const {
-  return static_cast<double>(evaluate(spec_.flops, axis_variables(c)));
+  return static_cast<double>(evaluate_as(spec_.flops, axis_variables(c),
+                                         spec_.name + ": flops at " + c.describe(),
+                                         spec_.path + ":" + std::to_string(spec_.flops_line)));
 }
 
 std::vector<std::string> data_family::ops() const {
@@ -523,16 +542,22 @@ void data_family::check(const parsed_header& h) const {
   problem_config c;
   c.dtype = spec_.dtypes.front();
   c.shape = default_shape();
-  // Each of `texts` at every block; an error names the header's line of `key`, `what` is the
-  // message's start.
+  // Each of `texts` at every block, at least `least`; an error names the header's line of `key`,
+  // `what` is the message's start.
   const auto evaluate_at_every_block = [&](const std::vector<std::string>& texts, const char* key,
-                                           const std::string& what) {
+                                           const std::string& what,
+                                           std::int64_t least = INT64_MIN) {
     for (unsigned b : d.blocks) {
       try {
         auto vars = axis_variables(c);
         vars["BLOCK"] = b;
         for (const auto& [name, text] : d.params) vars[name] = evaluate(text, vars);
-        for (const auto& text : texts) evaluate(text, vars);
+        for (const auto& text : texts)
+          if (const std::int64_t v = evaluate(text, vars); v < least)
+            throw metadata_error(d.origin_path, h.line_of(key),
+                                 what + "'" + text + "' is " + std::to_string(v) +
+                                     " at BLOCK=" + std::to_string(b) + " (at least " +
+                                     std::to_string(least) + ")");
       } catch (const expression_error& e) {
         throw metadata_error(
             d.origin_path, h.line_of(key),
@@ -557,7 +582,7 @@ void data_family::check(const parsed_header& h) const {
       throw metadata_error(d.origin_path, at,
                            "scratch: " + sc.name + " is already a buffer of " + spec_.name + " (" +
                                spec_.path + ")");
-    evaluate_at_every_block({sc.count}, "scratch", "scratch: " + sc.name + ": ");
+    evaluate_at_every_block({sc.count}, "scratch", "scratch: " + sc.name + ": ", 1);
   }
   // Tensor maps: of the family's buffers or the variant's scratch.
   for (const auto& t : d.tensor_maps) {
@@ -623,27 +648,35 @@ std::uint64_t data_family::max_size() const {
 }
 
 std::size_t data_family::device_bytes_needed(const problem_config& c) const {
-  std::size_t bytes = 0;
+  // Every term checked: a count near 2^63 must not wrap to a small total that seems to fit.
+  std::uint64_t bytes = 0;
+  const auto add = [&](std::uint64_t n, std::size_t size) {
+    std::uint64_t term = 0;
+    if (__builtin_mul_overflow(n, size, &term) || __builtin_add_overflow(bytes, term, &bytes))
+      throw std::invalid_argument(spec_.name + ": the buffers of " + c.describe() +
+                                  " are more bytes than 64 bits count (" + spec_.path + ")");
+  };
   const std::size_t ref_size = spec_.reference.type == "float64" ? 8 : 0;
   for (const auto& b : spec_.buffers) {
-    const std::size_t n = element_count(b, c);
-    bytes += n * data_dtype_size(buffer_dtype(b, c));
+    const std::uint64_t n = element_count(b, c);
+    const std::string t = buffer_dtype(b, c);
+    add(buffer_bytes(b, c), 1);  // an error names the buffer
     // While the problem is made, the reference kernel's own outputs (a plugin's stay on the
     // host).
-    if (b.role == buffer_role::out && spec_.reference.plugin_function.empty())
-      bytes += n * (ref_size ? ref_size : data_dtype_size(buffer_dtype(b, c))) +
-               (spec_.reference_magnitudes() ? n * 8 : 0);
+    if (b.role == buffer_role::out && spec_.reference.plugin_function.empty()) {
+      add(n, ref_size ? ref_size : data_dtype_size(t));
+      if (spec_.reference_magnitudes()) add(n, 8);
+    }
     // An integer output with a reference in its own type: its poison, the reference's complement.
-    const std::string t = buffer_dtype(b, c);
     if (b.role == buffer_role::out && (t == "uint8" || t == "int32" || t == "int64") &&
         ref_size == 0)
-      bytes += n * data_dtype_size(t);
+      add(n, data_dtype_size(t));
     // The copy baseline's poison: the complement of what it copies.
-    if (b.name == spec_.baseline.copy_to) bytes += n * data_dtype_size(t);
+    if (b.name == spec_.baseline.copy_to) add(n, data_dtype_size(t));
     // Plan passes: the padding, and the partial results (at most half the input for tiles of
     // two elements and more).
     if (b.role == buffer_role::in && spec_.plan == launch_plan::passes)
-      bytes += (spec_.pad + n / 2) * data_dtype_size(buffer_dtype(b, c));
+      add(spec_.pad + n / 2, data_dtype_size(t));
   }
   return bytes;
 }
@@ -800,7 +833,7 @@ class data_problem final : public problem {
       // kernels whose tile divides it read whole tiles (plugins get the length as PADDED_N).
       const std::uint64_t elements =
           passes && b.role == buffer_role::in ? round_up(buf.count, s.pad) : buf.count;
-      const std::size_t bytes = std::max<std::size_t>(elements * data_dtype_size(buf.dtype), 4);
+      const std::size_t bytes = std::max<std::size_t>(data_bytes(elements, buf.dtype), 4);
       buf.device = cuda::device_buffer(bytes);
       if (b.role == buffer_role::in) {
         const generator_spec& g = c.input_mode == "random" ? *b.random : *b.exact;
@@ -929,11 +962,11 @@ class data_problem final : public problem {
       b.name = s.name;
       b.dtype = s.type == "T" ? config_.dtype : s.type;
       const std::int64_t n = evaluate(s.count, vars);
-      if (n < 0)
+      if (n < 1)
         throw not_supported("scratch " + s.name + " has " + std::to_string(n) + " elements at " +
                             config_.describe());
       b.count = static_cast<std::uint64_t>(n);
-      const std::size_t bytes = std::max<std::size_t>(b.count * data_dtype_size(b.dtype), 4);
+      const std::size_t bytes = std::max<std::size_t>(data_bytes(b.count, b.dtype), 4);
       std::size_t free_bytes = 0, total = 0;
       KL_CU(cuMemGetInfo(&free_bytes, &total));
       if (bytes > free_bytes)
@@ -1066,7 +1099,7 @@ class data_problem final : public problem {
     const kl_family_generate_fn fn = plugin()->generator(g.function);
     const plugin_point p = make_point();
     const std::size_t size = data_dtype_size(dtype);
-    std::vector<std::uint8_t> out(count * size);
+    std::vector<std::uint8_t> out(data_bytes(count, dtype));
     constexpr std::size_t chunk_elements = 1 << 16;
     for_each_chunk(count, (count + chunk_elements - 1) / chunk_elements, [&](const chunk_range& r) {
       char error[1024] = "";

@@ -168,6 +168,7 @@ void registry::add_source_dir(const std::string& dir) {
           fam->check(p);
           registry_entry point = e;
           point.descriptor = p.descriptor;
+          point.key_lines = p.key_lines;
           points.push_back(std::move(point));
         }
         for (auto& point : points) found.push_back(std::move(point));

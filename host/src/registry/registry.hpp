@@ -7,6 +7,7 @@
 #include "plugins/plugin_loader.hpp"
 #include "spec/variant.hpp"
 
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,8 @@ struct registry_entry {
   std::string source;  ///< a source variant's text
   /// Why this variant cannot be used (a bad header, "file:line: ..."); empty when it can.
   std::string error;
+  /// A source variant's header: the line of each key, for errors found after it was read.
+  std::map<std::string, int> key_lines;
 };
 
 /// A selection that names nothing: the message says what was asked and what is near it.

@@ -176,14 +176,6 @@ const op_spec* family_spec::op(const std::string& n) const {
   return nullptr;
 }
 
-std::size_t data_dtype_size(const std::string& dtype) {
-  if (dtype == "uint8") return 1;
-  if (dtype == "int32" || dtype == "float32") return 4;
-  if (dtype == "int64" || dtype == "float64") return 8;
-  if (dtype == "float16" || dtype == "bfloat16") return 2;
-  return 0;
-}
-
 std::string cxx_type_of(const std::string& dtype) {
   if (dtype == "uint8") return "unsigned char";
   if (dtype == "int32") return "int";
@@ -423,8 +415,10 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
                      [](const op_spec& x, const op_spec& y) { return x.line < y.line; });
     if (s.ops.empty()) r.fail(reader::line_of(*ops), "[ops] is empty");
   }
-  if (!s.bytes.empty()) check_expr(s.bytes, line_or("bytes", 1), "bytes", vars);
-  check_expr(s.flops, line_or("flops", 1), "flops", vars);
+  s.bytes_line = line_or("bytes", 0);
+  s.flops_line = line_or("flops", 0);
+  if (!s.bytes.empty()) check_expr(s.bytes, s.bytes_line, "bytes", vars);
+  check_expr(s.flops, std::max(s.flops_line, 1), "flops", vars);
 
   // Buffers.
   const toml::node* buffers = root.get("buffers");
@@ -463,6 +457,10 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
                  "': expected T, uint8, int32, int64, float16, bfloat16, float32 or float64");
     b.count = r.expression(need("count"), "count");
     check_expr(b.count, reader::line_of(need("count")), "count", vars);
+    if (const std::int64_t n = evaluate(b.count, vars); n < 1)
+      r.fail(reader::line_of(need("count")),
+             "count '" + b.count + "' is " + std::to_string(n) +
+                 " at the axes' defaults; a buffer holds at least one element");
     const toml::node* init = t.get("init");
     const toml::node* exact = t.get("exact");
     const toml::node* random = t.get("random");

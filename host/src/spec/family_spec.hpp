@@ -2,6 +2,8 @@
 // checked when it is read. The generic family that runs it is families/data_family.hpp.
 #pragma once
 
+#include "spec/dtypes.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -126,6 +128,7 @@ struct family_spec {
   std::string roofline = "bandwidth";
   std::string bytes;  ///< expression; "" = every buffer read or written once
   std::string flops = "0";
+  int bytes_line = 0, flops_line = 0;     ///< where they are written (0: not given)
   std::vector<axis_spec> axes;            ///< the size axes, in --shape order
   std::vector<real_axis_spec> real_axes;  ///< in the file's order
   std::vector<condition_spec>
@@ -174,10 +177,6 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
 /// Reads <dir>/family.toml and the files it names. Throws metadata_error.
 family_spec load_family_spec(const std::string& dir,
                              const std::vector<std::string>& plugin_dirs = {});
-
-/// Size in bytes of one element of a dtype that data families may use (uint8, int32, int64,
-/// float16, bfloat16, float32, float64); 0 for a name that is none of them.
-std::size_t data_dtype_size(const std::string& dtype);
 
 /// The C++ type of a dtype name ("float32" -> "float").
 std::string cxx_type_of(const std::string& dtype);
