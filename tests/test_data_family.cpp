@@ -6,6 +6,7 @@
 #include "families/half_types.hpp"
 #include "registry/registry.hpp"
 #include "report/table.hpp"
+#include "runner/compile_stage.hpp"
 #include "runner/runner.hpp"
 #include "shipped_families.hpp"
 #include "spec/metadata.hpp"
@@ -103,6 +104,8 @@ INSTANTIATE_TEST_SUITE_P(
         mistake{"role = \"out\"", "role = \"output\"", 27, "expected in, out or workspace"},
         mistake{"count = \"N\"\nexact", "count = \"N - 1000003\"\nexact", 14,
                 "is 0 at the axes' defaults; a buffer holds at least one element"},
+        mistake{"flops = \"2 * N\"", "flops = \"2 * N\"\nrequire = [\"TSIZE == 8\"]", 6,
+                "does not hold at the axes' defaults for any of the family's dtypes"},
         mistake{"args = [\"x\", \"y0\", \"y\", \"N\"]", "args = [\"x\", \"y0\", \"y\", \"n\"]", 32,
                 "neither a buffer nor an expression"},
         mistake{"args = [\"x\", \"y0\", \"y\", \"N\"]", "args = [\"x\", \"y\", \"N\"]", 18,
@@ -364,6 +367,26 @@ TEST(FamilySpec, CompareRandomAndRequire) {
               std::string::npos)
         << e.what();
   }
+}
+
+// A family's require sees the dtype: TSIZE, and DTYPE against a dtype's name. It must hold at the
+// defaults for one of the family's dtypes (once TSIZE was 4 there whatever the dtypes).
+TEST(FamilySpec, RequireSeesTheDtype) {
+  std::string toml = test::axpy_family_toml;
+  toml.replace(toml.find("flops = \"2 * N\""), 15,
+               "flops = \"2 * N\"\nrequire = [\"DTYPE != int32 || N * TSIZE < 8000000\"]");
+  data_family f(parse_axpy(toml), {});
+  problem_config c{"int32", "", 1999999, "exact", 1, {}};
+  EXPECT_NO_THROW(f.axis_variables(c));
+  c.size = 2000000;
+  EXPECT_THROW(f.axis_variables(c), std::invalid_argument);
+  c.dtype = "float32";
+  EXPECT_NO_THROW(f.axis_variables(c));
+  std::string wide = test::axpy_family_toml;
+  const std::string both = "[\"float32\", \"int32\"]";
+  wide.replace(wide.find(both), both.size(), "[\"float64\"]");
+  wide.replace(wide.find("flops = \"2 * N\""), 15, "flops = \"2 * N\"\nrequire = [\"TSIZE == 8\"]");
+  EXPECT_NO_THROW(parse_axpy(wide));
 }
 
 // Every expression at a configuration a command asks for, evaluated as the run will: an overflow
@@ -732,6 +755,58 @@ __global__ void chunks(const T* x, const T* y0, T* y, int n) {
   EXPECT_NE(broken.output.find("chunks.cu:6: require:"), std::string::npos) << broken.output;
   EXPECT_NE(broken.output.find("unknown variable 'ITEM'"), std::string::npos) << broken.output;
   EXPECT_EQ(test::count_of(broken.output, " ok\n"), 2u) << broken.output;  // simple, gridstride
+}
+
+// A header's require sees the dtype: TSIZE, and DTYPE against a dtype's name. A point it allows at
+// some dtypes only keeps its blocks; its rows at the others are skipped with the condition, and
+// nothing is compiled for them (once TSIZE and DTYPE were unknown variables there).
+TEST(TunableBinary, ARequireOverTheDtypeSkipsItsRowsAtTheOtherDtypes) {
+  test::temp_dir dir("tunable_dtype");
+  test::write_axpy_family(dir);
+  dir.write("axpy/chunks.cu", R"kl(/* kernlab
+family:    axpy
+entry:     chunks<T, ITEMS>
+blocks:    128 256
+tune:      ITEMS = 1, 2, 4
+require:   ITEMS == 1 || DTYPE == float32; BLOCK * ITEMS * TSIZE <= 2048
+grid_dims: ceil_div(N, BLOCK * ITEMS)
+*/
+template <typename T, int ITEMS>
+__global__ void chunks(const T* x, const T* y0, T* y, int n) {}
+)kl");
+  family_registry fams;
+  add_data_families(fams, {dir.str()}, {test::kernels_dir() + "/include", test::cuda_include()});
+  registry reg(fams);
+  reg.add_source_dir(dir.str());
+  std::map<std::string, const registry_entry*> points;
+  for (const auto* e : reg.select({"chunks"})) points[e->descriptor.name] = e;
+  ASSERT_EQ(points.size(), 3u);
+  const registry_entry& one = *points.at("chunks[ITEMS=1]");
+  const registry_entry& two = *points.at("chunks[ITEMS=2]");
+  const registry_entry& four = *points.at("chunks[ITEMS=4]");
+  EXPECT_EQ(one.error + two.error + four.error, "");
+  EXPECT_TRUE(one.descriptor.requires.empty());  // it holds at every dtype and block
+  EXPECT_EQ(two.descriptor.blocks, (std::vector<unsigned>{128, 256}));
+  EXPECT_EQ(four.descriptor.blocks, (std::vector<unsigned>{128}));  // 256 * 4 * 4 > 2048
+  EXPECT_EQ(two.descriptor.unmet_requirement(256, "int32"), "ITEMS == 1 || DTYPE == float32");
+  EXPECT_EQ(two.descriptor.unmet_requirement(256, "float32"), "");
+  cuda::device_info gpu;
+  gpu.cc_major = 9;
+  gpu.max_threads_per_block = 1024;
+  const problem_config int32{"int32", "", 1000, "exact", 1, {}};
+  const auto skipped = decide_before_compile(two, 256, int32, gpu);
+  ASSERT_TRUE(skipped.has_value());
+  EXPECT_EQ(skipped->first, outcome::skipped);
+  EXPECT_EQ(skipped->second,
+            "its require 'ITEMS == 1 || DTYPE == float32' does not hold for int32 at block 256");
+  run_request r;
+  r.blocks = {128, 256};
+  r.dtypes = {"int32", "float32"};
+  r.sizes_for_shapes = false;
+  std::vector<instantiation> made;
+  make_compile_request(*fams.find("axpy"), two, r, "sm_90", &made);
+  ASSERT_EQ(made.size(), 1u);  // chunks<float, 2>: the entry does not depend on the block
+  EXPECT_EQ(made[0].dtype, "float32");
 }
 
 // Every family is a folder now: one named like a shipped family in a --kernels-dir is that

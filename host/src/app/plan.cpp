@@ -165,7 +165,8 @@ void check_run_expressions(const kl::run_request& req, const kl::family_registry
     for (const auto& c : known->second) {
       if (!v.supports_dtype(c.dtype) || !v.supports_op(c.op)) continue;
       for (unsigned b : kl::blocks_for(v, req))
-        if (v.supports_block(b)) check(*f, c, [&] { f->check_launch(v, e->key_lines, b, c); });
+        if (v.supports_block(b) && v.unmet_requirement(b, c.dtype).empty())
+          check(*f, c, [&] { f->check_launch(v, e->key_lines, b, c); });
     }
   }
 }

@@ -440,8 +440,10 @@ std::map<std::string, std::int64_t> data_family::axis_variables(const problem_co
                                   std::to_string(a.line) + ")");
     vars[a.name] = static_cast<std::int64_t>(shape[i]);
   }
+  auto condition_vars = vars;  // a condition also sees DTYPE (DTYPE == float32)
+  add_dtype_variables(condition_vars, c.dtype);
   for (const condition_spec& cond : spec_.requires)
-    if (evaluate_as(cond.text, vars, spec_.name + ": require at " + c.describe(),
+    if (evaluate_as(cond.text, condition_vars, spec_.name + ": require at " + c.describe(),
                     spec_.path + ":" + std::to_string(cond.line)) == 0)
       throw std::invalid_argument(spec_.name + ": " + c.describe() + " does not meet '" +
                                   cond.text + "' (" + spec_.path + ":" + std::to_string(cond.line) +

@@ -30,7 +30,7 @@ nvrtc::compile_request make_compile_request(const family& fam, const registry_en
   for (const auto& c : configs_for(fam, request)) {
     if (!e.descriptor.supports_dtype(c.dtype) || !e.descriptor.supports_op(c.op)) continue;
     for (unsigned b : blocks_for(e.descriptor, request))
-      if (e.descriptor.supports_block(b)) {
+      if (e.descriptor.supports_block(b) && e.descriptor.unmet_requirement(b, c.dtype).empty()) {
         const std::string expr = fam.name_expression(e.descriptor, b, c);
         if (exprs.insert(expr).second && instances) instances->push_back({expr, b, c.dtype, c.op});
       }

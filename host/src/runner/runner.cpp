@@ -279,6 +279,10 @@ std::optional<std::pair<outcome, std::string>> decide_before_compile(
     return std::make_pair(outcome::skipped, "supports ops " + join(v.ops) + " only");
   if (block != 0 && !v.supports_block(block))
     return std::make_pair(outcome::skipped, "supports blocks " + join(v.blocks) + " only");
+  if (const std::string unmet = v.unmet_requirement(block, config.dtype); !unmet.empty())
+    return std::make_pair(outcome::skipped, "its require '" + unmet + "' does not hold for " +
+                                                config.dtype + " at block " +
+                                                std::to_string(block));
   if (!v.target.empty() && v.target != device.arch() + "a")
     return std::make_pair(outcome::skipped, "compiled for " + v.target +
                                                 " (its 'target'), which runs on " +

@@ -12,6 +12,22 @@ std::size_t data_dtype_size(const std::string& dtype) {
   return 0;
 }
 
+const std::vector<std::string>& data_dtypes() {
+  static const std::vector<std::string> all = {"uint8",    "int32",   "int64",  "float16",
+                                               "bfloat16", "float32", "float64"};
+  return all;
+}
+
+void add_dtype_variables(std::map<std::string, std::int64_t>& vars, const std::string& dtype) {
+  const auto& all = data_dtypes();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto code = static_cast<std::int64_t>(i + 1);
+    vars[all[i]] = code;
+    if (all[i] == dtype) vars["DTYPE"] = code;
+  }
+  vars["TSIZE"] = static_cast<std::int64_t>(data_dtype_size(dtype));
+}
+
 std::uint64_t data_bytes(std::uint64_t count, const std::string& dtype) {
   std::uint64_t bytes = 0;
   if (__builtin_mul_overflow(count, data_dtype_size(dtype), &bytes))

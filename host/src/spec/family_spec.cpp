@@ -22,8 +22,9 @@ namespace fs = std::filesystem;
 namespace kl {
 namespace {
 
-const std::vector<std::string> reserved = {
-    "BLOCK", "TSIZE", "T", "RESIDENT_BLOCKS", "SM_COUNT", "GRID", "sqrt", "min", "max", "ceil_div"};
+const std::vector<std::string> reserved = {"BLOCK",    "TSIZE", "DTYPE", "T",   "RESIDENT_BLOCKS",
+                                           "SM_COUNT", "GRID",  "sqrt",  "min", "max",
+                                           "ceil_div"};
 
 bool is_identifier(const std::string& s) {
   return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
@@ -188,7 +189,8 @@ std::string cxx_type_of(const std::string& dtype) {
 }
 
 bool is_reserved_name(const std::string& name) {
-  return std::find(reserved.begin(), reserved.end(), name) != reserved.end();
+  return std::find(reserved.begin(), reserved.end(), name) != reserved.end() ||
+         is_dtype(name);  // a require's constants (DTYPE == float32)
 }
 
 namespace {
@@ -378,9 +380,18 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
     for (const auto& e : *n->as_array()) {
       const std::string text = r.expression(e, "require's elements");
       s.requires.push_back({text, reader::line_of(*n)});
-      check_expr(text, reader::line_of(*n), "require", vars);
-      if (evaluate(text, vars) == 0)
-        r.fail(reader::line_of(*n), "require '" + text + "' does not hold at the axes' defaults");
+      // It sees each dtype's TSIZE and DTYPE, and must hold for one of the family's.
+      bool holds = false;
+      for (const auto& dtype : s.dtypes) {
+        auto with_dtype = vars;
+        add_dtype_variables(with_dtype, dtype);
+        check_expr(text, reader::line_of(*n), "require", with_dtype);
+        holds = holds || evaluate(text, with_dtype) != 0;
+      }
+      if (!holds)
+        r.fail(reader::line_of(*n), "require '" + text +
+                                        "' does not hold at the axes' defaults for any of the "
+                                        "family's dtypes");
     }
   }
   // Operations, in the order written.
