@@ -15,8 +15,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <functional>
 #include <cstring>
+#include <functional>
 
 namespace kl {
 namespace {
@@ -486,6 +486,36 @@ TEST(FamilyExpressions, AnOverflowAtARequestedSizeIsAUsageError) {
       << launch.output;
 }
 
+// --compile-only and --resources compile the family's reference for the dtypes and ops asked
+// for: a typo in reference.cu or in its entry fails the command with the compiler's file:line
+// (once exit code 0, and every row FAILED on a GPU later).
+TEST(DataFamilyBinary, CompileOnlyCompilesTheReference) {
+  test::temp_dir dir("axpy_bad_reference");
+  test::write_axpy_family(dir);
+  const std::string base = "--kernels-dir " + dir.str() + " --family axpy --no-cache ";
+  const auto good = test::run_kernlab(base + "--compile-only");
+  EXPECT_EQ(good.code, 0) << good.output;
+  EXPECT_NE(good.output.find("axpy.reference"), std::string::npos) << good.output;
+
+  std::string typo = test::axpy_reference;
+  typo.replace(typo.find("x[i] + y0[i]"), 12, "x[i] + yy[i]");
+  dir.write("axpy/reference.cu", typo);
+  for (const char* mode : {"--compile-only", "--resources"}) {
+    SCOPED_TRACE(mode);
+    const auto bad = test::run_kernlab(base + mode);
+    EXPECT_EQ(bad.code, 1) << bad.output;
+    EXPECT_NE(bad.output.find(dir.str() + "/axpy/reference.cu:4"), std::string::npos) << bad.output;
+    EXPECT_NE(bad.output.find("identifier \"yy\" is undefined"), std::string::npos) << bad.output;
+  }
+  dir.write("axpy/reference.cu", test::axpy_reference);
+  ASSERT_TRUE(test::replace_in_file(dir.str() + "/axpy/family.toml", "axpy_reference<T>",
+                                    "axpy_referenc<T>"));
+  const auto entry = test::run_kernlab(base + "--compile-only");
+  EXPECT_EQ(entry.code, 1) << entry.output;
+  EXPECT_NE(entry.output.find("axpy.reference"), std::string::npos) << entry.output;
+  EXPECT_NE(entry.output.find("axpy_referenc"), std::string::npos) << entry.output;
+}
+
 TEST(CompareRules, UlpIsMeasuredAtTheReference) {
   compare_spec ulp;
   ulp.rule = "ulp";
@@ -599,7 +629,10 @@ TEST(DataFamilyBinary, ListsAndCompilesAFolderItDoesNotShip) {
       << compiled.output;
   EXPECT_NE(compiled.output.find("axpy.gridstride                  2"), std::string::npos)
       << compiled.output;
-  EXPECT_EQ(test::count_of(compiled.output, " ok\n"), 2u) << compiled.output;
+  // And the reference, for both dtypes.
+  EXPECT_NE(compiled.output.find("axpy.reference                   2"), std::string::npos)
+      << compiled.output;
+  EXPECT_EQ(test::count_of(compiled.output, " ok\n"), 3u) << compiled.output;
 }
 
 // A mistake in one family.toml costs that family alone: its variants are listed with the error
@@ -743,7 +776,7 @@ __global__ void chunks(const T* x, const T* y0, T* y, int n) {
                                       "--variant 'chunks[ITEMS=8*' --block all "
                                       "--dtype float32 --compile-only");
   EXPECT_EQ(some.code, 0) << some.output;
-  EXPECT_EQ(test::count_of(some.output, " ok\n"), 2u) << some.output;
+  EXPECT_EQ(test::count_of(some.output, " ok\n"), 3u) << some.output;  // and the reference
   EXPECT_EQ(some.output.find("ITEMS=4"), std::string::npos) << some.output;
 
   // A requirement that does not evaluate is the file's error, with its line; the family's other
@@ -754,7 +787,8 @@ __global__ void chunks(const T* x, const T* y0, T* y, int n) {
   EXPECT_EQ(broken.code, 1) << broken.output;
   EXPECT_NE(broken.output.find("chunks.cu:6: require:"), std::string::npos) << broken.output;
   EXPECT_NE(broken.output.find("unknown variable 'ITEM'"), std::string::npos) << broken.output;
-  EXPECT_EQ(test::count_of(broken.output, " ok\n"), 2u) << broken.output;  // simple, gridstride
+  // simple, gridstride and the reference
+  EXPECT_EQ(test::count_of(broken.output, " ok\n"), 3u) << broken.output;
 }
 
 // A header's require sees the dtype: TSIZE, and DTYPE against a dtype's name. A point it allows at

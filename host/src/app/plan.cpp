@@ -348,6 +348,12 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   req.toolkit_include_dirs = {cuda_include_dir(opt)};
   req.timing = opt.timing;
   req.compile_only = opt.compile_only || opt.resources;
+  if (req.compile_only)  // each selected data family's reference compiles beside its variants
+    for (const auto* e : req.variants)
+      if (const kl::registry_entry* ref = reg.reference(e->descriptor.family);
+          ref &&
+          std::find(req.references.begin(), req.references.end(), ref) == req.references.end())
+        req.references.push_back(ref);
   req.in_process = opt.in_process;
   req.baseline = opt.baseline;
   req.devices = devices_for(opt, req.compile_only);
