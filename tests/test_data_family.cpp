@@ -101,7 +101,16 @@ INSTANTIATE_TEST_SUITE_P(
         mistake{"kind = \"grid\"", "kind = \"gaussian\"", 15, "unknown generator 'gaussian'"},
         mistake{"init = { kind = \"iota\", start = -5, step = 1 }", "", 18,
                 "needs 'init' (a generator)"},
-        mistake{"role = \"out\"", "role = \"output\"", 27, "expected in, out or workspace"},
+        mistake{"role = \"out\"", "role = \"output\"", 27, "expected in, out, inout or workspace"},
+        mistake{"role = \"out\"", "role = \"out\"\ninit = \"ones\"", 28,
+                "an out buffer's init is \"zero\""},
+        mistake{"role = \"out\"", "role = \"out\"\nreset = \"untimed\"", 28,
+                "'reset' belongs to a buffer with a start"},
+        mistake{"role = \"out\"", "role = \"out\"\ninit = \"zero\"\nreset = \"later\"", 29,
+                "reset 'later': expected timed or untimed"},
+        mistake{"role = \"out\"", "role = \"inout\"", 25, "input buffer y needs 'init'"},
+        mistake{"role = \"out\"", "role = \"out\"\ninit = \"zero\"", 45,
+                "expected the name of an out buffer (without init)"},
         mistake{"count = \"N\"\nexact", "count = \"N - 1000003\"\nexact", 14,
                 "is 0 at the axes' defaults; a buffer holds at least one element"},
         mistake{"flops = \"2 * N\"", "flops = \"2 * N\"\nrequire = [\"TSIZE == 8\"]", 6,
@@ -484,6 +493,44 @@ TEST(FamilyExpressions, AnOverflowAtARequestedSizeIsAUsageError) {
                                grid.str() + "/axpy/simple.cu:5)"),
             std::string::npos)
       << launch.output;
+}
+
+// Buffers with a start: an out buffer the kernels accumulate into starts at zero (init = "zero"),
+// an inout buffer is generated, changed in place and compared; either is reset inside the timed
+// region or outside it. The family compiles, its reference too.
+TEST(FamilySpec, BuffersWithAStart) {
+  test::temp_dir dir("hist_spec");
+  test::write_hist_family(dir, /*wrong=*/true);
+  const family_spec s = load_family_spec(dir.str() + "/hist");
+  ASSERT_EQ(s.buffers.size(), 3u);
+  EXPECT_FALSE(s.buffers[0].has_start());
+  EXPECT_TRUE(s.buffers[1].zero);
+  EXPECT_TRUE(s.buffers[1].reset_timed);
+  EXPECT_TRUE(s.buffers[1].is_output() && !s.buffers[1].is_input());
+  EXPECT_EQ(s.buffers[2].role, buffer_role::inout);
+  EXPECT_TRUE(s.buffers[2].is_output() && s.buffers[2].is_input() && s.buffers[2].has_start());
+  EXPECT_FALSE(s.buffers[2].reset_timed);
+  EXPECT_EQ(s.buffers[2].exact->kind, "iota");
+  // An inout buffer is read and written.
+  data_family f(s, {});
+  const problem_config c{"float32", "", 0, "exact", 1, {1000, 16}};
+  EXPECT_EQ(f.problem_bytes(c), 1000.0 * 4 + 16 * 4 + 2 * 1000.0 * 4);
+  const auto compiled = test::run_kernlab("--kernels-dir " + dir.str() +
+                                          " --family hist --block all --dtype int32,float32 "
+                                          "--compile-only --no-cache");
+  EXPECT_EQ(compiled.code, 0) << compiled.output;
+  for (const char* v : {"hist.atomic", "hist.forgets_last", "hist.reference"})
+    EXPECT_NE(compiled.output.find(v), std::string::npos) << v << "\n" << compiled.output;
+  EXPECT_EQ(test::count_of(compiled.output, " ok\n"), 3u) << compiled.output;
+  // The pipeline cuts buffers into chunks, and would not put a start back per chunk.
+  try {
+    parse_family_spec(std::string(test::hist_family_toml) + "\n[pipeline]\naxis = \"N\"\n",
+                      "hist/family.toml", dir.str() + "/hist", "hist");
+    ADD_FAILURE() << "a [pipeline] took a buffer with a start";
+  } catch (const metadata_error& e) {
+    EXPECT_EQ(e.line(), 16) << e.what();
+    EXPECT_NE(std::string(e.what()).find("buffer bins has a start"), std::string::npos) << e.what();
+  }
 }
 
 // --compile-only and --resources compile the family's reference for the dtypes and ops asked

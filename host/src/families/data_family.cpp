@@ -482,9 +482,10 @@ double data_family::problem_bytes(const problem_config& c) const {
     return static_cast<double>(evaluate_as(spec_.bytes, axis_variables(c),
                                            spec_.name + ": bytes at " + c.describe(),
                                            spec_.path + ":" + std::to_string(spec_.bytes_line)));
-  double bytes = 0;
+  double bytes = 0;  // an inout buffer is read and written
   for (const auto& b : spec_.buffers)
-    if (b.role != buffer_role::workspace) bytes += static_cast<double>(buffer_bytes(b, c));
+    if (b.role != buffer_role::workspace)
+      bytes += static_cast<double>(buffer_bytes(b, c)) * (b.role == buffer_role::inout ? 2 : 1);
   return bytes;
 }
 
@@ -665,14 +666,16 @@ std::size_t data_family::device_bytes_needed(const problem_config& c) const {
     add(buffer_bytes(b, c), 1);  // an error names the buffer
     // While the problem is made, the reference kernel's own outputs (a plugin's stay on the
     // host).
-    if (b.role == buffer_role::out && spec_.reference.plugin_function.empty()) {
+    if (b.is_output() && spec_.reference.plugin_function.empty()) {
       add(n, ref_size ? ref_size : data_dtype_size(t));
       if (spec_.reference_magnitudes()) add(n, 8);
     }
     // An integer output with a reference in its own type: its poison, the reference's complement.
-    if (b.role == buffer_role::out && (t == "uint8" || t == "int32" || t == "int64") &&
+    if (b.role == buffer_role::out && !b.zero && (t == "uint8" || t == "int32" || t == "int64") &&
         ref_size == 0)
       add(n, data_dtype_size(t));
+    // An inout buffer's start, kept apart.
+    if (b.role == buffer_role::inout) add(n, data_dtype_size(t));
     // The copy baseline's poison: the complement of what it copies.
     if (b.name == spec_.baseline.copy_to) add(n, data_dtype_size(t));
     // Plan passes: the padding, and the partial results (at most half the input for tiles of
@@ -837,11 +840,15 @@ class data_problem final : public problem {
           passes && b.role == buffer_role::in ? round_up(buf.count, s.pad) : buf.count;
       const std::size_t bytes = std::max<std::size_t>(data_bytes(elements, buf.dtype), 4);
       buf.device = cuda::device_buffer(bytes);
-      if (b.role == buffer_role::in) {
+      if (b.is_input()) {
         const generator_spec& g = c.input_mode == "random" ? *b.random : *b.exact;
         buf.host = g.kind == "plugin" ? generate_with_plugin(g, b.name, buf.dtype, buf.count)
                                       : generate_buffer(g, buf.dtype, buf.count, c.seed, b.name);
         buf.device.upload(buf.host.data(), buf.host.size());
+        if (b.role == buffer_role::inout) {  // what every launch starts from, kept apart
+          starts_.emplace(b.name, cuda::device_buffer(bytes));
+          starts_.at(b.name).upload(buf.host.data(), buf.host.size());
+        }
         if (passes) {
           padded_n_ = elements;
           fill_identity(buf.device, buf.dtype, buf.count, elements - buf.count);
@@ -1001,7 +1008,11 @@ class data_problem final : public problem {
 
   void poison(CUstream stream) {
     for (auto& b : buffers_) {
-      if (b.spec->role != buffer_role::out) continue;
+      if (!b.spec->is_output()) continue;
+      if (b.spec->has_start()) {  // its start is part of the answer: restored, never poisoned
+        restore_start(b, stream);
+        continue;
+      }
       if (auto c = complements_.find(b.spec->name); c != complements_.end()) {
         KL_CU(cuMemcpyDtoDAsync(b.device.get(), c->second.get(), c->second.bytes(), stream));
         continue;
@@ -1018,11 +1029,17 @@ class data_problem final : public problem {
       if (b.spec->role == buffer_role::workspace)
         KL_CU(cuMemsetD8Async(b.device.get(), 0, b.device.bytes(), stream));
   }
+  /// Puts back the start of every buffer that has one and is reset inside the timed region
+  /// (`timed`), or outside it.
+  void restore_starts(CUstream stream, bool timed) {
+    for (auto& b : buffers_)
+      if (b.spec->has_start() && b.spec->reset_timed == timed) restore_start(b, stream);
+  }
 
   check_result check() const {
     std::map<std::string, const std::uint8_t*> outputs;
     for (const auto& b : buffers_) {
-      if (b.spec->role != buffer_role::out) continue;
+      if (!b.spec->is_output()) continue;
       // Into page-locked memory kept for the problem's rows (cuda/staging.hpp): a download at
       // the link's speed, and no fresh allocation for every check.
       const std::size_t bytes = b.count * data_dtype_size(b.dtype);
@@ -1038,7 +1055,7 @@ class data_problem final : public problem {
     check_result all;
     all.ok = true;
     for (const auto& b : buffers_) {
-      if (b.spec->role != buffer_role::out) continue;
+      if (!b.spec->is_output()) continue;
       const std::size_t bytes = b.count * data_dtype_size(b.dtype);
       const std::uint8_t* got = outputs.at(b.spec->name);
       const std::string ref_dtype = family_.spec().reference.type == "T" ? b.dtype : "float64";
@@ -1057,6 +1074,32 @@ class data_problem final : public problem {
   }
 
  private:
+  // The start of buffer `b` as elements of `dtype` (its own, or the reference's float64).
+  static std::vector<std::uint8_t> start_in(const data_buffer& b, const std::string& dtype) {
+    if (b.spec->zero) return std::vector<std::uint8_t>(data_bytes(b.count, dtype));
+    if (dtype == b.dtype) return b.host;
+    std::vector<std::uint8_t> out(data_bytes(b.count, "float64"));
+    with_dtype(b.dtype, [&](auto t) {
+      using T = decltype(t);
+      const auto* from = reinterpret_cast<const T*>(b.host.data());
+      for (std::uint64_t i = 0; i < b.count; ++i) {
+        const double v = static_cast<double>(from[i]);
+        std::memcpy(out.data() + 8 * i, &v, 8);
+      }
+    });
+    return out;
+  }
+
+  // A buffer's start: zeros, or an inout buffer's generated values.
+  void restore_start(data_buffer& b, CUstream stream) const {
+    if (b.spec->zero) {
+      KL_CU(cuMemsetD8Async(b.device.get(), 0, b.device.bytes(), stream));
+      return;
+    }
+    const cuda::device_buffer& start = starts_.at(b.spec->name);
+    KL_CU(cuMemcpyDtoDAsync(b.device.get(), start.get(), start.bytes(), stream));
+  }
+
   // What family_api.h's functions get: the configuration, with every axis' value.
   struct plugin_point {
     std::vector<std::string> names;
@@ -1125,14 +1168,19 @@ class data_problem final : public problem {
     for (auto& b : buffers_) {
       if (b.spec->role == buffer_role::in)
         ins.push_back({b.spec->name.c_str(), b.dtype.c_str(), b.host.data(), b.count});
-      if (b.spec->role == buffer_role::out) {
+      if (b.spec->is_output()) {
         // Filled with the bitwise complement of the outputs' poison: where the plugin writes
-        // nothing, a variant that writes nothing either does not match it by chance.
+        // nothing, a variant that writes nothing either does not match it by chance. A buffer
+        // with a start starts there, as the variants' does.
         auto& ref = references_[b.spec->name];
-        ref.resize(b.count * data_dtype_size(b.dtype));
-        const std::uint32_t fill = ~poison_bits;
-        for (std::size_t i = 0; i < ref.size(); ++i)
-          ref[i] = static_cast<std::uint8_t>(fill >> (8 * (i % 4)));
+        if (b.spec->has_start()) {
+          ref = start_in(b, b.dtype);
+        } else {
+          ref.resize(b.count * data_dtype_size(b.dtype));
+          const std::uint32_t fill = ~poison_bits;
+          for (std::size_t i = 0; i < ref.size(); ++i)
+            ref[i] = static_cast<std::uint8_t>(fill >> (8 * (i % 4)));
+        }
         outs.push_back({b.spec->name.c_str(), b.dtype.c_str(), ref.data(), b.count});
       }
     }
@@ -1151,7 +1199,7 @@ class data_problem final : public problem {
   // A float output keeps the fixed pattern, a NaN that no rule accepts.
   void make_complements() {
     for (const auto& b : buffers_) {
-      if (b.spec->role != buffer_role::out) continue;
+      if (b.spec->role != buffer_role::out || b.spec->has_start()) continue;
       const std::size_t bytes = b.count * data_dtype_size(b.dtype);
       const auto& ref = references_.at(b.spec->name);
       const bool integral = b.dtype == "uint8" || b.dtype == "int32" || b.dtype == "int64";
@@ -1175,10 +1223,15 @@ class data_problem final : public problem {
     std::map<std::string, CUdeviceptr> out_ptrs;
     std::vector<CUdeviceptr> mag_ptrs;  // after the args, in out-buffer order
     for (const auto& b : buffers_) {
-      if (b.spec->role != buffer_role::out) continue;
+      if (!b.spec->is_output()) continue;
       const std::size_t size = s.reference.type == "T" ? data_dtype_size(b.dtype) : 8;
       cuda::device_buffer d(std::max<std::size_t>(b.count * size, 4));
-      KL_CU(cuMemsetD32Async(d.get(), poison_bits, d.bytes() / 4, nullptr));
+      if (b.spec->has_start()) {  // the reference starts where the variants do
+        const auto start = start_in(b, s.reference.type == "T" ? b.dtype : "float64");
+        d.upload(start.data(), start.size());
+      } else {
+        KL_CU(cuMemsetD32Async(d.get(), poison_bits, d.bytes() / 4, nullptr));
+      }
       out_ptrs[b.spec->name] = d.get();
       outs.emplace(b.spec->name, std::move(d));
       if (s.reference_magnitudes()) {
@@ -1233,6 +1286,7 @@ class data_problem final : public problem {
   std::map<std::string, std::vector<std::uint8_t>> references_;  // by out buffer
   std::map<std::string, std::vector<std::uint8_t>> magnitudes_;  // by out buffer, rule bound
   std::map<std::string, cuda::device_buffer> complements_;       // by out buffer: its poison
+  std::map<std::string, cuda::device_buffer> starts_;  // by inout buffer: its generated values
   // Where check() downloads each out buffer, made at its first check.
   mutable std::map<std::string, cuda::staging_buffer> staging_;
 };
@@ -1259,12 +1313,14 @@ class source_op final : public operation {
   }
   void enqueue(CUstream stream) override {
     problem_.zero_workspaces(stream);
+    problem_.restore_starts(stream, true);
     for (auto& b : scratch_) KL_CU(cuMemsetD8Async(b.device.get(), 0, b.device.bytes(), stream));
     KL_CU(cuLaunchKernel(kernel_.function, dims_.grid[0], dims_.grid[1], dims_.grid[2],
                          dims_.block[0], dims_.block[1], dims_.block[2],
                          kernel_.dynamic_shared_bytes, stream, args_.params(), nullptr));
   }
   void poison_output(CUstream stream) override { problem_.poison(stream); }
+  void prepare(CUstream stream) override { problem_.restore_starts(stream, false); }
   check_result check() const override { return problem_.check(); }
 
  private:
@@ -1281,9 +1337,11 @@ class plugin_op final : public operation {
   plugin_op(data_problem& p, const plugin_kernel& k) : problem_(p), launch_(k, args_of(p)) {}
   void enqueue(CUstream stream) override {
     problem_.zero_workspaces(stream);
+    problem_.restore_starts(stream, true);
     launch_.run(stream);
   }
   void poison_output(CUstream stream) override { problem_.poison(stream); }
+  void prepare(CUstream stream) override { problem_.restore_starts(stream, false); }
   check_result check() const override { return problem_.check(); }
 
  private:
@@ -1294,7 +1352,7 @@ class plugin_op final : public operation {
     a.op = p.config().op;
     for (auto& b : p.buffers()) {
       if (b.spec->role == buffer_role::in) a.inputs.push_back(b.device.as_ptr());
-      if (b.spec->role == buffer_role::out) a.outputs.push_back(b.device.as_ptr());
+      if (b.spec->is_output()) a.outputs.push_back(b.device.as_ptr());
     }
     const family_spec& s = p.family().spec();
     if (!s.plugin_sizes.empty()) {

@@ -161,8 +161,12 @@ class operation {
   virtual ~operation() = default;
   /// Enqueues the whole operation (every pass, every helper launch) on `stream`.
   virtual void enqueue(CUstream stream) = 0;
-  /// Overwrites the output with a value no correct run produces, before a validation run.
+  /// Overwrites the output with a value no correct run produces, before a validation run (and
+  /// puts back what an output that starts with contents starts with).
   virtual void poison_output(CUstream stream) = 0;
+  /// Enqueues what must precede every run outside the timed region: a data family's buffers
+  /// with `reset = "untimed"` get their start back (docs/families.md). Nothing by default.
+  virtual void prepare(CUstream) {}
   /// Compares the output with the reference (after the stream was synchronised).
   virtual check_result check() const = 0;
 };

@@ -115,9 +115,12 @@ class sample_stream {
 };
 
 /// Measures `op` (which enqueues the whole operation on the stream it gets), flushing L2 with
-/// `flusher` before each sample.
+/// `flusher` before each sample. `prepare`, when given, enqueues what must precede every run of
+/// `op` outside the timed region (a start to restore: docs/families.md's `reset = "untimed"`);
+/// it runs before each warm-up run and before each sample's flush.
 timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
                      const timing_options& opt, l2_flusher& flusher,
-                     const clock_monitor* clocks = nullptr);
+                     const clock_monitor* clocks = nullptr,
+                     const std::function<void(CUstream)>& prepare = {});
 
 }  // namespace kl

@@ -44,15 +44,30 @@ struct generator_spec {
   int line = 0;
 };
 
-enum class buffer_role { in, out, workspace };
+/// in: generated, read. out: written by the kernel, compared. inout: generated, read and written
+/// in place, compared. workspace: scratch, zeroed before every launch.
+enum class buffer_role { in, out, inout, workspace };
 
 struct buffer_spec {
   std::string name;
   buffer_role role = buffer_role::in;
   std::string type;                             ///< "T" or a dtype name
   std::string count;                            ///< expression over the axes
-  std::optional<generator_spec> exact, random;  ///< for role in: one per input mode
+  std::optional<generator_spec> exact, random;  ///< for roles in and inout: one per input mode
+  /// An out buffer that starts at zero (`init = "zero"`): the kernel accumulates into it.
+  bool zero = false;
+  /// A buffer with a start (inout, or zero) gets it back before every launch: inside the timed
+  /// region (`reset = "timed"`, the default), or outside it (`"untimed"`).
+  bool reset_timed = true;
   int line = 0;
+
+  /// Generated from the seed and uploaded (in, inout).
+  bool is_input() const { return role == buffer_role::in || role == buffer_role::inout; }
+  /// Written by the kernel and compared with the reference (out, inout).
+  bool is_output() const { return role == buffer_role::out || role == buffer_role::inout; }
+  /// Starts with contents the kernel reads and changes, restored before every launch: an inout
+  /// buffer's generated values, or an accumulating out buffer's zeros. It is not poisoned.
+  bool has_start() const { return role == buffer_role::inout || zero; }
 };
 
 /// One kernel argument: a buffer's pointer, or an integer expression passed as `type`.
