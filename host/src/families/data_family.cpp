@@ -513,11 +513,12 @@ void data_family::check(const parsed_header& h) const {
   // And the keys of a family that launches each variant once with its [kernel] args.
   for (const char* key : {"scratch", "tensor_maps"})
     if (passes && h.key_lines.count(key))
-      throw metadata_error(d.origin_path, h.line_of(key),
-                           std::string(key) + ": " + spec_.name +
-                               " launches its variants in passes; " + key +
-                               " belong to families that launch a variant once with its [kernel] "
-                               "args (a variant's scratch in passes is its 'workspace')");
+      throw metadata_error(
+          d.origin_path, h.line_of(key),
+          std::string(key) + ": " + spec_.name + " launches its variants in passes; " + key +
+              " belong to families that launch a variant once with its [kernel] "
+              "args (in passes a variant's own memory is its header's 'workspace', zeroed "
+              "once, which the kernel leaves zeroed)");
   if (passes && d.tile.empty())
     throw metadata_error(d.origin_path, h.header_line,
                          "a variant of " + spec_.name +
