@@ -719,6 +719,23 @@ TEST(DataFamilyBinary, ABrokenDescriptionCostsItsOwnFamilyOnly) {
   EXPECT_NE(all.output.find(where), std::string::npos) << all.output;
 }
 
+// A [pipeline] cuts every buffer into slices of the axis: a count that is not the axis times a
+// constant is the family's error, with the buffer's line.
+TEST(FamilySpec, APipelineNeedsCountsThatAreTheAxisTimesAConstant) {
+  std::string toml = test::axpy_family_toml;
+  toml.replace(toml.find("count = \"N\"\nexact"), 11, "count = \"N + 1\"");
+  toml += "\n[pipeline]\naxis = \"N\"\n";
+  try {
+    parse_axpy(toml);
+    ADD_FAILURE() << "a count of N + 1 was cut into slices";
+  } catch (const metadata_error& e) {
+    EXPECT_EQ(e.line(), 10) << e.what();
+    EXPECT_NE(std::string(e.what()).find("buffer x's count 'N + 1' is not a multiple of N"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // A --dtype asked of a broken family's variants names that family and its error: its dtypes
 // are unknown (once "family  has no dtype 'uint8'", with no name).
 TEST(DataFamilyBinary, ADtypeAskedOfABrokenFamilyNamesItsError) {

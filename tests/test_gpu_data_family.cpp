@@ -97,6 +97,26 @@ TEST(GpuDataFamily, AccumulatingAndInPlaceBuffersStartAgainAtEveryRun) {
   EXPECT_EQ(r.output.find("after timing"), std::string::npos) << r.output;
 }
 
+// A reference that does not compile fails every row of its family in a run, with the compiler's
+// file:line (--compile-only says so before any GPU is needed: DataFamilyBinary's tests).
+TEST(GpuDataFamily, AReferenceThatDoesNotCompileFailsItsFamilysRows) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("axpy_bad_reference_gpu");
+  test::write_axpy_family(dir);
+  std::string typo = test::axpy_reference;
+  typo.replace(typo.find("x[i] + y0[i]"), 12, "x[i] + yy[i]");
+  dir.write("axpy/reference.cu", typo);
+  const std::string json = dir.str() + "/run.json";
+  const auto r = test::run_kernlab(
+      "--kernels-dir " + dir.str() +
+      " --family axpy --block 256 --dtype float32 --size 1000 --json " + json + quick);
+  EXPECT_EQ(r.code, 1) << r.output;
+  run_records got = read_records(json);
+  EXPECT_EQ(got.records.size(), 3u) << got.text;  // simple, gridstride, d2d_copy
+  EXPECT_EQ(got.by_outcome["failed"], 3) << got.text;
+  EXPECT_GE(test::count_of(got.text, dir.str() + "/axpy/reference.cu:4"), 3u) << got.text;
+}
+
 // A file compiled for sm_90a (`target`) runs on a GPU of compute capability 9.0 and passes; on
 // any other it is skipped with the reason.
 TEST(GpuDataFamily, AnSm90aFileRunsWhereItsTargetIsTheGpus) {
