@@ -135,6 +135,86 @@ inline void write_axpy_family(const temp_dir& dir, const std::string& folder = "
   if (wrong) dir.write(folder + "/off_by_one.cu", axpy_off_by_one);
 }
 
+/// Buffers with a start (docs/families.md): a histogram of x, accumulated into bins that start at
+/// zero (reset inside the timed region), and y doubled plus one in place (an inout buffer, reset
+/// outside it). The reference computes in double, from the same starts.
+inline const char* hist_family_toml =
+    R"kl(# bins[x % BINS] += 1 and y = 2 y + 1 in place, for the tests
+summary = "a histogram of x, and y = 2 y + 1 in place"
+dtypes  = ["int32", "float32"]
+
+[axes]
+N    = { default = 100003, min = 1, max = 1073741824 }
+BINS = { default = 256, min = 1, max = 65536 }
+
+[[buffers]]
+name  = "x"
+role  = "in"
+type  = "int32"
+count = "N"
+init  = { kind = "grid", min = 0, max = 65535 }
+
+[[buffers]]
+name  = "bins"
+role  = "out"
+type  = "int32"
+count = "BINS"
+init  = "zero"
+
+[[buffers]]
+name  = "y"
+role  = "inout"
+type  = "T"
+count = "N"
+init  = { kind = "iota", start = -7, step = 3 }
+reset = "untimed"
+
+[kernel]
+args      = ["x", "bins", "y", "N", "BINS"]
+grid_dims = ["ceil_div(N, BLOCK)"]
+
+[reference]
+file  = "reference.cu"
+entry = "hist_reference<T>"
+
+[compare]
+rule = "exact"
+)kl";
+
+inline const char* hist_reference = R"kl(template <typename T>
+__global__ void hist_reference(const int* x, double* bins, double* y, int n, int nbins) {
+  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  atomicAdd(&bins[x[i] % nbins], 1.0);
+  y[i] = 2 * y[i] + 1;
+}
+)kl";
+
+/// The variant that gets it right; `last` is how many elements it leaves out at the end (a
+/// variant that forgets one leaves a bin one short and y's last element at its start).
+inline std::string hist_variant(const std::string& name, int left_out) {
+  return "/* kernlab\nfamily:  hist\nentry:   " + name +
+         "<T>\nblocks:  128 256\nsummary: atomicAdd per element\n*/\n"
+         "template <typename T>\n__global__ void " +
+         name +
+         "(const int* x, int* bins, T* y, int n, int nbins) {\n"
+         "  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+         "  if (i >= n - " +
+         std::to_string(left_out) +
+         ") return;\n"
+         "  atomicAdd(&bins[x[i] % nbins], 1);\n"
+         "  y[i] = T(2) * y[i] + T(1);\n"
+         "}\n";
+}
+
+/// Writes the hist family into `<dir>/hist/`: `atomic` and, with `wrong`, `forgets_last`.
+inline void write_hist_family(const temp_dir& dir, bool wrong = false) {
+  dir.write("hist/family.toml", hist_family_toml);
+  dir.write("hist/reference.cu", hist_reference);
+  dir.write("hist/atomic.cu", hist_variant("atomic", 0));
+  if (wrong) dir.write("hist/forgets_last.cu", hist_variant("forgets_last", 1));
+}
+
 /// A family whose inputs and reference come from a family plugin (include/kernlab/family_api.h):
 /// tests/plugins/affine_family.cpp, y = SCALE * x + 1.
 inline const char* affine_family_toml = R"kl(# inputs and reference from a family plugin

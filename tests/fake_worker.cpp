@@ -1,14 +1,18 @@
 // A stand-in for `kernlab --worker` that misbehaves on request, for the worker-protocol tests:
 // each job's "action" says what to do. With --rows it is a worker the executor accepts (a device
 // in its ready message) that passes every row job without running anything and prints the job's
-// NVTX range, for the --profile tests (a fake ncu starts it, tests/test_profile.cpp).
+// NVTX range, for the --profile tests (a fake ncu starts it, tests/test_profile.cpp), and, for
+// the watchdog's tests (tests/test_worker.cpp), waits past the time-out for variants named so.
 #include "process/protocol.hpp"
 #include "process/worker_process.hpp"
 
 #include <unistd.h>
+
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 using namespace kl::worker;
 
@@ -47,6 +51,26 @@ int row_worker() {
     std::fflush(stdout);
     nlohmann::json record = job.at("row");
     record["outcome"] = "passed";
+    // Variants named for the watchdog's tests wait "on the GPU" first, as a worker does, with
+    // heartbeats: 1.5 s, then a fault (late_fault) or an answer (late_finish), or for ever (hang).
+    const std::string name = record.at("variant").value("name", "");
+    if (name == "late_fault" || name == "late_finish" || name == "hang") {
+      const auto began = std::chrono::steady_clock::now();
+      for (double waited = 0; name == "hang" || waited < 1500;) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        waited = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began)
+                     .count();
+        write_message(child_out_fd, {message_type::heartbeat, {{"gpu_wait_ms", waited}}});
+      }
+    }
+    if (name == "late_fault") {  // a sticky error: the context is gone, and so is the worker
+      record["outcome"] = "crashed";
+      record["message"] =
+          "cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was "
+          "encountered";
+      write_message(child_out_fd, {message_type::result, {{"record", record}, {"fatal", true}}});
+      return 4;
+    }
     write_message(child_out_fd, {message_type::result, {{"record", record}, {"fatal", false}}});
   }
 }

@@ -6,6 +6,7 @@
 #include "families/half_types.hpp"
 #include "registry/registry.hpp"
 #include "report/table.hpp"
+#include "runner/compile_stage.hpp"
 #include "runner/runner.hpp"
 #include "shipped_families.hpp"
 #include "spec/metadata.hpp"
@@ -15,6 +16,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 namespace kl {
 namespace {
@@ -99,7 +101,20 @@ INSTANTIATE_TEST_SUITE_P(
         mistake{"kind = \"grid\"", "kind = \"gaussian\"", 15, "unknown generator 'gaussian'"},
         mistake{"init = { kind = \"iota\", start = -5, step = 1 }", "", 18,
                 "needs 'init' (a generator)"},
-        mistake{"role = \"out\"", "role = \"output\"", 27, "expected in, out or workspace"},
+        mistake{"role = \"out\"", "role = \"output\"", 27, "expected in, out, inout or workspace"},
+        mistake{"role = \"out\"", "role = \"out\"\ninit = \"ones\"", 28,
+                "an out buffer's init is \"zero\""},
+        mistake{"role = \"out\"", "role = \"out\"\nreset = \"untimed\"", 28,
+                "'reset' belongs to a buffer with a start"},
+        mistake{"role = \"out\"", "role = \"out\"\ninit = \"zero\"\nreset = \"later\"", 29,
+                "reset 'later': expected timed or untimed"},
+        mistake{"role = \"out\"", "role = \"inout\"", 25, "input buffer y needs 'init'"},
+        mistake{"role = \"out\"", "role = \"out\"\ninit = \"zero\"", 45,
+                "expected the name of an out buffer (without init)"},
+        mistake{"count = \"N\"\nexact", "count = \"N - 1000003\"\nexact", 14,
+                "is 0 at the axes' defaults; a buffer holds at least one element"},
+        mistake{"flops = \"2 * N\"", "flops = \"2 * N\"\nrequire = [\"TSIZE == 8\"]", 6,
+                "does not hold at the axes' defaults for any of the family's dtypes"},
         mistake{"args = [\"x\", \"y0\", \"y\", \"N\"]", "args = [\"x\", \"y0\", \"y\", \"n\"]", 32,
                 "neither a buffer nor an expression"},
         mistake{"args = [\"x\", \"y0\", \"y\", \"N\"]", "args = [\"x\", \"y\", \"N\"]", 18,
@@ -363,6 +378,191 @@ TEST(FamilySpec, CompareRandomAndRequire) {
   }
 }
 
+// A family's require sees the dtype: TSIZE, and DTYPE against a dtype's name. It must hold at the
+// defaults for one of the family's dtypes (once TSIZE was 4 there whatever the dtypes).
+TEST(FamilySpec, RequireSeesTheDtype) {
+  std::string toml = test::axpy_family_toml;
+  toml.replace(toml.find("flops = \"2 * N\""), 15,
+               "flops = \"2 * N\"\nrequire = [\"DTYPE != int32 || N * TSIZE < 8000000\"]");
+  data_family f(parse_axpy(toml), {});
+  problem_config c{"int32", "", 1999999, "exact", 1, {}};
+  EXPECT_NO_THROW(f.axis_variables(c));
+  c.size = 2000000;
+  EXPECT_THROW(f.axis_variables(c), std::invalid_argument);
+  c.dtype = "float32";
+  EXPECT_NO_THROW(f.axis_variables(c));
+  std::string wide = test::axpy_family_toml;
+  const std::string both = "[\"float32\", \"int32\"]";
+  wide.replace(wide.find(both), both.size(), "[\"float64\"]");
+  wide.replace(wide.find("flops = \"2 * N\""), 15, "flops = \"2 * N\"\nrequire = [\"TSIZE == 8\"]");
+  EXPECT_NO_THROW(parse_axpy(wide));
+}
+
+// Every expression at a configuration a command asks for, evaluated as the run will: an overflow
+// is an error naming the expression and its line, and a count whose bytes wrap past 2^64 (once a
+// small allocation written in full by the generator) is refused, as is the generator's own
+// allocation.
+TEST(FamilyExpressions, OverflowsAtARequestedSizeNameTheirLine) {
+  std::string toml = test::axpy_family_toml;
+  toml.replace(toml.find("count = \"N\"\nexact"), 11, "count = \"N * N * N\"");
+  data_family f(parse_axpy(toml), {});
+  problem_config c{"float32", "", 1000003, "exact", 1, {}};
+  EXPECT_NO_THROW(f.check_configuration(c));
+  c.size = 1073741824;
+  try {
+    f.check_configuration(c);
+    ADD_FAILURE() << "an overflow was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "axpy: buffer x's count at float32 n=1073741824: in expression 'N * N * N': the "
+                  "value does not fit in 64 bits (axpy/family.toml:10)"),
+              std::string::npos)
+        << e.what();
+  }
+  std::string wraps = test::axpy_family_toml;  // 2^62 float32s at N = 1: 2^64 bytes
+  wraps.replace(wraps.find("default = 1000003"), 17, "default = 1");
+  wraps.replace(wraps.find("count = \"N\"\nexact"), 11,
+                "count = \"N * 1073741824 * 1073741824 * 4\"");
+  data_family w(parse_axpy(wraps), {});
+  c.size = 1;
+  for (const auto& check : std::vector<std::function<void()>>{[&] { w.check_configuration(c); },
+                                                              [&] { w.device_bytes_needed(c); }}) {
+    try {
+      check();
+      ADD_FAILURE() << "2^64 bytes were accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("4611686018427387904 elements of float32 are more bytes "
+                                           "than 64 bits count (axpy/family.toml:10)"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  generator_spec g;
+  g.kind = "constant";
+  EXPECT_THROW(generate_buffer(g, "float32", std::uint64_t{1} << 62, 1, "x"),
+               std::invalid_argument);
+  // An argument its type cannot hold: N as an int32 past 2^31 - 1.
+  std::string big = test::axpy_family_toml;
+  big.replace(big.find("max = 1073741824"), 16, "max = 4294967296");
+  data_family b(parse_axpy(big), {});
+  c.size = 2147483648;
+  try {
+    b.check_configuration(c);
+    ADD_FAILURE() << "N past 2^31 - 1 was passed as an int32";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("axpy: argument 'N' is 2147483648 at float32 "
+                                         "n=2147483648, which its type int32 cannot hold "
+                                         "(axpy/family.toml:32)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// The same before anything runs, through the binary: a --size inside the axis' limits at which a
+// count overflows, or a header's grid does, is a usage error naming the option and the line
+// (once exit code 1, "in expression ...", naming neither).
+TEST(FamilyExpressions, AnOverflowAtARequestedSizeIsAUsageError) {
+  test::temp_dir dir("axpy_overflow");
+  test::write_axpy_family(dir);
+  ASSERT_TRUE(test::replace_in_file(dir.str() + "/axpy/family.toml", "count = \"N\"\nexact",
+                                    "count = \"N * N * N\"\nexact"));
+  const std::string base =
+      "--kernels-dir " + dir.str() + " --family axpy --compile-only --no-cache ";
+  const auto ok = test::run_kernlab(base + "--size 1000003");
+  EXPECT_EQ(ok.code, 0) << ok.output;
+  const auto big = test::run_kernlab(base + "--size 2^30");
+  EXPECT_EQ(big.code, 2) << big.output;
+  EXPECT_NE(big.output.find("--size 1073741824: axpy: buffer x's count at int32 n=1073741824: in "
+                            "expression 'N * N * N': the value does not fit in 64 bits (" +
+                            dir.str() + "/axpy/family.toml:10)"),
+            std::string::npos)
+      << big.output;
+
+  test::temp_dir grid("axpy_grid_overflow");
+  test::write_axpy_family(grid);
+  std::string wide = test::axpy_simple;
+  wide.replace(wide.find("summary:"), 0, "grid_dims: ceil_div(N * N * N, BLOCK)\n");
+  grid.write("axpy/simple.cu", wide);
+  const auto launch = test::run_kernlab("--kernels-dir " + grid.str() +
+                                        " --family axpy --compile-only --no-cache --block 256 "
+                                        "--dtype float32 --size 2^30");
+  EXPECT_EQ(launch.code, 2) << launch.output;
+  EXPECT_NE(launch.output.find("--size 1073741824: axpy.simple block 256 at float32 n=1073741824: "
+                               "grid_dims: in expression 'ceil_div(N * N * N, BLOCK)': the value "
+                               "does not fit in 64 bits (" +
+                               grid.str() + "/axpy/simple.cu:5)"),
+            std::string::npos)
+      << launch.output;
+}
+
+// Buffers with a start: an out buffer the kernels accumulate into starts at zero (init = "zero"),
+// an inout buffer is generated, changed in place and compared; either is reset inside the timed
+// region or outside it. The family compiles, its reference too.
+TEST(FamilySpec, BuffersWithAStart) {
+  test::temp_dir dir("hist_spec");
+  test::write_hist_family(dir, /*wrong=*/true);
+  const family_spec s = load_family_spec(dir.str() + "/hist");
+  ASSERT_EQ(s.buffers.size(), 3u);
+  EXPECT_FALSE(s.buffers[0].has_start());
+  EXPECT_TRUE(s.buffers[1].zero);
+  EXPECT_TRUE(s.buffers[1].reset_timed);
+  EXPECT_TRUE(s.buffers[1].is_output() && !s.buffers[1].is_input());
+  EXPECT_EQ(s.buffers[2].role, buffer_role::inout);
+  EXPECT_TRUE(s.buffers[2].is_output() && s.buffers[2].is_input() && s.buffers[2].has_start());
+  EXPECT_FALSE(s.buffers[2].reset_timed);
+  EXPECT_EQ(s.buffers[2].exact->kind, "iota");
+  // An inout buffer is read and written.
+  data_family f(s, {});
+  const problem_config c{"float32", "", 0, "exact", 1, {1000, 16}};
+  EXPECT_EQ(f.problem_bytes(c), 1000.0 * 4 + 16 * 4 + 2 * 1000.0 * 4);
+  const auto compiled = test::run_kernlab("--kernels-dir " + dir.str() +
+                                          " --family hist --block all --dtype int32,float32 "
+                                          "--compile-only --no-cache");
+  EXPECT_EQ(compiled.code, 0) << compiled.output;
+  for (const char* v : {"hist.atomic", "hist.forgets_last", "hist.reference"})
+    EXPECT_NE(compiled.output.find(v), std::string::npos) << v << "\n" << compiled.output;
+  EXPECT_EQ(test::count_of(compiled.output, " ok\n"), 3u) << compiled.output;
+  // The pipeline cuts buffers into chunks, and would not put a start back per chunk.
+  try {
+    parse_family_spec(std::string(test::hist_family_toml) + "\n[pipeline]\naxis = \"N\"\n",
+                      "hist/family.toml", dir.str() + "/hist", "hist");
+    ADD_FAILURE() << "a [pipeline] took a buffer with a start";
+  } catch (const metadata_error& e) {
+    EXPECT_EQ(e.line(), 16) << e.what();
+    EXPECT_NE(std::string(e.what()).find("buffer bins has a start"), std::string::npos) << e.what();
+  }
+}
+
+// --compile-only and --resources compile the family's reference for the dtypes and ops asked
+// for: a typo in reference.cu or in its entry fails the command with the compiler's file:line
+// (once exit code 0, and every row FAILED on a GPU later).
+TEST(DataFamilyBinary, CompileOnlyCompilesTheReference) {
+  test::temp_dir dir("axpy_bad_reference");
+  test::write_axpy_family(dir);
+  const std::string base = "--kernels-dir " + dir.str() + " --family axpy --no-cache ";
+  const auto good = test::run_kernlab(base + "--compile-only");
+  EXPECT_EQ(good.code, 0) << good.output;
+  EXPECT_NE(good.output.find("axpy.reference"), std::string::npos) << good.output;
+
+  std::string typo = test::axpy_reference;
+  typo.replace(typo.find("x[i] + y0[i]"), 12, "x[i] + yy[i]");
+  dir.write("axpy/reference.cu", typo);
+  for (const char* mode : {"--compile-only", "--resources"}) {
+    SCOPED_TRACE(mode);
+    const auto bad = test::run_kernlab(base + mode);
+    EXPECT_EQ(bad.code, 1) << bad.output;
+    EXPECT_NE(bad.output.find(dir.str() + "/axpy/reference.cu:4"), std::string::npos) << bad.output;
+    EXPECT_NE(bad.output.find("identifier \"yy\" is undefined"), std::string::npos) << bad.output;
+  }
+  dir.write("axpy/reference.cu", test::axpy_reference);
+  ASSERT_TRUE(test::replace_in_file(dir.str() + "/axpy/family.toml", "axpy_reference<T>",
+                                    "axpy_referenc<T>"));
+  const auto entry = test::run_kernlab(base + "--compile-only");
+  EXPECT_EQ(entry.code, 1) << entry.output;
+  EXPECT_NE(entry.output.find("axpy.reference"), std::string::npos) << entry.output;
+  EXPECT_NE(entry.output.find("axpy_referenc"), std::string::npos) << entry.output;
+}
+
 TEST(CompareRules, UlpIsMeasuredAtTheReference) {
   compare_spec ulp;
   ulp.rule = "ulp";
@@ -476,7 +676,10 @@ TEST(DataFamilyBinary, ListsAndCompilesAFolderItDoesNotShip) {
       << compiled.output;
   EXPECT_NE(compiled.output.find("axpy.gridstride                  2"), std::string::npos)
       << compiled.output;
-  EXPECT_EQ(test::count_of(compiled.output, " ok\n"), 2u) << compiled.output;
+  // And the reference, for both dtypes.
+  EXPECT_NE(compiled.output.find("axpy.reference                   2"), std::string::npos)
+      << compiled.output;
+  EXPECT_EQ(test::count_of(compiled.output, " ok\n"), 3u) << compiled.output;
 }
 
 // A mistake in one family.toml costs that family alone: its variants are listed with the error
@@ -514,6 +717,88 @@ TEST(DataFamilyBinary, ABrokenDescriptionCostsItsOwnFamilyOnly) {
   EXPECT_EQ(all.code, 1) << all.output;
   EXPECT_NE(all.output.find("axpy.simple"), std::string::npos) << all.output;
   EXPECT_NE(all.output.find(where), std::string::npos) << all.output;
+}
+
+// A [pipeline] cuts every buffer into slices of the axis: a count that is not the axis times a
+// constant is the family's error, with the buffer's line.
+TEST(FamilySpec, APipelineNeedsCountsThatAreTheAxisTimesAConstant) {
+  std::string toml = test::axpy_family_toml;
+  toml.replace(toml.find("count = \"N\"\nexact"), 11, "count = \"N + 1\"");
+  toml += "\n[pipeline]\naxis = \"N\"\n";
+  try {
+    parse_axpy(toml);
+    ADD_FAILURE() << "a count of N + 1 was cut into slices";
+  } catch (const metadata_error& e) {
+    EXPECT_EQ(e.line(), 10) << e.what();
+    EXPECT_NE(std::string(e.what()).find("buffer x's count 'N + 1' is not a multiple of N"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A --dtype asked of a broken family's variants names that family and its error: its dtypes
+// are unknown (once "family  has no dtype 'uint8'", with no name).
+TEST(DataFamilyBinary, ADtypeAskedOfABrokenFamilyNamesItsError) {
+  test::temp_dir dir("axpy_broken_dtype");
+  test::write_axpy_family(dir);
+  std::string broken = test::axpy_family_toml;
+  broken.replace(broken.find("rule = \"exact\""), 14, "rule = \"close\"");
+  dir.write("bent/family.toml", broken);
+  dir.write("bent/reference.cu", test::axpy_reference);
+  std::string variant = test::axpy_simple;
+  variant.replace(variant.find("family:  axpy"), 13, "family:  bent");
+  dir.write("bent/simple.cu", variant);
+  const std::string where = dir.str() + "/bent/family.toml:40:";
+  const std::string base = "--kernels-dir " + dir.str() + " --compile-only --no-cache ";
+
+  const auto alone = test::run_kernlab(base + "--variant bent.simple --dtype uint8");
+  EXPECT_EQ(alone.code, 2) << alone.output;
+  EXPECT_NE(alone.output.find("--dtype: no selected family is known to have dtype 'uint8': the "
+                              "description of bent cannot be used (" +
+                              where),
+            std::string::npos)
+      << alone.output;
+  EXPECT_EQ(alone.output.find("family  has"), std::string::npos) << alone.output;
+
+  const auto both = test::run_kernlab(base + "--variant bent.simple,axpy.simple --dtype uint8");
+  EXPECT_EQ(both.code, 2) << both.output;
+  EXPECT_NE(both.output.find("--dtype: family axpy has no dtype 'uint8', and the description of "
+                             "bent cannot be used (" +
+                             where),
+            std::string::npos)
+      << both.output;
+}
+
+// A [pipeline] whose buffer count overflows where the pipeline is probed (at a chunk of 1000003
+// units, within the axis' limits) is that family's error, with the buffer's line: once the
+// expression's error escaped and every command, --list included, failed without naming the
+// file.
+TEST(DataFamilyBinary, APipelineCountThatOverflowsCostsItsOwnFamilyOnly) {
+  test::temp_dir dir("axpy_pipeline_overflow");
+  test::write_axpy_family(dir);
+  std::string bent = test::axpy_family_toml;
+  bent.replace(bent.find("default = 1000003"), 17, "default = 1000");
+  bent.replace(bent.find("count = \"N\""), 11, "count = \"N * 1000000 * 10000000\"");
+  bent += "\n[pipeline]\naxis = \"N\"\n";
+  dir.write("bent/family.toml", bent);
+  dir.write("bent/reference.cu", test::axpy_reference);
+  std::string variant = test::axpy_simple;
+  variant.replace(variant.find("family:  axpy"), 13, "family:  bent");
+  dir.write("bent/simple.cu", variant);
+
+  const auto list = test::run_kernlab("--kernels-dir " + dir.str() + " --list");
+  EXPECT_EQ(list.code, 0) << list.output;
+  EXPECT_NE(list.output.find("family bent: ERROR " + dir.str() +
+                             "/bent/family.toml:10: [pipeline]: buffer x's count at N = 1000003: "
+                             "in expression 'N * 1000000 * 10000000': the value does not fit in "
+                             "64 bits"),
+            std::string::npos)
+      << list.output;
+  EXPECT_NE(list.output.find("axpy.simple"), std::string::npos) << list.output;
+
+  const auto other =
+      test::run_kernlab("--kernels-dir " + dir.str() + " --family axpy --compile-only --no-cache");
+  EXPECT_EQ(other.code, 0) << other.output;
 }
 
 // A kernel file with tunables is one variant per point of its space, selected by the file's
@@ -555,7 +840,7 @@ __global__ void chunks(const T* x, const T* y0, T* y, int n) {
                                       "--variant 'chunks[ITEMS=8*' --block all "
                                       "--dtype float32 --compile-only");
   EXPECT_EQ(some.code, 0) << some.output;
-  EXPECT_EQ(test::count_of(some.output, " ok\n"), 2u) << some.output;
+  EXPECT_EQ(test::count_of(some.output, " ok\n"), 3u) << some.output;  // and the reference
   EXPECT_EQ(some.output.find("ITEMS=4"), std::string::npos) << some.output;
 
   // A requirement that does not evaluate is the file's error, with its line; the family's other
@@ -566,7 +851,60 @@ __global__ void chunks(const T* x, const T* y0, T* y, int n) {
   EXPECT_EQ(broken.code, 1) << broken.output;
   EXPECT_NE(broken.output.find("chunks.cu:6: require:"), std::string::npos) << broken.output;
   EXPECT_NE(broken.output.find("unknown variable 'ITEM'"), std::string::npos) << broken.output;
-  EXPECT_EQ(test::count_of(broken.output, " ok\n"), 2u) << broken.output;  // simple, gridstride
+  // simple, gridstride and the reference
+  EXPECT_EQ(test::count_of(broken.output, " ok\n"), 3u) << broken.output;
+}
+
+// A header's require sees the dtype: TSIZE, and DTYPE against a dtype's name. A point it allows at
+// some dtypes only keeps its blocks; its rows at the others are skipped with the condition, and
+// nothing is compiled for them (once TSIZE and DTYPE were unknown variables there).
+TEST(TunableBinary, ARequireOverTheDtypeSkipsItsRowsAtTheOtherDtypes) {
+  test::temp_dir dir("tunable_dtype");
+  test::write_axpy_family(dir);
+  dir.write("axpy/chunks.cu", R"kl(/* kernlab
+family:    axpy
+entry:     chunks<T, ITEMS>
+blocks:    128 256
+tune:      ITEMS = 1, 2, 4
+require:   ITEMS == 1 || DTYPE == float32; BLOCK * ITEMS * TSIZE <= 2048
+grid_dims: ceil_div(N, BLOCK * ITEMS)
+*/
+template <typename T, int ITEMS>
+__global__ void chunks(const T* x, const T* y0, T* y, int n) {}
+)kl");
+  family_registry fams;
+  add_data_families(fams, {dir.str()}, {test::kernels_dir() + "/include", test::cuda_include()});
+  registry reg(fams);
+  reg.add_source_dir(dir.str());
+  std::map<std::string, const registry_entry*> points;
+  for (const auto* e : reg.select({"chunks"})) points[e->descriptor.name] = e;
+  ASSERT_EQ(points.size(), 3u);
+  const registry_entry& one = *points.at("chunks[ITEMS=1]");
+  const registry_entry& two = *points.at("chunks[ITEMS=2]");
+  const registry_entry& four = *points.at("chunks[ITEMS=4]");
+  EXPECT_EQ(one.error + two.error + four.error, "");
+  EXPECT_TRUE(one.descriptor.requires.empty());  // it holds at every dtype and block
+  EXPECT_EQ(two.descriptor.blocks, (std::vector<unsigned>{128, 256}));
+  EXPECT_EQ(four.descriptor.blocks, (std::vector<unsigned>{128}));  // 256 * 4 * 4 > 2048
+  EXPECT_EQ(two.descriptor.unmet_requirement(256, "int32"), "ITEMS == 1 || DTYPE == float32");
+  EXPECT_EQ(two.descriptor.unmet_requirement(256, "float32"), "");
+  cuda::device_info gpu;
+  gpu.cc_major = 9;
+  gpu.max_threads_per_block = 1024;
+  const problem_config int32{"int32", "", 1000, "exact", 1, {}};
+  const auto skipped = decide_before_compile(two, 256, int32, gpu);
+  ASSERT_TRUE(skipped.has_value());
+  EXPECT_EQ(skipped->first, outcome::skipped);
+  EXPECT_EQ(skipped->second,
+            "its require 'ITEMS == 1 || DTYPE == float32' does not hold for int32 at block 256");
+  run_request r;
+  r.blocks = {128, 256};
+  r.dtypes = {"int32", "float32"};
+  r.sizes_for_shapes = false;
+  std::vector<instantiation> made;
+  make_compile_request(*fams.find("axpy"), two, r, "sm_90", &made);
+  ASSERT_EQ(made.size(), 1u);  // chunks<float, 2>: the entry does not depend on the block
+  EXPECT_EQ(made[0].dtype, "float32");
 }
 
 // Every family is a folder now: one named like a shipped family in a --kernels-dir is that

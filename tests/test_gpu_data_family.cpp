@@ -72,6 +72,51 @@ TEST(GpuDataFamily, AFolderWrittenHereRunsValidatedAndTimedWithNoRebuild) {
   }
 }
 
+// Buffers with a start: a histogram accumulated into bins that start at zero (reset inside the
+// timed region) and y changed in place (inout, reset outside it) validate against the reference,
+// stay right after every timed run (each starts from its start again), and a variant that leaves
+// the last element out is WRONG: the bins are not poisoned, but the reference tells.
+TEST(GpuDataFamily, AccumulatingAndInPlaceBuffersStartAgainAtEveryRun) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("hist_gpu");
+  test::write_hist_family(dir, /*wrong=*/true);
+  const std::string json = dir.str() + "/run.json";
+  const auto r = test::run_kernlab("--kernels-dir " + dir.str() +
+                                   " --family hist --block 128,256 --dtype int32,float32"
+                                   " --shape 1x1,100003x256,1000003x7 --min-samples 20 --json " +
+                                   json + quick);
+  EXPECT_EQ(r.code, 1) << r.output;  // forgets_last
+  run_records got = read_records(json);
+  // 2 variants x 2 blocks x 2 dtypes x 3 shapes; forgets_last is wrong everywhere (at 1x1 it
+  // writes nothing: the bin stays at zero and y at its start).
+  EXPECT_EQ(got.records.size(), 24u) << got.text;
+  for (const auto& rec : got.records) {
+    const std::string name = rec.at("variant").at("name");
+    EXPECT_EQ(rec.at("outcome"), name == "atomic" ? "passed" : "wrong_result") << got.text;
+  }
+  EXPECT_EQ(r.output.find("after timing"), std::string::npos) << r.output;
+}
+
+// A reference that does not compile fails every row of its family in a run, with the compiler's
+// file:line (--compile-only says so before any GPU is needed: DataFamilyBinary's tests).
+TEST(GpuDataFamily, AReferenceThatDoesNotCompileFailsItsFamilysRows) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("axpy_bad_reference_gpu");
+  test::write_axpy_family(dir);
+  std::string typo = test::axpy_reference;
+  typo.replace(typo.find("x[i] + y0[i]"), 12, "x[i] + yy[i]");
+  dir.write("axpy/reference.cu", typo);
+  const std::string json = dir.str() + "/run.json";
+  const auto r = test::run_kernlab(
+      "--kernels-dir " + dir.str() +
+      " --family axpy --block 256 --dtype float32 --size 1000 --json " + json + quick);
+  EXPECT_EQ(r.code, 1) << r.output;
+  run_records got = read_records(json);
+  EXPECT_EQ(got.records.size(), 3u) << got.text;  // simple, gridstride, d2d_copy
+  EXPECT_EQ(got.by_outcome["failed"], 3) << got.text;
+  EXPECT_GE(test::count_of(got.text, dir.str() + "/axpy/reference.cu:4"), 3u) << got.text;
+}
+
 // A file compiled for sm_90a (`target`) runs on a GPU of compute capability 9.0 and passes; on
 // any other it is skipped with the reason.
 TEST(GpuDataFamily, AnSm90aFileRunsWhereItsTargetIsTheGpus) {

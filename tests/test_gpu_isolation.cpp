@@ -168,6 +168,35 @@ TEST(GpuIsolation, OutOfBoundsWritesAreNeverReportedAsHangs) {
   std::cout << "[ oob ] 20 rows in " << seconds << " s, " << s.workers_started << " workers\n";
 }
 
+// A write 1 GiB past the output under a short watchdog (--kernel-timeout 3): on an H200 its fault
+// took the driver longer than 3 s to report at blocks 128 and 256, and the row read TIMEOUT. A
+// fault reported within the grace after the time-out is a crash: CRASHED, with the CUDA error.
+TEST(GpuIsolation, AFarOutOfBoundsWriteIsACrashUnderAShortWatchdog) {
+  const std::string why = test::no_gpu_reason();
+  if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
+  test::temp_dir dir("isolation_oob_short");
+  dir.write(
+      "reduce/oob_1gib.cu",
+      test::planted("oob_1gib", 1,
+                    reduce_body + "\n  if (threadIdx.x == 0) out[blockIdx.x + (1ll << 28)] = s[0];",
+                    "128 256"));
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto s = sweep(dir, 3.0, "", [](run_request& r) {
+    r.blocks = {128, 256};
+    r.dtypes = {"int32"};
+  });
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(s.results.size(), 2u);
+  for (const auto& row : s.results) {
+    std::cout << "[ oob ] oob_1gib block " << row.block << ": " << to_string(row.status) << " "
+              << row.message << "\n";
+    EXPECT_EQ(row.status, outcome::crashed) << row.block << ": " << row.message;
+    EXPECT_NE(row.message.find("CUDA_ERROR_"), std::string::npos) << row.message;
+  }
+  std::cout << "[ oob ] 2 rows under a 3 s watchdog in " << seconds << " s\n";
+}
+
 // Kernel files compiled in child processes (kernlab --compile-child, as the kernlab binary does)
 // load and validate on the GPU like those compiled in process; a file still compiling at the
 // timeout fails its own rows, and the others run.

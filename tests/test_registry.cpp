@@ -216,6 +216,9 @@ TEST_F(Registry, ScratchIsCheckedAgainstTheFamily) {
   dir.write("reduce/e.cu",
             "/* kernlab\nfamily: reduce\nentry: e\nblocks: 128\ntile: BLOCK\n"
             "scratch: T w[N]\n*/\n");
+  // A count below 1 (once accepted, and allocated as 4 bytes).
+  dir.write("transpose/f.cu", head + "scratch: T s[-5]\n*/\n");
+  dir.write("transpose/g.cu", head + "scratch: int32 n[1]; T s[BLOCK - 256]\n*/\n");
   reg.add_source_dir(dir.str());
   std::map<std::string, std::string> error;
   for (const auto& e : reg.entries()) error[e.descriptor.name] = e.error;
@@ -232,6 +235,12 @@ TEST_F(Registry, ScratchIsCheckedAgainstTheFamily) {
   EXPECT_NE(error["e"].find("e.cu:6: scratch: reduce launches its variants in passes"),
             std::string::npos)
       << error["e"];
+  EXPECT_NE(error["f"].find("f.cu:5: scratch: s: '-5' is -5 at BLOCK=256 (at least 1)"),
+            std::string::npos)
+      << error["f"];
+  EXPECT_NE(error["g"].find("g.cu:5: scratch: s: 'BLOCK - 256' is 0 at BLOCK=256 (at least 1)"),
+            std::string::npos)
+      << error["g"];
 }
 
 TEST_F(Registry, SelectsByNameWildcardAndQualifiedName) {

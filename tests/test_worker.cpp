@@ -9,6 +9,7 @@
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"
 #include "test_util.hpp"
+#include "worker/executor.hpp"
 
 #include <gtest/gtest.h>
 
@@ -131,6 +132,53 @@ TEST(Worker, APointsDescriptorCrossesTheProtocolWhole) {
   EXPECT_EQ(back.variant, job.variant);
   EXPECT_EQ(back.cubin, job.cubin);
   EXPECT_EQ(back.block, 256u);
+}
+
+// The watchdog's verdict on a launch past --kernel-timeout (0.5 s here), with a fake worker that
+// waits 1.5 s "on the GPU": a fault it reports within the grace (2 s) after the time-out is the
+// row's crash, with the CUDA error (a far out-of-bounds write once read TIMEOUT on an H200, its
+// fault reported after the watchdog's 3 s); an answer then is still a hang, and the worker is
+// kept; a launch that reports nothing by the grace's end is a hang, and the worker is stopped.
+TEST(Worker, AFaultReportedAfterTheTimeOutIsACrashNotAHang) {
+  worker_options o;
+  o.command = {FAKE_WORKER, "--rows"};
+  o.kernel_timeout_s = 0.5;
+  o.fault_grace_s = 2;
+  const auto executor = make_isolated_executor(o);
+  const auto run = [&](const std::string& name) {
+    row_job job;
+    job.variant.family = "reduce";
+    job.variant.name = name;
+    job.config = {"int32", "sum", 1000, "exact", 1, {}};
+    job.block = 256;
+    return executor->run(job);
+  };
+  const result_record fault = run("late_fault");
+  EXPECT_EQ(fault.status, outcome::crashed) << fault.message;
+  EXPECT_NE(fault.message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << fault.message;
+  EXPECT_EQ(executor->workers_started(), 1);
+
+  const result_record finish = run("late_finish");  // in a fresh worker: the last one exited
+  EXPECT_EQ(finish.status, outcome::timeout) << finish.message;
+  EXPECT_NE(finish.message.find("a launch did not finish within 0.5 s (--kernel-timeout)"),
+            std::string::npos)
+      << finish.message;
+  EXPECT_EQ(run("quick").status, outcome::passed);  // the worker that finished late goes on
+  EXPECT_EQ(executor->workers_started(), 2);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const result_record hang = run("hang");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(hang.status, outcome::timeout) << hang.message;
+  EXPECT_NE(hang.message.find("did not finish within 0.5 s (--kernel-timeout) nor report a fault "
+                              "in the 2 s after; the worker was stopped"),
+            std::string::npos)
+      << hang.message;
+  EXPECT_GE(seconds, 2.4);  // the time-out and the grace
+  EXPECT_LT(seconds, 6.0);
+  EXPECT_EQ(run("quick").status, outcome::passed);  // in a fresh worker
+  EXPECT_EQ(executor->workers_started(), 3);
 }
 
 TEST(Worker, MissingProgramIsAClearError) {

@@ -8,6 +8,7 @@
 #include "report/table.hpp"
 #include "worker/executor.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 namespace kl::app {
@@ -49,11 +50,16 @@ int pipeline_mode(const kl::cli_options& opt, const kl::family_registry& familie
   compile.variants = chosen;
   compile.blocks = {block};
   compile.compile_only = true;
+  compile.references.clear();  // with --compile-only: the chosen family's reference alone
+  for (const auto* ref : req.references)
+    if (ref->descriptor.family == v.family) compile.references.push_back(ref);
   const kl::sweep_result compiled = kl::runner(families, compile).run();
   const kl::compile_record& record = compiled.compiles.at(0);
   if (opt.compile_only) {  // what the pipeline would run, compiled; no GPU needed
     kl::print_compile_table(std::cout, compiled.compiles, compiled.arch);
-    return record.error.empty() && chosen[0]->error.empty() ? 0 : 1;
+    const bool failed = std::any_of(compiled.compiles.begin(), compiled.compiles.end(),
+                                    [](const kl::compile_record& c) { return !c.error.empty(); });
+    return failed || !chosen[0]->error.empty() ? 1 : 0;
   }
   if (!chosen[0]->error.empty() || !record.error.empty()) {
     std::cerr << "kernlab: " << v.qualified_name() << " does not compile:\n"

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <map>
 
 namespace fs = std::filesystem;
 
@@ -127,6 +128,88 @@ std::vector<int> devices_for(const kl::cli_options& opt, bool compile_only) {
   return devices;
 }
 
+// The option that asked for configuration `c` of family `f`, for a usage error about it: the
+// shape or size, else the dtype (the family's default shape is checked when it is read).
+std::string option_for(const kl::run_request& req, const kl::family& f,
+                       const kl::problem_config& c) {
+  const std::string shape = c.shape.empty() ? std::to_string(c.size) : c.shape_text();
+  if (!req.shapes.empty()) return "--shape " + shape;
+  if (req.sizes_for_shapes || (f.shape_rank() == 1 && req.sizes_for_one_axis))
+    return "--size " + std::to_string(c.shape.empty() ? c.size : c.shape.front());
+  return "--dtype " + c.dtype;
+}
+
+// Every expression the run evaluates, at every configuration and block size it asks for, before
+// anything runs: one that overflows, divides by zero or gives a count below 1 is the command's
+// usage error, naming the option that asked for the configuration and the expression's file:line
+// (family.toml's, or the variant header's).
+void check_run_expressions(const kl::run_request& req, const kl::family_registry& families) {
+  std::map<const kl::family*, std::vector<kl::problem_config>> configs;
+  const auto check = [&](const kl::family& f, const kl::problem_config& c, const auto& what) {
+    try {
+      what();
+    } catch (const std::invalid_argument& e) {
+      throw kl::usage_error(option_for(req, f, c) + ": " + e.what());
+    }
+  };
+  for (const auto* e : req.variants) {
+    const kl::family* f = families.find(e->descriptor.family);
+    if (!f || !e->error.empty()) continue;  // a broken family or header: its rows say why
+    auto [known, fresh] = configs.try_emplace(f);
+    if (fresh) {
+      known->second = kl::configs_for(*f, req);
+      for (const auto& c : known->second) check(*f, c, [&] { f->check_configuration(c); });
+    }
+    const kl::variant_descriptor& v = e->descriptor;
+    if (v.origin != kl::origin_kind::source) continue;
+    for (const auto& c : known->second) {
+      if (!v.supports_dtype(c.dtype) || !v.supports_op(c.op)) continue;
+      for (unsigned b : kl::blocks_for(v, req))
+        if (v.supports_block(b) && v.unmet_requirement(b, c.dtype).empty())
+          check(*f, c, [&] { f->check_launch(v, e->key_lines, b, c); });
+    }
+  }
+}
+
+// Each of `names` (--dtype, --op) must be one of `list` of some family of `variants`; a family
+// whose description cannot be used is named with its error, its names being unknown.
+void check_family_names(const std::vector<const kl::registry_entry*>& variants,
+                        const kl::family_registry& families, const std::vector<std::string>& names,
+                        const char* option, std::vector<std::string> (kl::family::*list)() const) {
+  for (const auto& name : names) {
+    bool found = false;
+    std::string families_text;
+    std::string broken;  // selected families whose description cannot be used, with why
+    for (const auto* e : variants) {
+      const kl::family* f = families.find(e->descriptor.family);
+      if (!f) {
+        const std::string why = families.broken(e->descriptor.family);
+        if (!why.empty() && broken.find(why) == std::string::npos)
+          broken += (broken.empty() ? "" : "; the description of ") + e->descriptor.family +
+                    " cannot be used (" + why + ")";
+        continue;
+      }
+      const auto has = (f->*list)();
+      if (std::find(has.begin(), has.end(), name) != has.end()) found = true;
+      if (families_text.find(f->name()) == std::string::npos)
+        families_text += (families_text.empty() ? "" : ", ") + f->name();
+    }
+    if (found || variants.empty()) continue;
+    std::string why;
+    if (!families_text.empty())
+      why = (families_text.find(',') == std::string::npos
+                 ? "family " + families_text
+                 : "each selected family (" + families_text + ")") +
+            " has no " + option + " '" + name + "'";
+    if (!broken.empty())
+      why += (why.empty() ? "no selected family is known to have " + std::string(option) + " '" +
+                                name + "': "
+                          : std::string(", and ")) +
+             "the description of " + broken;
+    throw kl::usage_error(std::string("--") + option + ": " + why);
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> worker_command(const kl::cli_options& opt) {
@@ -189,30 +272,9 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   }
   // A dtype or an op named on the command line must belong to some selected family (the
   // defaults, int32,float32 and sum, need not: a family without them runs its own).
-  auto check_names = [&](const std::vector<std::string>& names, bool named, const char* option,
-                         std::vector<std::string> (kl::family::*list)() const) {
-    if (!named) return;
-    for (const auto& name : names) {
-      bool found = false;
-      std::string families_text;
-      for (const auto* e : req.variants) {
-        const kl::family* f = families.find(e->descriptor.family);
-        if (!f) continue;  // a broken family: its rows fail with its error
-        const auto has = (f->*list)();
-        if (std::find(has.begin(), has.end(), name) != has.end()) found = true;
-        if (families_text.find(f->name()) == std::string::npos)
-          families_text += (families_text.empty() ? "" : ", ") + f->name();
-      }
-      if (!found && !req.variants.empty())
-        throw kl::usage_error(std::string("--") + option + ": " +
-                              (families_text.find(',') == std::string::npos
-                                   ? "family " + families_text
-                                   : "each selected family (" + families_text + ")") +
-                              " has no " + option + " '" + name + "'");
-    }
-  };
-  check_names(opt.dtypes, opt.dtypes_explicit, "dtype", &kl::family::dtypes);
-  check_names(opt.ops, opt.ops_explicit, "op", &kl::family::ops);
+  if (opt.dtypes_explicit)
+    check_family_names(req.variants, families, opt.dtypes, "dtype", &kl::family::dtypes);
+  if (opt.ops_explicit) check_family_names(req.variants, families, opt.ops, "op", &kl::family::ops);
   // --size W on the command line is N = W for a one-axis family (reduce, scan, qam256), and
   // W x W x ... for a family of several axes (matmul) when every selected family has several; in
   // a sweep that also has one-axis families the sizes are theirs, and matmul takes --shape or its
@@ -223,34 +285,19 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
         return f && f->shape_rank() == 1;
       });
   const bool sizes_for_shapes = opt.sizes_on_command_line && !one_axis_in_sweep;
+  // Each --shape has the rank of every selected family of shapes; the values are checked with
+  // every expression, once the request is made (check_run_expressions).
   for (const auto* e : req.variants) {
     const kl::family* f = families.find(e->descriptor.family);
     if (!f) continue;
     if (f->shape_rank() > 0) {
-      const bool sizes_apply =
-          opt.shapes.empty() &&
-          (f->shape_rank() == 1 ? opt.sizes_on_command_line : sizes_for_shapes);
-      for (auto n : sizes_apply ? opt.sizes : std::vector<std::uint64_t>{}) {
-        kl::problem_config c{f->dtypes().front(), "", 0, opt.input_mode, opt.seed, {}};
-        c.shape.assign(f->shape_rank(), n);  // W is W in every dimension
-        try {
-          f->device_bytes_needed(c);  // checks the shape
-        } catch (const std::invalid_argument& ex) {
-          throw kl::usage_error("--size " + std::to_string(n) + ": " + ex.what());
-        }
-      }
-      for (const auto& s : opt.shapes) {
-        kl::problem_config c{f->dtypes().front(), "", 0, opt.input_mode, opt.seed, {}};
-        c.shape = s;
-        if (s.size() != f->shape_rank())
+      for (const auto& s : opt.shapes)
+        if (s.size() != f->shape_rank()) {
+          kl::problem_config c;
+          c.shape = s;
           throw kl::usage_error("--shape " + c.shape_text() + ": family " + f->name() + " needs " +
                                 std::to_string(f->shape_rank()) + " dimensions");
-        try {
-          f->device_bytes_needed(c);  // checks the shape
-        } catch (const std::invalid_argument& ex) {
-          throw kl::usage_error(std::string("--shape: ") + ex.what());
         }
-      }
       continue;
     }
     for (auto n : opt.sizes)
@@ -301,6 +348,12 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   req.toolkit_include_dirs = {cuda_include_dir(opt)};
   req.timing = opt.timing;
   req.compile_only = opt.compile_only || opt.resources;
+  if (req.compile_only)  // each selected data family's reference compiles beside its variants
+    for (const auto* e : req.variants)
+      if (const kl::registry_entry* ref = reg.reference(e->descriptor.family);
+          ref &&
+          std::find(req.references.begin(), req.references.end(), ref) == req.references.end())
+        req.references.push_back(ref);
   req.in_process = opt.in_process;
   req.baseline = opt.baseline;
   req.devices = devices_for(opt, req.compile_only);
@@ -340,6 +393,7 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   req.real_axes = opt.real_axes;
   req.dtypes_explicit = opt.dtypes_explicit;
   req.ops_explicit = opt.ops_explicit;
+  check_run_expressions(req, families);
   return req;
 }
 

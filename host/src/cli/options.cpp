@@ -113,8 +113,9 @@ po::options_description make_description() {
   po::options_description safety("Isolation and recovery");
   safety.add_options()
     ("kernel-timeout", po::value<double>(),
-     "a launch still running after this many seconds is a hang: its worker is stopped; also the "
-     "time limit of a plugin's probe (default 10; 120 under --sanitize)")
+     "a launch still running after this many seconds is a hang, unless it reports a fault within "
+     "as long again (5 to 30 s): its worker is stopped; also the time limit of a plugin's probe "
+     "(default 10; 120 under --sanitize)")
     ("device", po::value<std::string>(),
      "run on GPU N (an ordinal, as nvidia-smi numbers them) instead of GPU 0: its workers, its "
      "context, and the architecture the kernels are compiled for")

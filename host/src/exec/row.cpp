@@ -278,6 +278,7 @@ result_record row_runner::run(const row_job& job) {
       // profiles the kernels launched inside it (each launch, replayed as often as its metrics
       // need, returns once profiled). Nothing else runs inside the range: no flush (ncu's own
       // --cache-control decides how cold the caches are), no timing.
+      op->prepare(stream_->get());
       {
         cuda::nvtx_range range(job.profile_range);
         op->enqueue(stream_->get());
@@ -296,8 +297,12 @@ result_record row_runner::run(const row_job& job) {
     // Energy after the samples, never before validation; where NVML cannot be used the row has
     // none, and the run says why once (energy_status).
     if (job.timing.energy.enabled && meter_->why_unavailable().empty())
-      r.energy = measure_energy([&](CUstream s) { op->enqueue(s); }, stream_->get(), *meter_,
-                                job.timing.energy, r.timing->median_ms / 1e3);
+      r.energy = measure_energy(  // back to back: an untimed start is restored in the loop
+          [&](CUstream s) {
+            op->prepare(s);
+            op->enqueue(s);
+          },
+          stream_->get(), *meter_, job.timing.energy, r.timing->median_ms / 1e3);
     // The last run (timed, or of the energy loop) must give the same answer: a race shows up
     // here.
     const check_result after = op->check();

@@ -76,7 +76,7 @@ std::vector<std::uint8_t> read_npy(const std::string& path, const std::string& d
                              "'): " + header);
   if (header.find("'fortran_order': False") == std::string::npos)
     throw std::runtime_error(path + ": Fortran order is not supported (save it in C order)");
-  const std::size_t bytes = count * data_dtype_size(dtype);
+  const std::size_t bytes = data_bytes(count, dtype);
   std::vector<std::uint8_t> out(bytes);
   if (!in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(bytes)))
     throw std::runtime_error(path + ": holds fewer than the " + std::to_string(count) +
@@ -169,7 +169,7 @@ std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::st
   static const std::vector<std::string> kinds = {"grid", "uniform", "normal", "constant", "iota"};
   if (std::find(kinds.begin(), kinds.end(), g.kind) == kinds.end())
     throw std::invalid_argument("unknown generator '" + g.kind + "'");
-  std::vector<std::uint8_t> out(count * data_dtype_size(dtype));
+  std::vector<std::uint8_t> out(data_bytes(count, dtype));
   // Element i draws from a counter-based stream: splitmix64's output function at
   // base + i * gamma, where base mixes the seed with the buffer's name.
   const std::uint64_t base = splitmix64{seed ^ nvrtc::checksum64(buffer_name)}.next();
@@ -179,7 +179,7 @@ std::vector<std::uint8_t> generate_buffer(const generator_spec& g, const std::st
 
 std::vector<std::uint8_t> identity_elements(const op_spec& op, const std::string& dtype,
                                             std::uint64_t count) {
-  std::vector<std::uint8_t> out(count * data_dtype_size(dtype));
+  std::vector<std::uint8_t> out(data_bytes(count, dtype));
   with_dtype(dtype, [&](auto t) {
     using T = decltype(t);
     T v{};
@@ -440,8 +440,11 @@ std::map<std::string, std::int64_t> data_family::axis_variables(const problem_co
                                   std::to_string(a.line) + ")");
     vars[a.name] = static_cast<std::int64_t>(shape[i]);
   }
+  auto condition_vars = vars;  // a condition also sees DTYPE (DTYPE == float32)
+  add_dtype_variables(condition_vars, c.dtype);
   for (const condition_spec& cond : spec_.requires)
-    if (evaluate(cond.text, vars) == 0)
+    if (evaluate_as(cond.text, condition_vars, spec_.name + ": require at " + c.describe(),
+                    spec_.path + ":" + std::to_string(cond.line)) == 0)
       throw std::invalid_argument(spec_.name + ": " + c.describe() + " does not meet '" +
                                   cond.text + "' (" + spec_.path + ":" + std::to_string(cond.line) +
                                   ")");
@@ -453,24 +456,43 @@ std::string data_family::buffer_dtype(const buffer_spec& b, const problem_config
 }
 
 std::uint64_t data_family::element_count(const buffer_spec& b, const problem_config& c) const {
-  const std::int64_t n = evaluate(b.count, axis_variables(c));
-  if (n < 0)
+  const std::string where = spec_.path + ":" + std::to_string(b.line);
+  const std::int64_t n =
+      evaluate_as(b.count, axis_variables(c),
+                  spec_.name + ": buffer " + b.name + "'s count at " + c.describe(), where);
+  if (n < 1)
     throw std::invalid_argument(spec_.name + ": buffer " + b.name + " has " + std::to_string(n) +
-                                " elements at " + c.describe());
+                                " elements at " + c.describe() + "; a buffer holds at least one (" +
+                                where + ")");
   return static_cast<std::uint64_t>(n);
 }
 
+std::uint64_t data_family::buffer_bytes(const buffer_spec& b, const problem_config& c) const {
+  const std::uint64_t n = element_count(b, c);
+  try {
+    return data_bytes(n, buffer_dtype(b, c));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(spec_.name + ": buffer " + b.name + " at " + c.describe() + ": " +
+                                e.what() + " (" + spec_.path + ":" + std::to_string(b.line) + ")");
+  }
+}
+
 double data_family::problem_bytes(const problem_config& c) const {
-  if (!spec_.bytes.empty()) return static_cast<double>(evaluate(spec_.bytes, axis_variables(c)));
-  double bytes = 0;
+  if (!spec_.bytes.empty())
+    return static_cast<double>(evaluate_as(spec_.bytes, axis_variables(c),
+                                           spec_.name + ": bytes at " + c.describe(),
+                                           spec_.path + ":" + std::to_string(spec_.bytes_line)));
+  double bytes = 0;  // an inout buffer is read and written
   for (const auto& b : spec_.buffers)
     if (b.role != buffer_role::workspace)
-      bytes += static_cast<double>(element_count(b, c) * data_dtype_size(buffer_dtype(b, c)));
+      bytes += static_cast<double>(buffer_bytes(b, c)) * (b.role == buffer_role::inout ? 2 : 1);
   return bytes;
 }
 
 double data_family::problem_flops(const problem_config& c) const {
-  return static_cast<double>(evaluate(spec_.flops, axis_variables(c)));
+  return static_cast<double>(evaluate_as(spec_.flops, axis_variables(c),
+                                         spec_.name + ": flops at " + c.describe(),
+                                         spec_.path + ":" + std::to_string(spec_.flops_line)));
 }
 
 std::vector<std::string> data_family::ops() const {
@@ -491,11 +513,12 @@ void data_family::check(const parsed_header& h) const {
   // And the keys of a family that launches each variant once with its [kernel] args.
   for (const char* key : {"scratch", "tensor_maps"})
     if (passes && h.key_lines.count(key))
-      throw metadata_error(d.origin_path, h.line_of(key),
-                           std::string(key) + ": " + spec_.name +
-                               " launches its variants in passes; " + key +
-                               " belong to families that launch a variant once with its [kernel] "
-                               "args (a variant's scratch in passes is its 'workspace')");
+      throw metadata_error(
+          d.origin_path, h.line_of(key),
+          std::string(key) + ": " + spec_.name + " launches its variants in passes; " + key +
+              " belong to families that launch a variant once with its [kernel] "
+              "args (in passes a variant's own memory is its header's 'workspace', zeroed "
+              "once, which the kernel leaves zeroed)");
   if (passes && d.tile.empty())
     throw metadata_error(d.origin_path, h.header_line,
                          "a variant of " + spec_.name +
@@ -523,16 +546,22 @@ void data_family::check(const parsed_header& h) const {
   problem_config c;
   c.dtype = spec_.dtypes.front();
   c.shape = default_shape();
-  // Each of `texts` at every block; an error names the header's line of `key`, `what` is the
-  // message's start.
+  // Each of `texts` at every block, at least `least`; an error names the header's line of `key`,
+  // `what` is the message's start.
   const auto evaluate_at_every_block = [&](const std::vector<std::string>& texts, const char* key,
-                                           const std::string& what) {
+                                           const std::string& what,
+                                           std::int64_t least = INT64_MIN) {
     for (unsigned b : d.blocks) {
       try {
         auto vars = axis_variables(c);
         vars["BLOCK"] = b;
         for (const auto& [name, text] : d.params) vars[name] = evaluate(text, vars);
-        for (const auto& text : texts) evaluate(text, vars);
+        for (const auto& text : texts)
+          if (const std::int64_t v = evaluate(text, vars); v < least)
+            throw metadata_error(d.origin_path, h.line_of(key),
+                                 what + "'" + text + "' is " + std::to_string(v) +
+                                     " at BLOCK=" + std::to_string(b) + " (at least " +
+                                     std::to_string(least) + ")");
       } catch (const expression_error& e) {
         throw metadata_error(
             d.origin_path, h.line_of(key),
@@ -557,7 +586,7 @@ void data_family::check(const parsed_header& h) const {
       throw metadata_error(d.origin_path, at,
                            "scratch: " + sc.name + " is already a buffer of " + spec_.name + " (" +
                                spec_.path + ")");
-    evaluate_at_every_block({sc.count}, "scratch", "scratch: " + sc.name + ": ");
+    evaluate_at_every_block({sc.count}, "scratch", "scratch: " + sc.name + ": ", 1);
   }
   // Tensor maps: of the family's buffers or the variant's scratch.
   for (const auto& t : d.tensor_maps) {
@@ -623,27 +652,37 @@ std::uint64_t data_family::max_size() const {
 }
 
 std::size_t data_family::device_bytes_needed(const problem_config& c) const {
-  std::size_t bytes = 0;
+  // Every term checked: a count near 2^63 must not wrap to a small total that seems to fit.
+  std::uint64_t bytes = 0;
+  const auto add = [&](std::uint64_t n, std::size_t size) {
+    std::uint64_t term = 0;
+    if (__builtin_mul_overflow(n, size, &term) || __builtin_add_overflow(bytes, term, &bytes))
+      throw std::invalid_argument(spec_.name + ": the buffers of " + c.describe() +
+                                  " are more bytes than 64 bits count (" + spec_.path + ")");
+  };
   const std::size_t ref_size = spec_.reference.type == "float64" ? 8 : 0;
   for (const auto& b : spec_.buffers) {
-    const std::size_t n = element_count(b, c);
-    bytes += n * data_dtype_size(buffer_dtype(b, c));
+    const std::uint64_t n = element_count(b, c);
+    const std::string t = buffer_dtype(b, c);
+    add(buffer_bytes(b, c), 1);  // an error names the buffer
     // While the problem is made, the reference kernel's own outputs (a plugin's stay on the
     // host).
-    if (b.role == buffer_role::out && spec_.reference.plugin_function.empty())
-      bytes += n * (ref_size ? ref_size : data_dtype_size(buffer_dtype(b, c))) +
-               (spec_.reference_magnitudes() ? n * 8 : 0);
+    if (b.is_output() && spec_.reference.plugin_function.empty()) {
+      add(n, ref_size ? ref_size : data_dtype_size(t));
+      if (spec_.reference_magnitudes()) add(n, 8);
+    }
     // An integer output with a reference in its own type: its poison, the reference's complement.
-    const std::string t = buffer_dtype(b, c);
-    if (b.role == buffer_role::out && (t == "uint8" || t == "int32" || t == "int64") &&
+    if (b.role == buffer_role::out && !b.zero && (t == "uint8" || t == "int32" || t == "int64") &&
         ref_size == 0)
-      bytes += n * data_dtype_size(t);
+      add(n, data_dtype_size(t));
+    // An inout buffer's start, kept apart.
+    if (b.role == buffer_role::inout) add(n, data_dtype_size(t));
     // The copy baseline's poison: the complement of what it copies.
-    if (b.name == spec_.baseline.copy_to) bytes += n * data_dtype_size(t);
+    if (b.name == spec_.baseline.copy_to) add(n, data_dtype_size(t));
     // Plan passes: the padding, and the partial results (at most half the input for tiles of
     // two elements and more).
     if (b.role == buffer_role::in && spec_.plan == launch_plan::passes)
-      bytes += (spec_.pad + n / 2) * data_dtype_size(buffer_dtype(b, c));
+      add(spec_.pad + n / 2, data_dtype_size(t));
   }
   return bytes;
 }
@@ -800,13 +839,17 @@ class data_problem final : public problem {
       // kernels whose tile divides it read whole tiles (plugins get the length as PADDED_N).
       const std::uint64_t elements =
           passes && b.role == buffer_role::in ? round_up(buf.count, s.pad) : buf.count;
-      const std::size_t bytes = std::max<std::size_t>(elements * data_dtype_size(buf.dtype), 4);
+      const std::size_t bytes = std::max<std::size_t>(data_bytes(elements, buf.dtype), 4);
       buf.device = cuda::device_buffer(bytes);
-      if (b.role == buffer_role::in) {
+      if (b.is_input()) {
         const generator_spec& g = c.input_mode == "random" ? *b.random : *b.exact;
         buf.host = g.kind == "plugin" ? generate_with_plugin(g, b.name, buf.dtype, buf.count)
                                       : generate_buffer(g, buf.dtype, buf.count, c.seed, b.name);
         buf.device.upload(buf.host.data(), buf.host.size());
+        if (b.role == buffer_role::inout) {  // what every launch starts from, kept apart
+          starts_.emplace(b.name, cuda::device_buffer(bytes));
+          starts_.at(b.name).upload(buf.host.data(), buf.host.size());
+        }
         if (passes) {
           padded_n_ = elements;
           fill_identity(buf.device, buf.dtype, buf.count, elements - buf.count);
@@ -842,6 +885,7 @@ class data_problem final : public problem {
     std::size_t need = 0;
     for (const auto& b : buffers_) need += b.device.bytes();
     for (const auto& [name, c] : complements_) need += c.bytes();
+    for (const auto& [name, c] : starts_) need += c.bytes();
     const std::size_t spacer = (1 + salt % 512) * 65536;  // 64 KiB to 32 MiB
     if (cuda::free_device_memory() < need + spacer + (std::size_t{256} << 20)) return false;
     // A spacer of another size first, then the copies while the old buffers are still held: the
@@ -854,11 +898,13 @@ class data_problem final : public problem {
     };
     std::vector<cuda::device_buffer> moved;
     for (const auto& b : buffers_) moved.push_back(copy_of(b.device));
-    std::map<std::string, cuda::device_buffer> complements;
+    std::map<std::string, cuda::device_buffer> complements, starts;
     for (const auto& [name, c] : complements_) complements.emplace(name, copy_of(c));
+    for (const auto& [name, c] : starts_) starts.emplace(name, copy_of(c));
     cuda::synchronize_context();
     for (std::size_t i = 0; i < buffers_.size(); ++i) buffers_[i].device = std::move(moved[i]);
     complements_ = std::move(complements);
+    starts_ = std::move(starts);
     spacer_ = std::move(next_spacer);
     return true;
   }
@@ -954,11 +1000,11 @@ class data_problem final : public problem {
       b.name = s.name;
       b.dtype = s.type == "T" ? config_.dtype : s.type;
       const std::int64_t n = evaluate(s.count, vars);
-      if (n < 0)
+      if (n < 1)
         throw not_supported("scratch " + s.name + " has " + std::to_string(n) + " elements at " +
                             config_.describe());
       b.count = static_cast<std::uint64_t>(n);
-      const std::size_t bytes = std::max<std::size_t>(b.count * data_dtype_size(b.dtype), 4);
+      const std::size_t bytes = std::max<std::size_t>(data_bytes(b.count, b.dtype), 4);
       std::size_t free_bytes = 0, total = 0;
       KL_CU(cuMemGetInfo(&free_bytes, &total));
       if (bytes > free_bytes)
@@ -991,7 +1037,11 @@ class data_problem final : public problem {
 
   void poison(CUstream stream) {
     for (auto& b : buffers_) {
-      if (b.spec->role != buffer_role::out) continue;
+      if (!b.spec->is_output()) continue;
+      if (b.spec->has_start()) {  // its start is part of the answer: restored, never poisoned
+        restore_start(b, stream);
+        continue;
+      }
       if (auto c = complements_.find(b.spec->name); c != complements_.end()) {
         KL_CU(cuMemcpyDtoDAsync(b.device.get(), c->second.get(), c->second.bytes(), stream));
         continue;
@@ -1008,11 +1058,17 @@ class data_problem final : public problem {
       if (b.spec->role == buffer_role::workspace)
         KL_CU(cuMemsetD8Async(b.device.get(), 0, b.device.bytes(), stream));
   }
+  /// Puts back the start of every buffer that has one and is reset inside the timed region
+  /// (`timed`), or outside it.
+  void restore_starts(CUstream stream, bool timed) {
+    for (auto& b : buffers_)
+      if (b.spec->has_start() && b.spec->reset_timed == timed) restore_start(b, stream);
+  }
 
   check_result check() const {
     std::map<std::string, const std::uint8_t*> outputs;
     for (const auto& b : buffers_) {
-      if (b.spec->role != buffer_role::out) continue;
+      if (!b.spec->is_output()) continue;
       // Into page-locked memory kept for the problem's rows (cuda/staging.hpp): a download at
       // the link's speed, and no fresh allocation for every check.
       const std::size_t bytes = b.count * data_dtype_size(b.dtype);
@@ -1028,7 +1084,7 @@ class data_problem final : public problem {
     check_result all;
     all.ok = true;
     for (const auto& b : buffers_) {
-      if (b.spec->role != buffer_role::out) continue;
+      if (!b.spec->is_output()) continue;
       const std::size_t bytes = b.count * data_dtype_size(b.dtype);
       const std::uint8_t* got = outputs.at(b.spec->name);
       const std::string ref_dtype = family_.spec().reference.type == "T" ? b.dtype : "float64";
@@ -1047,6 +1103,32 @@ class data_problem final : public problem {
   }
 
  private:
+  // The start of buffer `b` as elements of `dtype` (its own, or the reference's float64).
+  static std::vector<std::uint8_t> start_in(const data_buffer& b, const std::string& dtype) {
+    if (b.spec->zero) return std::vector<std::uint8_t>(data_bytes(b.count, dtype));
+    if (dtype == b.dtype) return b.host;
+    std::vector<std::uint8_t> out(data_bytes(b.count, "float64"));
+    with_dtype(b.dtype, [&](auto t) {
+      using T = decltype(t);
+      const auto* from = reinterpret_cast<const T*>(b.host.data());
+      for (std::uint64_t i = 0; i < b.count; ++i) {
+        const double v = static_cast<double>(from[i]);
+        std::memcpy(out.data() + 8 * i, &v, 8);
+      }
+    });
+    return out;
+  }
+
+  // A buffer's start: zeros, or an inout buffer's generated values.
+  void restore_start(data_buffer& b, CUstream stream) const {
+    if (b.spec->zero) {
+      KL_CU(cuMemsetD8Async(b.device.get(), 0, b.device.bytes(), stream));
+      return;
+    }
+    const cuda::device_buffer& start = starts_.at(b.spec->name);
+    KL_CU(cuMemcpyDtoDAsync(b.device.get(), start.get(), start.bytes(), stream));
+  }
+
   // What family_api.h's functions get: the configuration, with every axis' value.
   struct plugin_point {
     std::vector<std::string> names;
@@ -1091,7 +1173,7 @@ class data_problem final : public problem {
     const kl_family_generate_fn fn = plugin()->generator(g.function);
     const plugin_point p = make_point();
     const std::size_t size = data_dtype_size(dtype);
-    std::vector<std::uint8_t> out(count * size);
+    std::vector<std::uint8_t> out(data_bytes(count, dtype));
     constexpr std::size_t chunk_elements = 1 << 16;
     for_each_chunk(count, (count + chunk_elements - 1) / chunk_elements, [&](const chunk_range& r) {
       char error[1024] = "";
@@ -1115,14 +1197,19 @@ class data_problem final : public problem {
     for (auto& b : buffers_) {
       if (b.spec->role == buffer_role::in)
         ins.push_back({b.spec->name.c_str(), b.dtype.c_str(), b.host.data(), b.count});
-      if (b.spec->role == buffer_role::out) {
+      if (b.spec->is_output()) {
         // Filled with the bitwise complement of the outputs' poison: where the plugin writes
-        // nothing, a variant that writes nothing either does not match it by chance.
+        // nothing, a variant that writes nothing either does not match it by chance. A buffer
+        // with a start starts there, as the variants' does.
         auto& ref = references_[b.spec->name];
-        ref.resize(b.count * data_dtype_size(b.dtype));
-        const std::uint32_t fill = ~poison_bits;
-        for (std::size_t i = 0; i < ref.size(); ++i)
-          ref[i] = static_cast<std::uint8_t>(fill >> (8 * (i % 4)));
+        if (b.spec->has_start()) {
+          ref = start_in(b, b.dtype);
+        } else {
+          ref.resize(b.count * data_dtype_size(b.dtype));
+          const std::uint32_t fill = ~poison_bits;
+          for (std::size_t i = 0; i < ref.size(); ++i)
+            ref[i] = static_cast<std::uint8_t>(fill >> (8 * (i % 4)));
+        }
         outs.push_back({b.spec->name.c_str(), b.dtype.c_str(), ref.data(), b.count});
       }
     }
@@ -1141,7 +1228,7 @@ class data_problem final : public problem {
   // A float output keeps the fixed pattern, a NaN that no rule accepts.
   void make_complements() {
     for (const auto& b : buffers_) {
-      if (b.spec->role != buffer_role::out) continue;
+      if (b.spec->role != buffer_role::out || b.spec->has_start()) continue;
       const std::size_t bytes = b.count * data_dtype_size(b.dtype);
       const auto& ref = references_.at(b.spec->name);
       const bool integral = b.dtype == "uint8" || b.dtype == "int32" || b.dtype == "int64";
@@ -1165,10 +1252,15 @@ class data_problem final : public problem {
     std::map<std::string, CUdeviceptr> out_ptrs;
     std::vector<CUdeviceptr> mag_ptrs;  // after the args, in out-buffer order
     for (const auto& b : buffers_) {
-      if (b.spec->role != buffer_role::out) continue;
+      if (!b.spec->is_output()) continue;
       const std::size_t size = s.reference.type == "T" ? data_dtype_size(b.dtype) : 8;
       cuda::device_buffer d(std::max<std::size_t>(b.count * size, 4));
-      KL_CU(cuMemsetD32Async(d.get(), poison_bits, d.bytes() / 4, nullptr));
+      if (b.spec->has_start()) {  // the reference starts where the variants do
+        const auto start = start_in(b, s.reference.type == "T" ? b.dtype : "float64");
+        d.upload(start.data(), start.size());
+      } else {
+        KL_CU(cuMemsetD32Async(d.get(), poison_bits, d.bytes() / 4, nullptr));
+      }
       out_ptrs[b.spec->name] = d.get();
       outs.emplace(b.spec->name, std::move(d));
       if (s.reference_magnitudes()) {
@@ -1223,6 +1315,7 @@ class data_problem final : public problem {
   std::map<std::string, std::vector<std::uint8_t>> references_;  // by out buffer
   std::map<std::string, std::vector<std::uint8_t>> magnitudes_;  // by out buffer, rule bound
   std::map<std::string, cuda::device_buffer> complements_;       // by out buffer: its poison
+  std::map<std::string, cuda::device_buffer> starts_;  // by inout buffer: its generated values
   // Where check() downloads each out buffer, made at its first check.
   mutable std::map<std::string, cuda::staging_buffer> staging_;
   cuda::device_buffer spacer_;  // relocate(): ahead of the current placement
@@ -1250,12 +1343,14 @@ class source_op final : public operation {
   }
   void enqueue(CUstream stream) override {
     problem_.zero_workspaces(stream);
+    problem_.restore_starts(stream, true);
     for (auto& b : scratch_) KL_CU(cuMemsetD8Async(b.device.get(), 0, b.device.bytes(), stream));
     KL_CU(cuLaunchKernel(kernel_.function, dims_.grid[0], dims_.grid[1], dims_.grid[2],
                          dims_.block[0], dims_.block[1], dims_.block[2],
                          kernel_.dynamic_shared_bytes, stream, args_.params(), nullptr));
   }
   void poison_output(CUstream stream) override { problem_.poison(stream); }
+  void prepare(CUstream stream) override { problem_.restore_starts(stream, false); }
   check_result check() const override { return problem_.check(); }
 
  private:
@@ -1272,9 +1367,11 @@ class plugin_op final : public operation {
   plugin_op(data_problem& p, const plugin_kernel& k) : problem_(p), launch_(k, args_of(p)) {}
   void enqueue(CUstream stream) override {
     problem_.zero_workspaces(stream);
+    problem_.restore_starts(stream, true);
     launch_.run(stream);
   }
   void poison_output(CUstream stream) override { problem_.poison(stream); }
+  void prepare(CUstream stream) override { problem_.restore_starts(stream, false); }
   check_result check() const override { return problem_.check(); }
 
  private:
@@ -1285,7 +1382,7 @@ class plugin_op final : public operation {
     a.op = p.config().op;
     for (auto& b : p.buffers()) {
       if (b.spec->role == buffer_role::in) a.inputs.push_back(b.device.as_ptr());
-      if (b.spec->role == buffer_role::out) a.outputs.push_back(b.device.as_ptr());
+      if (b.spec->is_output()) a.outputs.push_back(b.device.as_ptr());
     }
     const family_spec& s = p.family().spec();
     if (!s.plugin_sizes.empty()) {

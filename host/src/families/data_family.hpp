@@ -77,6 +77,9 @@ class data_family final : public family {
                                 const problem_config& c) const override;
   std::uint64_t max_size() const override;
   std::size_t device_bytes_needed(const problem_config& c) const override;
+  void check_configuration(const problem_config& c) const override;
+  void check_launch(const variant_descriptor& v, const std::map<std::string, int>& key_lines,
+                    unsigned block, const problem_config& c) const override;
   std::unique_ptr<problem> make_problem(const problem_config& c,
                                         const cuda::device_info& device) const override;
   std::string pipeline_axis() const override { return spec_.pipeline_axis; }
@@ -96,8 +99,12 @@ class data_family final : public family {
   /// Every real axis' value in a configuration, in the family's order (an axis it does not name
   /// takes its default); throws std::invalid_argument for a value outside the axis' limits.
   std::vector<std::pair<std::string, double>> real_values(const problem_config& c) const;
-  /// The element count of a buffer at a configuration.
+  /// The element count of a buffer at a configuration; throws std::invalid_argument naming the
+  /// buffer's line for a count that does not evaluate or is below 1.
   std::uint64_t element_count(const buffer_spec& b, const problem_config& c) const;
+  /// Its bytes (the count times the element's size), checked: throws std::invalid_argument when
+  /// they do not fit in 64 bits.
+  std::uint64_t buffer_bytes(const buffer_spec& b, const problem_config& c) const;
   /// The dtype of a buffer at a configuration (T resolved).
   std::string buffer_dtype(const buffer_spec& b, const problem_config& c) const;
   /// The reference's compile request for one dtype and architecture (the tests compile it).

@@ -161,8 +161,12 @@ class operation {
   virtual ~operation() = default;
   /// Enqueues the whole operation (every pass, every helper launch) on `stream`.
   virtual void enqueue(CUstream stream) = 0;
-  /// Overwrites the output with a value no correct run produces, before a validation run.
+  /// Overwrites the output with a value no correct run produces, before a validation run (and
+  /// puts back what an output that starts with contents starts with).
   virtual void poison_output(CUstream stream) = 0;
+  /// Enqueues what must precede every run outside the timed region: a data family's buffers
+  /// with `reset = "untimed"` get their start back (docs/families.md). Nothing by default.
+  virtual void prepare(CUstream) {}
   /// Compares the output with the reference (after the stream was synchronised).
   virtual check_result check() const = 0;
 };
@@ -234,6 +238,16 @@ class family {
   virtual std::uint64_t max_size() const = 0;
   /// The device memory a problem of this config needs, to refuse sizes that do not fit.
   virtual std::size_t device_bytes_needed(const problem_config& c) const = 0;
+  /// Evaluates every expression of the family's description at configuration `c` as a run of it
+  /// will (checked 64-bit arithmetic), before anything runs: throws std::invalid_argument naming
+  /// the expression, the configuration and its file:line when one overflows, divides by zero,
+  /// gives a count below 1 or a value its argument's type cannot hold.
+  virtual void check_configuration(const problem_config& c) const = 0;
+  /// The same for the launch expressions of variant `v`'s header at `block` and `c` (`key_lines`:
+  /// the header's line of each key, for the error).
+  virtual void check_launch(const variant_descriptor& v,
+                            const std::map<std::string, int>& key_lines, unsigned block,
+                            const problem_config& c) const = 0;
   /// Makes inputs and the reference on the host, then uploads them. Needs a current context.
   virtual std::unique_ptr<problem> make_problem(const problem_config& c,
                                                 const cuda::device_info& device) const = 0;

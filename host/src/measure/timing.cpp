@@ -213,7 +213,8 @@ timing_stats sample_stream::finish() const {
 }
 
 timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
-                     const timing_options& opt, l2_flusher& flusher, const clock_monitor* clocks) {
+                     const timing_options& opt, l2_flusher& flusher, const clock_monitor* clocks,
+                     const std::function<void(CUstream)>& prepare) {
   cuda::event start, stop;
   // The SM clock at the start, every 50 ms of sampling, and at the end.
   clock_range clock;
@@ -222,7 +223,10 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
   };
   double next_clock_read = 0.05;
 
-  for (int i = 0; i < opt.warmup_runs; ++i) op(stream);
+  for (int i = 0; i < opt.warmup_runs; ++i) {
+    if (prepare) prepare(stream);
+    op(stream);
+  }
   {
     cuda::wait_scope waiting;
     KL_CU(cuStreamSynchronize(stream));
@@ -233,6 +237,7 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
   if (opt.launch == launch_mode::graph) {
     graph = cuda::graph::capture(stream, op);
     if (graph.ok()) {
+      if (prepare) prepare(stream);
       graph.launch(stream);
       cuda::wait_scope waiting;
       KL_CU(cuStreamSynchronize(stream));
@@ -252,7 +257,8 @@ timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
   const auto began = std::chrono::steady_clock::now();
   read_clock();
   for (;;) {
-    flusher.flush(stream);  // before the start event: not part of the sample
+    if (prepare) prepare(stream);  // outside the sample, and before the flush evicts it
+    flusher.flush(stream);         // before the start event: not part of the sample
     start.record(stream);
     enqueue(stream);
     stop.record(stream);

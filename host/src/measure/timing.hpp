@@ -173,8 +173,12 @@ class sample_stream {
 /// `flusher` before each sample. With launch_mode::graph, `op` is captured once into a graph
 /// after the warm-up and each sample launches the graph; an operation that cannot be captured is
 /// launched from the stream, and the result's note says why.
+/// `prepare`, when given, enqueues what must precede every run of
+/// `op` outside the timed region (a start to restore: docs/families.md's `reset = "untimed"`);
+/// it runs before each warm-up run and before each sample's flush.
 timing_stats measure(const std::function<void(CUstream)>& op, CUstream stream,
                      const timing_options& opt, l2_flusher& flusher,
-                     const clock_monitor* clocks = nullptr);
+                     const clock_monitor* clocks = nullptr,
+                     const std::function<void(CUstream)>& prepare = {});
 
 }  // namespace kl

@@ -38,6 +38,29 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
+registry::registry(const family_registry& families) : families_(families) {
+  for (const auto& name : families.names()) {
+    const auto* data = dynamic_cast<const data_family*>(families.find(name));
+    if (!data || !data->spec().reference.plugin_function.empty()) continue;
+    const reference_spec& ref = data->spec().reference;
+    registry_entry e;
+    e.descriptor.family = name;
+    e.descriptor.name = "reference";
+    e.descriptor.origin = origin_kind::source;
+    e.descriptor.origin_path = ref.file;
+    e.descriptor.entry = ref.entry;
+    e.descriptor.summary = "the reference of " + data->spec().path;
+    e.source = ref.source;
+    references_.push_back(std::move(e));
+  }
+}
+
+const registry_entry* registry::reference(const std::string& family) const {
+  for (const auto& e : references_)
+    if (e.descriptor.family == family) return &e;
+  return nullptr;
+}
+
 void registry::add(registry_entry e) {
   // Names are how users select variants, so the first one registered keeps a name and any later
   // one, from a source folder or a plugin, is refused with a warning naming both.
@@ -168,6 +191,7 @@ void registry::add_source_dir(const std::string& dir) {
           fam->check(p);
           registry_entry point = e;
           point.descriptor = p.descriptor;
+          point.key_lines = p.key_lines;
           points.push_back(std::move(point));
         }
         for (auto& point : points) found.push_back(std::move(point));

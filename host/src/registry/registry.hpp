@@ -7,6 +7,7 @@
 #include "plugins/plugin_loader.hpp"
 #include "spec/variant.hpp"
 
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -19,6 +20,8 @@ struct registry_entry {
   std::string source;  ///< a source variant's text
   /// Why this variant cannot be used (a bad header, "file:line: ..."); empty when it can.
   std::string error;
+  /// A source variant's header: the line of each key, for errors found after it was read.
+  std::map<std::string, int> key_lines;
 };
 
 /// A selection that names nothing: the message says what was asked and what is near it.
@@ -29,7 +32,8 @@ class selection_error : public std::runtime_error {
 
 class registry {
  public:
-  explicit registry(const family_registry& families) : families_(families) {}
+  /// Also makes the entry of each data family's reference kernel (reference()).
+  explicit registry(const family_registry& families);
 
   /// Discovers <dir>/<family>/*.cu. Files with a bad header become entries with an error.
   void add_source_dir(const std::string& dir);
@@ -55,6 +59,10 @@ class registry {
   std::vector<const registry_entry*> select(const std::vector<std::string>& patterns,
                                             const std::string& family_filter = "") const;
   const registry_entry* find(const std::string& qualified_name) const;
+  /// A data family's reference kernel as a source entry of its own (`<family>.reference`, its
+  /// file and `entry`), which --compile-only and --resources compile beside the variants; it is
+  /// never listed or selected. Null for a family without one (a plugin's reference on the host).
+  const registry_entry* reference(const std::string& family) const;
 
  private:
   void add(registry_entry e);
@@ -64,6 +72,7 @@ class registry {
   const family_registry& families_;
   probe_options probe_;
   std::vector<registry_entry> entries_;
+  std::vector<registry_entry> references_;  // made once, by the constructor
   std::vector<std::string> warnings_;
 };
 

@@ -1,5 +1,6 @@
 #include "runner/compile_stage.hpp"
 
+#include "families/data_family.hpp"
 #include "nvrtc/compile_process.hpp"
 
 #include <algorithm>
@@ -30,10 +31,26 @@ nvrtc::compile_request make_compile_request(const family& fam, const registry_en
   for (const auto& c : configs_for(fam, request)) {
     if (!e.descriptor.supports_dtype(c.dtype) || !e.descriptor.supports_op(c.op)) continue;
     for (unsigned b : blocks_for(e.descriptor, request))
-      if (e.descriptor.supports_block(b)) {
+      if (e.descriptor.supports_block(b) && e.descriptor.unmet_requirement(b, c.dtype).empty()) {
         const std::string expr = fam.name_expression(e.descriptor, b, c);
         if (exprs.insert(expr).second && instances) instances->push_back({expr, b, c.dtype, c.op});
       }
+  }
+  req.name_expressions.assign(exprs.begin(), exprs.end());
+  return req;
+}
+
+nvrtc::compile_request make_reference_request(const data_family& fam, const run_request& request,
+                                              const std::string& arch,
+                                              std::vector<instantiation>* instances) {
+  nvrtc::compile_request req;
+  std::set<std::string> exprs;  // sorted: the same request always makes the same key
+  for (const auto& c : configs_for(fam, request)) {
+    nvrtc::compile_request one = fam.reference_request(c.dtype, arch, c.op);
+    const std::string expr = one.name_expressions.front();
+    if (exprs.insert(expr).second && instances)
+      instances->push_back({expr, fam.spec().reference.block, c.dtype, c.op});
+    if (req.path.empty()) req = std::move(one);
   }
   req.name_expressions.assign(exprs.begin(), exprs.end());
   return req;
@@ -60,6 +77,16 @@ compile_stage::compile_stage(const family_registry& families, const run_request&
                                       &s.record.instances);
       if (!req.name_expressions.empty()) work.emplace_back(slots_.size(), std::move(req));
     }
+    slots_.push_back(std::move(s));
+  }
+  for (const registry_entry* e : request.references) {
+    index_[e] = slots_.size();
+    slot s;
+    s.record.entry = e;
+    auto req = make_reference_request(
+        dynamic_cast<const data_family&>(*families.find(e->descriptor.family)), request, arch,
+        &s.record.instances);
+    if (!req.name_expressions.empty()) work.emplace_back(slots_.size(), std::move(req));
     slots_.push_back(std::move(s));
   }
   if (work.empty()) return;

@@ -24,9 +24,16 @@ nvrtc::compile_request make_compile_request(const family& fam, const registry_en
                                             const run_request& request, const std::string& arch,
                                             std::vector<instantiation>* instances = nullptr);
 
+/// The NVRTC request for a data family's reference kernel: one name expression per dtype and op
+/// the run request asks of the family, each also listed in `instances` if given.
+nvrtc::compile_request make_reference_request(const data_family& fam, const run_request& request,
+                                              const std::string& arch,
+                                              std::vector<instantiation>* instances = nullptr);
+
 class compile_stage {
  public:
-  /// Queues every source variant of `request` on request.compile_jobs threads (one per
+  /// Queues every source variant of `request`, then its references, on request.compile_jobs
+  /// threads (one per
   /// hardware thread when 0, never more than there are files), the biggest files first (after
   /// the first file, unless compile_only). get() hands them out in any order.
   ///

@@ -176,6 +176,7 @@ std::unique_ptr<row_executor> make_executor(const family_registry& families,
   }
   o.command.insert(o.command.begin(), prefix.begin(), prefix.end());
   o.kernel_timeout_s = request.kernel_timeout_s;
+  o.fault_grace_s = fault_grace_for(request.kernel_timeout_s);
   o.log_path = log;
   if (!prefix.empty()) o.shutdown_grace_s = 120;  // a sanitizer's report takes its time
   return make_isolated_executor(o);
@@ -279,6 +280,10 @@ std::optional<std::pair<outcome, std::string>> decide_before_compile(
     return std::make_pair(outcome::skipped, "supports ops " + join(v.ops) + " only");
   if (block != 0 && !v.supports_block(block))
     return std::make_pair(outcome::skipped, "supports blocks " + join(v.blocks) + " only");
+  if (const std::string unmet = v.unmet_requirement(block, config.dtype); !unmet.empty())
+    return std::make_pair(outcome::skipped, "its require '" + unmet + "' does not hold for " +
+                                                config.dtype + " at block " +
+                                                std::to_string(block));
   if (!v.target.empty() && v.target != device.arch() + "a")
     return std::make_pair(outcome::skipped, "compiled for " + v.target +
                                                 " (its 'target'), which runs on " +

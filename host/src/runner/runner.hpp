@@ -22,6 +22,10 @@ namespace kl {
 
 struct run_request {
   std::vector<const registry_entry*> variants;
+  /// With compile_only: the reference kernels of the selected data families
+  /// (registry::reference), compiled beside the variants for the dtypes and ops asked for, so
+  /// that a reference that does not compile fails the command, not the rows on a GPU later.
+  std::vector<const registry_entry*> references;
   std::vector<unsigned> blocks;  ///< requested block sizes
   /// --block all: besides `blocks`, every block size a variant lists outside them (a warp-
   /// specialised kernel's 384), so that the default selection runs every variant somewhere.

@@ -265,4 +265,13 @@ std::int64_t evaluate(const std::string& text, const std::map<std::string, std::
   return parser(text, vars).parse();
 }
 
+std::int64_t evaluate_as(const std::string& text, const std::map<std::string, std::int64_t>& vars,
+                         const std::string& what, const std::string& where) {
+  try {
+    return evaluate(text, vars);
+  } catch (const expression_error& e) {
+    throw std::invalid_argument(what + ": " + e.what() + " (" + where + ")");
+  }
+}
+
 }  // namespace kl

@@ -17,4 +17,10 @@ class expression_error : public std::runtime_error {
 /// Throws expression_error naming the problem (unknown variable, division by zero, syntax).
 std::int64_t evaluate(const std::string& text, const std::map<std::string, std::int64_t>& vars);
 
+/// evaluate(), for an expression of a description (family.toml, a kernel header) at a
+/// configuration: an error is std::invalid_argument "WHAT: in expression '...': why (WHERE)",
+/// `what` saying which expression and at what configuration, `where` its file:line.
+std::int64_t evaluate_as(const std::string& text, const std::map<std::string, std::int64_t>& vars,
+                         const std::string& what, const std::string& where);
+
 }  // namespace kl

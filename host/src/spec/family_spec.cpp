@@ -22,8 +22,9 @@ namespace fs = std::filesystem;
 namespace kl {
 namespace {
 
-const std::vector<std::string> reserved = {
-    "BLOCK", "TSIZE", "T", "RESIDENT_BLOCKS", "SM_COUNT", "GRID", "sqrt", "min", "max", "ceil_div"};
+const std::vector<std::string> reserved = {"BLOCK",    "TSIZE", "DTYPE", "T",   "RESIDENT_BLOCKS",
+                                           "SM_COUNT", "GRID",  "sqrt",  "min", "max",
+                                           "ceil_div"};
 
 bool is_identifier(const std::string& s) {
   return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
@@ -176,14 +177,6 @@ const op_spec* family_spec::op(const std::string& n) const {
   return nullptr;
 }
 
-std::size_t data_dtype_size(const std::string& dtype) {
-  if (dtype == "uint8") return 1;
-  if (dtype == "int32" || dtype == "float32") return 4;
-  if (dtype == "int64" || dtype == "float64") return 8;
-  if (dtype == "float16" || dtype == "bfloat16") return 2;
-  return 0;
-}
-
 std::string cxx_type_of(const std::string& dtype) {
   if (dtype == "uint8") return "unsigned char";
   if (dtype == "int32") return "int";
@@ -196,8 +189,153 @@ std::string cxx_type_of(const std::string& dtype) {
 }
 
 bool is_reserved_name(const std::string& name) {
-  return std::find(reserved.begin(), reserved.end(), name) != reserved.end();
+  return std::find(reserved.begin(), reserved.end(), name) != reserved.end() ||
+         is_dtype(name);  // a require's constants (DTYPE == float32)
 }
+
+namespace {
+
+// How an out buffer with a start (init = "zero") or an inout buffer gets it back before every
+// launch: `reset = "timed"` (the default) inside the timed region, `"untimed"` outside it.
+void read_reset(const reader& r, const toml::table& t, buffer_spec& b) {
+  const toml::node* reset = t.get("reset");
+  if (!reset) return;
+  if (!b.has_start())
+    r.fail(reader::line_of(*reset),
+           "buffer " + b.name +
+               ": 'reset' belongs to a buffer with a start (an inout buffer, or an out buffer "
+               "with init = \"zero\")");
+  const std::string when = r.string(*reset, "reset");
+  if (when != "timed" && when != "untimed")
+    r.fail(reader::line_of(*reset), "reset '" + when + "': expected timed or untimed");
+  b.reset_timed = when == "timed";
+}
+
+// What a buffer starts with: generators for an in or inout buffer (one per input mode), or
+// init = "zero" for an out buffer the kernel accumulates into.
+void read_start(const reader& r, const toml::table& t, buffer_spec& b) {
+  const toml::node* init = t.get("init");
+  const toml::node* exact = t.get("exact");
+  const toml::node* random = t.get("random");
+  if (b.role == buffer_role::out && init && !exact && !random) {
+    if (!init->is_string() || init->as_string()->get() != "zero")
+      r.fail(reader::line_of(*init),
+             "buffer " + b.name +
+                 ": an out buffer's init is \"zero\" (the kernel accumulates into it); for "
+                 "other starting values make it an inout buffer with a generator");
+    b.zero = true;
+  } else if (b.role == buffer_role::in || b.role == buffer_role::inout) {
+    if (init && (exact || random))
+      r.fail(b.line, "buffer " + b.name + ": give 'init', or 'exact' and 'random', not both");
+    if (!init && !(exact && random))
+      r.fail(b.line, "input buffer " + b.name +
+                         " needs 'init' (a generator), or both 'exact' and 'random'");
+    b.exact = r.generator(init ? *init : *exact, b.name + (init ? ".init" : ".exact"));
+    b.random = init ? b.exact : r.generator(*random, b.name + ".random");
+  } else if (init || exact || random) {
+    r.fail(b.line, "buffer " + b.name + " is not an input: it takes no generator" +
+                       (b.role == buffer_role::out ? " (init = \"zero\" starts it at zero)" : ""));
+  }
+  read_reset(r, t, b);
+}
+
+// One [[buffers]] table. Its count must evaluate, and hold at least one element, at the axes'
+// defaults (`vars`).
+buffer_spec read_buffer(const reader& r, const toml::node& node, const family_spec& s,
+                        const std::map<std::string, std::int64_t>& vars) {
+  const toml::table& t = r.table(node, "[[buffers]]");
+  buffer_spec b;
+  b.line = reader::line_of(node);
+  r.only_keys(t, {"name", "role", "type", "count", "init", "exact", "random", "reset"},
+              "[[buffers]]");
+  auto need = [&](const char* key) -> const toml::node& {
+    const toml::node* n = t.get(key);
+    if (!n) r.fail(b.line, std::string("a buffer needs '") + key + "'");
+    return *n;
+  };
+  b.name = r.string(need("name"), "name");
+  if (!is_identifier(b.name)) r.fail(b.line, "buffer name '" + b.name + "' is not an identifier");
+  if (s.buffer(b.name)) r.fail(b.line, "buffer '" + b.name + "' is declared twice");
+  static const std::map<std::string, buffer_role> roles = {{"in", buffer_role::in},
+                                                           {"out", buffer_role::out},
+                                                           {"inout", buffer_role::inout},
+                                                           {"workspace", buffer_role::workspace}};
+  const std::string role = r.string(need("role"), "role");
+  const auto known = roles.find(role);
+  if (known == roles.end())
+    r.fail(reader::line_of(need("role")),
+           "role '" + role + "': expected in, out, inout or workspace");
+  b.role = known->second;
+  b.type = r.string(need("type"), "type");
+  if (b.type != "T" && !is_dtype(b.type))
+    r.fail(reader::line_of(need("type")),
+           "type '" + b.type +
+               "': expected T, uint8, int32, int64, float16, bfloat16, float32 or float64");
+  b.count = r.expression(need("count"), "count");
+  const int count_line = reader::line_of(need("count"));
+  std::int64_t n = 0;
+  try {
+    n = evaluate(b.count, vars);
+  } catch (const expression_error& e) {
+    r.fail(count_line, "count '" + b.count + "': " + e.what());
+  }
+  if (n < 1)
+    r.fail(count_line, "count '" + b.count + "' is " + std::to_string(n) +
+                           " at the axes' defaults; a buffer holds at least one element");
+  read_start(r, t, b);
+  return b;
+}
+
+// The pipeline (kernlab --pipeline): the problem cut along one size axis into chunks, each
+// chunk a problem of its own whose buffers are slices of the whole ones. So every in and out
+// buffer must be that axis times a constant (at the other axes' defaults), and no workspace.
+void read_pipeline(const reader& r, const toml::node& p,
+                   const std::map<std::string, std::int64_t>& vars, family_spec& s) {
+  const toml::table& pt = r.table(p, "pipeline ({ axis = \"N\" })");
+  r.only_keys(pt, {"axis"}, "[pipeline]");
+  const toml::node* a = pt.get("axis");
+  if (!a) r.fail(reader::line_of(p), "[pipeline] needs 'axis' (the size axis it cuts)");
+  s.pipeline_axis = r.string(*a, "axis");
+  s.pipeline_line = reader::line_of(*a);
+  const auto axis = std::find_if(s.axes.begin(), s.axes.end(),
+                                 [&](const axis_spec& x) { return x.name == s.pipeline_axis; });
+  if (axis == s.axes.end())
+    r.fail(s.pipeline_line, "[pipeline] axis '" + s.pipeline_axis + "' is not a size axis");
+  if (s.plan != launch_plan::single)
+    r.fail(s.pipeline_line, "[pipeline] needs the plan single (one launch per chunk)");
+  for (const auto& b : s.buffers) {
+    if (b.role == buffer_role::workspace)
+      r.fail(b.line, "[pipeline]: buffer " + b.name + " is a workspace, which a chunk cannot cut");
+    if (b.has_start())
+      r.fail(b.line, "[pipeline]: buffer " + b.name +
+                         " has a start (inout, or init = \"zero\"), which the pipeline does not "
+                         "restore per chunk");
+    const std::string linear = "[pipeline]: buffer " + b.name + "'s count '" + b.count +
+                               "' is not a multiple of " + s.pipeline_axis +
+                               " (a chunk of the axis must be a slice of the buffer)";
+    // The count at chunks of 1, 2 and many units, all within the axis' limits: a count that does
+    // not evaluate there (an overflow) is the buffer's error, not kernlab's.
+    std::int64_t unit = 0;
+    for (const std::int64_t units : {std::int64_t{1}, std::int64_t{2}, std::int64_t{1000003}}) {
+      auto x = vars;
+      x[s.pipeline_axis] = std::min(units, axis->max);
+      std::int64_t count = 0;
+      try {
+        count = evaluate(b.count, x);
+      } catch (const expression_error& e) {
+        r.fail(b.line, "[pipeline]: buffer " + b.name + "'s count at " + s.pipeline_axis + " = " +
+                           std::to_string(x[s.pipeline_axis]) + ": " + e.what());
+      }
+      if (units == 1) unit = count;
+      std::int64_t expected = 0;
+      if (unit < 1 || __builtin_mul_overflow(unit, x[s.pipeline_axis], &expected) ||
+          count != expected)
+        r.fail(b.line, linear);
+    }
+  }
+}
+
+}  // namespace
 
 family_spec parse_family_spec(const std::string& text, const std::string& path,
                               const std::string& dir, const std::string& name,
@@ -337,9 +475,18 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
     for (const auto& e : *n->as_array()) {
       const std::string text = r.expression(e, "require's elements");
       s.requires.push_back({text, reader::line_of(*n)});
-      check_expr(text, reader::line_of(*n), "require", vars);
-      if (evaluate(text, vars) == 0)
-        r.fail(reader::line_of(*n), "require '" + text + "' does not hold at the axes' defaults");
+      // It sees each dtype's TSIZE and DTYPE, and must hold for one of the family's.
+      bool holds = false;
+      for (const auto& dtype : s.dtypes) {
+        auto with_dtype = vars;
+        add_dtype_variables(with_dtype, dtype);
+        check_expr(text, reader::line_of(*n), "require", with_dtype);
+        holds = holds || evaluate(text, with_dtype) != 0;
+      }
+      if (!holds)
+        r.fail(reader::line_of(*n), "require '" + text +
+                                        "' does not hold at the axes' defaults for any of the "
+                                        "family's dtypes");
     }
   }
   // Operations, in the order written.
@@ -374,68 +521,24 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
                      [](const op_spec& x, const op_spec& y) { return x.line < y.line; });
     if (s.ops.empty()) r.fail(reader::line_of(*ops), "[ops] is empty");
   }
-  if (!s.bytes.empty()) check_expr(s.bytes, line_or("bytes", 1), "bytes", vars);
-  check_expr(s.flops, line_or("flops", 1), "flops", vars);
+  s.bytes_line = line_or("bytes", 0);
+  s.flops_line = line_or("flops", 0);
+  if (!s.bytes.empty()) check_expr(s.bytes, s.bytes_line, "bytes", vars);
+  check_expr(s.flops, std::max(s.flops_line, 1), "flops", vars);
 
   // Buffers.
   const toml::node* buffers = root.get("buffers");
   if (!buffers || !buffers->is_array())
     r.fail(buffers ? reader::line_of(*buffers) : 1,
            "'[[buffers]]' is missing: a family needs at least one in and one out buffer");
-  for (const auto& node : *buffers->as_array()) {
-    const toml::table& t = r.table(node, "[[buffers]]");
-    buffer_spec b;
-    b.line = reader::line_of(node);
-    r.only_keys(t, {"name", "role", "type", "count", "init", "exact", "random"}, "[[buffers]]");
-    auto need = [&](const char* key) -> const toml::node& {
-      const toml::node* n = t.get(key);
-      if (!n) r.fail(b.line, std::string("a buffer needs '") + key + "'");
-      return *n;
-    };
-    b.name = r.string(need("name"), "name");
-    if (!is_identifier(b.name)) r.fail(b.line, "buffer name '" + b.name + "' is not an identifier");
-    if (s.buffer(b.name)) r.fail(b.line, "buffer '" + b.name + "' is declared twice");
-    const std::string role = r.string(need("role"), "role");
-    if (role == "in")
-      b.role = buffer_role::in;
-    else if (role == "out")
-      b.role = buffer_role::out;
-    else if (role == "workspace")
-      b.role = buffer_role::workspace;
-    else if (role == "inout")
-      r.fail(reader::line_of(need("role")),
-             "role 'inout' is not supported yet: use an in buffer and an out buffer");
-    else
-      r.fail(reader::line_of(need("role")), "role '" + role + "': expected in, out or workspace");
-    b.type = r.string(need("type"), "type");
-    if (b.type != "T" && !is_dtype(b.type))
-      r.fail(reader::line_of(need("type")),
-             "type '" + b.type +
-                 "': expected T, uint8, int32, int64, float16, bfloat16, float32 or float64");
-    b.count = r.expression(need("count"), "count");
-    check_expr(b.count, reader::line_of(need("count")), "count", vars);
-    const toml::node* init = t.get("init");
-    const toml::node* exact = t.get("exact");
-    const toml::node* random = t.get("random");
-    if (b.role == buffer_role::in) {
-      if (init && (exact || random))
-        r.fail(b.line, "buffer " + b.name + ": give 'init', or 'exact' and 'random', not both");
-      if (!init && !(exact && random))
-        r.fail(b.line, "input buffer " + b.name +
-                           " needs 'init' (a generator), or both 'exact' and 'random'");
-      b.exact = r.generator(init ? *init : *exact, b.name + (init ? ".init" : ".exact"));
-      b.random = init ? b.exact : r.generator(*random, b.name + ".random");
-    } else if (init || exact || random) {
-      r.fail(b.line, "buffer " + b.name + " is not an input: it takes no generator");
-    }
-    s.buffers.push_back(b);
-  }
+  for (const auto& node : *buffers->as_array()) s.buffers.push_back(read_buffer(r, node, s, vars));
   auto has_role = [&](buffer_role role) {
     return std::any_of(s.buffers.begin(), s.buffers.end(),
                        [&](const buffer_spec& b) { return b.role == role; });
   };
-  if (!has_role(buffer_role::out))
-    r.fail(reader::line_of(*buffers), "no buffer has role 'out': there is nothing to compare");
+  if (!has_role(buffer_role::out) && !has_role(buffer_role::inout))
+    r.fail(reader::line_of(*buffers),
+           "no buffer has role 'out' or 'inout': there is nothing to compare");
 
   // The kernel's signature and default launch.
   const toml::node* kernel = root.get("kernel");
@@ -468,10 +571,14 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
                            [&](const buffer_spec& b) { return b.role == role; });
     };
     if (count(buffer_role::in) != 1 || count(buffer_role::out) != 1 ||
-        count(buffer_role::workspace) != 0)
+        count(buffer_role::inout) != 0 || count(buffer_role::workspace) != 0)
       r.fail(s.kernel_line,
-             "plan passes needs one in buffer, one out buffer and no workspace buffer (a "
+             "plan passes needs one in buffer, one out buffer and no inout or workspace buffer (a "
              "variant's header declares its own workspace)");
+    for (const auto& b : s.buffers)
+      if (b.zero)
+        r.fail(b.line, "plan passes: the out buffer " + b.name +
+                           " is each pass's own output, not a start at zero (no init)");
     for (const auto& b : s.buffers)
       if (b.role == buffer_role::out && evaluate(b.count, vars) != 1)
         r.fail(b.line, "plan passes: the out buffer " + b.name + " holds one element (count 1)");
@@ -668,43 +775,13 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
       if (!f || f->role != buffer_role::in)
         r.fail(reader::line_of(*from),
                "copy from '" + s.baseline.copy_from + "': expected the name of an in buffer");
-      if (!t || t->role != buffer_role::out)
-        r.fail(reader::line_of(*to),
-               "copy to '" + s.baseline.copy_to + "': expected the name of an out buffer");
+      if (!t || t->role != buffer_role::out || t->zero)
+        r.fail(reader::line_of(*to), "copy to '" + s.baseline.copy_to +
+                                         "': expected the name of an out buffer (without init)");
     }
   }
 
-  // The pipeline (kernlab --pipeline): the problem cut along one size axis into chunks, each
-  // chunk a problem of its own whose buffers are slices of the whole ones. So every in and out
-  // buffer must be that axis times a constant (at the other axes' defaults), and no workspace.
-  if (const toml::node* p = root.get("pipeline")) {
-    const toml::table& pt = r.table(*p, "pipeline ({ axis = \"N\" })");
-    r.only_keys(pt, {"axis"}, "[pipeline]");
-    const toml::node* a = pt.get("axis");
-    if (!a) r.fail(reader::line_of(*p), "[pipeline] needs 'axis' (the size axis it cuts)");
-    s.pipeline_axis = r.string(*a, "axis");
-    s.pipeline_line = reader::line_of(*a);
-    if (std::none_of(s.axes.begin(), s.axes.end(),
-                     [&](const axis_spec& x) { return x.name == s.pipeline_axis; }))
-      r.fail(s.pipeline_line, "[pipeline] axis '" + s.pipeline_axis + "' is not a size axis");
-    if (s.plan != launch_plan::single)
-      r.fail(s.pipeline_line, "[pipeline] needs the plan single (one launch per chunk)");
-    for (const auto& b : s.buffers) {
-      if (b.role == buffer_role::workspace)
-        r.fail(b.line,
-               "[pipeline]: buffer " + b.name + " is a workspace, which a chunk cannot cut");
-      auto at = [&](std::int64_t v) {
-        auto x = vars;
-        x[s.pipeline_axis] = v;
-        return evaluate(b.count, x);
-      };
-      const std::int64_t unit = at(1);
-      if (unit < 1 || at(2) != 2 * unit || at(1000003) != 1000003 * unit)
-        r.fail(b.line, "[pipeline]: buffer " + b.name + "'s count '" + b.count +
-                           "' is not a multiple of " + s.pipeline_axis +
-                           " (a chunk of the axis must be a slice of the buffer)");
-    }
-  }
+  if (const toml::node* p = root.get("pipeline")) read_pipeline(r, *p, vars, s);
   return s;
 }
 

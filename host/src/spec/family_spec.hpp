@@ -2,6 +2,8 @@
 // checked when it is read. The generic family that runs it is families/data_family.hpp.
 #pragma once
 
+#include "spec/dtypes.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -42,15 +44,30 @@ struct generator_spec {
   int line = 0;
 };
 
-enum class buffer_role { in, out, workspace };
+/// in: generated, read. out: written by the kernel, compared. inout: generated, read and written
+/// in place, compared. workspace: scratch, zeroed before every launch.
+enum class buffer_role { in, out, inout, workspace };
 
 struct buffer_spec {
   std::string name;
   buffer_role role = buffer_role::in;
   std::string type;                             ///< "T" or a dtype name
   std::string count;                            ///< expression over the axes
-  std::optional<generator_spec> exact, random;  ///< for role in: one per input mode
+  std::optional<generator_spec> exact, random;  ///< for roles in and inout: one per input mode
+  /// An out buffer that starts at zero (`init = "zero"`): the kernel accumulates into it.
+  bool zero = false;
+  /// A buffer with a start (inout, or zero) gets it back before every launch: inside the timed
+  /// region (`reset = "timed"`, the default), or outside it (`"untimed"`).
+  bool reset_timed = true;
   int line = 0;
+
+  /// Generated from the seed and uploaded (in, inout).
+  bool is_input() const { return role == buffer_role::in || role == buffer_role::inout; }
+  /// Written by the kernel and compared with the reference (out, inout).
+  bool is_output() const { return role == buffer_role::out || role == buffer_role::inout; }
+  /// Starts with contents the kernel reads and changes, restored before every launch: an inout
+  /// buffer's generated values, or an accumulating out buffer's zeros. It is not poisoned.
+  bool has_start() const { return role == buffer_role::inout || zero; }
 };
 
 /// One kernel argument: a buffer's pointer, or an integer expression passed as `type`.
@@ -126,6 +143,7 @@ struct family_spec {
   std::string roofline = "bandwidth";
   std::string bytes;  ///< expression; "" = every buffer read or written once
   std::string flops = "0";
+  int bytes_line = 0, flops_line = 0;     ///< where they are written (0: not given)
   std::vector<axis_spec> axes;            ///< the size axes, in --shape order
   std::vector<real_axis_spec> real_axes;  ///< in the file's order
   std::vector<condition_spec>
@@ -174,10 +192,6 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
 /// Reads <dir>/family.toml and the files it names. Throws metadata_error.
 family_spec load_family_spec(const std::string& dir,
                              const std::vector<std::string>& plugin_dirs = {});
-
-/// Size in bytes of one element of a dtype that data families may use (uint8, int32, int64,
-/// float16, bfloat16, float32, float64); 0 for a name that is none of them.
-std::size_t data_dtype_size(const std::string& dtype);
 
 /// The C++ type of a dtype name ("float32" -> "float").
 std::string cxx_type_of(const std::string& dtype);

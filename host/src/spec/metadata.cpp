@@ -1,5 +1,6 @@
 #include "spec/metadata.hpp"
 
+#include "spec/dtypes.hpp"
 #include "spec/expression.hpp"
 #include "spec/names.hpp"
 
@@ -18,8 +19,8 @@ const std::vector<std::string> known_keys = {
     "tune",   "require", "points", "target", "tensor_maps", "scratch"};
 
 // Names an expression already has, which a param may not take.
-const std::vector<std::string> reserved_names = {"BLOCK", "TSIZE", "GRID", "M",   "N",
-                                                 "K",     "T",     "OP",   "sqrt"};
+const std::vector<std::string> reserved_names = {"BLOCK", "TSIZE", "DTYPE", "GRID", "M",
+                                                 "N",     "K",     "T",     "OP",   "sqrt"};
 
 bool is_identifier(const std::string& s) {
   return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
@@ -408,7 +409,8 @@ parsed_header parse_header(const std::string& source, const std::string& path,
                 "tune: '" + item +
                     "' is not 'NAME = values' (a list such as "
                     "1, 2, 4, or a range such as 1..8, 32..1024 pow2, 4..64 step 4)");
-          if (std::count(reserved_names.begin(), reserved_names.end(), name))
+          if (std::count(reserved_names.begin(), reserved_names.end(), name) ||
+              data_dtype_size(name) != 0)  // a require's constants (DTYPE == float32)
             throw metadata_error(path, line_no, "tune: '" + name + "' is a reserved name");
           for (const auto& t : d.tunables)
             if (t.first == name)
@@ -737,6 +739,59 @@ std::vector<std::int64_t> parse_tunable_values(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// The dtypes header `d`'s requirements must be tried at: those it may run (its `dtypes`, else
+// all) when a condition names TSIZE, DTYPE or a dtype; else one, "" (a space of thousands of
+// points is expanded at every run, so it is not tried seven times over for nothing).
+std::vector<std::string> requirement_dtypes(const variant_descriptor& d) {
+  for (const auto& cond : d.requires)
+    for (std::size_t i = 0; i < cond.size();) {
+      if (!std::isalpha(static_cast<unsigned char>(cond[i])) && cond[i] != '_') {
+        ++i;
+        continue;
+      }
+      std::size_t end = i;
+      while (end < cond.size() &&
+             (std::isalnum(static_cast<unsigned char>(cond[end])) || cond[end] == '_'))
+        ++end;
+      const std::string word = cond.substr(i, end - i);
+      if (word == "TSIZE" || word == "DTYPE" || data_dtype_size(word) != 0)
+        return d.dtypes.empty() ? data_dtypes() : d.dtypes;
+      i = end;
+    }
+  return {""};
+}
+
+// Whether header `h`'s requirements hold at `point` and `block` for some of `dtypes`, and for all
+// of them: they see BLOCK, the tunables, TSIZE and DTYPE.
+std::pair<bool, bool> requirements_at(
+    const parsed_header& h, const std::vector<std::pair<std::string, std::int64_t>>& point,
+    unsigned block, const std::vector<std::string>& dtypes) {
+  const variant_descriptor& base = h.descriptor;
+  bool some = false, all = true;
+  for (const auto& dtype : dtypes) {
+    std::map<std::string, std::int64_t> vars = {{"BLOCK", block}};
+    if (!dtype.empty()) add_dtype_variables(vars, dtype);
+    for (const auto& [name, v] : point) vars[name] = v;
+    bool ok = true;
+    for (const auto& cond : base.requires) {
+      try {
+        ok = ok && evaluate(cond, vars) != 0;
+      } catch (const expression_error& e) {
+        throw metadata_error(base.origin_path, h.line_of("require"),
+                             "require: " + std::string(e.what()) +
+                                 " (it sees BLOCK, the tunables, TSIZE and DTYPE)");
+      }
+    }
+    some = some || ok;
+    all = all && ok;
+  }
+  return {some, all};
+}
+
+}  // namespace
+
 std::vector<parsed_header> expand_tunables(const parsed_header& h,
                                            const std::vector<std::string>& shape_names) {
   const variant_descriptor& base = h.descriptor;
@@ -744,6 +799,7 @@ std::vector<parsed_header> expand_tunables(const parsed_header& h,
   // The combinations are filtered by `require` as the header is read (every run), so their
   // number is capped to keep that quick; the points left are variants, each its own compile.
   constexpr std::size_t max_combinations = 65536, max_points = 4096;
+  const std::vector<std::string> dtypes = requirement_dtypes(base);
   std::size_t total = 1;
   for (const auto& t : base.tunables) {
     total *= t.second.size();
@@ -766,22 +822,14 @@ std::vector<parsed_header> expand_tunables(const parsed_header& h,
       if (++index[i] < base.tunables[i].second.size()) break;
       index[i] = 0;
     }
-    // The blocks the requirements allow at this point.
+    // The blocks the requirements allow at this point, at some dtype; where they fail at
+    // another dtype, the point keeps them for its rows to skip (variant_descriptor::unmet).
     std::vector<unsigned> blocks;
+    bool dtype_bound = false;
     for (unsigned b : base.blocks) {
-      std::map<std::string, std::int64_t> vars = {{"BLOCK", b}};
-      for (const auto& [name, v] : point) vars[name] = v;
-      bool ok = true;
-      for (const auto& cond : base.requires) {
-        try {
-          ok = ok && evaluate(cond, vars) != 0;
-        } catch (const expression_error& e) {
-          throw metadata_error(
-              base.origin_path, h.line_of("require"),
-              "require: " + std::string(e.what()) + " (it sees BLOCK and the tunables)");
-        }
-      }
-      if (ok) blocks.push_back(b);
+      const auto [some, all] = requirements_at(h, point, b, dtypes);
+      if (some) blocks.push_back(b);
+      dtype_bound = dtype_bound || (some && !all);
     }
     if (blocks.empty()) continue;
     parsed_header p = h;
@@ -808,7 +856,7 @@ std::vector<parsed_header> expand_tunables(const parsed_header& h,
     d.params = params;
     d.blocks = blocks;
     d.tunables.clear();
-    d.requires.clear();  // met: the blocks are those it allows
+    if (!dtype_bound) d.requires.clear();  // met at every dtype: the blocks are those it allows
     check_expressions(p, shape_names);
     if (given != h.named_points.end())
       named[static_cast<std::size_t>(given - h.named_points.begin())] = std::move(p);

@@ -1,6 +1,10 @@
 #include "spec/variant.hpp"
 
+#include "spec/dtypes.hpp"
+#include "spec/expression.hpp"
+
 #include <algorithm>
+#include <map>
 
 namespace kl {
 namespace {
@@ -9,6 +13,15 @@ bool contains_or_empty(const std::vector<T>& list, const T& value) {
   return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
 }
 }  // namespace
+
+std::string variant_descriptor::unmet_requirement(unsigned block, const std::string& dtype) const {
+  std::map<std::string, std::int64_t> vars = {{"BLOCK", block}};
+  add_dtype_variables(vars, dtype);
+  for (const auto& [name, v] : point) vars[name] = v;
+  for (const auto& cond : requires)
+    if (evaluate(cond, vars) == 0) return cond;  // checked at every dtype when the file was read
+  return "";
+}
 
 bool variant_descriptor::supports_block(unsigned block) const {
   return blocks.empty() ? block == 0 : std::count(blocks.begin(), blocks.end(), block) > 0;

@@ -86,8 +86,9 @@ struct variant_descriptor {
   std::vector<scratch_spec> scratch;
   /// Tuning parameters (`tune:`), each with its values, and the conditions a point must meet
   /// (`require:`). The registry lists one variant per point (spec/metadata.hpp,
-  /// expand_tunables), whose params start with the point's values; a point's own tunables and
-  /// requirements are empty (its blocks are those the requirements allow).
+  /// expand_tunables), whose params start with the point's values; a point's own tunables are
+  /// empty, and so are its requirements unless they depend on the dtype (its blocks are those
+  /// the requirements allow at some dtype).
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> tunables;
   std::vector<std::string>
   requires;
@@ -108,6 +109,10 @@ struct variant_descriptor {
   /// but the unnamed points of tunable files, which are for `kernlab tune` or a pattern naming
   /// their file.
   bool in_default_selection() const { return !is_point() || named_point; }
+  /// Of a point whose `require:` holds at some of its blocks for some dtypes only (it sees
+  /// TSIZE and DTYPE): the first condition that fails at `block` and `dtype`; "" when they all
+  /// hold, as they do for every other variant.
+  std::string unmet_requirement(unsigned block, const std::string& dtype) const;
   bool supports_block(unsigned block) const;
   bool supports_dtype(const std::string& dtype) const;
   bool supports_op(const std::string& op) const;

@@ -5,6 +5,7 @@
 #include "cli/options.hpp"
 #include "runner/compile_stage.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <set>
 
@@ -60,9 +61,12 @@ std::string watch_session::family_fingerprint(const std::string& family) const {
 }
 
 std::string watch_session::fingerprint(const registry_entry& e, const run_request& request,
-                                       nvrtc::include_scanner& scanner) const {
+                                       nvrtc::include_scanner& scanner, bool reference) const {
   if (!e.error.empty()) return "header error " + nvrtc::hash128(e.source + '\0' + e.error).hex();
-  const auto req = make_compile_request(*families().find(e.descriptor.family), e, request, arch_);
+  const family& f = *families().find(e.descriptor.family);
+  const auto req = reference
+                       ? make_reference_request(dynamic_cast<const data_family&>(f), request, arch_)
+                       : make_compile_request(f, e, request, arch_);
   const std::string fam = family_fingerprint(e.descriptor.family);
   if (req.name_expressions.empty())
     return "nothing to compile " + nvrtc::hash128(e.source).hex() + fam;
@@ -78,7 +82,9 @@ void watch_session::remember(const run_request& request, const sweep_result& swe
   for (const compile_record& c : sweep.compiles) {
     variant_state& s = state_[c.entry->descriptor.qualified_name()];
     // The key the sweep compiled with: a save made while it ran then still counts as a change.
-    s.fingerprint = c.key.empty() ? fingerprint(*c.entry, request, scanner)
+    const bool reference =
+        std::count(request.references.begin(), request.references.end(), c.entry);
+    s.fingerprint = c.key.empty() ? fingerprint(*c.entry, request, scanner, reference)
                                   : c.key + family_fingerprint(c.entry->descriptor.family);
     s.compile = snapshot_of(c);
     s.rows.clear();
@@ -112,6 +118,15 @@ std::size_t watch_session::round(const std::vector<std::string>& saved, std::ost
     if (it == state_.end() || it->second.fingerprint != fingerprint(*e, ws.request, scanner))
       changed.push_back(e);
   }
+  // The references --compile-only compiles beside the variants: again when theirs changed.
+  std::vector<const registry_entry*> changed_references;
+  for (const registry_entry* e : ws.request.references) {
+    const std::string name = e->descriptor.qualified_name();
+    present.insert(name);
+    const auto it = state_.find(name);
+    if (it == state_.end() || it->second.fingerprint != fingerprint(*e, ws.request, scanner, true))
+      changed_references.push_back(e);
+  }
   for (auto it = state_.begin(); it != state_.end();) {
     if (present.count(it->first)) {
       ++it;
@@ -120,13 +135,14 @@ std::size_t watch_session::round(const std::vector<std::string>& saved, std::ost
     out << it->first << ": removed (no longer selected, or its file is gone)\n";
     it = state_.erase(it);
   }
-  if (changed.empty()) {
+  if (changed.empty() && changed_references.empty()) {
     out << "no selected variant changed\n";
     return 0;
   }
 
   run_request request = ws.request;
   request.variants = changed;
+  request.references = changed_references;
   request.compile_only = !run_rows_;
   request.want_keys = true;
   const sweep_result sweep = runner(families(), request).run();

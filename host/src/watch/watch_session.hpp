@@ -61,8 +61,10 @@ class watch_session {
     std::optional<compile_snapshot> compile;
     std::vector<result_record> rows;
   };
+  /// What a file's compile depends on; `reference`: e is a family's reference kernel
+  /// (run_request::references).
   std::string fingerprint(const registry_entry& e, const run_request& request,
-                          nvrtc::include_scanner& scanner) const;
+                          nvrtc::include_scanner& scanner, bool reference = false) const;
   /// "" for a built-in family; for a data family, a hash of its description and reference, so
   /// that a saved family.toml re-runs the family's variants.
   std::string family_fingerprint(const std::string& family) const;

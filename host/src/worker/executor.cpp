@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace kl {
@@ -140,12 +141,20 @@ class isolated final : public row_executor {
     // The backstop for a hang outside any GPU wait (a plugin blocking inside its own call):
     // no row of the sampling rule's length takes anywhere near this.
     const auto row_limit = std::chrono::seconds(600) + std::chrono::milliseconds(6 * timeout_ms);
+    const auto grace = std::chrono::milliseconds(static_cast<int>(opt_.fault_grace_s * 1000));
     const auto began = clock_type::now();
     auto last_message = began;
+    std::optional<clock_type::time_point> overdue;  // since a launch passed the time-out
+    const std::string late =
+        "a launch did not finish within " + fmt_seconds(timeout_s) + " (--kernel-timeout)";
     try {
       w_->send({message_type::job, job});
       for (;;) {
         const auto m = w_->receive(200);
+        if (overdue && clock_type::now() - *overdue > grace)
+          return hung(r, what,
+                      late + " nor report a fault in the " + fmt_seconds(opt_.fault_grace_s) +
+                          " after; the worker was stopped");
         if (!m) {
           if (clock_type::now() - last_message > std::chrono::milliseconds(silence_ms))
             return hung(
@@ -161,18 +170,22 @@ class isolated final : public row_executor {
                               std::chrono::duration_cast<std::chrono::seconds>(row_limit).count()) +
                           " s");
         if (m->type == message_type::heartbeat) {
-          const double waited = m->payload.value("gpu_wait_ms", 0.0);
-          if (waited > timeout_ms)
-            return hung(r, what,
-                        "a launch did not finish within " + fmt_seconds(timeout_s) +
-                            " (--kernel-timeout); the worker was stopped");
+          // Past the time-out the launch is a hang, unless the driver reports a fault within the
+          // grace: that ends the wait with a sticky error, and the result says CRASHED.
+          if (!overdue && m->payload.value("gpu_wait_ms", 0.0) > timeout_ms) overdue = last_message;
           continue;
         }
         if (m->type != message_type::result) continue;
-        if (m->payload.value("fatal", false)) {
+        const bool fatal = m->payload.value("fatal", false);
+        if (fatal) {
           // The worker's context is gone; it exits, and the next row gets a fresh one.
           w_->wait_for_exit();
           w_.reset();
+        }
+        if (overdue && !fatal) {  // finished, but late: a hang all the same; the worker is fine
+          r.status = outcome::timeout;
+          r.message = late + " (" + what + ")";
+          return nullptr;
         }
         return m->payload;
       }
@@ -207,6 +220,10 @@ class isolated final : public row_executor {
 };
 
 }  // namespace
+
+double fault_grace_for(double kernel_timeout_s) {
+  return std::min(std::max(kernel_timeout_s, 5.0), 30.0);
+}
 
 json device_to_json(const cuda::device_info& d) {
   return {{"ordinal", d.ordinal},
