@@ -1,0 +1,131 @@
+// Files kernlab reads that it did not write in this run, and the files it creates (issue 32,
+// part B): whatever is at a path (a FIFO, a device, a link, a sparse 1 TiB file), a read never
+// blocks and never runs out of memory, and a file kernlab creates is never someone else's.
+#include "core/errors.hpp"
+#include "core/file_read.hpp"
+#include "core/file_write.hpp"
+#include "kernlab/plugin_api.h"
+#include "nvrtc/compile_cache.hpp"
+#include "nvrtc/hash.hpp"
+#include "plugins/plugin_loader.hpp"
+#include "process/worker_process.hpp"
+#include "runner/journal.hpp"
+#include "runner/runner.hpp"
+#include "test_util.hpp"
+#include "tune/store.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace kl {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// The bounded reader
+
+TEST(BoundedRead, ARegularFileIsReadWhole) {
+  test::temp_dir dir("bounded_read");
+  const std::string path = dir.write("a.txt", "hello");
+  const file_read r = read_regular_file(path, 5);
+  ASSERT_TRUE(r.ok()) << r.why;
+  EXPECT_EQ(r.bytes, "hello");
+  EXPECT_EQ(read_regular_file(dir.write("empty", ""), 5).bytes, "");
+}
+
+TEST(BoundedRead, WhatIsNotARegularFileIsRefusedWithoutBlocking) {
+  test::temp_dir dir("bounded_read_kinds");
+  const std::string fifo = dir.str() + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);  // no writer: a blocking open would wait for ever
+  const file_read f = read_regular_file(fifo, 1 << 20);
+  EXPECT_EQ(f.status, read_status::not_regular);
+  EXPECT_EQ(f.why, "a FIFO, not a regular file");
+  EXPECT_EQ(read_regular_file(dir.str(), 1 << 20).why, "a folder, not a regular file");
+  EXPECT_EQ(read_regular_file("/dev/zero", 1 << 20).why, "a character device, not a regular file");
+  EXPECT_EQ(read_regular_file(dir.str() + "/none", 1).status, read_status::absent);
+  EXPECT_EQ(read_regular_file(dir.str() + "/none/x", 1).status, read_status::absent);
+}
+
+TEST(BoundedRead, ALinkIsFollowedOnlyWhenAllowed) {
+  test::temp_dir dir("bounded_read_links");
+  dir.write("target", "text");
+  fs::create_symlink(dir.path() / "target", dir.path() / "link");
+  fs::create_symlink("/dev/zero", dir.path() / "zero");
+  const std::string link = dir.str() + "/link";
+  EXPECT_EQ(read_regular_file(link, 100).bytes, "text");
+  const file_read refused = read_regular_file(link, 100, symlinks::refuse);
+  EXPECT_EQ(refused.status, read_status::not_regular);
+  EXPECT_EQ(refused.why, "a symbolic link, not a regular file");
+  // A link to /dev/zero is a device either way, never read until memory runs out.
+  EXPECT_EQ(read_regular_file(dir.str() + "/zero", 100).status, read_status::not_regular);
+}
+
+TEST(BoundedRead, AFileOverTheBoundIsRefusedUnread) {
+  test::temp_dir dir("bounded_read_size");
+  const std::string sparse = dir.str() + "/sparse";
+  std::ofstream(sparse).close();
+  ASSERT_EQ(::truncate(sparse.c_str(), off_t{1} << 40), 0);  // 1 TiB, no block allocated
+  const file_read r = read_regular_file(sparse, 16 << 20);
+  EXPECT_EQ(r.status, read_status::too_large);
+  EXPECT_EQ(r.why, "1099511627776 bytes, over the 16 MiB limit");
+  EXPECT_TRUE(r.bytes.empty());
+  EXPECT_EQ(read_regular_file(dir.write("six", "123456"), 5).status, read_status::too_large);
+  // /proc's files say 0 bytes and grow as they are read: the bound holds while reading too.
+  const file_read proc = read_regular_file("/proc/self/maps", 16);
+  EXPECT_EQ(proc.status, read_status::too_large);
+  EXPECT_EQ(proc.why, "over the 16 bytes limit (it grew while read)");
+}
+
+TEST(BoundedRead, TheThrowingFormNamesTheFile) {
+  test::temp_dir dir("bounded_read_throw");
+  try {
+    read_regular_file_or_throw(dir.str(), 10);
+    FAIL() << "no error";
+  } catch (const io_error& e) {
+    EXPECT_EQ(std::string(e.what()), dir.str() + ": a folder, not a regular file");
+  }
+  EXPECT_EQ(byte_count_text(1u << 20), "1 MiB");
+  EXPECT_EQ(byte_count_text(std::uint64_t{3} << 30), "3 GiB");
+  EXPECT_EQ(byte_count_text(1000), "1000 bytes");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files kernlab creates
+
+TEST(CreatedFiles, ATemporaryFileIsNewUnguessableAndBesideItsTarget) {
+  test::temp_dir dir("created_beside");
+  const std::string target = dir.str() + "/out.json";
+  created_file a = create_file_beside(target, ".out.json.kernlab-");
+  created_file b = create_file_beside(target, ".out.json.kernlab-");
+  EXPECT_NE(a.path, b.path);
+  EXPECT_EQ(fs::path(a.path).parent_path(), dir.path());
+  EXPECT_EQ(fs::path(a.path).filename().string().rfind(".out.json.kernlab-", 0), 0u);
+  EXPECT_EQ(fs::path(a.path).filename().string().size(),
+            std::string(".out.json.kernlab-").size() + 12);
+  // replace_file replaces a link at the name, never the file it points at.
+  const std::string victim = dir.write("victim", "precious\n");
+  fs::create_symlink(victim, target);
+  replace_file(target, "new\n");
+  EXPECT_FALSE(fs::is_symlink(target));
+  EXPECT_EQ(test::read_file(target), "new\n");
+  EXPECT_EQ(test::read_file(victim), "precious\n");
+}
+
+}  // namespace
+}  // namespace kl
