@@ -127,5 +127,98 @@ TEST(CreatedFiles, ATemporaryFileIsNewUnguessableAndBesideItsTarget) {
   EXPECT_EQ(test::read_file(victim), "precious\n");
 }
 
+// ---------------------------------------------------------------------------------------------
+// The compile cache's folder
+
+// kernlab on one small file through `cache`, ended by `timeout` if it hangs (exit 124).
+test::command_result compile_through(const std::string& cache, const std::string& before = "") {
+  return test::run_command(before + "timeout -s KILL 60 " + KERNLAB_BINARY +
+                           " --config /dev/null --compile-only --no-plugins --kernels-dir " +
+                           test::kernels_dir() + " --cache-dir " + cache +
+                           " --variant reduce5 --block 128 --dtype int32");
+}
+
+// A FIFO in place of counters.json hung every cached run while it held counters.lock, and with
+// it every other kernlab on that cache and `cache info`.
+TEST(HostileCache, AFifoAsTheCountersHangsNothing) {
+  test::temp_dir dir("hostile_counters_fifo");
+  fs::create_directories(dir.path() / "cache");
+  ASSERT_EQ(::mkfifo((dir.str() + "/cache/counters.json").c_str(), 0600), 0);
+  const auto run = compile_through(dir.str() + "/cache");
+  EXPECT_EQ(run.code, 0) << run.output;
+  // The counters start again from this run, in a regular file that replaced the FIFO.
+  EXPECT_TRUE(fs::is_regular_file(dir.path() / "cache" / "counters.json"));
+  fs::remove(dir.path() / "cache" / "counters.json");
+  ASSERT_EQ(::mkfifo((dir.str() + "/cache/counters.json").c_str(), 0600), 0);
+  const auto info =
+      test::run_command("timeout -s KILL 60 " + std::string(KERNLAB_BINARY) +
+                        " --config /dev/null cache info --cache-dir " + dir.str() + "/cache");
+  EXPECT_EQ(info.code, 0) << info.output;
+}
+
+// A link to /dev/zero in place of counters.json was read until memory ran out.
+TEST(HostileCache, ALinkToDevZeroAsTheCountersIsNotRead) {
+  test::temp_dir dir("hostile_counters_zero");
+  fs::create_directories(dir.path() / "cache" / "entries");
+  fs::create_symlink("/dev/zero", dir.path() / "cache" / "counters.json");
+  // 2 GiB of address space: reading /dev/zero whole would fail in seconds, not take the machine.
+  const auto info =
+      test::run_command("ulimit -v 2097152; timeout -s KILL 60 " + std::string(KERNLAB_BINARY) +
+                        " --config /dev/null cache info --cache-dir " + dir.str() + "/cache");
+  EXPECT_EQ(info.code, 0) << info.output;
+  EXPECT_NE(info.output.find("entries"), std::string::npos) << info.output;
+}
+
+nvrtc::compile_result some_result() {
+  nvrtc::compile_result r;
+  r.ok = true;
+  r.cubin = std::string(100, 'c');
+  r.lowered_names["k<128>"] = "_Z1kILi128EEvv";
+  return r;
+}
+
+// A sparse 1 TiB file at an entry's name failed its row with bad_alloc on every run, and was
+// never rebuilt. It is damaged: a miss, reported, and replaced by the next store.
+TEST(HostileCache, ASparseHugeEntryIsADamagedMissThatAStoreReplaces) {
+  test::temp_dir dir("hostile_sparse_entry");
+  const nvrtc::compile_cache cache(dir.path());
+  nvrtc::digest128 key;
+  key.high = 7;
+  key.low = 9;
+  cache.store(key, some_result());
+  ASSERT_EQ(::truncate(cache.entry_path(key).c_str(), off_t{1} << 40), 0);
+  const nvrtc::cache_lookup l = cache.lookup(key);
+  EXPECT_EQ(l.status, nvrtc::lookup_status::corrupt);
+  EXPECT_EQ(l.problem,
+            cache.entry_path(key).string() + ": 1099511627776 bytes, over the 256 MiB limit");
+  cache.store(key, some_result());
+  EXPECT_EQ(cache.lookup(key).status, nvrtc::lookup_status::hit);
+  // An entry too large to be read back is not stored at all.
+  nvrtc::compile_result huge = some_result();
+  huge.cubin.assign(nvrtc::kMaxEntryBytes, 'c');
+  key.low = 10;
+  EXPECT_THROW(cache.store(key, huge), nvrtc::cache_error);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(cache.entry_path(key))));
+}
+
+// A link at an entry's name is no entry, whatever it points at: a miss, never followed, and the
+// store replaces the link itself, leaving its target as it was.
+TEST(HostileCache, ALinkAtAnEntrysNameIsAMissAndTheStoreReplacesTheLink) {
+  test::temp_dir dir("hostile_entry_link");
+  const nvrtc::compile_cache cache(dir.path() / "cache");
+  nvrtc::digest128 key;
+  key.high = 1;
+  key.low = 2;
+  const std::string good = nvrtc::encode_entry(key, some_result());
+  const std::string target = dir.write("elsewhere.klc", good);
+  fs::create_directories(cache.entry_path(key).parent_path());
+  fs::create_symlink(target, cache.entry_path(key));
+  EXPECT_EQ(cache.lookup(key).status, nvrtc::lookup_status::miss);
+  cache.store(key, some_result());
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(cache.entry_path(key))));
+  EXPECT_EQ(test::read_file(target), good);
+  EXPECT_EQ(cache.lookup(key).status, nvrtc::lookup_status::hit);
+}
+
 }  // namespace
 }  // namespace kl
