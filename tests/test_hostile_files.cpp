@@ -220,5 +220,60 @@ TEST(HostileCache, ALinkAtAnEntrysNameIsAMissAndTheStoreReplacesTheLink) {
   EXPECT_EQ(cache.lookup(key).status, nvrtc::lookup_status::hit);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Plugin verdicts
+
+// A copy of a test plugin in its own folder, and where its verdict is kept in `cache`.
+struct plugin_copy {
+  std::string folder, path, verdict;
+};
+plugin_copy copy_plugin(const test::temp_dir& dir, const std::string& cache) {
+  plugin_copy p;
+  p.folder = dir.str() + "/plugins";
+  p.path = p.folder + "/kernlab_mine.so";
+  fs::create_directories(p.folder);
+  fs::copy_file(std::string(KERNLAB_TEST_PLUGIN_DIR) + "/kernlab_release_marker.so", p.path);
+  p.verdict = cache + "/plugins/" + nvrtc::hash128(test::read_file(p.path)).hex() + "-abi" +
+              std::to_string(KERNLAB_PLUGIN_ABI_VERSION) + ".json";
+  fs::create_directories(fs::path(p.verdict).parent_path());
+  return p;
+}
+
+// A FIFO in place of a plugin's verdict hung --list.
+TEST(HostilePlugins, AFifoAsAVerdictIsProbedAgain) {
+  test::temp_dir dir("hostile_verdict_fifo");
+  const plugin_copy p = copy_plugin(dir, dir.str() + "/cache");
+  ASSERT_EQ(::mkfifo(p.verdict.c_str(), 0600), 0);
+  const auto r =
+      test::run_command("timeout -s KILL 60 " + std::string(KERNLAB_BINARY) +
+                        " --config /dev/null --list --kernels-dir " + test::kernels_dir() +
+                        " --cache-dir " + dir.str() + "/cache --plugin-dir " + p.folder);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("with_release"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(p.verdict)));  // rewritten
+}
+
+// The verdict's temporary file had a predictable name (the verdict's, ".tmp" and the pid) and
+// was opened through a link: a link planted there had its target overwritten.
+TEST(HostilePlugins, AVerdictIsNeverWrittenThroughALinkAtAGuessableName) {
+  test::temp_dir dir("hostile_verdict_link");
+  const plugin_copy p = copy_plugin(dir, dir.str() + "/cache");
+  const std::string victim = dir.write("victim.txt", "precious\n");
+  fs::create_symlink(victim, p.verdict + ".tmp" + std::to_string(::getpid()));
+  probe_options o;
+  o.command = {KERNLAB_BINARY, "--probe-plugin"};
+  o.timeout_s = 30;
+  o.cache_dir = dir.path() / "cache";
+  ASSERT_TRUE(probe_plugin(p.path, o).ok);
+  EXPECT_EQ(test::read_file(victim), "precious\n");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(p.verdict)));
+  // A link at the verdict's own name is no verdict: the plugin is probed, and the link replaced.
+  fs::remove(p.verdict);
+  fs::create_symlink(victim, p.verdict);
+  o.command = {"/bin/false"};  // a probe that runs says so
+  EXPECT_FALSE(probe_plugin(p.path, o).ok);
+  EXPECT_EQ(test::read_file(victim), "precious\n");
+}
+
 }  // namespace
 }  // namespace kl
