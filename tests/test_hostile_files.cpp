@@ -275,5 +275,30 @@ TEST(HostilePlugins, AVerdictIsNeverWrittenThroughALinkAtAGuessableName) {
   EXPECT_EQ(test::read_file(victim), "precious\n");
 }
 
+// ---------------------------------------------------------------------------------------------
+// Headers
+
+// A FIFO where a kernel includes a header cost the whole --compile-timeout, naming nothing: the
+// file fails at once, naming it.
+TEST(HostileFiles, AFifoAsAHeaderFailsItsFileAtOnceNamingIt) {
+  test::temp_dir dir("hostile_header");
+  std::string source = test::read_file(test::kernels_dir() + "/reduce/reduce5.cu");
+  const std::string include = "#include <kernlab/reduce.cuh>";
+  ASSERT_NE(source.find(include), std::string::npos);
+  source.replace(source.find(include), include.size(), include + "\n#include \"fifo.cuh\"");
+  dir.write("kernels/reduce/with_fifo.cu", source);
+  const std::string fifo = dir.str() + "/kernels/reduce/fifo.cuh";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = test::run_kernlab(
+      "--compile-only --no-plugins --kernels-dir " + dir.str() + "/kernels --kernels-dir " +
+      test::kernels_dir() + " --cache-dir " + dir.str() +
+      "/cache --variant with_fifo --block 128 --dtype int32 --compile-timeout 60");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 30s);
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_NE(r.output.find(fifo + ": a FIFO, not a regular file, so no header"), std::string::npos)
+      << r.output;
+}
+
 }  // namespace
 }  // namespace kl
