@@ -300,5 +300,69 @@ TEST(HostileFiles, AFifoAsAHeaderFailsItsFileAtOnceNamingIt) {
       << r.output;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Other files kernlab reads and appends to
+
+// Runs `open` (which opens the FIFO at `fifo`) and returns what it threw ("" for nothing). One
+// that waits for a writer or a reader fails the test after 10 s, and is let go by opening the
+// FIFO's ends for a moment, as often as it takes.
+std::string error_of_opening(const std::string& fifo, const std::function<void()>& open) {
+  auto done = std::async(std::launch::async, [&]() -> std::string {
+    try {
+      open();
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "";
+  });
+  if (done.wait_for(10s) == std::future_status::timeout) {
+    ADD_FAILURE() << "opening " << fifo << " waited for the FIFO's other end";
+    while (done.wait_for(100ms) == std::future_status::timeout) {
+      const unique_fd read_end(::open(fifo.c_str(), O_RDONLY | O_NONBLOCK));
+      const unique_fd write_end(::open(fifo.c_str(), O_WRONLY | O_NONBLOCK));
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+  return done.get();
+}
+
+// A FIFO as the journal hung the sweep before its first row (opening it to append), and
+// --resume (reading it).
+TEST(HostileFiles, AFifoAsTheJournalIsAnErrorNamingIt) {
+  test::temp_dir dir("hostile_journal");
+  const std::string fifo = dir.str() + "/journal.log";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(error_of_opening(fifo, [&] { journal j(fifo, true); }),
+            "journal " + fifo + ": a FIFO that no process reads; not written");
+  EXPECT_EQ(error_of_opening(fifo, [&] { journal::read(fifo); }),
+            "journal " + fifo + ": a FIFO, not a regular file; cannot be resumed");
+}
+
+TEST(HostileFiles, AFifoAsTheTuningStoreIsAnErrorNamingIt) {
+  test::temp_dir dir("hostile_store");
+  const std::string fifo = dir.str() + "/tuning.jsonl";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(error_of_opening(fifo, [&] { tune::tuning_store store(fifo); }),
+            "tuning store " + fifo + ": a FIFO, not a regular file");
+  // A link is not followed to append to the file it names.
+  const std::string victim = dir.write("victim", "precious\n");
+  fs::create_symlink(victim, dir.path() / "link.jsonl");
+  EXPECT_THROW(tune::tuning_store(dir.str() + "/link.jsonl"), io_error);
+  EXPECT_EQ(test::read_file(victim), "precious\n");
+}
+
+// `compare` on a FIFO waited for a writer for ever.
+TEST(HostileFiles, AFifoGivenAsAResultsFileIsAnErrorNamingIt) {
+  test::temp_dir dir("hostile_results");
+  const std::string fifo = dir.str() + "/run.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto r = test::run_command("timeout -s KILL 60 " + std::string(KERNLAB_BINARY) +
+                                   " --config /dev/null compare " + fifo + " " + fifo);
+  EXPECT_EQ(r.code, 4) << r.output;
+  EXPECT_NE(r.output.find(fifo + ": cannot be read (a FIFO, not a regular file)"),
+            std::string::npos)
+      << r.output;
+}
+
 }  // namespace
 }  // namespace kl

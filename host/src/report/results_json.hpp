@@ -48,7 +48,8 @@ const cuda::device_info* device_of(const result_record& r, const sweep_result& s
 /// is not a kernlab results file of a version this kernlab reads.
 std::vector<result_record> records_from_results(const nlohmann::json& j);
 
-/// Reads and parses a results file; errors name the file.
+/// Reads (core/file_read.hpp: a regular file of at most 1 GiB, never blocking) and parses a
+/// results file; errors are io_error naming the file.
 nlohmann::json read_results_file(const std::string& path);
 
 /// A stable 64-bit content hash, printed as 16 hex digits (xxHash3).

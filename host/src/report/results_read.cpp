@@ -4,11 +4,17 @@
 #include "report/results_json.hpp"
 
 #include "core/errors.hpp"
+#include "core/file_read.hpp"
 
-#include <fstream>
 #include <stdexcept>
 
 namespace kl {
+namespace {
+
+// A results file holds every sample of every row at most (--samples): far below this.
+constexpr std::uint64_t max_results_bytes = std::uint64_t{1} << 30;
+
+}  // namespace
 
 using nlohmann::json;
 std::vector<result_record> records_from_results(const json& j) {
@@ -25,10 +31,10 @@ std::vector<result_record> records_from_results(const json& j) {
 }
 
 json read_results_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw io_error(path + ": cannot be read");
+  const file_read text = read_regular_file(path, max_results_bytes);
+  if (!text.ok()) throw io_error(path + ": cannot be read (" + text.why + ")");
   try {
-    return json::parse(in);
+    return json::parse(text.bytes);
   } catch (const json::exception& e) {
     throw io_error(path + ": not valid JSON (" + e.what() + ")");
   }

@@ -1,17 +1,17 @@
 #include "runner/runner.hpp"
 
 #include "core/errors.hpp"
+#include "core/file_read.hpp"
 #include "core/interrupt.hpp"
 #include "cuda/resources.hpp"
 #include "exec/record_json.hpp"
 #include "nvrtc/hash.hpp"
+#include "plugins/plugin_loader.hpp"
 #include "runner/compile_stage.hpp"
 #include "runner/device_pool.hpp"
 #include "runner/journal.hpp"
 #include "runner/profile_pass.hpp"
 #include "worker/executor.hpp"
-
-#include <fstream>
 
 #include <algorithm>
 #include <cctype>
@@ -25,6 +25,9 @@
 
 namespace kl {
 namespace {
+
+// The most read of a sanitizer's log (for its verdict).
+constexpr std::uint64_t max_sanitizer_log_bytes = std::uint64_t{256} << 20;
 
 std::string join(const std::vector<unsigned>& v) {
   std::string s;
@@ -41,10 +44,8 @@ std::string join(const std::vector<std::string>& v) {
 
 std::string journal_key(const registry_entry& e, unsigned block, const problem_config& c) {
   std::string code = e.source;
-  if (code.empty()) {  // a plugin: the library file's bytes
-    std::ifstream in(e.descriptor.origin_path, std::ios::binary);
-    code.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  if (code.empty())  // a plugin: the library file's bytes (none when they cannot be read)
+    code = read_regular_file(e.descriptor.origin_path, max_plugin_file_bytes).bytes;
   return configuration_key(e.descriptor.qualified_name(), block, c) + "|seed " +
          std::to_string(c.seed) + "|source " + std::to_string(nvrtc::checksum64(code));
 }
@@ -123,7 +124,7 @@ sanitizer_summary parse_sanitizer_log(std::istream& in) {
 }
 
 std::string sanitizer_verdict(const std::string& tool, const std::string& path) {
-  std::ifstream in(path);
+  std::istringstream in(read_regular_file(path, max_sanitizer_log_bytes).bytes);
   const sanitizer_summary s = parse_sanitizer_log(in);
   if (s.errors < 0 && s.hazards < 0) return tool + ": no summary (see " + path + ")";
   if (s.errors <= 0 && s.hazards <= 0) return tool + ": clean";
