@@ -364,5 +364,56 @@ TEST(HostileFiles, AFifoGivenAsAResultsFileIsAnErrorNamingIt) {
       << r.output;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Logs
+
+// A log was opened with O_TRUNC through a link: the file the link named was emptied.
+TEST(CreatedFiles, ALogIsNeverOpenedThroughALink) {
+  test::temp_dir dir("created_log");
+  const std::string victim = dir.write("victim", "precious\n");
+  const std::string log = dir.str() + "/memcheck.log";
+  fs::create_symlink(victim, log);
+  try {
+    worker::worker_process child({"/bin/true"}, log);
+    FAIL() << "started with its log through a link";
+  } catch (const io_error& e) {
+    EXPECT_EQ(std::string(e.what()), "log " + log + ": a symbolic link; not written through");
+  }
+  EXPECT_EQ(test::read_file(victim), "precious\n");
+  // A log of our own is emptied and written; /dev/null is written as it is.
+  const std::string own = dir.write("own.log", "the run before\n");
+  {
+    worker::worker_process child({"/bin/sh", "-c", "echo this run"}, own);
+    child.wait_for_exit();
+  }
+  EXPECT_EQ(test::read_file(own), "this run\n");
+  worker::worker_process quiet({"/bin/true"}, "/dev/null");
+  EXPECT_EQ(quiet.wait_for_exit(), "exited with code 0");
+}
+
+// Without HOME, --sanitize's logs went to fixed names in the system's temp folder
+// (/tmp/kernlab-memcheck-reduce5.log), where anyone may have put a link first.
+TEST(CreatedFiles, SanitizerLogsWithoutAJournalGoToAPrivateFolder) {
+  std::string folder;
+  const std::string a = sanitizer_log_path("", folder, "memcheck", "reduce5");
+  ASSERT_FALSE(folder.empty());
+  EXPECT_EQ(a, folder + "/memcheck-reduce5.log");
+  EXPECT_EQ(sanitizer_log_path("", folder, "racecheck", "reduce5"),
+            folder + "/racecheck-reduce5.log");
+  struct stat st {};
+  ASSERT_EQ(::lstat(folder.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  std::string other;
+  sanitizer_log_path("", other, "memcheck", "reduce5");
+  EXPECT_NE(other, folder);  // each run its own
+  fs::remove_all(folder);
+  fs::remove_all(other);
+  std::string unused;
+  EXPECT_EQ(sanitizer_log_path("/j/journal.log", unused, "memcheck", "reduce5"),
+            "/j/journal.log.memcheck.reduce5.log");
+  EXPECT_TRUE(unused.empty());
+}
+
 }  // namespace
 }  // namespace kl

@@ -2,6 +2,7 @@
 
 #include "core/errors.hpp"
 #include "core/file_read.hpp"
+#include "core/file_write.hpp"
 #include "core/interrupt.hpp"
 #include "cuda/resources.hpp"
 #include "exec/record_json.hpp"
@@ -121,6 +122,13 @@ sanitizer_summary parse_sanitizer_log(std::istream& in) {
     }
   }
   return s;
+}
+
+std::string sanitizer_log_path(const std::string& journal_path, std::string& folder,
+                               const std::string& tool, const std::string& variant) {
+  if (!journal_path.empty()) return journal_path + "." + tool + "." + variant + ".log";
+  if (folder.empty()) folder = make_private_folder("kernlab-sanitize-");
+  return folder + "/" + tool + "-" + variant + ".log";
 }
 
 std::string sanitizer_verdict(const std::string& tool, const std::string& path) {
@@ -393,6 +401,7 @@ sweep_result runner::run(const group_callback& on_group) {
 
   // --profile: the rows that passed, with their jobs, for the pass after the sweep.
   std::vector<profile_target> to_profile;
+  std::string sanitizer_folder;  // --sanitize without a journal: the logs' private folder
 
   // The rows queued and not yet read back, in request order: a record decided here (a skip, a
   // compile error, a resumed row, a sanitized row), or a ticket of the pool; and where each
@@ -483,9 +492,8 @@ sweep_result runner::run(const group_callback& on_group) {
         std::vector<std::pair<std::string, std::unique_ptr<row_executor>>> sanitizers;
         std::vector<std::pair<std::string, std::string>> sanitizer_logs;
         for (const auto& tool : request_.sanitize) {
-          const std::string path = request_.journal_path.empty()
-                                       ? "/tmp/kernlab-" + tool + "-" + v.name + ".log"
-                                       : request_.journal_path + "." + tool + "." + v.name + ".log";
+          const std::string path =
+              sanitizer_log_path(request_.journal_path, sanitizer_folder, tool, v.name);
           // API errors are not the kernel's and kernlab checks every return code itself; one is
           // expected on every launch (the parameter check asks the driver for the parameter past
           // the last, cuda/tensor_map.cpp), which the sanitizer would count against every row.

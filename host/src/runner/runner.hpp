@@ -157,6 +157,14 @@ std::vector<device_pool::lane_factory> lanes_for(const family_registry& families
 /// or the one --baseline names): with several GPUs they run on each.
 bool is_baseline_row(const variant_descriptor& v, const std::string& baseline);
 
+/// Where --sanitize's log of `tool` for `variant` goes: beside the journal
+/// ("<journal>.memcheck.reduce5.log"), or without one in `folder`, a private folder (mode 0700)
+/// made in the system's temp folder on the first call and kept in `folder` for the next ones;
+/// never a fixed name in a folder everyone may write (a link planted there was followed). Throws
+/// io_error when the folder cannot be made.
+std::string sanitizer_log_path(const std::string& journal_path, std::string& folder,
+                               const std::string& tool, const std::string& variant);
+
 /// What compute-sanitizer's log says at its end. Every count is -1 when its line is missing.
 struct sanitizer_summary {
   long errors = -1;       ///< "ERROR SUMMARY: 478 errors": the total, printed or not
