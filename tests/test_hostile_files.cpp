@@ -415,5 +415,151 @@ TEST(CreatedFiles, SanitizerLogsWithoutAJournalGoToAPrivateFolder) {
   EXPECT_TRUE(unused.empty());
 }
 
+// ---------------------------------------------------------------------------------------------
+// Ctrl-C and SIGTERM while compiling, and children that outlive kernlab
+
+// kernlab started in the background with `args`, its output in `log`; killed (SIGKILL) and
+// reaped if it still runs when the object goes, so no test leaves one behind.
+class background_kernlab {
+ public:
+  background_kernlab(const std::vector<std::string>& args, const std::string& log) : log_(log) {
+    std::vector<std::string> argv = {KERNLAB_BINARY, "--config", "/dev/null"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      std::vector<char*> raw;
+      for (auto& a : argv) raw.push_back(a.data());
+      raw.push_back(nullptr);
+      ::execv(raw[0], raw.data());
+      ::_exit(127);
+    }
+  }
+  ~background_kernlab() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  pid_t pid() const { return pid_; }
+  std::string output() const { return test::read_file(log_); }
+  /// Its exit code (128 + the signal that ended it), or -1 while it still runs after `limit`.
+  int wait_for_exit(std::chrono::seconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < until) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  std::string log_;
+};
+
+// The processes whose parent is `parent` and whose command line holds `mode`.
+std::vector<pid_t> children_of(pid_t parent, const std::string& mode) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = test::read_file(e.path().string() + "/stat");
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    // After "(comm)": the state, then the parent's pid.
+    if (std::stol(stat.substr(close + 4)) != parent) continue;
+    std::string cmdline = test::read_file(e.path().string() + "/cmdline");
+    for (char& c : cmdline)
+      if (c == '\0') c = ' ';
+    if (cmdline.find(mode) != std::string::npos) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// Waits up to `limit` for a child of `parent` running `mode` to appear.
+std::vector<pid_t> wait_for_children(pid_t parent, const std::string& mode,
+                                     std::chrono::seconds limit = 60s) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  std::vector<pid_t> found;
+  while ((found = children_of(parent, mode)).empty() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(20ms);
+  return found;
+}
+
+// Whether process `pid` has ended (gone, or a zombie no one has reaped yet).
+bool ended(pid_t pid) {
+  const std::string stat = test::read_file("/proc/" + std::to_string(pid) + "/stat");
+  const auto close = stat.rfind(')');
+  return close == std::string::npos || stat.substr(close + 2, 1) == "Z";
+}
+
+// Waits up to `limit` for every one of `pids` to end; those still running are killed (they
+// would outlive the test) and the answer is false.
+bool all_end(const std::vector<pid_t>& pids, std::chrono::seconds limit = 10s) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  auto running = [&] {
+    for (pid_t p : pids)
+      if (!ended(p)) return true;
+    return false;
+  };
+  while (running() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(20ms);
+  if (!running()) return true;
+  for (pid_t p : pids) ::kill(p, SIGKILL);
+  return false;
+}
+
+// A kernels folder with a file whose compile takes minutes.
+std::string slow_kernels(const test::temp_dir& dir) {
+  dir.write("kernels/reduce/slow.cu", test::slow_compiling_kernel("slow"));
+  return dir.str() + "/kernels";
+}
+
+std::vector<std::string> slow_compile_args(const std::string& kernels) {
+  return {"--no-plugins",      "--no-cache",
+          "--kernels-dir",     kernels,
+          "--kernels-dir",     test::kernels_dir(),
+          "--variant",         "slow",
+          "--block",           "128",
+          "--dtype",           "int32",
+          "--compile-timeout", "300"};
+}
+
+// The first SIGTERM during --compile-only was ignored until every file had compiled (minutes
+// here), and then kernlab exited 0.
+TEST(HostileSignals, SigtermStopsCompileOnlyAtOnceKillingItsCompiles) {
+  test::temp_dir dir("hostile_sigterm");
+  std::vector<std::string> args = slow_compile_args(slow_kernels(dir));
+  args.insert(args.begin(), "--compile-only");
+  background_kernlab k(args, dir.str() + "/out.log");
+  const std::vector<pid_t> compiles = wait_for_children(k.pid(), "--compile-child");
+  ASSERT_FALSE(compiles.empty()) << k.output();
+  ASSERT_EQ(::kill(k.pid(), SIGTERM), 0);
+  EXPECT_EQ(k.wait_for_exit(20s), 128 + SIGTERM) << k.output();
+  EXPECT_NE(k.output().find("interrupted (SIGTERM) while compiling; nothing written"),
+            std::string::npos)
+      << k.output();
+  EXPECT_TRUE(all_end(compiles)) << "the compile child outlived kernlab";
+}
+
+TEST(HostileSignals, CtrlCStopsResourcesTheSameWay) {
+  test::temp_dir dir("hostile_sigint");
+  std::vector<std::string> args = slow_compile_args(slow_kernels(dir));
+  args.insert(args.begin(), "--resources");
+  background_kernlab k(args, dir.str() + "/out.log");
+  const std::vector<pid_t> compiles = wait_for_children(k.pid(), "--compile-child");
+  ASSERT_FALSE(compiles.empty()) << k.output();
+  ASSERT_EQ(::kill(k.pid(), SIGINT), 0);
+  EXPECT_EQ(k.wait_for_exit(20s), 128 + SIGINT) << k.output();
+  EXPECT_NE(k.output().find("interrupted (Ctrl-C) while compiling"), std::string::npos)
+      << k.output();
+  EXPECT_TRUE(all_end(compiles)) << "the compile child outlived kernlab";
+}
+
 }  // namespace
 }  // namespace kl

@@ -1,8 +1,10 @@
 #include "runner/compile_stage.hpp"
 
+#include "core/interrupt.hpp"
 #include "nvrtc/compile_process.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <set>
 
 namespace kl {
@@ -127,7 +129,9 @@ void compile_stage::compile_one(slot& s, const nvrtc::compile_request& request) 
       // so that a compile past --compile-timeout can be killed; a hit above started nothing.
       rec.result = compile_command_.empty()
                        ? nvrtc::compile(request)
-                       : nvrtc::compile_in_child(request, compile_command_, compile_timeout_s_);
+                       : nvrtc::compile_in_child(
+                             request, compile_command_, compile_timeout_s_,
+                             [this] { return stop_on_interrupt_ && interrupt_requested(); });
       if (!rec.result.ok) {
         rec.error = "compile error:\n" + rec.result.error_summary();
       } else if (cache_) {
@@ -145,6 +149,10 @@ void compile_stage::compile_one(slot& s, const nvrtc::compile_request& request) 
     }
   } catch (const nvrtc::compile_timeout_error& ex) {
     rec.error = std::string(ex.what()) + " (--compile-timeout)";
+  } catch (const nvrtc::compile_stopped_error& ex) {
+    rec.error = std::string(ex.what()) + " (" +
+                (interrupt_signal() == SIGTERM ? "SIGTERM" : "Ctrl-C") + ")";
+    rec.stopped = true;
   } catch (const std::exception& ex) {
     rec.error = ex.what();
   }

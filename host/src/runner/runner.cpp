@@ -331,14 +331,19 @@ sweep_result runner::run(const group_callback& on_group) {
   // first file's rows are timed while the others still compile. One image per file serves every
   // GPU: they share the architecture, and each worker loads the image it is sent.
   compile_stage compiles(families_, request_, out.arch);
+  compiles.stop_on_interrupt(true);  // Ctrl-C: the compiles under way stop, their children die
   if (request_.compile_only || (!out.device && !injected)) {
     std::size_t i = 0;
     for (const registry_entry* e : request_.variants) {
       if (e->descriptor.origin != origin_kind::source) continue;
-      compiles.get(e);
+      if (!interrupt_requested()) compiles.get(e);
+      if (interrupt_requested()) break;
       if (progress_) progress_("compiling", ++i, request_.variants.size(), e->descriptor.name);
     }
-    compiles.finish(out);
+    // Interrupted: the files not started are dropped (compile_stage's destructor), and nothing
+    // is reported of a stage cut short.
+    out.interrupted = interrupt_requested();
+    if (!out.interrupted) compiles.finish(out);
     return out;
   }
 
@@ -530,6 +535,11 @@ sweep_result runner::run(const group_callback& on_group) {
           // Decisions that need no GPU are made here; everything else runs in the executor.
           if (auto verdict = decide_before_compile(*e, block, config, device)) {
             settle(verdict->first, verdict->second);
+          } else if (v.origin == origin_kind::source && compiles.get(e).stopped) {
+            // Ctrl-C stopped its compile: like a row that never started, it is not reported.
+            out.interrupted = true;
+            pool.cancel();
+            break;
           } else if (v.origin == origin_kind::source && !compiles.get(e).error.empty()) {
             settle(outcome::failed, compiles.get(e).error);
           } else if (resumed.in_flight.count(key)) {

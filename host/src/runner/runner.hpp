@@ -121,8 +121,9 @@ class runner {
   /// Compiles every source variant on a pool of threads, through the cache, while the rows of
   /// the files already compiled are validated and timed (in request order); with compile_only,
   /// or without a device (sweep_result says why), it stops after compiling. After an interrupt
-  /// (core/interrupt.hpp) no further row starts: the rows finished so far are returned, marked
-  /// interrupted.
+  /// (core/interrupt.hpp) no further row starts and the compiles under way stop (their children
+  /// killed): the rows finished so far are returned, marked interrupted; a compile-only run cut
+  /// short returns no compiles.
   sweep_result run(const group_callback& on_group = {});
 
  private:
