@@ -561,5 +561,35 @@ TEST(HostileSignals, CtrlCStopsResourcesTheSameWay) {
   EXPECT_TRUE(all_end(compiles)) << "the compile child outlived kernlab";
 }
 
+// A compile child went on for minutes after kernlab was killed.
+TEST(HostileSignals, ACompileChildDiesWithAKilledKernlab) {
+  test::temp_dir dir("hostile_kill_compile");
+  std::vector<std::string> args = slow_compile_args(slow_kernels(dir));
+  args.insert(args.begin(), "--compile-only");
+  background_kernlab k(args, dir.str() + "/out.log");
+  const std::vector<pid_t> compiles = wait_for_children(k.pid(), "--compile-child");
+  ASSERT_FALSE(compiles.empty()) << k.output();
+  ASSERT_EQ(::kill(k.pid(), SIGKILL), 0);
+  EXPECT_EQ(k.wait_for_exit(10s), 128 + SIGKILL);
+  EXPECT_TRUE(all_end(compiles)) << "the compile child outlived kernlab";
+}
+
+// A probe child whose plugin never returns from its constructor stayed after kernlab was killed.
+TEST(HostileSignals, AProbeChildDiesWithAKilledKernlab) {
+  test::temp_dir dir("hostile_kill_probe");
+  fs::create_directories(dir.path() / "plugins");
+  fs::copy_file(std::string(KERNLAB_HOSTILE_PLUGIN_DIR) + "/kernlab_hostile_hang.so",
+                dir.path() / "plugins" / "kernlab_hostile_hang.so");
+  background_kernlab k(
+      {"--list", "--kernels-dir", test::kernels_dir(), "--cache-dir", dir.str() + "/cache",
+       "--plugin-dir", dir.str() + "/plugins", "--kernel-timeout", "120"},
+      dir.str() + "/out.log");
+  const std::vector<pid_t> probes = wait_for_children(k.pid(), "kernlab_hostile_hang.so");
+  ASSERT_FALSE(probes.empty()) << k.output();
+  ASSERT_EQ(::kill(k.pid(), SIGKILL), 0);
+  EXPECT_EQ(k.wait_for_exit(10s), 128 + SIGKILL);
+  EXPECT_TRUE(all_end(probes)) << "the probe outlived kernlab";
+}
+
 }  // namespace
 }  // namespace kl

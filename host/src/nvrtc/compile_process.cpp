@@ -1,5 +1,6 @@
 #include "nvrtc/compile_process.hpp"
 
+#include "core/lifeline.hpp"
 #include "core/unique_fd.hpp"
 #include "nvrtc/compile_result_json.hpp"
 
@@ -216,6 +217,8 @@ compile_result compile_in_child(const compile_request& request,
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, to_read.get(), 0);
   posix_spawn_file_actions_adddup2(&actions, from_write.get(), 1);
+  if (const int lifeline = lifeline_read_end(); lifeline >= 0)  // it ends when kernlab ends
+    posix_spawn_file_actions_adddup2(&actions, lifeline, lifeline_fd);
   // kernlab ignores SIGPIPE (a dead child must not kill it); the child gets the default back.
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);

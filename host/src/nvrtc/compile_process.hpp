@@ -39,7 +39,8 @@ class compile_stopped_error : public nvrtc_error {
 /// "--compile-child"}). Throws compile_timeout_error after `timeout_s` seconds (the child is
 /// killed then), compile_stopped_error within 0.1 s of `stop_when` saying true (it is asked all
 /// along; the child is killed too), and nvrtc_error when the child cannot be started, fails in
-/// NVRTC, crashes or answers nonsense (the message says which, naming the file).
+/// NVRTC, crashes or answers nonsense (the message says which, naming the file). The child
+/// ends when this process ends (core/lifeline.hpp).
 compile_result compile_in_child(const compile_request& request,
                                 const std::vector<std::string>& command, double timeout_s,
                                 const std::function<bool()>& stop_when = {});

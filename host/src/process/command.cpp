@@ -1,6 +1,7 @@
 #include "process/command.hpp"
 
 #include "core/file_write.hpp"
+#include "core/lifeline.hpp"
 #include "core/unique_fd.hpp"
 #include "process/worker_process.hpp"
 
@@ -58,6 +59,8 @@ command_end run_to_file(const std::vector<std::string>& argv, const std::string&
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, output.get(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  if (const int lifeline = lifeline_read_end(); lifeline >= 0)
+    posix_spawn_file_actions_adddup2(&actions, lifeline, lifeline_fd);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

@@ -1,6 +1,7 @@
 #include "process/worker_process.hpp"
 
 #include "core/file_write.hpp"
+#include "core/lifeline.hpp"
 #include "core/unique_fd.hpp"
 
 #include <fcntl.h>
@@ -42,6 +43,8 @@ worker_process::worker_process(const std::vector<std::string>& argv, const std::
   // dup2 clears O_CLOEXEC on the copies, so exactly fds 3 and 4 survive the exec.
   posix_spawn_file_actions_adddup2(&actions, down[0], child_in_fd);
   posix_spawn_file_actions_adddup2(&actions, up[1], child_out_fd);
+  if (const int lifeline = lifeline_read_end(); lifeline >= 0)  // it ends when kernlab ends
+    posix_spawn_file_actions_adddup2(&actions, lifeline, lifeline_fd);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
