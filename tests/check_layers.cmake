@@ -3,7 +3,8 @@
 # A new folder must be placed here, which is the point: where it sits is a decision.
 #   cmake -DSRC=host/src -P tests/check_layers.cmake
 set(layers
-  "core cuda nvrtc parallel process spec"  # plain data, the driver, the compiler, the header parser
+  "core"                                   # errors, exit codes, Ctrl-C, reading and creating files
+  "cuda nvrtc parallel process spec"       # plain data, the driver, the compiler, the header parser
   "measure plugins"                        # timing, L2 flush, clocks; plugin probing and loading
   "families cli"                           # the problems; the command line
   "registry"                               # discovery and selection of variants

@@ -204,16 +204,28 @@ TEST_F(Key, AHugeHeaderIsRefusedUnread) {
   }
 }
 
-// A FIFO where a header is named is not a header: the scan never blocks on it.
-TEST_F(Key, AFifoIsNoHeader) {
+// A FIFO where a header is named is not a header: the scan never blocks on it, and names it.
+// (It was "not found", so NVRTC opened it and waited until --compile-timeout, naming nothing.)
+TEST_F(Key, AFifoAsAHeaderIsAnErrorNamingIt) {
   const fs::path fifo = dir.path() / "include" / "fifo.cuh";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   req.source = "#include <fifo.cuh>\n" + req.source;
   nvrtc::include_scanner scanner({test::cuda_include()});
-  for (const auto& d : scanner.scan(req))
+  try {
+    scanner.scan(req);
+    FAIL() << "expected a scan_error";
+  } catch (const nvrtc::scan_error& e) {
+    EXPECT_EQ(std::string(e.what()), fifo.string() + ": a FIFO, not a regular file, so no header");
+  }
+  // A folder at a header's name is passed over, as NVRTC passes it over.
+  fs::remove(fifo);
+  fs::create_directory(fifo);
+  nvrtc::include_scanner again({test::cuda_include()});
+  for (const auto& d : again.scan(req)) {
     if (d.spelled == "fifo.cuh") {
       EXPECT_EQ(d.path, "");
     }
+  }
 }
 
 // NVRTC resolves "link/.." physically, to the parent of the link's target; so must the key.

@@ -503,12 +503,14 @@ TEST(OutputFile, ReplacesAFileWholeAndWritesStreamsDirectly) {
   const std::string path = dir.write("run.csv", "an older and much longer text than the new one\n");
   write_output_file(path, "new\n");
   EXPECT_EQ(test::read_file(path), "new\n");
-  // Through a link: the file it names is replaced, the link stays.
+  // A link at the name is replaced itself: the file it names is left as it was (it was renamed
+  // onto, so a link planted in a shared folder replaced a file of the user's).
   const std::string link = dir.str() + "/link.csv";
   std::filesystem::create_symlink(path, link);
-  write_output_file(link, "through the link\n");
-  EXPECT_TRUE(std::filesystem::is_symlink(link));
-  EXPECT_EQ(test::read_file(path), "through the link\n");
+  write_output_file(link, "instead of the link\n");
+  EXPECT_FALSE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(test::read_file(link), "instead of the link\n");
+  EXPECT_EQ(test::read_file(path), "new\n");
   // A device and a FIFO cannot be renamed over: they are written directly.
   EXPECT_NO_THROW(write_output_file("/dev/null", "discarded\n"));
   const std::string fifo = dir.str() + "/fifo";

@@ -8,6 +8,7 @@
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
 #include "core/utf8.hpp"
+#include "core/lifeline.hpp"
 #include "cuda/driver.hpp"
 #include "mpi/world.hpp"
 #include "nvrtc/compile_process.hpp"
@@ -44,11 +45,13 @@ int main(int argc, char** argv) {
   // The child processes kernlab starts from its own binary: `--probe-plugin FILE` loads a plugin
   // before kernlab trusts it, `--worker` runs rows, `--compile-child` runs one file's NVRTC
   // compile so that a compile past --compile-timeout can be killed. Ctrl-C is kernlab's to
-  // handle (core/interrupt.hpp), not theirs.
+  // handle (core/interrupt.hpp), not theirs; and they end when kernlab ends (core/lifeline.hpp).
   if (argc >= 2 &&
       (std::string(argv[1]) == "--probe-plugin" || std::string(argv[1]) == "--worker" ||
-       std::string(argv[1]) == "--compile-child"))
+       std::string(argv[1]) == "--compile-child")) {
+    kl::die_with_parent();
     kl::ignore_interrupts();
+  }
   if (argc == 3 && std::string(argv[1]) == "--probe-plugin") return kl::probe_main(argv[2]);
   if (argc >= 2 && std::string(argv[1]) == "--worker") {
     try {

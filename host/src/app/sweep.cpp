@@ -175,6 +175,14 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
   for (const auto& w : sweep.warnings) std::cerr << "kernlab: warning: " << w << "\n";
   for (const auto& w : outputs.warnings()) std::cerr << "kernlab: warning: " << w << "\n";
   clear_progress();
+  if (sweep.interrupted && (opt.compile_only || opt.resources || !sweep.device)) {
+    // Stopped while compiling: a table of some files would pass for the whole, so nothing is
+    // printed or written (an earlier --json stays); what compiled is in the compile cache.
+    std::cout << "interrupted (" << (kl::interrupt_signal() == SIGTERM ? "SIGTERM" : "Ctrl-C")
+              << ") while compiling; nothing written (the files compiled so far are in the "
+                 "compile cache)\n";
+    return 128 + kl::interrupt_signal();
+  }
   // --json and --csv are written whatever the mode: a compile-only file still records the
   // sources' hashes, the compile options and the compile times.
   auto write_outputs = [&] {

@@ -2,6 +2,7 @@
 #include "cuda/occupancy.hpp"
 
 #include "core/errors.hpp"
+#include "core/file_read.hpp"
 #include "spec/names.hpp"
 
 #include <boost/program_options.hpp>
@@ -297,22 +298,11 @@ bool overridden(const std::string& key, const std::set<std::string>& given) {
 // The config file's text. It must be a regular file of at most 1 MiB: a folder used to be
 // ignored without a word and `--config /dev/zero` read until memory ran out.
 std::string read_config(const std::string& path) {
-  constexpr std::uintmax_t limit = 1u << 20;
   std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) throw io_error("--config " + path + ": no such file");
   if (fs::canonical(path, ec) == "/dev/null") return "";  // `--config /dev/null`: no settings
-  if (!fs::is_regular_file(st))
-    throw io_error("--config " + path + ": not a regular file (" +
-                   (fs::is_directory(st) ? "a folder" : "a device, pipe or socket") + ")");
-  const std::uintmax_t size = fs::file_size(path, ec);
-  if (ec || size > limit)
-    throw io_error("--config " + path + ": larger than 1 MiB, not a config file");
-  std::ifstream in(path, std::ios::binary);
-  std::string text(static_cast<std::size_t>(size), '\0');
-  if (!in || !in.read(text.data(), static_cast<std::streamsize>(size)))
-    throw io_error("--config " + path + ": cannot be read");
-  return text;
+  file_read text = read_regular_file(path, 1u << 20);
+  if (!text.ok()) throw io_error("--config " + path + ": " + text.why);
+  return std::move(text.bytes);
 }
 
 // The number a text option holds, when the whole text is one finite number. --axis and

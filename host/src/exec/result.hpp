@@ -110,7 +110,8 @@ struct compile_record {
   const registry_entry* entry = nullptr;
   std::vector<instantiation> instances;
   nvrtc::compile_result result;
-  std::string error;  ///< a header error or an NVRTC failure; empty when it compiled
+  std::string error;     ///< a header error or an NVRTC failure; empty when it compiled
+  bool stopped = false;  ///< Ctrl-C stopped its compile (`error` says so): no verdict on the file
   cache_use cache = cache_use::off;
   /// What the file cost this run, on its compile thread: the key and lookup, and on a miss
   /// NVRTC and the store. (result.milliseconds is NVRTC's time when the image was made.)

@@ -1,12 +1,9 @@
 #include "nvrtc/cache_key.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "core/file_read.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <filesystem>
 #include <optional>
 #include <string_view>
@@ -65,32 +62,21 @@ std::vector<directive> parse_includes(std::string_view text) {
   return out;
 }
 
-// Reads a header of at most kMaxHeaderBytes. A FIFO or a device is no header: it is never opened
-// for a blocking read (O_NONBLOCK), and counts as not found.
-// Throws scan_error for a header too large to be one.
+// A header's text, read as every file kernlab did not write (core/file_read.hpp); nothing when
+// it is gone or cannot be read (NVRTC then says so itself). Throws scan_error, naming it, for a
+// header over kMaxHeaderBytes, and for a FIFO or a device, which is no header: NVRTC's open()
+// would wait on a FIFO until --compile-timeout.
 std::optional<std::string> read_header(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct closer {
-    int fd;
-    ~closer() { ::close(fd); }
-  } close_it{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  if (static_cast<std::uintmax_t>(st.st_size) > kMaxHeaderBytes)
-    throw scan_error(path + ": " + std::to_string(st.st_size) + " bytes, more than the " +
-                     std::to_string(kMaxHeaderBytes >> 20) +
-                     " MiB kernlab reads of a header (is this #include meant?)");
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t got = 0;
-  while (got < text.size()) {
-    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // shrank while read: hash what is there; NVRTC will see the change
-    got += static_cast<std::size_t>(n);
+  file_read r = read_regular_file(path, kMaxHeaderBytes);
+  switch (r.status) {
+    case read_status::ok: return std::move(r.bytes);
+    case read_status::too_large:
+      throw scan_error(path + ": " + r.why + " of a header (is this #include meant?)");
+    case read_status::not_regular: throw scan_error(path + ": " + r.why + ", so no header");
+    case read_status::absent:
+    case read_status::failed: break;
   }
-  text.resize(got);
-  return text;
+  return std::nullopt;
 }
 
 // Where NVRTC finds `name` from `dir`: the joined path as it stands, so the system resolves
@@ -142,7 +128,9 @@ std::shared_ptr<const include_scanner::file_info> include_scanner::read(const st
   // Read outside the lock: two threads may read one header at once, and both get the same.
   auto info = std::make_shared<file_info>();
   std::error_code ec;
-  if (fs::is_regular_file(path, ec)) {
+  const fs::file_status st = fs::status(path, ec);
+  // A folder is skipped, as NVRTC skips it; a FIFO or a device is read (and refused) below.
+  if (fs::exists(st) && !fs::is_directory(st)) {
     info->physical = physical(path);
     info->toolkit = is_toolkit(info->physical);
     if (info->toolkit) {

@@ -28,7 +28,8 @@ constexpr std::size_t kMaxIncludeDepth = 200;
 /// A larger header is refused: the scanner reads each header whole, and so does NVRTC.
 constexpr std::uintmax_t kMaxHeaderBytes = std::uintmax_t{16} << 20;
 
-/// A header the scanner cannot follow (nested too deep, too large); the message names the file.
+/// A header the scanner cannot follow (nested too deep, too large, a FIFO or a device); the
+/// message names the file.
 class scan_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -47,8 +48,10 @@ struct header_dependency {
 /// NVRTC does: "..." beside the including file, then the include folders in order; <...> the
 /// include folders only; a --pre-include the working folder, then the include folders. Like
 /// NVRTC, it resolves a `..` after a symlinked folder physically (the link target's parent).
-/// A FIFO, a device or a folder is not a header; a header over kMaxHeaderBytes, or nested more
-/// than kMaxIncludeDepth deep, makes scan() throw scan_error.
+/// A folder is not a header (the search goes on, as NVRTC's does); a FIFO or a device where a
+/// header is looked for, a header over kMaxHeaderBytes, or one nested more than kMaxIncludeDepth
+/// deep makes scan() throw scan_error naming it. (A FIFO is an error rather than "not found":
+/// NVRTC would open it and wait for a writer until --compile-timeout.)
 ///
 /// It does not evaluate #if, so it may follow an include a condition leaves out: that header's
 /// edits then change the key too (a needless miss, never a wrong hit). A computed include

@@ -1,5 +1,9 @@
 #include "nvrtc/compile_cache.hpp"
 
+#include "core/errors.hpp"
+#include "core/file_read.hpp"
+#include "core/file_write.hpp"
+#include "core/unique_fd.hpp"
 #include "nvrtc/compile_result_json.hpp"
 
 #include <nlohmann/json.hpp>
@@ -10,13 +14,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
-#include <random>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -30,6 +30,7 @@ constexpr std::uint32_t kFormatVersion = 1;
 constexpr std::size_t kHeaderBytes = 48;  // magic, version, reserved, key (16), length, checksum
 constexpr const char* kEntrySuffix = ".klc";
 constexpr const char* kTempPrefix = ".tmp-";
+constexpr std::uint64_t kMaxCountersBytes = 64 << 10;
 
 void put_u64(std::string& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
@@ -50,27 +51,13 @@ std::uint32_t get_u32(std::string_view in, std::size_t at) {
 
 std::string errno_text() { return std::strerror(errno); }
 
-// Owns a POSIX file descriptor.
-class unique_fd {
- public:
-  explicit unique_fd(int fd) : fd_(fd) {}
-  ~unique_fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  unique_fd(const unique_fd&) = delete;
-  unique_fd& operator=(const unique_fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-// Holds an exclusive flock on a lock file for its lifetime.
+// Holds an exclusive flock on a lock file for its lifetime. Never through a link planted at the
+// lock's name (O_NOFOLLOW), nor blocked by a FIFO there (O_NONBLOCK).
 class file_lock {
  public:
   explicit file_lock(const fs::path& path)
-      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
-    if (fd_.get() < 0) throw cache_error("cannot open " + path.string() + ": " + errno_text());
+      : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644)) {
+    if (!fd_) throw cache_error("cannot open " + path.string() + ": " + errno_text());
     while (::flock(fd_.get(), LOCK_EX) != 0)
       if (errno != EINTR) throw cache_error("cannot lock " + path.string() + ": " + errno_text());
   }  // the lock goes with the descriptor
@@ -79,72 +66,26 @@ class file_lock {
   unique_fd fd_;
 };
 
-// A name no other thread or process writing into the same folder picks.
-std::string temp_name(const std::string& stem) {
-  static std::atomic<std::uint64_t> counter{0};
-  static const std::uint64_t salt = std::random_device{}();
-  return std::string(kTempPrefix) + stem + "-" + std::to_string(::getpid()) + "-" +
-         std::to_string(salt & 0xffffff) + "-" + std::to_string(counter++);
-}
-
-// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so a reader
-// sees the old file or the new one, never a part.
+// Writes `bytes` to `path` through a new file in the same folder (created exclusively, under a
+// name no one can guess) and a rename, so a reader sees the old file or the new one, never a part.
 void write_atomically(const fs::path& path, std::string_view bytes) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
   if (ec) throw cache_error("cannot create " + path.parent_path().string() + ": " + ec.message());
-  const fs::path tmp = path.parent_path() / temp_name(path.filename().string());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw cache_error("cannot create " + tmp.string() + ": " + errno_text());
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      fs::remove(tmp, ec);
-      throw cache_error("cannot write " + tmp.string() + " (disk full?)");
-    }
+  try {
+    created_file tmp =
+        create_file_beside(path.string(), kTempPrefix + path.filename().string() + "-");
+    auto give_up = [&](const std::string& what) {
+      ::unlink(tmp.path.c_str());
+      throw cache_error(what);
+    };
+    if (write_all(tmp.fd.get(), bytes) != 0 || ::close(tmp.fd.release()) != 0)
+      give_up("cannot write " + tmp.path + ": " + errno_text() + " (disk full?)");
+    if (::rename(tmp.path.c_str(), path.c_str()) != 0)
+      give_up("cannot rename " + tmp.path + " to " + path.string() + ": " + errno_text());
+  } catch (const io_error& e) {
+    throw cache_error(e.what());
   }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw cache_error("cannot rename " + tmp.string() + " to " + path.string() + ": " +
-                      ec.message());
-  }
-}
-
-bool read_file(const fs::path& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  out.assign(std::istreambuf_iterator<char>(in), {});
-  return !in.bad();
-}
-
-// What reading an entry found.
-enum class entry_read { ok, absent, not_a_file, failed };
-
-// Reads an entry without ever blocking: a FIFO is opened O_NONBLOCK and, like a folder or a
-// device, is reported as not a file before any read. On `ok` with `touch` the entry's use time is
-// set to now (a failure to, in a cache this user may only read, costs only its place in the LRU).
-entry_read read_entry(const fs::path& path, std::string& out, bool touch) {
-  const int raw = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (raw < 0) return errno == ENOENT || errno == ENOTDIR ? entry_read::absent : entry_read::failed;
-  unique_fd fd(raw);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return entry_read::failed;
-  if (!S_ISREG(st.st_mode)) return entry_read::not_a_file;
-  out.assign(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t got = 0;
-  while (got < out.size()) {
-    const ssize_t n = ::read(fd.get(), out.data() + got, out.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return entry_read::failed;
-    if (n == 0) break;  // shorter than its size said: the checks below call it truncated
-    got += static_cast<std::size_t>(n);
-  }
-  out.resize(got);
-  if (touch) ::futimens(fd.get(), nullptr);
-  return entry_read::ok;
 }
 
 json counters_to_json(const cache_counters& c) {
@@ -157,10 +98,12 @@ json counters_to_json(const cache_counters& c) {
 
 cache_counters counters_from_file(const fs::path& path) {
   cache_counters c;
-  std::string text;
-  if (!read_file(path, text)) return c;
+  // Read while counters.lock is held: a FIFO or /dev/zero here must not hold every other
+  // kernlab on this cache with it.
+  const file_read text = read_regular_file(path.string(), kMaxCountersBytes, symlinks::refuse);
+  if (!text.ok()) return c;  // absent or not ours: the next write replaces it
   try {
-    const json j = json::parse(text);
+    const json j = json::parse(text.bytes);
     c.runs = j.value("runs", std::uint64_t{0});
     c.hits = j.value("hits", std::uint64_t{0});
     c.misses = j.value("misses", std::uint64_t{0});
@@ -237,35 +180,45 @@ cache_lookup compile_cache::lookup(const digest128& key) const { return look_up(
 cache_lookup compile_cache::look_up(const digest128& key, bool touch) const {
   cache_lookup out;
   const fs::path path = entry_path(key);
-  std::string bytes;
-  switch (read_entry(path, bytes, touch)) {
-    case entry_read::absent:
-    case entry_read::not_a_file:  // store() replaces it
-      return out;                 // a miss
-    case entry_read::failed:
+  const file_read bytes = read_regular_file(path.string(), kMaxEntryBytes, symlinks::refuse);
+  switch (bytes.status) {
+    case read_status::absent:
+    case read_status::not_regular:  // store() replaces it
+      return out;                   // a miss
+    case read_status::too_large:
+    case read_status::failed:
       out.status = lookup_status::corrupt;
-      out.problem = "cannot read " + path.string() + ": " + errno_text();
+      out.problem = path.string() + ": " + bytes.why;
       return out;
-    case entry_read::ok: break;
+    case read_status::ok: break;
   }
   try {
-    out.result = decode_entry(key, bytes);
+    out.result = decode_entry(key, bytes.bytes);
     out.status = lookup_status::hit;
   } catch (const cache_error& e) {
     out.status = lookup_status::corrupt;
     out.problem = path.string() + ": " + e.what();
+    return out;
   }
+  // A hit is a use: its time is the entry's place in the LRU order. A failure to set it (a cache
+  // this user may only read) costs only that place.
+  if (touch) ::utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
   return out;
 }
 
 void compile_cache::store(const digest128& key, const compile_result& result) const {
   if (!result.ok) throw cache_error("only successful compiles are stored");
   const fs::path path = entry_path(key);
+  const std::string bytes = encode_entry(key, result);
+  // One that lookup() would refuse: storing it would only make every run compile it again.
+  if (bytes.size() > kMaxEntryBytes)
+    throw cache_error("the entry for " + key.hex() + " would take " + std::to_string(bytes.size()) +
+                      " bytes, over the " + byte_count_text(kMaxEntryBytes) + " an entry may");
   // A rename replaces a file, a FIFO or a device at the entry's name, but not a folder: that
   // goes first (it is at an entry's name in our entries folder, so it is no one else's).
   std::error_code ec;
   if (fs::is_directory(fs::symlink_status(path, ec))) fs::remove_all(path, ec);
-  write_atomically(path, encode_entry(key, result));
+  write_atomically(path, bytes);
 }
 
 void compile_cache::add_counters(const cache_counters& run) const {
@@ -306,8 +259,8 @@ cache_info compile_cache::info() const {
     }
     if (!is_entry(p)) continue;
     struct stat st {};
-    if (::stat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
-      ++info.not_files;  // never opened: a FIFO would block the reader
+    if (::lstat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      ++info.not_files;  // never opened: a FIFO would block the reader, a link is no entry
       continue;
     }
     ++info.entries;
@@ -341,8 +294,9 @@ prune_result compile_cache::prune(std::uint64_t max_bytes, bool wait) const {
   std::error_code ec;
   if (!fs::is_directory(entries, ec)) return out;
   const fs::path lock_path = dir_ / "prune.lock";
-  unique_fd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (lock.get() < 0) throw cache_error("cannot open " + lock_path.string() + ": " + errno_text());
+  unique_fd lock(
+      ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644));
+  if (!lock) throw cache_error("cannot open " + lock_path.string() + ": " + errno_text());
   while (::flock(lock.get(), LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
     if (errno == EWOULDBLOCK && !wait) {
       out.skipped = true;  // another process is pruning the same folder right now

@@ -20,8 +20,10 @@
 // modification time to now, so the time an entry was last used is its mtime. Removal is an
 // unlink: a process that opened the entry before reads it whole, one that comes after finds no
 // entry (a miss), so no process ever reads a partly deleted entry. Anything at an entry's name
-// that is not a regular file (a folder, a FIFO, a device) is a miss, never opened for a blocking
-// read, and the next store replaces it.
+// that is not a regular file (a folder, a FIFO, a device, a link) is a miss, never opened for a
+// blocking read, and the next store replaces it; so is an entry over kMaxEntryBytes (a sparse
+// 1 TiB file), which is never read. Every file of the folder is read through kl's bounded reader
+// (core/file_read.hpp) and written through an exclusively created file (core/file_write.hpp).
 #pragma once
 
 #include "nvrtc/compiler.hpp"
@@ -83,6 +85,9 @@ struct prune_result {
 
 /// The default cap on the entries' size: 2 GiB.
 constexpr std::uint64_t kDefaultCacheMaxBytes = std::uint64_t{2} << 30;
+/// The largest entry read or stored: a worker frame's limit (process/protocol.hpp), since a cubin
+/// larger than that could not be sent to the worker anyway.
+constexpr std::uint64_t kMaxEntryBytes = std::uint64_t{256} << 20;
 
 class compile_cache {
  public:
@@ -96,10 +101,11 @@ class compile_cache {
   std::filesystem::path entry_path(const digest128& key) const;
 
   /// Never throws: an absent entry, or something that is not a regular file, is a miss; an
-  /// unreadable or damaged one is `corrupt`. A hit sets the entry's use time (mtime) to now.
+  /// unreadable, damaged or oversized one is `corrupt`. A hit sets the entry's use time (mtime)
+  /// to now.
   cache_lookup lookup(const digest128& key) const;
   /// Stores a successful compile, replacing whatever is at the entry's name. Thread-safe and
-  /// safe across processes. Throws cache_error.
+  /// safe across processes. Throws cache_error (also for an entry over kMaxEntryBytes).
   void store(const digest128& key, const compile_result& result) const;
 
   /// Removes the least recently used entries (oldest mtime first) until the rest take at most

@@ -1,5 +1,7 @@
 #include "nvrtc/compile_process.hpp"
 
+#include "core/lifeline.hpp"
+#include "core/unique_fd.hpp"
 #include "nvrtc/compile_result_json.hpp"
 
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <sstream>
@@ -32,24 +35,6 @@ using clock_type = std::chrono::steady_clock;
 
 std::string errno_text() { return std::strerror(errno); }
 
-// Owns a POSIX file descriptor.
-class unique_fd {
- public:
-  explicit unique_fd(int fd = -1) : fd_(fd) {}
-  ~unique_fd() { reset(); }
-  unique_fd(const unique_fd&) = delete;
-  unique_fd& operator=(const unique_fd&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
-
 // A started child: killed (if it still runs) and reaped when it goes out of scope, so no path
 // out of compile_in_child leaves a running NVRTC or a zombie behind.
 class child_process {
@@ -59,8 +44,9 @@ class child_process {
   child_process(const child_process&) = delete;
   child_process& operator=(const child_process&) = delete;
 
-  /// The wait status once it exited, waiting for it until `deadline`; false if it did not.
-  bool wait_until(clock_type::time_point deadline, int& status) {
+  /// The wait status once it exited, waiting for it until `deadline` or until `stop` says so;
+  /// false if it did not exit.
+  bool wait_until(clock_type::time_point deadline, const std::function<bool()>& stop, int& status) {
     for (;;) {
       const pid_t r = ::waitpid(pid_, &status, WNOHANG);
       if (r == pid_) {
@@ -68,7 +54,7 @@ class child_process {
         return true;
       }
       if (r < 0 && errno != EINTR) throw nvrtc_error("waitpid failed: " + errno_text());
-      if (clock_type::now() >= deadline) return false;
+      if (clock_type::now() >= deadline || stop()) return false;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
@@ -109,19 +95,21 @@ json from_bytes(std::string_view bytes, const char* what) {
 }
 
 // Writes `bytes` to the child's stdin and reads its stdout until it closes, both at once (the
-// request and the reply can each be larger than a pipe holds). False when `deadline` passed.
+// request and the reply can each be larger than a pipe holds). False when `deadline` passed or
+// `stop` said so (it is asked at least every 100 ms).
 bool exchange(int to_child, int from_child, std::string_view bytes, std::string& reply,
-              clock_type::time_point deadline, const std::string& path) {
+              clock_type::time_point deadline, const std::function<bool()>& stop,
+              const std::string& path) {
   unique_fd in(to_child);  // closed once written, so the child sees the end of its request
   std::size_t written = 0;
   char buffer[65536];
   for (;;) {
     using std::chrono::milliseconds;
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - clock_type::now());
-    if (left.count() <= 0) return false;
+    if (left.count() <= 0 || stop()) return false;
     pollfd fds[2] = {{from_child, POLLIN, 0}, {in.get(), POLLOUT, 0}};
     const int n = ::poll(fds, in.get() >= 0 ? 2 : 1,
-                         static_cast<int>(std::min<long long>(left.count() + 1, INT_MAX)));
+                         static_cast<int>(std::min<long long>(left.count() + 1, 100)));
     if (n < 0 && errno != EINTR) throw nvrtc_error("poll failed for " + path + ": " + errno_text());
     if (n <= 0) continue;
     if (in.get() >= 0 && fds[1].revents) {
@@ -203,8 +191,12 @@ compile_result decode_reply(std::string_view bytes) {
   return r;
 }
 
+compile_stopped_error::compile_stopped_error(const std::string& path)
+    : nvrtc_error("compile of " + path + " stopped before it finished") {}
+
 compile_result compile_in_child(const compile_request& request,
-                                const std::vector<std::string>& command, double timeout_s) {
+                                const std::vector<std::string>& command, double timeout_s,
+                                const std::function<bool()>& stop_when) {
   const std::string& path = request.path;
   if (command.empty()) throw nvrtc_error("no command to compile " + path + " in a child process");
   const std::string bytes = encode_request(request);
@@ -225,6 +217,8 @@ compile_result compile_in_child(const compile_request& request,
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, to_read.get(), 0);
   posix_spawn_file_actions_adddup2(&actions, from_write.get(), 1);
+  if (const int lifeline = lifeline_read_end(); lifeline >= 0)  // it ends when kernlab ends
+    posix_spawn_file_actions_adddup2(&actions, lifeline, lifeline_fd);
   // kernlab ignores SIGPIPE (a dead child must not kill it); the child gets the default back.
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -250,11 +244,13 @@ compile_result compile_in_child(const compile_request& request,
 
   const auto deadline = start + std::chrono::duration_cast<clock_type::duration>(
                                     std::chrono::duration<double>(timeout_s));
+  const std::function<bool()> stop = [&] { return stop_when && stop_when(); };
   std::string reply;
   int status = 0;
-  if (!exchange(to_write.release(), from_read.get(), bytes, reply, deadline, path) ||
-      !child.wait_until(deadline, status)) {
+  if (!exchange(to_write.release(), from_read.get(), bytes, reply, deadline, stop, path) ||
+      !child.wait_until(deadline, stop, status)) {
     child.kill_and_reap();
+    if (stop()) throw compile_stopped_error(path);
     throw compile_timeout_error(path, timeout_s);
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || reply.empty())

@@ -9,6 +9,7 @@
 
 #include "nvrtc/compiler.hpp"
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,12 +28,22 @@ class compile_timeout_error : public nvrtc_error {
   double seconds_;
 };
 
+/// The compile of a file was stopped before it finished, as its caller asked (Ctrl-C); its child
+/// was killed. Not the file's fault: no verdict on it.
+class compile_stopped_error : public nvrtc_error {
+ public:
+  explicit compile_stopped_error(const std::string& path);
+};
+
 /// Compiles `request` in a child started as `command` (e.g. {"/path/kernlab",
 /// "--compile-child"}). Throws compile_timeout_error after `timeout_s` seconds (the child is
-/// killed then), and nvrtc_error when the child cannot be started, fails in NVRTC, crashes or
-/// answers nonsense (the message says which, naming the file).
+/// killed then), compile_stopped_error within 0.1 s of `stop_when` saying true (it is asked all
+/// along; the child is killed too), and nvrtc_error when the child cannot be started, fails in
+/// NVRTC, crashes or answers nonsense (the message says which, naming the file). The child
+/// ends when this process ends (core/lifeline.hpp).
 compile_result compile_in_child(const compile_request& request,
-                                const std::vector<std::string>& command, double timeout_s);
+                                const std::vector<std::string>& command, double timeout_s,
+                                const std::function<bool()>& stop_when = {});
 
 /// The child's side: reads one request from stdin, compiles it, writes the result to stdout.
 /// Returns the process's exit code (0 also when the kernel has a compile error: that is a result).

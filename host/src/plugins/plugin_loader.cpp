@@ -1,5 +1,8 @@
 #include "plugins/plugin_loader.hpp"
 
+#include "core/errors.hpp"
+#include "core/file_read.hpp"
+#include "core/file_write.hpp"
 #include "nvrtc/hash.hpp"
 #include "process/worker_process.hpp"
 
@@ -9,7 +12,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <sstream>
@@ -26,6 +28,8 @@ namespace {
 constexpr std::uint32_t max_variants = 1024;
 constexpr std::uint32_t max_list = 64;  // block sizes, dtypes or ops of one variant
 constexpr std::size_t max_string = 256;
+// The largest verdict read back from the cache: a table of max_variants variants is far less.
+constexpr std::uint64_t max_verdict_bytes = std::uint64_t{4} << 20;
 
 bool abi_supported(std::uint32_t v) {
   return v >= KERNLAB_PLUGIN_ABI_MIN_VERSION && v <= KERNLAB_PLUGIN_ABI_VERSION;
@@ -54,14 +58,6 @@ void check_count(std::uint32_t n, std::uint32_t limit, const std::string& what) 
   if (n > limit)
     throw std::runtime_error(what + " counts " + std::to_string(n) + " entries; more than " +
                              std::to_string(limit) + " means the count is wrong");
-}
-
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // "a FIFO", "a directory": what a path that is not a regular file is.
@@ -310,22 +306,22 @@ plugin_verdict probe_plugin(const std::string& path, const probe_options& opt) {
     v.reason = "not a regular file (" + kind_of(type) + ")";
     return v;
   }
-  std::string bytes;
-  try {
-    bytes = read_bytes(path);
-  } catch (const std::exception& e) {
-    v.reason = e.what();
+  const file_read bytes = read_regular_file(path, max_plugin_file_bytes);
+  if (!bytes.ok()) {
+    v.reason = bytes.why;
     return v;
   }
   fs::path cached;
   if (!opt.cache_dir.empty()) {
     cached = opt.cache_dir / "plugins" /
-             (nvrtc::hash128(bytes).hex() + "-abi" + std::to_string(KERNLAB_PLUGIN_ABI_VERSION) +
-              ".json");
-    std::ifstream in(cached);
-    if (in) {
+             (nvrtc::hash128(bytes.bytes).hex() + "-abi" +
+              std::to_string(KERNLAB_PLUGIN_ABI_VERSION) + ".json");
+    // Never blocking on a FIFO put there, never following a link: a verdict is a file we wrote.
+    const file_read known_text =
+        read_regular_file(cached.string(), max_verdict_bytes, symlinks::refuse);
+    if (known_text.ok()) {
       try {
-        plugin_verdict known = plugin_verdict_from_json(nlohmann::json::parse(in));
+        plugin_verdict known = plugin_verdict_from_json(nlohmann::json::parse(known_text.bytes));
         // A time-out is no verdict for a probe that may wait longer: it probes again.
         if (known.timed_out_after_s == 0 || opt.timeout_s <= known.timed_out_after_s) return known;
       } catch (const std::exception&) {
@@ -345,13 +341,10 @@ plugin_verdict probe_plugin(const std::string& path, const probe_options& opt) {
   }
   if (!cached.empty()) {  // a cache that cannot be written only costs the next run a probe
     fs::create_directories(cached.parent_path(), ec);
-    const fs::path tmp = cached.string() + ".tmp" + std::to_string(::getpid());
-    {
-      std::ofstream out(tmp);
-      out << to_json(v).dump() << "\n";
+    try {
+      replace_file(cached.string(), to_json(v).dump() + "\n");
+    } catch (const io_error&) {
     }
-    fs::rename(tmp, cached, ec);
-    if (ec) fs::remove(tmp, ec);
   }
   return v;
 }

@@ -13,6 +13,7 @@
 
 #include <boost/dll/shared_library.hpp>
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -80,6 +81,9 @@ plugin_verdict plugin_verdict_from_json(const nlohmann::json& j);
 /// why kernlab runs this only in the probe process (and tests on trusted files).
 plugin_verdict read_plugin_in_this_process(const std::string& path);
 
+/// The largest plugin file kernlab reads (to hash its content); a larger one is refused unread.
+constexpr std::uint64_t max_plugin_file_bytes = std::uint64_t{1} << 30;
+
 struct probe_options {
   /// The probe process's command, to which the file's path is appended (kernlab's own binary
   /// and "--probe-plugin"). Empty: the plugin is read in this process (trusted files only).
@@ -92,7 +96,9 @@ struct probe_options {
 
 /// The verdict on one plugin file: from the cache when the same bytes were probed before, else
 /// from a probe process (which is then remembered). Never loads the plugin in this process when
-/// `opt.command` is set, and never opens a file that is not a regular file.
+/// `opt.command` is set, and never opens a file that is not a regular file. Verdicts are read
+/// and written as core/file_read.hpp and core/file_write.hpp say: a FIFO or a link in place of
+/// one is no verdict (the plugin is probed again), and a new one replaces it.
 plugin_verdict probe_plugin(const std::string& path, const probe_options& opt);
 
 /// `kernlab --probe-plugin FILE`: reads the plugin and sends the verdict as one result frame on

@@ -1,5 +1,8 @@
 #include "process/command.hpp"
 
+#include "core/file_write.hpp"
+#include "core/lifeline.hpp"
+#include "core/unique_fd.hpp"
 #include "process/worker_process.hpp"
 
 #include <fcntl.h>
@@ -49,11 +52,15 @@ std::string find_program(const std::string& name, const std::vector<std::string>
 
 command_end run_to_file(const std::vector<std::string>& argv, const std::string& output_path,
                         double timeout_s) {
+  // Opened here, by the rules of every log (never through a link, never someone else's file
+  // emptied), as the worker's log is.
+  const unique_fd output = open_appending("output", output_path, existing::empty);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, output.get(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  if (const int lifeline = lifeline_read_end(); lifeline >= 0)
+    posix_spawn_file_actions_adddup2(&actions, lifeline, lifeline_fd);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

@@ -19,9 +19,12 @@ struct command_end {
   std::string how;  ///< "exited with code 1", "killed by signal 9 (Killed)", "timed out after 60 s"
 };
 
-/// Runs argv (argv[0] looked up on PATH) with its stdout and stderr written to `output_path`,
-/// and waits for it, at most `timeout_s` seconds: then it is killed. Throws std::runtime_error
-/// when it cannot be started.
+/// Runs argv (argv[0] looked up on PATH) with its stdout and stderr written to `output_path`
+/// (opened as a log: core/file_write.hpp's open_appending), and waits for it, at most `timeout_s`
+/// seconds: then it is killed. Throws io_error naming the output when it cannot be opened, and
+/// std::runtime_error when the program cannot be started. It gets kernlab's lifeline like every
+/// child (core/lifeline.hpp), which a program other than kernlab does not watch: it ends by
+/// itself or at `timeout_s`.
 command_end run_to_file(const std::vector<std::string>& argv, const std::string& output_path,
                         double timeout_s);
 

@@ -1,5 +1,9 @@
 #include "process/worker_process.hpp"
 
+#include "core/file_write.hpp"
+#include "core/lifeline.hpp"
+#include "core/unique_fd.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -23,22 +27,24 @@ std::string describe_exit(int status) {
 }
 
 worker_process::worker_process(const std::vector<std::string>& argv, const std::string& log_path) {
+  // The log is opened here, by the rules of every log (never through a link, never someone
+  // else's file emptied): an io_error naming it rather than a child that cannot start.
+  const unique_fd log =
+      log_path.empty() ? unique_fd() : open_appending("log", log_path, existing::empty);
   int down[2], up[2];  // main -> child, child -> main
   if (pipe2(down, O_CLOEXEC) != 0 || pipe2(up, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("cannot create the worker's pipes: ") +
                              std::strerror(errno));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  // The log first: it may itself be fd 3 or 4, which the pipes' copies take next.
+  posix_spawn_file_actions_adddup2(&actions, log ? log.get() : STDERR_FILENO, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
   // dup2 clears O_CLOEXEC on the copies, so exactly fds 3 and 4 survive the exec.
   posix_spawn_file_actions_adddup2(&actions, down[0], child_in_fd);
   posix_spawn_file_actions_adddup2(&actions, up[1], child_out_fd);
-  if (log_path.empty()) {
-    posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-  } else {
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  }
+  if (const int lifeline = lifeline_read_end(); lifeline >= 0)  // it ends when kernlab ends
+    posix_spawn_file_actions_adddup2(&actions, lifeline, lifeline_fd);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

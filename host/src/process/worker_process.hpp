@@ -22,7 +22,10 @@ constexpr int child_out_fd = 4;
 class worker_process {
  public:
   /// Starts argv[0] (looked up on PATH) with argv; its stdout and stderr go to `log_path`, or to
-  /// kernlab's stderr when that is "". Throws std::runtime_error if it cannot be started.
+  /// kernlab's stderr when that is "". Throws io_error naming the log when it cannot be opened
+  /// as a log (core/file_write.hpp's open_appending: a link, someone else's file), and
+  /// std::runtime_error if the child cannot be started. The child gets kernlab's lifeline
+  /// (core/lifeline.hpp): kernlab's own binary ends with kernlab.
   explicit worker_process(const std::vector<std::string>& argv, const std::string& log_path = "");
   ~worker_process();
   worker_process(const worker_process&) = delete;

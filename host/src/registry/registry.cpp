@@ -1,6 +1,8 @@
 #include "registry/registry.hpp"
 
+#include "core/file_read.hpp"
 #include "families/data_family.hpp"
+#include "nvrtc/cache_key.hpp"
 #include "spec/expression.hpp"
 #include "spec/metadata.hpp"
 #include "spec/names.hpp"
@@ -8,9 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -164,11 +164,11 @@ void registry::add_source_dir(const std::string& dir) {
       e.descriptor.origin = origin_kind::source;
       e.descriptor.origin_path = path;
       try {
-        std::ifstream in(file, std::ios::binary);
-        if (!in) throw metadata_error(path, 1, "cannot be read");
-        std::ostringstream text;
-        text << in.rdbuf();
-        e.source = without_bom(text.str());
+        // Listed as a regular file, but it may be something else by now: read as every file
+        // kernlab did not write, never blocking, at most a header's size.
+        const file_read text = read_regular_file(path, nvrtc::kMaxHeaderBytes);
+        if (!text.ok()) throw metadata_error(path, 1, text.why);
+        e.source = without_bom(text.bytes);
         parsed_header h = parse_header(e.source, path, fam->shape_variables());
         if (h.descriptor.family != family_name)
           throw metadata_error(path, h.key_lines.at("family"),

@@ -1,13 +1,13 @@
 #include "report/output_file.hpp"
 
 #include "core/errors.hpp"
+#include "core/file_write.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -16,18 +16,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& path, const std::string& what, int err) {
   throw io_error(path + ": " + what + ": " + std::strerror(err));
-}
-
-// Every byte of `text` to `fd`, or the errno of the write that failed.
-int write_all(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n < 0 ? errno : EIO;
-    done += static_cast<std::size_t>(n);
-  }
-  return 0;
 }
 
 // A stream or a special file: nothing to rename, so the writes themselves are checked.
@@ -45,7 +33,7 @@ void write_output_file(const std::string& path, const std::string& text) {
   if (path == "/dev/stderr") return write_directly(path, STDERR_FILENO, text, false);
 
   struct stat st {};
-  const bool exists = ::stat(path.c_str(), &st) == 0;
+  const bool exists = ::stat(path.c_str(), &st) == 0;  // what is there, through a link
   if (exists && S_ISDIR(st.st_mode)) throw io_error(path + ": is a folder, not a file");
   if (exists && !S_ISREG(st.st_mode)) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -53,47 +41,29 @@ void write_output_file(const std::string& path, const std::string& text) {
     return write_directly(path, fd, text, true);
   }
 
-  // A symbolic link keeps pointing where it did: the file it names is the one replaced.
-  std::filesystem::path target = path;
-  struct stat link {};
-  if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
-    std::error_code ec;
-    target = std::filesystem::weakly_canonical(target, ec);
-    if (ec) fail(path, "cannot follow the link", ec.value());
+  // A symbolic link at the name is replaced itself, like any file there: the file it points at is
+  // left as it was (a link planted in a shared folder must not turn the rename onto a file of
+  // the user's). A regular file replaced keeps its mode; a new file gets 0666 less the umask.
+  struct stat at_name {};
+  const bool link = ::lstat(path.c_str(), &at_name) == 0 && S_ISLNK(at_name.st_mode);
+  const std::string name = std::filesystem::path(path).filename().string();
+  created_file temp;
+  try {
+    temp = create_file_beside(path, "." + name + ".kernlab-", 0666);
+  } catch (const io_error& e) {
+    throw io_error(path + ": " + e.what());
   }
-  const std::filesystem::path dir = target.parent_path().empty() ? "." : target.parent_path();
-  std::string temp = (dir / ("." + target.filename().string() + ".kernlab-XXXXXX")).string();
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) fail(path, "cannot create a temporary file in " + dir.string(), errno);
   auto give_up = [&](const std::string& what, int err) {
-    ::unlink(temp.c_str());
+    ::unlink(temp.path.c_str());
     fail(path, what, err);
   };
-  // The mode a new file gets from open(): 0666 less the umask (mkstemp makes it 0600), or the
-  // mode of the file being replaced.
-  mode_t mode = st.st_mode & 07777;
-  if (!exists) {
-    const mode_t mask = ::umask(022);
-    ::umask(mask);
-    mode = 0666 & ~mask;
-  }
-  if (::fchmod(fd, mode) != 0) {
-    const int err = errno;
-    ::close(fd);
-    give_up("cannot set the temporary file's mode", err);
-  }
-  if (const int err = write_all(fd, text)) {
-    ::close(fd);
-    give_up("writing failed", err);
-  }
+  if (exists && !link && ::fchmod(temp.fd.get(), st.st_mode & 07777) != 0)
+    give_up("cannot set the temporary file's mode", errno);
+  if (const int err = write_all(temp.fd.get(), text)) give_up("writing failed", err);
   // On the disk before the rename: a crash then leaves the old file or the new, never a torn one.
-  if (::fsync(fd) != 0) {
-    const int err = errno;
-    ::close(fd);
-    give_up("flushing to the disk failed", err);
-  }
-  if (::close(fd) != 0) give_up("closing failed", errno);
-  if (::rename(temp.c_str(), target.c_str()) != 0) give_up("cannot replace the file", errno);
+  if (::fsync(temp.fd.get()) != 0) give_up("flushing to the disk failed", errno);
+  if (::close(temp.fd.release()) != 0) give_up("closing failed", errno);
+  if (::rename(temp.path.c_str(), path.c_str()) != 0) give_up("cannot replace the file", errno);
 }
 
 }  // namespace kl

@@ -10,8 +10,9 @@ namespace kl {
 
 /// Writes `text` to `path` as a whole. "-" and /dev/stdout (and /dev/stderr) write to the
 /// process's own stream; a path that exists and is not a regular file (a FIFO, a device such as
-/// /dev/null) cannot be renamed over, so it is written directly, every write checked.
-/// Throws io_error("PATH: why") on any failure.
+/// /dev/null, or a link to one) cannot be renamed over, so it is written directly, every write
+/// checked. A symbolic link to a regular file (or to nothing) is replaced itself, never the file
+/// it points at. Throws io_error("PATH: why") on any failure.
 void write_output_file(const std::string& path, const std::string& text);
 
 }  // namespace kl

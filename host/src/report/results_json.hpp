@@ -53,7 +53,8 @@ std::vector<result_record> records_from_results(const nlohmann::json& j);
 /// docs/results is under 0.5 MiB), far below what would run a machine out of memory once parsed.
 constexpr std::uintmax_t results_max_bytes = std::uintmax_t{256} << 20;
 
-/// Reads and parses a results file: a file or a stream (a pipe) of at most results_max_bytes,
+/// Reads and parses a results file: a regular file of at most results_max_bytes, never blocking
+/// (core/file_read.hpp),
 /// nested at most json_max_depth deep (core/json_text.hpp). Throws io_error naming the file.
 nlohmann::json read_results_file(const std::string& path);
 

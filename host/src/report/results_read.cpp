@@ -4,12 +4,10 @@
 #include "report/results_json.hpp"
 
 #include "core/errors.hpp"
+#include "core/file_read.hpp"
 #include "core/json_text.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 namespace kl {
@@ -36,31 +34,18 @@ void check_record(const json& r, const result_record& read) {
     throw std::runtime_error("\"timing\": null in a record that passed");
 }
 
-// The file's text: a regular file or a stream (a pipe), at most results_max_bytes.
+// The file's text: a regular file of at most results_max_bytes, read without ever blocking
+// (core/file_read.hpp). Errors name the file.
 std::string read_text(const std::string& path) {
-  const std::string too_large = path + ": larger than " + std::to_string(results_max_bytes >> 20) +
-                                " MiB, more than a results file kernlab reads";
+  file_read text = read_regular_file(path, results_max_bytes);
+  if (text.ok()) return std::move(text.bytes);
+  if (text.status == read_status::too_large)
+    throw io_error(path + ": larger than " + std::to_string(results_max_bytes >> 20) +
+                   " MiB, more than a results file kernlab reads");
   std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (std::filesystem::is_directory(status))
+  if (std::filesystem::is_directory(path, ec))
     throw io_error(path + ": a folder, not a results file");
-  if (std::filesystem::is_regular_file(status) &&
-      std::filesystem::file_size(path, ec) > results_max_bytes)
-    throw io_error(too_large);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw io_error(path + ": cannot be read (" + std::strerror(errno) + ")");
-  std::string text;
-  try {
-    char buf[1 << 16];
-    while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-      text.append(buf, static_cast<std::size_t>(in.gcount()));
-      if (text.size() > results_max_bytes) throw io_error(too_large);
-    }
-  } catch (const std::ios_base::failure& e) {  // libstdc++'s for a read that fails
-    throw io_error(path + ": cannot be read (" + e.what() + ")");
-  }
-  if (in.bad()) throw io_error(path + ": cannot be read");
-  return text;
+  throw io_error(path + ": cannot be read (" + text.why + ")");
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 #include "runner/compile_stage.hpp"
 
 #include "families/data_family.hpp"
+#include "core/interrupt.hpp"
 #include "nvrtc/compile_process.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <set>
 
 namespace kl {
@@ -154,7 +156,9 @@ void compile_stage::compile_one(slot& s, const nvrtc::compile_request& request) 
       // so that a compile past --compile-timeout can be killed; a hit above started nothing.
       rec.result = compile_command_.empty()
                        ? nvrtc::compile(request)
-                       : nvrtc::compile_in_child(request, compile_command_, compile_timeout_s_);
+                       : nvrtc::compile_in_child(
+                             request, compile_command_, compile_timeout_s_,
+                             [this] { return stop_on_interrupt_ && interrupt_requested(); });
       if (!rec.result.ok) {
         rec.error = "compile error:\n" + rec.result.error_summary();
       } else if (cache_) {
@@ -172,6 +176,10 @@ void compile_stage::compile_one(slot& s, const nvrtc::compile_request& request) 
     }
   } catch (const nvrtc::compile_timeout_error& ex) {
     rec.error = std::string(ex.what()) + " (--compile-timeout)";
+  } catch (const nvrtc::compile_stopped_error& ex) {
+    rec.error = std::string(ex.what()) + " (" +
+                (interrupt_signal() == SIGTERM ? "SIGTERM" : "Ctrl-C") + ")";
+    rec.stopped = true;
   } catch (const std::exception& ex) {
     rec.error = ex.what();
   }

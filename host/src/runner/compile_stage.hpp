@@ -48,6 +48,10 @@ class compile_stage {
   compile_stage(const compile_stage&) = delete;
   compile_stage& operator=(const compile_stage&) = delete;
 
+  /// Ctrl-C (core/interrupt.hpp) stops the compiles under way, killing their children: their
+  /// records say `stopped`. Off by default (a tune lets its batch in flight finish).
+  void stop_on_interrupt(bool on) { stop_on_interrupt_ = on; }
+
   /// Waits until `e` (a source variant of the request) is compiled, and returns its record.
   const compile_record& get(const registry_entry* e);
   /// Whether `e` is one of the request's variants.
@@ -76,6 +80,7 @@ class compile_stage {
   std::map<const registry_entry*, std::size_t> index_;
   nvrtc::include_scanner scanner_;
   std::atomic<std::size_t> stores_{0}, corrupt_{0};
+  std::atomic<bool> stop_on_interrupt_{false};  // read by the compile threads
   std::mutex warnings_mutex_;
   std::vector<std::string> warnings_;
   bool store_failed_ =

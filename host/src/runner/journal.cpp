@@ -1,21 +1,26 @@
 #include "runner/journal.hpp"
 
 #include "core/errors.hpp"
+#include "core/file_read.hpp"
+#include "core/file_write.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
 
 namespace kl {
+namespace {
+
+// What --resume reads of a journal (or of a rank's file) at most: thousands of rows' records.
+constexpr std::uint64_t max_journal_bytes = std::uint64_t{1} << 30;
+
+}  // namespace
 
 std::string default_journal_path() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
@@ -29,23 +34,9 @@ journal::journal(const std::string& path, bool fresh) : path_(path) {
   std::error_code ec;
   const auto dir = std::filesystem::path(path).parent_path();
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
-  // O_NOFOLLOW: a link planted where the journal goes does not redirect its writes. The file is
-  // emptied only once it is known to be ours (never O_TRUNC on open).
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd_ < 0) throw io_error("journal " + path + ": " + std::strerror(errno));
-  struct stat st {};
-  std::string wrong;
-  if (::fstat(fd_, &st) != 0)
-    wrong = std::strerror(errno);
-  else if (S_ISREG(st.st_mode) && st.st_uid != ::geteuid())
-    wrong = "belongs to another user; not written";
-  else if (fresh && S_ISREG(st.st_mode) && ::ftruncate(fd_, 0) != 0)
-    wrong = std::strerror(errno);
-  if (!wrong.empty()) {
-    ::close(fd_);
-    fd_ = -1;
-    throw io_error("journal " + path + ": " + wrong);
-  }
+  // A link planted where the journal goes does not redirect its writes; the file is emptied only
+  // once it is known to be ours (never O_TRUNC on open); a FIFO there holds nothing up.
+  fd_ = open_appending("journal", path, fresh ? existing::empty : existing::keep, 0600).release();
 }
 
 journal::~journal() {
@@ -120,7 +111,10 @@ journal::state journal::read_with_ranks(const std::string& path) {
 
 journal::state journal::read(const std::string& path) {
   state s;
-  std::ifstream in(path);
+  const file_read text = read_regular_file(path, max_journal_bytes, symlinks::refuse);
+  if (text.status == read_status::absent) return s;  // no run before this one
+  if (!text.ok()) throw io_error("journal " + path + ": " + text.why + "; cannot be resumed");
+  std::istringstream in(text.bytes);
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream fields(line);

@@ -24,8 +24,8 @@ namespace kl {
 class journal {
  public:
   /// Opens `path` for appending (creating its folder); `fresh` empties it first. A symbolic link
-  /// is not followed, and a file that belongs to another user is never emptied or written:
-  /// throws io_error naming the file.
+  /// is not followed, a FIFO that no process reads is not waited for, and a file that belongs to
+  /// another user is never emptied or written: throws io_error naming the file.
   journal(const std::string& path, bool fresh);
   ~journal();
   journal(const journal&) = delete;
@@ -48,7 +48,8 @@ class journal {
     std::map<std::string, finished_row> done;  ///< key -> how it finished
     std::set<std::string> in_flight;           ///< started, never finished
   };
-  /// What a journal file says; an absent file says nothing.
+  /// What a journal file says; an absent file says nothing. One that is not a regular file (a
+  /// link, a FIFO) or is over 1 GiB cannot be resumed from: throws io_error naming it.
   static state read(const std::string& path);
   /// What `path` says, with the rows that the ranks' files beside it (rank_path(path, N)) say
   /// finished: a row rank 0 saw start on another rank and never saw finish is done when that

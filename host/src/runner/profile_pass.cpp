@@ -1,15 +1,22 @@
 #include "runner/profile_pass.hpp"
 
+#include "core/file_read.hpp"
 #include "measure/ncu_report.hpp"
 #include "process/command.hpp"
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
 namespace kl {
+namespace {
+
+// The most read of ncu's log and of its import of a report (a raw page of every kernel profiled).
+constexpr std::uint64_t max_ncu_text_bytes = std::uint64_t{1} << 30;
+
+}  // namespace
 
 std::vector<std::string> ncu_command(const std::string& ncu, const std::string& report_base,
                                      flush_mode flush) {
@@ -30,7 +37,7 @@ std::vector<std::string> ncu_import_command(const std::string& ncu, const std::s
 }
 
 std::string ncu_first_error(const std::string& log_path) {
-  std::ifstream in(log_path);
+  std::istringstream in(read_regular_file(log_path, max_ncu_text_bytes).bytes);
   const std::string prefix = "==ERROR==";
   for (std::string line; std::getline(in, line);) {
     if (line.rfind(prefix, 0) != 0) continue;
@@ -113,7 +120,7 @@ void profile_rows(const family_registry& families, const run_request& request,
   try {
     const worker::command_end end =
         worker::run_to_file(ncu_import_command(request.profiler, report), csv, 600);
-    std::ifstream in(csv);
+    std::istringstream in(read_regular_file(csv, max_ncu_text_bytes).bytes);
     try {
       kernels = parse_ncu_raw_csv(in);
     } catch (const std::exception& e) {

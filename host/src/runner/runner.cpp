@@ -1,18 +1,19 @@
 #include "runner/runner.hpp"
 
 #include "core/errors.hpp"
+#include "core/file_read.hpp"
+#include "core/file_write.hpp"
 #include "core/interrupt.hpp"
 #include "core/json_text.hpp"
 #include "cuda/resources.hpp"
 #include "exec/record_json.hpp"
 #include "nvrtc/hash.hpp"
+#include "plugins/plugin_loader.hpp"
 #include "runner/compile_stage.hpp"
 #include "runner/device_pool.hpp"
 #include "runner/journal.hpp"
 #include "runner/profile_pass.hpp"
 #include "worker/executor.hpp"
-
-#include <fstream>
 
 #include <algorithm>
 #include <cctype>
@@ -26,6 +27,9 @@
 
 namespace kl {
 namespace {
+
+// The most read of a sanitizer's log (for its verdict).
+constexpr std::uint64_t max_sanitizer_log_bytes = std::uint64_t{256} << 20;
 
 std::string join(const std::vector<unsigned>& v) {
   std::string s;
@@ -42,10 +46,8 @@ std::string join(const std::vector<std::string>& v) {
 
 std::string journal_key(const registry_entry& e, unsigned block, const problem_config& c) {
   std::string code = e.source;
-  if (code.empty()) {  // a plugin: the library file's bytes
-    std::ifstream in(e.descriptor.origin_path, std::ios::binary);
-    code.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  if (code.empty())  // a plugin: the library file's bytes (none when they cannot be read)
+    code = read_regular_file(e.descriptor.origin_path, max_plugin_file_bytes).bytes;
   return configuration_key(e.descriptor.qualified_name(), block, c) + "|seed " +
          std::to_string(c.seed) + "|source " + std::to_string(nvrtc::checksum64(code));
 }
@@ -123,8 +125,15 @@ sanitizer_summary parse_sanitizer_log(std::istream& in) {
   return s;
 }
 
+std::string sanitizer_log_path(const std::string& journal_path, std::string& folder,
+                               const std::string& tool, const std::string& variant) {
+  if (!journal_path.empty()) return journal_path + "." + tool + "." + variant + ".log";
+  if (folder.empty()) folder = make_private_folder("kernlab-sanitize-");
+  return folder + "/" + tool + "-" + variant + ".log";
+}
+
 std::string sanitizer_verdict(const std::string& tool, const std::string& path) {
-  std::ifstream in(path);
+  std::istringstream in(read_regular_file(path, max_sanitizer_log_bytes).bytes);
   const sanitizer_summary s = parse_sanitizer_log(in);
   if (s.errors < 0 && s.hazards < 0) return tool + ": no summary (see " + path + ")";
   if (s.errors <= 0 && s.hazards <= 0) return tool + ": clean";
@@ -328,14 +337,19 @@ sweep_result runner::run(const group_callback& on_group) {
   // first file's rows are timed while the others still compile. One image per file serves every
   // GPU: they share the architecture, and each worker loads the image it is sent.
   compile_stage compiles(families_, request_, out.arch);
+  compiles.stop_on_interrupt(true);  // Ctrl-C: the compiles under way stop, their children die
   if (request_.compile_only || (!out.device && !injected)) {
     std::size_t i = 0;
     for (const registry_entry* e : request_.variants) {
       if (e->descriptor.origin != origin_kind::source) continue;
-      compiles.get(e);
+      if (!interrupt_requested()) compiles.get(e);
+      if (interrupt_requested()) break;
       if (progress_) progress_("compiling", ++i, request_.variants.size(), e->descriptor.name);
     }
-    compiles.finish(out);
+    // Interrupted: the files not started are dropped (compile_stage's destructor), and nothing
+    // is reported of a stage cut short.
+    out.interrupted = interrupt_requested();
+    if (!out.interrupted) compiles.finish(out);
     return out;
   }
 
@@ -398,6 +412,7 @@ sweep_result runner::run(const group_callback& on_group) {
 
   // --profile: the rows that passed, with their jobs, for the pass after the sweep.
   std::vector<profile_target> to_profile;
+  std::string sanitizer_folder;  // --sanitize without a journal: the logs' private folder
 
   // The rows queued and not yet read back, in request order: a record decided here (a skip, a
   // compile error, a resumed row, a sanitized row), or a ticket of the pool; and where each
@@ -488,9 +503,8 @@ sweep_result runner::run(const group_callback& on_group) {
         std::vector<std::pair<std::string, std::unique_ptr<row_executor>>> sanitizers;
         std::vector<std::pair<std::string, std::string>> sanitizer_logs;
         for (const auto& tool : request_.sanitize) {
-          const std::string path = request_.journal_path.empty()
-                                       ? "/tmp/kernlab-" + tool + "-" + v.name + ".log"
-                                       : request_.journal_path + "." + tool + "." + v.name + ".log";
+          const std::string path =
+              sanitizer_log_path(request_.journal_path, sanitizer_folder, tool, v.name);
           // API errors are not the kernel's and kernlab checks every return code itself; one is
           // expected on every launch (the parameter check asks the driver for the parameter past
           // the last, cuda/tensor_map.cpp), which the sanitizer would count against every row.
@@ -527,6 +541,11 @@ sweep_result runner::run(const group_callback& on_group) {
           // Decisions that need no GPU are made here; everything else runs in the executor.
           if (auto verdict = decide_before_compile(*e, block, config, device)) {
             settle(verdict->first, verdict->second);
+          } else if (v.origin == origin_kind::source && compiles.get(e).stopped) {
+            // Ctrl-C stopped its compile: like a row that never started, it is not reported.
+            out.interrupted = true;
+            pool.cancel();
+            break;
           } else if (v.origin == origin_kind::source && !compiles.get(e).error.empty()) {
             settle(outcome::failed, compiles.get(e).error);
           } else if (resumed.in_flight.count(key)) {

@@ -125,8 +125,9 @@ class runner {
   /// Compiles every source variant on a pool of threads, through the cache, while the rows of
   /// the files already compiled are validated and timed (in request order); with compile_only,
   /// or without a device (sweep_result says why), it stops after compiling. After an interrupt
-  /// (core/interrupt.hpp) no further row starts: the rows finished so far are returned, marked
-  /// interrupted.
+  /// (core/interrupt.hpp) no further row starts and the compiles under way stop (their children
+  /// killed): the rows finished so far are returned, marked interrupted; a compile-only run cut
+  /// short returns no compiles.
   sweep_result run(const group_callback& on_group = {});
 
  private:
@@ -160,6 +161,14 @@ std::vector<device_pool::lane_factory> lanes_for(const family_registry& families
 /// Whether a variant's rows are the baseline the others are compared with (the family's library,
 /// or the one --baseline names): with several GPUs they run on each.
 bool is_baseline_row(const variant_descriptor& v, const std::string& baseline);
+
+/// Where --sanitize's log of `tool` for `variant` goes: beside the journal
+/// ("<journal>.memcheck.reduce5.log"), or without one in `folder`, a private folder (mode 0700)
+/// made in the system's temp folder on the first call and kept in `folder` for the next ones;
+/// never a fixed name in a folder everyone may write (a link planted there was followed). Throws
+/// io_error when the folder cannot be made.
+std::string sanitizer_log_path(const std::string& journal_path, std::string& folder,
+                               const std::string& tool, const std::string& variant);
 
 /// What compute-sanitizer's log says at its end. Every count is -1 when its line is missing.
 struct sanitizer_summary {

@@ -1,5 +1,6 @@
 #include "spec/family_spec.hpp"
 
+#include "core/file_read.hpp"
 #include "spec/expression.hpp"
 #include "spec/metadata.hpp"
 
@@ -13,14 +14,16 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
 namespace kl {
 namespace {
+
+// The most read of a family.toml and of a reference kernel (a kernel file's bound, 16 MiB).
+constexpr std::uint64_t max_description_bytes = std::uint64_t{1} << 20;
+constexpr std::uint64_t max_reference_bytes = std::uint64_t{16} << 20;
 
 const std::vector<std::string> reserved = {"BLOCK",    "TSIZE", "DTYPE", "T",   "RESIDENT_BLOCKS",
                                            "SM_COUNT", "GRID",  "sqrt",  "min", "max",
@@ -153,12 +156,10 @@ class reader {
   bool has_plugin = false;  // the description names a family plugin
 };
 
+// A reference kernel's text, read as every file kernlab did not write (core/file_read.hpp); ""
+// when it cannot be (the caller says so, naming it).
 std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return read_regular_file(path, max_reference_bytes).bytes;
 }
 
 bool is_dtype(const std::string& t) { return data_dtype_size(t) != 0; }
@@ -787,11 +788,9 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
 
 family_spec load_family_spec(const std::string& dir, const std::vector<std::string>& plugin_dirs) {
   const std::string path = (fs::path(dir) / "family.toml").string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw metadata_error(path, 1, "cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_family_spec(text.str(), path, dir, fs::path(dir).filename().string(), plugin_dirs);
+  const file_read text = read_regular_file(path, max_description_bytes);
+  if (!text.ok()) throw metadata_error(path, 1, "cannot be read (" + text.why + ")");
+  return parse_family_spec(text.bytes, path, dir, fs::path(dir).filename().string(), plugin_dirs);
 }
 
 }  // namespace kl

@@ -4,12 +4,12 @@
 // the source's hash, the device, the toolkit and how carefully it was timed.
 #pragma once
 
+#include "core/file_write.hpp"
 #include "exec/result.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,7 +27,8 @@ class tuning_store {
  public:
   /// Opens (creating its folder) and reads the store. Lines that cannot be read (a line cut short
   /// by a kill) are skipped, each counted in warnings(); a later line with the same key wins.
-  /// Throws io_error when the file cannot be opened for appending.
+  /// Throws io_error naming the file when it cannot be read (a link, a FIFO, over 1 GiB) or
+  /// opened for appending (core/file_write.hpp's open_appending).
   explicit tuning_store(std::filesystem::path path);
 
   const std::filesystem::path& path() const { return path_; }
@@ -42,9 +43,11 @@ class tuning_store {
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
+  void append(const std::string& text);
+
   std::filesystem::path path_;
   std::map<std::string, stored_result> results_;
-  std::ofstream out_;
+  unique_fd out_;
   std::vector<std::string> warnings_;
 };
 
