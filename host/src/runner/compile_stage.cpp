@@ -1,7 +1,7 @@
 #include "runner/compile_stage.hpp"
 
-#include "families/data_family.hpp"
 #include "core/interrupt.hpp"
+#include "families/data_family.hpp"
 #include "nvrtc/compile_process.hpp"
 
 #include <algorithm>
