@@ -152,8 +152,8 @@ timing_stats row_runner::time_in_placements(problem& prob, std::unique_ptr<opera
       flusher.relocate();
       op = bind();
     }
-    parts.push_back(
-        measure([&](CUstream s) { op->enqueue(s); }, stream_->get(), each, flusher, clocks_.get()));
+    parts.push_back(measure([&](CUstream s) { op->enqueue(s); }, stream_->get(), each, flusher,
+                            clocks_.get(), [&](CUstream s) { op->prepare(s); }));
     const timing_stats so_far = combine_placements(parts, false);
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
