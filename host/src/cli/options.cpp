@@ -95,6 +95,9 @@ po::options_description make_description() {
     ("max-placements", po::value<int>(),
      "ci rule: add placements up to this many while the interval is wider than --max-ci "
      "(default 12)")
+    ("placement-workers", po::value<int>(),
+     "worker processes on each GPU that a row's placements take turns in, so that its interval "
+     "also covers what moves between processes (default 4; 1: every placement in one worker)")
     ("launch", po::value<std::string>(),
      "how a sample launches the operation: graph (captured once into a CUDA graph; default) or "
      "stream (each launch from the stream, as the code would)")
@@ -404,6 +407,7 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"max-ci", timing},
       {"placements", timing},
       {"max-placements", timing},
+      {"placement-workers", timing},
       {"launch", timing},
       {"samples", timing},
       {"energy", timing},
@@ -1004,6 +1008,8 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   t.placements = bounded(vm, "placements", t.placements, 1, 1000, "a placement count");
   t.max_placements = bounded(vm, "max-placements", std::max(t.max_placements, t.placements),
                              t.placements, 1000, "a placement count, at least --placements");
+  t.placement_workers =
+      bounded(vm, "placement-workers", 4, 1, 64, "a count of worker processes per GPU");
   try {
     t.launch = parse_launch_mode(str("launch", "graph"));
   } catch (const std::invalid_argument& e) {

@@ -113,7 +113,8 @@ json to_json(const timing_options& t) {
           {"keep_samples", t.keep_samples},
           {"launch", to_string(t.launch)},
           {"placements", t.placements},
-          {"max_placements", t.max_placements}};
+          {"max_placements", t.max_placements},
+          {"placement_workers", t.placement_workers}};
 }
 
 json to_json(const energy_stats& e) {

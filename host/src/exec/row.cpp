@@ -45,11 +45,9 @@ result_record row_job::record() const {
 
 nlohmann::json to_json(const row_job& job) {
   // The record's own serialisation carries the descriptor and the configuration.
-  nlohmann::json j = {{"row", to_json(job.record())},
-                      {"timing", to_json(job.timing)},
-                      {"lowered_name", job.lowered_name},
-                      {"profile_range", job.profile_range},
-                      {"journal_key", job.journal_key}};
+  nlohmann::json j = {{"row", to_json(job.record())},     {"timing", to_json(job.timing)},
+                      {"lowered_name", job.lowered_name}, {"profile_range", job.profile_range},
+                      {"journal_key", job.journal_key},   {"move_first", job.move_first}};
   j["cubin"] =
       nlohmann::json::binary(std::vector<std::uint8_t>(job.cubin.begin(), job.cubin.end()));
   return j;
@@ -67,6 +65,7 @@ row_job job_from_json(const nlohmann::json& j) {
   job.lowered_name = j.at("lowered_name").get<std::string>();
   job.profile_range = j.value("profile_range", std::string());
   job.journal_key = j.value("journal_key", std::string());
+  job.move_first = j.value("move_first", false);
   const auto& image = j.at("cubin").get_binary();
   job.cubin.assign(image.begin(), image.end());
   return job;
@@ -162,9 +161,7 @@ timing_stats row_runner::time_in_placements(problem& prob, std::unique_ptr<opera
   timing_stats t = combine_placements(parts, opt.keep_samples);
   if (t.note.empty()) t.note = stayed;
   // The rule is judged on the whole row: the placements' interval, the row's timeout.
-  t.timed_out =
-      parts.back().timed_out || (opt.rule == stop_rule::ci && t.placements >= opt.placements &&
-                                 !(t.has_ci() && t.ci_half_width() <= opt.max_ci));
+  t.timed_out = row_timed_out(opt, t, parts.back().timed_out);
   return t;
 }
 
@@ -258,6 +255,17 @@ result_record row_runner::run(const row_job& job) {
         return prob.bind(v, plugin_kernel{desc, block});
       };
     }
+    // Another placement of a row this worker timed before (worker/spread_executor.hpp): the
+    // problem and the flush buffer move first, as between the placements of one run.
+    std::string stayed;
+    if (job.move_first) {
+      if (prob.relocate(++placements_made_))
+        flusher_for(job.timing.flush).relocate();
+      else
+        stayed =
+            "a placement stayed where the last one was: too little free device memory to "
+            "move the problem";
+    }
     std::unique_ptr<operation> op = bind();
 
     // Validate first: a result that is wrong is never timed.
@@ -294,6 +302,7 @@ result_record row_runner::run(const row_job& job) {
       return r;
     }
     r.timing = time_in_placements(prob, op, bind, job.timing);
+    if (r.timing->note.empty()) r.timing->note = stayed;
     // Energy after the samples, never before validation; where NVML cannot be used the row has
     // none, and the run says why once (energy_status).
     if (job.timing.energy.enabled && meter_->why_unavailable().empty())

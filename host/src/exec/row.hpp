@@ -40,6 +40,9 @@ struct row_job {
   /// The row's key in the run's journal (runner/journal.hpp), for an MPI rank that runs it to
   /// journal it in its own file; "" when the run keeps no journal.
   std::string journal_key;
+  /// Move the problem and the flush buffer before validating and timing: the worker timed this
+  /// row before, and this is another of its placements (worker/spread_executor.hpp).
+  bool move_first = false;
 
   /// The row's record before it runs: what it is (variant, configuration, block) and what its
   /// compile reported. Running it fills in the rest.

@@ -136,6 +136,13 @@ bool placements_done(const timing_options& opt, const timing_stats& t, double el
   return t.has_ci() && t.ci_half_width() <= opt.max_ci;
 }
 
+bool row_timed_out(const timing_options& opt, const timing_stats& combined,
+                   bool last_placement_timed_out) {
+  return last_placement_timed_out ||
+         (opt.rule == stop_rule::ci && combined.placements >= opt.placements &&
+          !(combined.has_ci() && combined.ci_half_width() <= opt.max_ci));
+}
+
 timing_options placement_options(const timing_options& opt) {
   timing_options each = opt;
   const int k = std::max(1, opt.placements);

@@ -68,6 +68,10 @@ struct timing_options {
   /// interval is wider than max_ci.
   int placements = 4;
   int max_placements = 12;
+  /// The worker processes on each GPU a row's placements take turns in (--placement-workers,
+  /// worker/spread_executor.hpp): what a process fixes once then varies between placements too.
+  /// At most max_placements are started; rows in kernlab itself (--in-process) use one.
+  int placement_workers = 1;
   /// --energy: after the samples, the operation runs back to back while NVML is read
   /// (measure/energy.hpp). Not part of the samples or of their statistics.
   energy_options energy;
@@ -127,6 +131,11 @@ timing_stats combine_placements(const std::vector<timing_stats>& parts, bool kee
 /// (opt.placements) are done, and the `ci` rule's interval is within max_ci, or max_placements
 /// are done, or `elapsed_s` (since the row's first sample) reached the timeout.
 bool placements_done(const timing_options& opt, const timing_stats& combined, double elapsed_s);
+
+/// Whether a row stopped before its rule was met: its last placement ran into the timeout, or
+/// under the `ci` rule its placements' interval is still wider than max_ci.
+bool row_timed_out(const timing_options& opt, const timing_stats& combined,
+                   bool last_placement_timed_out);
 
 /// The options each placement is timed with: the row's minimum samples, minimum time and timeout
 /// shared out among opt.placements, with the samples kept (combine_placements pools them).

@@ -14,11 +14,13 @@
 #include "runner/journal.hpp"
 #include "runner/profile_pass.hpp"
 #include "worker/executor.hpp"
+#include "worker/spread_executor.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <deque>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -191,6 +193,53 @@ std::unique_ptr<row_executor> make_executor(const family_registry& families,
   return make_isolated_executor(o);
 }
 
+// GPU `ordinal`'s executor. With --placement-workers N (rows in workers, timed in more than one
+// placement), N workers started side by side, whose placements each row spreads over
+// (worker/spread_executor.hpp). A worker beyond the first that cannot start (a GPU in
+// exclusive-process mode) leaves the placements to fewer, and the run says why.
+std::unique_ptr<row_executor> gpu_executor(const family_registry& families,
+                                           const run_request& request, int ordinal) {
+  auto one = [&families, &request, ordinal]() -> std::unique_ptr<row_executor> {
+    return request.executor_factory ? request.executor_factory(ordinal)
+                                    : make_executor(families, request, {}, "", ordinal);
+  };
+  const timing_options& t = request.timing;
+  const int n = request.in_process
+                    ? 1
+                    : std::clamp(t.placement_workers, 1, std::max(t.placements, t.max_placements));
+  if (n == 1) return one();
+  std::vector<std::future<std::unique_ptr<row_executor>>> others;
+  for (int i = 1; i < n; ++i) others.push_back(std::async(std::launch::async, one));
+  std::vector<std::unique_ptr<row_executor>> members;
+  members.push_back(one());  // throws as a GPU's only worker would
+  std::string why;
+  for (auto& f : others) {
+    try {
+      members.push_back(f.get());
+    } catch (const std::exception& e) {
+      if (why.empty()) why = e.what();
+    }
+  }
+  std::string status;
+  if (!why.empty())
+    status = "rows' placements ran in " + std::to_string(members.size()) +
+             " worker process(es) of " + std::to_string(n) +
+             " (--placement-workers), so their intervals may miss what moves "
+             "between processes: " +
+             why;
+  // A problem every worker holds at once must fit them all, with room to move (relocate()).
+  auto spreads = [&families, n](const row_job& job, const cuda::device_info& d) {
+    const family* f = families.find(job.variant.family);
+    if (!f || d.total_mem == 0) return false;
+    try {
+      return f->device_bytes_needed(job.config) * static_cast<std::size_t>(n) <= d.total_mem / 2;
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  return make_spread_executor(std::move(members), spreads, status);
+}
+
 std::vector<device_pool::lane_factory> lanes_for(const family_registry& families,
                                                  const run_request& request) {
   const std::vector<int> ordinals = request.devices.empty() ? std::vector<int>{0} : request.devices;
@@ -199,8 +248,7 @@ std::vector<device_pool::lane_factory> lanes_for(const family_registry& families
   for (int ordinal : ordinals)
     lanes.emplace_back([&families, &request, ordinal, several]() -> std::unique_ptr<row_executor> {
       try {
-        return request.executor_factory ? request.executor_factory(ordinal)
-                                        : make_executor(families, request, {}, "", ordinal);
+        return gpu_executor(families, request, ordinal);
       } catch (const cuda::no_device_error&) {
         throw;
       } catch (const std::exception& e) {
@@ -370,6 +418,10 @@ sweep_result runner::run(const group_callback& on_group) {
   row_executor& first = pool.executor(0);
   out.clock_monitor_status = first.clock_status();
   out.energy_status = first.energy_status();
+  for (std::size_t i = 0; i < pool.size(); ++i)
+    if (std::string why = pool.executor(i).spread_status(); !why.empty())
+      out.warnings.push_back(
+          (pool.size() > 1 ? "GPU " + std::to_string(out.devices[i].ordinal) + ": " : "") + why);
   out.launch_floor = first.launch_floor(request_.timing);
 
   std::unique_ptr<journal> log;

@@ -154,7 +154,8 @@ std::unique_ptr<row_executor> make_executor(const family_registry& families,
                                             const std::string& log = "", int ordinal = -1);
 
 /// The pool's lanes for `request`: one per GPU of `request.devices` (request.executor_factory's
-/// executors when it is set, else make_executor's), then request.remote_lanes.
+/// executors when it is set, else make_executor's; with timing.placement_workers > 1, that many
+/// spread over by each row's placements), then request.remote_lanes.
 std::vector<device_pool::lane_factory> lanes_for(const family_registry& families,
                                                  const run_request& request);
 

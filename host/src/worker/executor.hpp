@@ -36,6 +36,9 @@ class row_executor {
   virtual result_record run(const row_job& job) = 0;
   /// How many workers were started (1 if nothing went wrong; 0 in process).
   virtual int workers_started() const { return 0; }
+  /// Why a row's placements run in fewer worker processes than asked for (--placement-workers):
+  /// "" when they run in as many (worker/spread_executor.hpp).
+  virtual std::string spread_status() { return ""; }
   /// A family's own measurement (exec/family_jobs.hpp, a family's "pipeline"), run where rows
   /// run. Throws std::runtime_error when it fails, crashes the worker or hangs it.
   virtual nlohmann::json run_family_job(const std::string& family, const std::string& name,
