@@ -724,6 +724,20 @@ TEST(Compare, RunsLaunchedDifferentlyAreNamed) {
   EXPECT_EQ(same.str().find("note:"), std::string::npos) << same.str();
 }
 
+TEST(Compare, RunsWithDifferentPlacementWorkersAreNamed) {
+  const auto one = results_of({with_interval("a", 100, 0.3)});
+  auto four = one;
+  four["reproducibility"]["timing"]["placement_workers"] = 4;
+  std::ostringstream os;
+  compare_results(one, four, os);
+  EXPECT_NE(os.str().find("in 1 worker process(es) and the new one in 4 (--placement-workers)"),
+            std::string::npos)
+      << os.str();
+  std::ostringstream same;
+  compare_results(four, four, same);
+  EXPECT_EQ(same.str().find("note:"), std::string::npos) << same.str();
+}
+
 // Nothing matched is an error, not a pass: CI would read exit 0 as "no regression".
 TEST(Compare, NoMatchedRowIsAnErrorAndFoldersPairTheirFilesByName) {
   test::temp_dir dir("compare_dirs");

@@ -64,8 +64,7 @@ class spread final : public row_executor {
       if (i == 0) row = std::move(r);
       const double elapsed =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-      if (placements_done(opt, combine_placements(parts, false), elapsed) ||
-          interrupt_requested())
+      if (placements_done(opt, combine_placements(parts, false), elapsed) || interrupt_requested())
         break;
     }
     first_ = (first_ + 1) % n;
