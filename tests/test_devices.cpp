@@ -591,6 +591,22 @@ TEST(DeviceSweep, TwoGpusKeepTheOneGpuOrderAndMeasureTheBaselineOnEach) {
   EXPECT_EQ(j.done.size(), 12u);
 }
 
+// --plan lists the rows the runner runs, in its order: the keys of a sweep's records.
+TEST(DeviceSweep, ThePlanIsTheSweepsRowsInOrder) {
+  fake_sweep f;
+  run_request req = f.request({0});
+  req.variants = f.reg->select({"reduce5", "reduce_single_pass", "scan.blelloch"}, "");
+  req.sizes = {1, 1000};
+  req.blocks = {128, 1024};
+  const sweep_result done = f.run(req);
+  std::vector<std::string> ran, planned;
+  for (const auto& r : done.results)
+    ran.push_back(configuration_key(r.variant.qualified_name(), r.block, r.config));
+  for (const auto& row : plan_rows(f.fams, req)) planned.push_back(row.key());
+  EXPECT_EQ(planned, ran);
+  EXPECT_EQ(planned.size(), 3u * 2 * 2 * 2);  // variants x dtypes x sizes x blocks
+}
+
 TEST(DeviceSweep, AGpuLostMidSweepLeavesEveryRowMeasuredOnce) {
   fake_sweep f;
   const sweep_result r = f.run(f.request({0, 1}, {-1, 2}));  // GPU 1 goes after 2 rows

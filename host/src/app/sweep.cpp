@@ -106,6 +106,11 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
   std::unique_ptr<kl::directory_watcher> watcher;
   if (opt.watch) watcher = std::make_unique<kl::directory_watcher>(opt.kernels_dirs);
   const kl::run_request req = make_request(opt, *reg, families, cache);
+  if (opt.plan) {
+    // Only the keys on standard output, so that a script can diff two plans.
+    for (const auto& row : kl::plan_rows(families, req)) std::cout << row.key() << "\n";
+    return 0;
+  }
   if (opt.pipeline) return pipeline_mode(opt, families, req, argc, argv);
   if (req.journal_path.empty() && !req.compile_only)
     std::cerr << "kernlab: warning: neither XDG_CACHE_HOME nor HOME is set, so this run keeps no "

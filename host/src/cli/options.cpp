@@ -170,6 +170,9 @@ po::options_description make_description() {
     ("help,h", po::bool_switch(), "this help")
     ("version", po::bool_switch(), "print the version")
     ("list", po::bool_switch(), "list every variant with its origin, and exit")
+    ("plan", po::bool_switch(),
+     "print the rows this command line would run, one configuration key a line (the key that "
+     "compare pairs rows by), in the order they would run, and exit: nothing is compiled or run")
     ("compile-only", po::bool_switch(),
      "compile the selected variants for every block size and exit (no GPU needed)")
     ("resources", po::bool_switch(),
@@ -345,12 +348,24 @@ T bounded(const po::variables_map& vm, const char* key, T fallback, T lo, T hi, 
 }
 
 // What a command does, and so which options apply to it.
-enum class mode { sweep, list, compile_only, resources, pipeline, compare, plot, cache, tune };
+enum class mode {
+  sweep,
+  list,
+  plan,
+  compile_only,
+  resources,
+  pipeline,
+  compare,
+  plot,
+  cache,
+  tune
+};
 
 const char* mode_name(mode m) {
   switch (m) {
     case mode::sweep: return "a sweep";
     case mode::list: return "--list";
+    case mode::plan: return "--plan";
     case mode::compile_only: return "--compile-only";
     case mode::resources: return "--resources";
     case mode::pipeline: return "--pipeline";
@@ -367,16 +382,19 @@ const char* mode_name(mode m) {
 // on the command line for a mode it does not apply to is a usage error.
 const std::map<std::string, std::vector<mode>>& option_modes() {
   using m = mode;
-  static const std::vector<m> selecting = {m::sweep,     m::list,     m::compile_only,
+  // --plan prints the rows of the sweep its command line describes: whatever shapes a sweep's
+  // rows or how they run applies to it, so that --plan can be added to any sweep's command line.
+  static const std::vector<m> selecting = {m::sweep,     m::list,     m::plan, m::compile_only,
                                            m::resources, m::pipeline, m::tune};
-  static const std::vector<m> compiling = {m::sweep, m::compile_only, m::resources, m::pipeline,
-                                           m::tune};
-  static const std::vector<m> running = {m::sweep, m::pipeline, m::tune};
-  static const std::vector<m> timing = {m::sweep, m::tune};
+  static const std::vector<m> compiling = {m::sweep,     m::plan,     m::compile_only,
+                                           m::resources, m::pipeline, m::tune};
+  static const std::vector<m> running = {m::sweep, m::plan, m::pipeline, m::tune};
+  static const std::vector<m> timing = {m::sweep, m::plan, m::tune};
   // The problem's options are checked against the selected families by a compile too, so a
   // sweep's command line stays valid with --compile-only or --resources added.
   static const std::vector<m>& problem = compiling;
   static const std::map<std::string, std::vector<m>> table = {
+      {"plan", {m::plan}},
       {"variant", selecting},
       {"family", selecting},
       {"problem", selecting},
@@ -771,6 +789,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.help = vm["help"].as<bool>();
   o.version = vm["version"].as<bool>();
   o.list = vm["list"].as<bool>();
+  o.plan = vm["plan"].as<bool>();
   o.compile_only = vm["compile-only"].as<bool>();
   o.no_plugins = vm["no-plugins"].as<bool>();
   o.family = str("family", str("problem", ""));
@@ -1058,6 +1077,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
                                         : o.command[0] == "tune"  ? mode::tune
                                                                   : mode::cache)
                   : o.list           ? mode::list
+                  : o.plan           ? mode::plan
                   : o.pipeline       ? mode::pipeline
                   : o.resources      ? mode::resources
                   : o.compile_only   ? mode::compile_only

@@ -40,6 +40,7 @@ struct device_selection {
 
 struct cli_options {
   bool help = false, version = false, list = false, compile_only = false, no_plugins = false;
+  bool plan = false;   ///< --plan: print the rows' keys, run nothing
   bool watch = false;  ///< after the sweep, re-run the variants whose files change
   bool no_cache = false;
   std::string cache_dir;  ///< "" = the default ($XDG_CACHE_HOME/kernlab, ~/.cache/kernlab)

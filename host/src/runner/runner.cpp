@@ -361,6 +361,38 @@ std::vector<unsigned> blocks_for(const variant_descriptor& v, const run_request&
   return {all.begin(), all.end()};
 }
 
+std::string planned_row::key() const {
+  if (!family_error.empty())
+    return entry->descriptor.qualified_name() + " (its family cannot be used: " + family_error +
+           ")";
+  return configuration_key(entry->descriptor.qualified_name(), block, config);
+}
+
+std::vector<planned_row> plan_rows(const family_registry& families, const run_request& request) {
+  std::vector<std::string> family_order;
+  for (const registry_entry* e : request.variants)
+    if (std::find(family_order.begin(), family_order.end(), e->descriptor.family) ==
+        family_order.end())
+      family_order.push_back(e->descriptor.family);
+  std::vector<planned_row> rows;
+  for (const auto& name : family_order) {
+    const family* fam = families.find(name);
+    for (const problem_config& config :
+         fam ? configs_for(*fam, request) : std::vector<problem_config>{problem_config{}}) {
+      for (const registry_entry* e : request.variants) {
+        if (e->descriptor.family != name) continue;
+        if (!fam) {
+          rows.push_back({e, 0, {}, e->error.empty() ? "unknown family '" + name + "'" : e->error});
+          continue;
+        }
+        for (unsigned block : blocks_for(e->descriptor, request))
+          rows.push_back({e, block, config, ""});
+      }
+    }
+  }
+  return rows;
+}
+
 sweep_result runner::run(const group_callback& on_group) {
   sweep_result out;
   const std::vector<int> ordinals =

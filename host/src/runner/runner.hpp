@@ -140,6 +140,22 @@ class runner {
 /// The configurations (dtype x op x size) of a family that a request asks for.
 std::vector<problem_config> configs_for(const family& f, const run_request& r);
 
+/// The block sizes a variant's rows take under a request ({0} for a variant without a block).
+std::vector<unsigned> blocks_for(const variant_descriptor& v, const run_request& r);
+
+/// A row a request makes, in the order runner::run runs them: family by family (in the order
+/// their first variants were selected), then configuration, variant and block. A variant whose
+/// family cannot be used is one row without a configuration (`family_error` says why).
+struct planned_row {
+  const registry_entry* entry = nullptr;
+  unsigned block = 0;
+  problem_config config;
+  std::string family_error;  ///< "" for a row that can run
+  /// configuration_key() of a row that can run; the variant and the error otherwise.
+  std::string key() const;
+};
+std::vector<planned_row> plan_rows(const family_registry& families, const run_request& request);
+
 /// The worker's job for one row of a source variant: its instantiation for `block` and `c` in
 /// the file's compiled image, with the compiler's resource report.
 row_job source_job(const family& f, const variant_descriptor& v, unsigned block,
