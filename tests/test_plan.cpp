@@ -45,12 +45,13 @@ TEST(Plan, TheKeysOfEveryShippedFamilysRowsAreTheGoldenOnes) {
   std::istringstream a(golden.str()), b(now);
   std::string la, lb, command;
   for (int line = 1;; ++line) {
-    const bool ga = static_cast<bool>(std::getline(a, la)), gb = static_cast<bool>(std::getline(b, lb));
+    const bool ga = static_cast<bool>(std::getline(a, la)),
+               gb = static_cast<bool>(std::getline(b, lb));
     if (gb && lb.rfind("$ ", 0) == 0) command = lb;
     if (!ga && !gb) break;
     if (!ga || !gb || la != lb) {
-      FAIL() << "golden_plan.txt line " << line << " (" << command << "):\n  golden: "
-             << (ga ? la : "<end>") << "\n  now:    " << (gb ? lb : "<end>")
+      FAIL() << "golden_plan.txt line " << line << " (" << command
+             << "):\n  golden: " << (ga ? la : "<end>") << "\n  now:    " << (gb ? lb : "<end>")
              << "\nA deliberate change of the keys: KERNLAB_UPDATE_GOLDEN=1 ctest -R "
                 "Plan.TheKeys, then review the diff of tests/data/golden_plan.txt";
     }
@@ -58,8 +59,9 @@ TEST(Plan, TheKeysOfEveryShippedFamilysRowsAreTheGoldenOnes) {
 }
 
 TEST(Plan, PrintsOnlyKeysAndRefusesOutputs) {
-  const auto r = test::run_kernlab("--kernels-dir " + test::kernels_dir() +
-                                   " --plan --variant reduce5 --block 256 --size 1000 --dtype int32");
+  const auto r =
+      test::run_kernlab("--kernels-dir " + test::kernels_dir() +
+                        " --plan --variant reduce5 --block 256 --size 1000 --dtype int32");
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(r.output, "reduce.reduce5 block 256 int32 sum n=1000\n");
   const auto json = test::run_kernlab("--kernels-dir " + test::kernels_dir() +
