@@ -3,9 +3,9 @@
 // and the identity elements of a reduction's padding.
 #include "families/data_family.hpp"
 #include "families/dtype_dispatch.hpp"
-#include "parallel/chunks.hpp"
 #include "families/splitmix64.hpp"
 #include "nvrtc/hash.hpp"
+#include "parallel/chunks.hpp"
 
 #include <algorithm>
 #include <cmath>
