@@ -12,6 +12,7 @@
 #include <atomic>
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 
 namespace kl {
 namespace {
@@ -184,9 +185,14 @@ TEST(Spread, TheLanesStartOneWorkerPerPlacementWorkerAndSayWhenOneCannotStart) {
   req.timing.placements = 4;
   req.timing.max_placements = 4;
   req.timing.placement_workers = 3;
+  // The first worker starts on the caller's thread, the others side by side on threads of their
+  // own: the first of those fails.
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> failed{false};
   req.executor_factory = [&](int) -> std::unique_ptr<row_executor> {
     const int i = made++;
-    if (i == 2) throw std::runtime_error("the GPU is in exclusive-process mode");
+    if (std::this_thread::get_id() != caller && !failed.exchange(true))
+      throw std::runtime_error("the GPU is in exclusive-process mode");
     return std::make_unique<fake_worker>(i, log);
   };
   auto lanes = lanes_for(families, req);
