@@ -2,10 +2,10 @@
 // once, the arguments packed for each kernel, the operations a variant binds to (a source kernel,
 // a plugin, a multi-pass plan, the copy baseline), validation and relocation to another placement;
 // and the pipeline problem that streams one axis through several CUDA streams.
-#include "families/data_family.hpp"
 #include "cuda/resources.hpp"
 #include "cuda/staging.hpp"
 #include "cuda/tensor_map.hpp"
+#include "families/data_family.hpp"
 #include "families/dtype_dispatch.hpp"
 #include "families/half_types.hpp"
 #include "families/pass_plan.hpp"

@@ -1,6 +1,6 @@
 #include "nvrtc/compile_process.hpp"
 
-#include "core/lifeline.hpp"
+#include "core/child_process.hpp"
 #include "core/unique_fd.hpp"
 #include "nvrtc/compile_result_json.hpp"
 
@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,11 +20,10 @@
 #include <functional>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <utility>
-
-extern char** environ;
 
 namespace kl::nvrtc {
 namespace {
@@ -34,51 +32,6 @@ using json = nlohmann::json;
 using clock_type = std::chrono::steady_clock;
 
 std::string errno_text() { return std::strerror(errno); }
-
-// A started child: killed (if it still runs) and reaped when it goes out of scope, so no path
-// out of compile_in_child leaves a running NVRTC or a zombie behind.
-class child_process {
- public:
-  explicit child_process(pid_t pid) : pid_(pid) {}
-  ~child_process() { kill_and_reap(); }
-  child_process(const child_process&) = delete;
-  child_process& operator=(const child_process&) = delete;
-
-  /// The wait status once it exited, waiting for it until `deadline` or until `stop` says so;
-  /// false if it did not exit.
-  bool wait_until(clock_type::time_point deadline, const std::function<bool()>& stop, int& status) {
-    for (;;) {
-      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        pid_ = -1;
-        return true;
-      }
-      if (r < 0 && errno != EINTR) throw nvrtc_error("waitpid failed: " + errno_text());
-      if (clock_type::now() >= deadline || stop()) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-  void kill_and_reap() {
-    if (pid_ <= 0) return;  // never kill(-1): that would signal every process we may signal
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-  }
-
- private:
-  pid_t pid_;
-};
-
-// "exited with code 3" / "killed by signal 11 (Segmentation fault)".
-std::string describe_exit(int status) {
-  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status))
-    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
-  return "ended with wait status " + std::to_string(status);
-}
 
 std::string to_bytes(const json& j) {
   const std::vector<std::uint8_t> cbor = json::to_cbor(j);
@@ -210,35 +163,16 @@ compile_result compile_in_child(const compile_request& request,
   unique_fd from_read(from_child[0]), from_write(from_child[1]);
   ::fcntl(to_write.get(), F_SETFL, O_NONBLOCK);
 
-  std::vector<char*> argv;
-  for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, to_read.get(), 0);
-  posix_spawn_file_actions_adddup2(&actions, from_write.get(), 1);
-  if (const int lifeline = lifeline_read_end(); lifeline >= 0)  // it ends when kernlab ends
-    posix_spawn_file_actions_adddup2(&actions, lifeline, lifeline_fd);
-  // kernlab ignores SIGPIPE (a dead child must not kill it); the child gets the default back.
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-  static const bool sigpipe_ignored = [] { return ::signal(SIGPIPE, SIG_IGN) != SIG_ERR; }();
-  (void)sigpipe_ignored;
-
   const auto start = clock_type::now();
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, argv[0], &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0)
+  child_process child;
+  try {
+    child = child_process(command, {{to_read.get(), 0}, {from_write.get(), 1}});
+  } catch (const std::runtime_error& e) {
+    // "cannot start X: why" from the launcher, as "cannot start X to compile F: why".
+    const std::string prefix = "cannot start " + command[0] + ": ", why = e.what();
     throw nvrtc_error("cannot start " + command[0] + " to compile " + path + ": " +
-                      std::strerror(rc));
-  child_process child(pid);
+                      (why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why));
+  }
   to_read.reset();  // the child's ends: only the child holds them now
   from_write.reset();
 
@@ -246,16 +180,16 @@ compile_result compile_in_child(const compile_request& request,
                                     std::chrono::duration<double>(timeout_s));
   const std::function<bool()> stop = [&] { return stop_when && stop_when(); };
   std::string reply;
-  int status = 0;
+  std::optional<int> status;
   if (!exchange(to_write.release(), from_read.get(), bytes, reply, deadline, stop, path) ||
-      !child.wait_until(deadline, stop, status)) {
-    child.kill_and_reap();
+      !(status = child.wait_until(deadline, stop))) {
+    child.kill_and_wait();
     if (stop()) throw compile_stopped_error(path);
     throw compile_timeout_error(path, timeout_s);
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || reply.empty())
+  if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0 || reply.empty())
     throw nvrtc_error("the compile of " + path + " ended without a result: its process (" +
-                      command[0] + ") " + describe_exit(status));
+                      command[0] + ") " + describe_exit(*status));
   return decode_reply(reply);
 }
 

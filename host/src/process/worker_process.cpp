@@ -1,30 +1,17 @@
 #include "process/worker_process.hpp"
 
 #include "core/file_write.hpp"
-#include "core/lifeline.hpp"
 #include "core/unique_fd.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
-extern char** environ;
-
 namespace kl::worker {
-
-std::string describe_exit(int status) {
-  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status))
-    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
-  return "ended (status " + std::to_string(status) + ")";
-}
 
 worker_process::worker_process(const std::vector<std::string>& argv, const std::string& log_path) {
   // The log is opened here, by the rules of every log (never through a link, never someone
@@ -35,32 +22,19 @@ worker_process::worker_process(const std::vector<std::string>& argv, const std::
   if (pipe2(down, O_CLOEXEC) != 0 || pipe2(up, O_CLOEXEC) != 0)
     throw std::runtime_error(std::string("cannot create the worker's pipes: ") +
                              std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  // The log first: it may itself be fd 3 or 4, which the pipes' copies take next.
-  posix_spawn_file_actions_adddup2(&actions, log ? log.get() : STDERR_FILENO, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  // dup2 clears O_CLOEXEC on the copies, so exactly fds 3 and 4 survive the exec.
-  posix_spawn_file_actions_adddup2(&actions, down[0], child_in_fd);
-  posix_spawn_file_actions_adddup2(&actions, up[1], child_out_fd);
-  if (const int lifeline = lifeline_read_end(); lifeline >= 0)  // it ends when kernlab ends
-    posix_spawn_file_actions_adddup2(&actions, lifeline, lifeline_fd);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const int rc = posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(down[0]);
-  ::close(up[1]);
-  to_child_ = down[1];
-  from_child_ = up[0];
-  if (rc != 0) {
-    ::close(to_child_);
-    ::close(from_child_);
-    throw std::runtime_error("cannot start the worker " + argv[0] + ": " + std::strerror(rc));
+  unique_fd to_read(down[0]), to_write(down[1]), from_read(up[0]), from_write(up[1]);
+  // The log first: it may itself be fd 3 or 4, which the pipes' copies take next. dup2 clears
+  // O_CLOEXEC on the copies, so exactly fds 3 and 4 survive the exec.
+  try {
+    child_ = child_process(argv, {{log ? log.get() : STDERR_FILENO, STDOUT_FILENO},
+                                  {STDOUT_FILENO, STDERR_FILENO},
+                                  {to_read.get(), child_in_fd},
+                                  {from_write.get(), child_out_fd}});
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string("the worker: ") + e.what());
   }
-  // A worker that dies must not kill kernlab with SIGPIPE on the next write.
-  signal(SIGPIPE, SIG_IGN);
+  to_child_ = to_write.release();
+  from_child_ = from_read.release();
 }
 
 worker_process::~worker_process() {
@@ -70,31 +44,17 @@ worker_process::~worker_process() {
 }
 
 std::string worker_process::stop() {
-  if (pid_ > 0) {
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    ended_ = describe_exit(status);
-    pid_ = -1;
-  }
+  if (child_.running()) ended_ = describe_exit(child_.kill_and_wait());
   return ended_;
 }
 
 std::string worker_process::wait_for_exit(int grace_ms) {
-  if (pid_ > 0) {
-    int status = 0;
-    for (int i = 0; i < grace_ms / 10; ++i) {
-      const pid_t r = waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        ended_ = describe_exit(status);
-        pid_ = -1;
-        return ended_;
-      }
-      usleep(10000);
-    }
-    return stop();
-  }
+  if (!child_.running()) return ended_;
+  const auto status =
+      child_.wait_until(std::chrono::steady_clock::now() + std::chrono::milliseconds(grace_ms), {},
+                        std::chrono::milliseconds(10));
+  if (!status) return stop();
+  ended_ = describe_exit(*status);
   return ended_;
 }
 

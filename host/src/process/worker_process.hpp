@@ -5,6 +5,7 @@
 // stdout goes to kernlab's stderr.
 #pragma once
 
+#include "core/child_process.hpp"
 #include "process/protocol.hpp"
 
 #include <sys/types.h>
@@ -42,15 +43,14 @@ class worker_process {
   /// kills it; says how it ended ("exited with code 3", "killed by signal 11 (Segmentation
   /// fault)").
   std::string wait_for_exit(int grace_ms = 2000);
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_.pid(); }
 
  private:
-  pid_t pid_ = -1;
+  child_process child_;
   int to_child_ = -1, from_child_ = -1;
   std::string ended_;
 };
 
-/// "exited with code 3" / "killed by signal 11 (Segmentation fault)" from a wait status.
-std::string describe_exit(int status);
+using kl::describe_exit;
 
 }  // namespace kl::worker
