@@ -2,11 +2,16 @@
 """Issue 31's figures for runs of the same rows: for each consecutive pair of results files,
 how far each row above 10 us moved (median, p90, max, rows over 1%), and how often the second
 run's median fell inside the first run's interval and the reverse.
-  python3 pairs.py a.json b.json [c.json ...]"""
+  python3 scripts/noise_pairs.py a.json b.json [c.json ...]"""
 import json, sys
 
 def rows(path):
     out = {}
+    try:
+        open(path).close()
+    except OSError as e:
+        print(f"{path}: {e.strerror}; left out")
+        return out
     for r in json.load(open(path))["records"]:
         t = r.get("timing")
         if r.get("outcome") != "passed" or not t:
@@ -32,6 +37,9 @@ for i in range(len(runs) - 1):
           sum(1 for k in keys if b[k][1] <= a[k][0] <= b[k][2])
     allcov[0] += cov; allcov[1] += 2 * len(keys)
     shift = sum((b[k][0] / a[k][0] - 1) * 100 for k in keys) / max(1, len(keys))
+    if not keys:
+        print(f"{files[i]} -> {files[i+1]}: no rows in common")
+        continue
     worst = max(keys, key=lambda k: abs(b[k][0] / a[k][0] - 1))
     print(f"{files[i]} -> {files[i+1]}: {len(keys)} rows > 10 us; diff median {pct(d, .5):.2f}% "
           f"p90 {pct(d, .9):.2f}% max {max(d):.2f}% ({worst[0]} b{worst[1]} {worst[2]}); "
