@@ -5,7 +5,7 @@
 set(layers
   "core"                                   # errors, exit codes, Ctrl-C, reading and creating files
   "cuda nvrtc parallel process spec"       # plain data, the driver, the compiler, the header parser
-  "measure plugins"                        # timing, L2 flush, clocks; plugin probing and loading
+  "measure plugin_host"                    # timing, L2 flush, clocks; plugin probing and loading
   "families cli"                           # the problems; the command line
   "registry"                               # discovery and selection of variants
   "exec"                                   # one row: load, validate, time; a family's own jobs

@@ -3,7 +3,7 @@
 // tests/test_gpu_data_family.cpp runs the same family on the GPU.
 #include "core/errors.hpp"
 #include "data_family_fixture.hpp"
-#include "plugins/family_plugin.hpp"
+#include "plugin_host/family_plugin.hpp"
 #include "spec/family_spec.hpp"
 #include "spec/metadata.hpp"
 #include "test_util.hpp"

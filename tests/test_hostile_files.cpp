@@ -7,7 +7,7 @@
 #include "kernlab/plugin_api.h"
 #include "nvrtc/compile_cache.hpp"
 #include "nvrtc/hash.hpp"
-#include "plugins/plugin_loader.hpp"
+#include "plugin_host/plugin_loader.hpp"
 #include "process/worker_process.hpp"
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"

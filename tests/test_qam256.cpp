@@ -4,7 +4,7 @@
 #include "cli/options.hpp"
 #include "exec/pipeline.hpp"
 #include "families/data_family.hpp"
-#include "plugins/family_plugin.hpp"
+#include "plugin_host/family_plugin.hpp"
 #include "qam256_oracle.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"

@@ -12,7 +12,7 @@
 #include "cuda/driver.hpp"
 #include "mpi/world.hpp"
 #include "nvrtc/compile_process.hpp"
-#include "plugins/plugin_loader.hpp"
+#include "plugin_host/plugin_loader.hpp"
 #include "tune/strategy.hpp"
 
 #include <iostream>

@@ -3,7 +3,7 @@
 #include "families/data_family.hpp"
 #include "kernlab_commit.hpp"  // generated at build time: KERNLAB_COMMIT
 #include "nvrtc/compiler.hpp"
-#include "plugins/plugin_loader.hpp"
+#include "plugin_host/plugin_loader.hpp"
 
 #include <kernlab/plugin_api.h>
 

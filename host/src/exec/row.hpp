@@ -12,7 +12,7 @@
 #include "measure/l2_flush.hpp"
 #include "measure/nvml.hpp"
 #include "measure/timing.hpp"
-#include "plugins/plugin_loader.hpp"
+#include "plugin_host/plugin_loader.hpp"
 
 #include <nlohmann/json.hpp>
 

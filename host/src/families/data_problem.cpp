@@ -14,7 +14,7 @@
 #include "nvrtc/compiler.hpp"
 #include "nvrtc/hash.hpp"
 #include "parallel/chunks.hpp"
-#include "plugins/family_plugin.hpp"
+#include "plugin_host/family_plugin.hpp"
 #include "spec/expression.hpp"
 
 #include <algorithm>

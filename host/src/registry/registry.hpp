@@ -4,7 +4,7 @@
 
 #include "families/data_family.hpp"
 #include "families/family.hpp"
-#include "plugins/plugin_loader.hpp"
+#include "plugin_host/plugin_loader.hpp"
 #include "spec/variant.hpp"
 
 #include <map>

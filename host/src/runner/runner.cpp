@@ -8,7 +8,7 @@
 #include "cuda/resources.hpp"
 #include "exec/record_json.hpp"
 #include "nvrtc/hash.hpp"
-#include "plugins/plugin_loader.hpp"
+#include "plugin_host/plugin_loader.hpp"
 #include "runner/compile_stage.hpp"
 #include "runner/device_pool.hpp"
 #include "runner/journal.hpp"

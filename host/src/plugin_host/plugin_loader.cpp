@@ -1,4 +1,4 @@
-#include "plugins/plugin_loader.hpp"
+#include "plugin_host/plugin_loader.hpp"
 
 #include "core/errors.hpp"
 #include "core/file_read.hpp"

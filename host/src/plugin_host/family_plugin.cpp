@@ -1,6 +1,6 @@
-#include "plugins/family_plugin.hpp"
+#include "plugin_host/family_plugin.hpp"
 
-#include "plugins/plugin_loader.hpp"
+#include "plugin_host/plugin_loader.hpp"
 
 #include <cstring>
 #include <map>
