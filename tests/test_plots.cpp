@@ -1,6 +1,6 @@
 // `kernlab plot --roofline` and `--timeline`: drawn from H100 results files frozen in
-// tests/data/results (reduce, matmul at four shapes, qam256), from records of the data families, and
-// from a pipeline report as the pipeline writes it; their bad inputs. No GPU needed.
+// tests/data/results (reduce, matmul at four shapes, qam256), from records of the data families,
+// and from a pipeline report as the pipeline writes it; their bad inputs. No GPU needed.
 #include "exec/pipeline.hpp"
 #include "report/exports.hpp"
 #include "report/results_json.hpp"
@@ -460,7 +460,8 @@ TEST(PlotCommand, RooflineAndTimelineFromTheCommandLine) {
 
   // Not a results file (a tuning table), a pipeline drawn as a roofline, a sweep as a timeline,
   // a compile-only run: exit 4, the file named, nothing written.
-  const std::string table = test::results_data_dir() + "/2026-11-23-h100-tune/matmul_space.best.json";
+  const std::string table =
+      test::results_data_dir() + "/2026-11-23-h100-tune/matmul_space.best.json";
   const std::string out = dir.str() + "/x.svg";
   r = test::run_kernlab("plot --roofline " + table + " -o " + out);
   EXPECT_EQ(r.code, 4) << r.output;

@@ -363,9 +363,9 @@ TEST(TuneCommand, TheFilesNameTunesEveryPointAndAStepsNameOnePoint) {
 TEST(TuneCommand, AResultsFileFromBeforeNamedPointsStillReplays) {
   test::temp_dir dir("tune_replay_old");
   const std::string json = dir.str() + "/matmul_space.json";
-  const auto unzip = test::run_command(
-      "gzip -dc " + test::results_data_dir() +
-      "/2026-11-23-h100-tune/matmul_space_block512.json.gz > " + json);
+  const auto unzip =
+      test::run_command("gzip -dc " + test::results_data_dir() +
+                        "/2026-11-23-h100-tune/matmul_space_block512.json.gz > " + json);
   ASSERT_EQ(unzip.code, 0) << unzip.output;
   ASSERT_EQ(test::read_file(json).find("\"named_point\""), std::string::npos);  // it is old
   const auto r = test::run_kernlab("tune --kernels-dir " + test::kernels_dir() +
