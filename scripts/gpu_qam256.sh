@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine for the qam256 family: its GPU tests, then the benchmarks recorded
-# in docs/results/2026-11-22-h100-qam256/ (kernels against the device-to-device copy at 2^28
+# in the results branch's 2026-11-22-h100-qam256/ (kernels against the device-to-device copy at 2^28
 # symbols; the pipeline at 2^27 symbols = 1 GiB each way). Logs and JSON go to $OUT.
-# Built here, carried with the working tree (see docs/results/2026-11-22-h100-qam256/README.md):
+# Built here, carried with the working tree (see that folder's README.md):
 #   cmake -S . -B build -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2
 # Each step is bounded so that one slow step cannot eat the whole call.
 #   QAM_STEPS="tests kernels pipeline" (the default) picks the steps; "alltests" runs the whole

@@ -274,8 +274,7 @@ TEST(ResultsRead, ARecordCompareCannotUseIsAFileErrorNamingIt) {
 
 // A --pipeline result whose rows are `row`, `count` times.
 json pipeline_of(const json& row, std::size_t count) {
-  json results = json::parse(test::read_file(
-      test::source_dir() + "/docs/results/2026-11-22-h100-qam256/pipeline_2e27.json"));
+  json results = json::parse(test::results_data("2026-11-22-h100-qam256/pipeline_2e27.json"));
   results["pipeline"][0]["rows"] = json::array();
   for (std::size_t i = 0; i < count; ++i) results["pipeline"][0]["rows"].push_back(row);
   return results;

@@ -1,6 +1,6 @@
-// `kernlab plot --roofline` and `--timeline`: drawn from the H100 results files kept in
-// docs/results (reduce, matmul at four shapes, qam256), from records of the data families, and
-// from a pipeline report as the pipeline writes it; their bad inputs. No GPU needed.
+// `kernlab plot --roofline` and `--timeline`: drawn from H100 results files frozen in
+// tests/data/results (reduce, matmul at four shapes, qam256), from records of the data families,
+// and from a pipeline report as the pipeline writes it; their bad inputs. No GPU needed.
 #include "exec/pipeline.hpp"
 #include "report/exports.hpp"
 #include "report/results_json.hpp"
@@ -21,11 +21,11 @@ namespace {
 
 using nlohmann::json;
 
+// A results file as kernlab wrote it on the GPU, from tests/data/results (gzipped or not).
 json real_file(const std::string& relative) {
-  const std::string path = test::source_dir() + "/docs/results/" + relative;
-  std::ifstream in(path);
-  EXPECT_TRUE(in) << path;
-  return json::parse(in);
+  const std::string text = test::results_data(relative);
+  EXPECT_FALSE(text.empty()) << test::results_data_dir() << "/" << relative;
+  return json::parse(text);
 }
 
 std::string roofline_of(const json& results) {
@@ -110,7 +110,7 @@ TEST(Roofline, ReduceDefaultJobOnTheH100) {
 // A file from before the sweep wrote the FP32 peak: it is derived from the compute capability,
 // the SMs and the clock, as the sweep computes it (132 x 128 x 2 x 1980 MHz).
 TEST(Roofline, TheFp32PeakOfAnOlderFileIsDerived) {
-  const json results = real_file("2026-11-22-h100-merged/default_job.json");
+  const json results = real_file("2026-11-22-h100-qam256/kernels_2e28.json");
   ASSERT_FALSE(results.at("reproducibility").at("device").contains("peak_fp32_tflops"));
   const std::string svg = roofline_of(results);
   EXPECT_NE(svg.find("DRAM 3352 GB/s, FP32 66.9 TFLOP/s"), std::string::npos);
@@ -439,7 +439,7 @@ TEST(PipelineTimeline, BadInputSaysWhatIsWrong) {
 TEST(PlotCommand, RooflineAndTimelineFromTheCommandLine) {
   test::temp_dir dir("plot_roofline_cli");
   const std::string reduce =
-      test::source_dir() + "/docs/results/2026-11-22-h100-final/default_job.json";
+      dir.write("default_job.json", test::results_data("2026-11-22-h100-final/default_job.json"));
   auto r = test::run_kernlab("plot --roofline " + reduce + " -o " + dir.str() + "/r.svg");
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_NE(test::read_file(dir.str() + "/r.svg").find("kernlab roofline: NVIDIA H100"),
@@ -461,7 +461,7 @@ TEST(PlotCommand, RooflineAndTimelineFromTheCommandLine) {
   // Not a results file (a tuning table), a pipeline drawn as a roofline, a sweep as a timeline,
   // a compile-only run: exit 4, the file named, nothing written.
   const std::string table =
-      test::source_dir() + "/docs/results/2026-11-23-h100-tune/matmul_space.best.json";
+      test::results_data_dir() + "/2026-11-23-h100-tune/matmul_space.best.json";
   const std::string out = dir.str() + "/x.svg";
   r = test::run_kernlab("plot --roofline " + table + " -o " + out);
   EXPECT_EQ(r.code, 4) << r.output;

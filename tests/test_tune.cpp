@@ -358,18 +358,19 @@ TEST(TuneCommand, TheFilesNameTunesEveryPointAndAStepsNameOnePoint) {
 }
 
 // A results file written before named points (its descriptors have no tunable_file, point or
-// named_point) still replays: the shipped matmul space of 2026-11-23.
+// named_point) still replays: the shipped matmul space of 2026-11-23, its block-512 rows and the
+// cuBLAS row (tests/data/results/README.md).
 TEST(TuneCommand, AResultsFileFromBeforeNamedPointsStillReplays) {
   test::temp_dir dir("tune_replay_old");
   const std::string json = dir.str() + "/matmul_space.json";
   const auto unzip =
-      test::run_command("gzip -dc " + test::source_dir() +
-                        "/docs/results/2026-11-23-h100-tune/matmul_space.json.gz > " + json);
+      test::run_command("gzip -dc " + test::results_data_dir() +
+                        "/2026-11-23-h100-tune/matmul_space_block512.json.gz > " + json);
   ASSERT_EQ(unzip.code, 0) << unzip.output;
   ASSERT_EQ(test::read_file(json).find("\"named_point\""), std::string::npos);  // it is old
   const auto r = test::run_kernlab("tune --kernels-dir " + test::kernels_dir() +
-                                   " --variant tunable --strategy random --seed 1 --budget 20 "
-                                   "--replay " +
+                                   " --variant tunable --block 512 --strategy random --seed 1 "
+                                   "--budget 20 --replay " +
                                    json);
   EXPECT_EQ(r.code, 0) << r.output.substr(0, 4000);
   EXPECT_NE(r.output.find("replaying " + json), std::string::npos) << r.output.substr(0, 4000);

@@ -86,6 +86,21 @@ inline command_result run_kernlab(const std::string& args) {
   return run_command(std::string(KERNLAB_BINARY) + " --config /dev/null " + args);
 }
 
+/// The frozen kernlab results files the tests read (tests/data/results/, copied from the results
+/// branch's session folders; tests/data/results/README.md says which and why).
+inline std::string results_data_dir() { return source_dir() + "/tests/data/results"; }
+
+/// The text of a results file under tests/data/results/, `relative` as the results branch names it
+/// ("2026-11-22-h100-final/default_job.json"): the file itself, or its gzip-compressed copy
+/// (`relative` + ".gz") unpacked. "" when neither is there.
+inline std::string results_data(const std::string& relative) {
+  const std::string path = results_data_dir() + "/" + relative;
+  if (std::filesystem::exists(path)) return read_file(path);
+  if (!std::filesystem::exists(path + ".gz")) return "";
+  const command_result r = run_command("gzip -dc '" + path + ".gz'");
+  return r.code == 0 ? r.output : "";
+}
+
 /// A reduce kernel file whose compile takes minutes: a binary tree of 2^14 inlined template
 /// functions (over a minute in NVRTC 13 on a 2-core machine), for the --compile-timeout tests.
 inline std::string slow_compiling_kernel(const std::string& name) {

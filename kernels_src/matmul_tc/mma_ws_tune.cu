@@ -29,7 +29,7 @@
 //   Tiles are walked in groups of 16 tile rows for L2. PERSIST = 1: one block per resident slot,
 //   each walking tiles blockIdx.x, + gridDim.x, ..., the ring (stage, parities) carried across
 //   tiles, so the producer loads the next tile while the consumers write C.
-// H100 80GB HBM3, bfloat16 (docs/results/2026-11-27-h100-tc-mma-ws): the named point ran
+// H100 80GB HBM3, bfloat16 (results branch: 2026-11-27-h100-tc-mma-ws/): the named point ran
 // 482.7-484.1 TFLOP/s at 4096^3 (0.60x the cuBLAS of the same call, 801-807; 1.86x-1.87x step
 // 4) and 515.4-519.6 at 8192^3 (0.59x-0.67x of cuBLAS, which ranged 766-874 between calls;
 // 1.83x-1.86x step 4); float16 484.0 and 519.5 (0.60x, 0.59x). Nsight Compute at 4096^3: tensor
@@ -38,7 +38,7 @@
 // 2% of each other (PERSIST = 1 slightly ahead); WN = 2 was 2-10% slower. Unaligned rows
 // (4095x4097x1023) are 46 TFLOP/s, 0.33x cuBLAS (1.08x step 4).
 // The numbers above are of PREG = 40; with the named point's PREG = 64 (no spill), one call
-// each on an H100 (docs/results/2026-11-27-h100-tc-final): 481.12 TFLOP/s at 4096^3 (0.602x
+// each on an H100 (results branch: 2026-11-27-h100-tc-final/): 481.12 TFLOP/s at 4096^3 (0.602x
 // cuBLAS's 798.77; PREG = 40 481.20) and 514.11 at 8192^3 (0.591x of 870.23; PREG = 40 520.52).
 // The named point mma_ws: WN = 4 (128 x 256), 4 stages (192 KiB), PREG = 64, persistent: the
 // least producer registers with no spill anywhere (PREG = 40 spilled 104 bytes in the producer,

@@ -26,7 +26,7 @@
 //   threads, 128 at 512); ptxas compiles the consumers within the launch's share regardless.
 // - Order of the tiles: groups of 16 tile rows are walked column by column, so a wave of 132
 //   blocks shares its A rows and B columns in L2.
-// H100, bfloat16 (docs/results/2026-11-26-h100-tc-wgmma): the named point ran 744-754 TFLOP/s at
+// H100, bfloat16 (results branch: 2026-11-26-h100-tc-wgmma/): the named point did 744-754 TFLOP/s at
 // 4096^3 and 755-847 at 8192^3 (0.92x-1.09x the cuBLAS of the same call), 2.7x-3.0x step 4;
 // Nsight Compute puts the tensor cores' SM throughput at 78% and 89%. At 4095x4097x1023 (odd K
 // and N: the unaligned path) it is 82 TFLOP/s, 0.57x cuBLAS, the producer waiting on its loads

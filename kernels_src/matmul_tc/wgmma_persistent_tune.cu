@@ -21,7 +21,7 @@
 //   `full` at most one phase ahead of the producer (without it a consumer could pass a wait
 //   two phases early).
 // - Copies, layout, unaligned path and registers are step 5's (its comment says how).
-// H200 (docs/results/2026-11-26-h200-tc-persistent), bfloat16: the named point (cooperative,
+// H200 (results branch: 2026-11-26-h200-tc-persistent/), bfloat16: the named point (cooperative,
 // EPI = 1, BN = 256, 4 stages) ran 4096^3 at 768.9-782.5 TFLOP/s in five measurements,
 // 1.04x-1.05x step 5 and 0.94x-0.97x the cuBLAS of the same call, and 4095x4097x1023 at 85.3
 // (step 5 82.6, cuBLAS 142.2: the unaligned path, as in step 5). At 8192^3 the card's software

@@ -28,7 +28,7 @@
 // The price: the copy reads A and B and writes Ap and Bp (kernlab zeroes the scratch before each
 // launch, inside the timed region, too), and the GEMM starts only when the last block's copy is
 // done; at aligned shapes it is pure cost against step 7.
-// H100 80GB HBM3 (docs/results/2026-11-27-h100-tc-tma), bfloat16, the named point (cooperative,
+// H100 80GB HBM3 (results branch: 2026-11-27-h100-tc-tma/), bfloat16, the named point (cooperative,
 // BN = 256, 4 stages, CU = 4): 4095x4097x1023 at 282.8 TFLOP/s in a table (cuBLAS 141.5: 2.00x;
 // step 6 80.9) and 283.3 and 282.8 one process a variant (cuBLAS 143.5, 143.9: 1.97x), float16
 // 280.1 (1.98x). Nsight Compute: the kernel itself 113.3 us of the row's ~121 (the rest are the

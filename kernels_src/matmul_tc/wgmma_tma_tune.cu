@@ -16,7 +16,7 @@
 // not a multiple of 8 the host cannot encode the maps and the row is skipped with that reason
 // (step 8 pads such matrices).
 // Tunables as step 6's: PINGPONG (cooperative 0 / ping-pong 1), EPI, BN, STAGES.
-// H100 80GB HBM3 (docs/results/2026-11-27-h100-tc-tma), bfloat16, the named point (cooperative,
+// H100 80GB HBM3 (results branch: 2026-11-27-h100-tc-tma/), bfloat16, the named point (cooperative,
 // EPI = 1, BN = 256, 4 stages: the fastest of the 18 points at 4096^3 and at 8192^3), one
 // process a variant, twice: 4096^3 at 795.7 and 793.0 TFLOP/s, 1.03x step 6 (769.0, 767.8) and
 // 0.98x cuBLAS (808.9, 808.2), whose SM clock stayed at 1980 MHz where step 7's dipped to

@@ -1,7 +1,7 @@
 // Beyond the seeds, as one tunable file: the resident, single-launch reduction of
 // reduce_single_pass with its load shape as tunables, and a cheaper finish for int32 sums.
 //
-// What the earlier steps measured (H100, docs/results/2026-11-22-h100 and -h100-reduce-tuning):
+// What the earlier steps measured (H100, results branch: 2026-11-22-h100, -h100-reduce-tuning):
 // 16-byte loads (reduce_vec4) and several of them in flight into independent accumulators
 // (reduce_multi_acc) reach 93.5 % of the DRAM peak at 2^28; a resident grid striding over the
 // input (reduce_persistent) and a single launch finished by the last block to arrive

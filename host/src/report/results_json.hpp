@@ -49,8 +49,9 @@ const cuda::device_info* device_of(const result_record& r, const sweep_result& s
 /// is not a kernlab results file of a version this kernlab reads.
 std::vector<result_record> records_from_results(const nlohmann::json& j);
 
-/// The largest results file kernlab reads: far above a real run's (the largest kept in
-/// docs/results is under 0.5 MiB), far below what would run a machine out of memory once parsed.
+/// The largest results file kernlab reads: far above a real run's (the largest uncompressed one on
+/// the results branch is under 0.5 MiB), far below what would run a machine out of memory once
+/// parsed.
 constexpr std::uintmax_t results_max_bytes = std::uintmax_t{256} << 20;
 
 /// Reads and parses a results file: a regular file of at most results_max_bytes, never blocking
