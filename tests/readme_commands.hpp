@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kl::test {
@@ -45,8 +45,7 @@ inline std::vector<std::string> doc_pages() {
   namespace fs = std::filesystem;
   std::vector<std::string> pages;
   for (const auto& e : fs::directory_iterator(fs::path(source_dir()) / "docs"))
-    if (e.is_regular_file() && e.path().extension() == ".md" &&
-        e.path().filename() != "results.md")
+    if (e.is_regular_file() && e.path().extension() == ".md" && e.path().filename() != "results.md")
       pages.push_back("docs/" + e.path().filename().string());
   std::sort(pages.begin(), pages.end());
   pages.insert(pages.begin(), "README.md");
