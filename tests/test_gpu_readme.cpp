@@ -1,5 +1,6 @@
-// GPU tests (CTest label `gpu`) of the README: its commands run for real and print what the
-// README shows (a table, a passed row, the best line), its example variant validates, and a GPU's
+// GPU tests (CTest label `gpu`) of the README and the docs: the commands of every page run for
+// real and print what the pages show (a table, a passed row, the best line; the README's example
+// family among them), the README's example variant validates, and a GPU's
 // own architecture replaces the fallback one. Their no-GPU forms are in test_readme.cpp and
 // test_compile_cache.cpp. Without a GPU every test here is skipped with the reason.
 #include "families/family.hpp"
@@ -83,13 +84,15 @@ TEST(GpuReadme, ShortenedKeepsWhatTheCommandShows) {
             " --pipeline --variant qam256.vec2_stream --block 256 --size 2^20 --pipeline-runs 2");
 }
 
-// Replays the README's shell blocks for real, in a scratch copy of kernels_src, short: every
-// command exits 0, and each sweep prints its table with a passed row and the best line.
+// Replays the shell blocks of the README and of every page of docs/ for real, in a scratch copy
+// of kernels_src with the files the pages tell the reader to write, short: every command exits 0,
+// and each sweep prints its table with a passed row and the best line.
 TEST(GpuReadme, CommandsRunAndPrintTheirTables) {
   KL_REQUIRE_GPU();
   test::temp_dir dir("gpu_readme_cmds");
   std::filesystem::copy(test::kernels_dir(), dir.path() / "kernels_src",
                         std::filesystem::copy_options::recursive);
+  test::write_doc_files(dir.str());
   const std::string config = dir.write("empty.cfg", "");
   int sweeps = 0;
   for (auto c : test::readme_commands()) {

@@ -1,5 +1,7 @@
-// The README's examples are true: its plugin is the file the project builds, its commands run,
-// and its example variant compiles. Their GPU runs are in test_gpu_readme.cpp.
+// The README's and the docs' examples are true: the plugin of docs/plugins.md is the file the
+// project builds, every page's commands run, the README's example variant and example family
+// compile, and the README stays a quick start that maps every page. Their GPU runs are in
+// test_gpu_readme.cpp.
 #include "families/family.hpp"
 #include "readme_commands.hpp"
 #include "registry/registry.hpp"
@@ -9,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace kl {
@@ -22,18 +25,59 @@ TEST(Readme, PluginExampleIsTheBuiltFile) {
       test::read_file(test::source_dir() + "/plugins/example/example_plugin.cu");
   ASSERT_FALSE(file.empty());
   bool found = false;
-  for (const auto& b : code_blocks(readme(), "cpp")) found = found || b == file;
-  EXPECT_TRUE(found) << "README.md's plugin example differs from plugins/example/example_plugin.cu";
+  for (const auto& b : code_blocks(test::doc_page("docs/plugins.md"), "cpp"))
+    found = found || b == file;
+  EXPECT_TRUE(found)
+      << "docs/plugins.md's plugin example differs from plugins/example/example_plugin.cu";
 }
 
-// Replays the README's shell blocks as a user would, in a scratch copy of kernels_src (so the
-// `cp` of the "Adding a variant" section works): every kernlab command must succeed. This binary
-// sees no GPU, so runs stop after compiling and --compile-only makes that the success case;
+// The README is a quick start: short, and a map of docs/ with a line for every page.
+TEST(Readme, IsAQuickStartThatMapsEveryPage) {
+  const std::string md = readme();
+  EXPECT_LE(std::count(md.begin(), md.end(), '\n'), 200);
+  for (const auto& page : test::doc_pages()) {
+    if (page == "README.md") continue;
+    EXPECT_NE(md.find("- [" + page + "](" + page + "):"), std::string::npos)
+        << "README.md's map of the docs has no line for " << page;
+  }
+}
+
+// The README's example family is complete: its files, written where it says, make a family that
+// --list shows with its variant and that compiles (GpuReadme.CommandsRunAndPrintTheirTables
+// validates and times it).
+TEST(Readme, ExampleFamilyCompiles) {
+  const auto files = test::doc_files();
+  ASSERT_GE(files.size(), 3u);
+  test::temp_dir dir("readme_family");
+  test::write_doc_files(dir.str());
+  const std::string config = dir.write("empty.cfg", "");
+  const std::string kernlab = std::string("cd ") + dir.str() + " && " + KERNLAB_BINARY +
+                              " --config " + config + " --kernels-dir my_kernels --family twice";
+  const auto list = test::run_command(kernlab + " --list");
+  ASSERT_EQ(list.code, 0) << list.output;
+  EXPECT_NE(list.output.find("one_per_thread"), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find("twice.d2d_copy"), std::string::npos) << list.output;
+  const auto compiled = test::run_command(kernlab + " --compile-only");
+  EXPECT_EQ(compiled.code, 0) << compiled.output;
+  // The compile table has a row for the variant and one for the reference, each compiled.
+  for (const char* row : {"twice.one_per_thread ", "twice.reference "}) {
+    const auto at = compiled.output.find(row);
+    ASSERT_NE(at, std::string::npos) << row << "\n" << compiled.output;
+    const std::string line = compiled.output.substr(at, compiled.output.find('\n', at) - at);
+    EXPECT_EQ(line.substr(line.size() - 4), "  ok") << line;
+  }
+}
+
+// Replays the shell blocks of the README and of every page of docs/ as a user would, in a scratch
+// copy of kernels_src (so the `cp` of the README's first variant works) with the files the pages
+// tell the reader to write: every kernlab command must succeed. This binary sees no GPU, so runs
+// stop after compiling and --compile-only makes that the success case;
 // GpuReadme.CommandsRunAndPrintTheirTables runs them for real.
 TEST(Readme, CommandsRun) {
   test::temp_dir dir("readme_cmds");
   std::filesystem::copy(test::kernels_dir(), dir.path() / "kernels_src",
                         std::filesystem::copy_options::recursive);
+  test::write_doc_files(dir.str());
   const std::string config = dir.write("empty.cfg", "");
   int commands = 0;
   for (auto c : test::readme_commands()) {
@@ -78,6 +122,10 @@ TEST(Readme, CommandsRun) {
     EXPECT_EQ(r.code, 0) << c.line << "\n" << r.output;
   }
   EXPECT_GE(commands, 6);
+  // The README's own: the first variant's and the first family's.
+  int in_readme = 0;
+  for (const auto& c : test::readme_commands()) in_readme += c.line.rfind("README.md: ", 0) == 0;
+  EXPECT_GE(in_readme, 3);
 }
 
 // The project's documents stand alone: no link or path leads outside the repository (the
