@@ -460,8 +460,8 @@ TEST(PlotCommand, RooflineAndTimelineFromTheCommandLine) {
 
   // Not a results file (a tuning table), a pipeline drawn as a roofline, a sweep as a timeline,
   // a compile-only run: exit 4, the file named, nothing written.
-  const std::string table =
-      test::results_data_dir() + "/2026-11-23-h100-tune/matmul_space.best.json";
+  const std::string table = dir.write(
+      "matmul_space.best.json", test::results_data("2026-11-23-h100-tune/matmul_space.best.json"));
   const std::string out = dir.str() + "/x.svg";
   r = test::run_kernlab("plot --roofline " + table + " -o " + out);
   EXPECT_EQ(r.code, 4) << r.output;
