@@ -1,4 +1,5 @@
-// --list: every family with its axes, dtypes and ops, then every variant with its blocks and origin.
+// --list: every family with its axes, dtypes and ops, then every variant with its blocks and
+// origin.
 #include "report/table.hpp"
 #include "report/text_helpers.hpp"
 

@@ -1,0 +1,38 @@
+// kernlab's option table (cli/options.cpp's parser reads it): every option with its help line,
+// the commands (modes) there are, and which options apply to which command.
+#pragma once
+
+#include <boost/program_options.hpp>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kl::cli {
+
+/// Every option kernlab has, with its help line, in --help's groups.
+boost::program_options::options_description make_description();
+
+// What a command does, and so which options apply to it.
+enum class mode {
+  sweep,
+  list,
+  plan,
+  compile_only,
+  resources,
+  pipeline,
+  compare,
+  plot,
+  cache,
+  tune
+};
+
+/// "a sweep", "--list", "kernlab compare"...: a mode as messages name it.
+const char* mode_name(mode m);
+
+/// Throws usage_error for an option given on the command line (`given`) that does not apply to
+/// `md`: one table says which options apply where, so that no option is silently ignored.
+void check_options_apply(mode md, const std::set<std::string>& given);
+
+}  // namespace kl::cli
