@@ -22,13 +22,15 @@
 namespace kl {
 namespace {
 
+// A fixture of tests/data/ncu/, kept compressed (gzip -9n): its path.
 std::string fixture(const std::string& name) {
-  return test::source_dir() + "/tests/data/ncu/" + name;
+  return test::source_dir() + "/tests/data/ncu/" + name + ".gz";
 }
 
 std::vector<ncu_kernel> parse_file(const std::string& name) {
-  std::ifstream in(fixture(name));
-  EXPECT_TRUE(in) << fixture(name);
+  const auto r = test::run_command("gzip -dc '" + fixture(name) + "'");
+  EXPECT_EQ(r.code, 0) << fixture(name) << ": " << r.output;
+  std::istringstream in(r.output);
   return parse_ncu_raw_csv(in);
 }
 
@@ -355,7 +357,7 @@ TEST(ProfilePass, EachRowGetsTheKernelsOfItsRange) {
   test::temp_dir dir("profile_pass");
   const std::string ncu = write_script(dir, "bin/ncu",
                                        "#!/bin/sh\n"
-                                       "if [ \"$1\" = --import ]; then cat '" +
+                                       "if [ \"$1\" = --import ]; then gzip -dc '" +
                                            fixture("nvtx_import_raw.csv") +
                                            "'; exit 0; fi\n"
                                            "while [ $# -gt 0 ]; do\n"
