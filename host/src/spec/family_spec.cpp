@@ -336,28 +336,50 @@ void read_pipeline(const reader& r, const toml::node& p,
   }
 }
 
-}  // namespace
+// Reads a family.toml's sections into `s`, in the order they depend on each other: what the
+// family is (dtypes, roofline, plugin), its axes, the variables its expressions see with its
+// requirements and ops, its buffers, its kernel's signature and launch, its reference, its
+// comparison rule, its baseline and pipeline. Every error names the file and line (reader::fail).
+class spec_reader {
+ public:
+  spec_reader(reader& r, const toml::table& root, family_spec& s, const std::string& dir)
+      : r(r), root(root), s(s), dir(dir) {}
 
-family_spec parse_family_spec(const std::string& text, const std::string& path,
-                              const std::string& dir, const std::string& name,
-                              const std::vector<std::string>& plugin_dirs) {
-  reader r(path, dir);
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    r.fail(static_cast<int>(e.source().begin.line), std::string(e.description()));
+  void what_it_is(const std::vector<std::string>& plugin_dirs);
+  void axes();
+  void variables_requirements_and_ops();
+  void buffers();
+  void kernel();
+  void reference();
+  void comparison();
+  void baseline_and_pipeline();
+
+ private:
+  // An expression must evaluate with `v`; else the error names `line`.
+  void check_expr(const std::string& e, int line, const std::string& what,
+                  const std::map<std::string, std::int64_t>& v) const {
+    try {
+      evaluate(e, v);
+    } catch (const expression_error& ex) {
+      r.fail(line, what + " '" + e + "': " + ex.what());
+    }
   }
-  family_spec s;
-  s.name = name;
-  s.path = path;
-  s.dir = dir;
-  s.text = text;
-  r.only_keys(root,
-              {"summary", "plugin", "dtypes", "roofline", "bytes", "flops", "axes", "require",
-               "ops", "buffers", "kernel", "reference", "compare", "baseline", "pipeline"},
-              "family.toml");
+  // The line of a top-level key, `fallback` when it is absent.
+  int line_or(const char* key, int fallback) const {
+    const toml::node* n = root.get(key);
+    return n ? reader::line_of(*n) : fallback;
+  }
 
+  reader& r;
+  const toml::table& root;
+  family_spec& s;
+  const std::string& dir;  ///< the family's folder
+  /// The variables every expression of the file sees, at the axes' defaults
+  /// (variables_requirements_and_ops() makes them), and with the launch's own (kernel()).
+  std::map<std::string, std::int64_t> vars, grid_vars;
+};
+
+void spec_reader::what_it_is(const std::vector<std::string>& plugin_dirs) {
   if (const toml::node* n = root.get("summary")) s.summary = r.string(*n, "summary");
   // The family plugin's file: in the family's folder, else in a plugin folder.
   if (const toml::node* n = root.get("plugin")) {
@@ -398,7 +420,9 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   }
   if (const toml::node* n = root.get("bytes")) s.bytes = r.expression(*n, "bytes");
   if (const toml::node* n = root.get("flops")) s.flops = r.expression(*n, "flops");
+}
 
+void spec_reader::axes() {
   // Axes, in the order written.
   const toml::node* axes = root.get("axes");
   if (!axes) r.fail(1, "'[axes]' is missing: a family needs at least one axis (e.g. N)");
@@ -455,22 +479,12 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   for (auto& [line, a] : reals) s.real_axes.push_back(a);
   if (s.axes.empty())
     r.fail(reader::line_of(*axes), "[axes] has no size axis: a family needs at least one (e.g. N)");
+}
 
+void spec_reader::variables_requirements_and_ops() {
   // The variables every expression of the file sees, at the axes' defaults.
-  std::map<std::string, std::int64_t> vars = {{"BLOCK", 256}, {"TSIZE", 4}};
+  vars = {{"BLOCK", 256}, {"TSIZE", 4}};
   for (const auto& a : s.axes) vars[a.name] = a.default_value;
-  auto check_expr = [&](const std::string& e, int line, const std::string& what,
-                        const std::map<std::string, std::int64_t>& v) {
-    try {
-      evaluate(e, v);
-    } catch (const expression_error& ex) {
-      r.fail(line, what + " '" + e + "': " + ex.what());
-    }
-  };
-  auto line_or = [&](const char* key, int fallback) {
-    const toml::node* n = root.get(key);
-    return n ? reader::line_of(*n) : fallback;
-  };
   if (const toml::node* n = root.get("require")) {
     if (!n->is_array()) r.fail(reader::line_of(*n), "require must be an array of conditions");
     for (const auto& e : *n->as_array()) {
@@ -526,7 +540,9 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   s.flops_line = line_or("flops", 0);
   if (!s.bytes.empty()) check_expr(s.bytes, s.bytes_line, "bytes", vars);
   check_expr(s.flops, std::max(s.flops_line, 1), "flops", vars);
+}
 
+void spec_reader::buffers() {
   // Buffers.
   const toml::node* buffers = root.get("buffers");
   if (!buffers || !buffers->is_array())
@@ -540,7 +556,9 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   if (!has_role(buffer_role::out) && !has_role(buffer_role::inout))
     r.fail(reader::line_of(*buffers),
            "no buffer has role 'out' or 'inout': there is nothing to compare");
+}
 
+void spec_reader::kernel() {
   // The kernel's signature and default launch.
   const toml::node* kernel = root.get("kernel");
   if (!kernel) r.fail(1, "'[kernel]' is missing (its 'args' are the variants' parameters)");
@@ -628,7 +646,7 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
     if (std::none_of(s.args.begin(), s.args.end(),
                      [&](const arg_spec& a) { return a.buffer == b.name; }))
       r.fail(b.line, "buffer " + b.name + " is not among [kernel] args");
-  std::map<std::string, std::int64_t> grid_vars = vars;
+  grid_vars = vars;
   grid_vars["RESIDENT_BLOCKS"] = 1024;
   grid_vars["SM_COUNT"] = 132;
   if (const toml::node* n = kt.get("block_dims")) {
@@ -646,7 +664,9 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   } else if (s.plan == launch_plan::single) {
     r.fail(s.kernel_line, "[kernel] needs 'grid_dims' (the default launch)");
   }
+}
 
+void spec_reader::reference() {
   // The reference kernel.
   const toml::node* ref = root.get("reference");
   if (!ref) r.fail(1, "'[reference]' is missing (the kernel whose result the variants must match)");
@@ -706,7 +726,9 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
       s.reference.grid_dims = s.grid_dims;
     }
   }  // the reference kernel
+}
 
+void spec_reader::comparison() {
   // The comparison rule: [compare] for both input modes, [compare.random] for random inputs.
   auto read_compare = [&](const toml::table& ct, int line, const std::string& where,
                           bool may_nest) {
@@ -757,7 +779,9 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
       s.compare_random = read_compare(r.table(*rnd, "compare.random"), reader::line_of(*rnd),
                                       "[compare.random]", false);
   }
+}
 
+void spec_reader::baseline_and_pipeline() {
   // The baseline.
   if (const toml::node* base = root.get("baseline")) {
     const toml::table& bt = r.table(*base, "baseline");
@@ -783,6 +807,39 @@ family_spec parse_family_spec(const std::string& text, const std::string& path,
   }
 
   if (const toml::node* p = root.get("pipeline")) read_pipeline(r, *p, vars, s);
+}
+
+}  // namespace
+
+family_spec parse_family_spec(const std::string& text, const std::string& path,
+                              const std::string& dir, const std::string& name,
+                              const std::vector<std::string>& plugin_dirs) {
+  reader r(path, dir);
+  toml::table root;
+  try {
+    root = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    r.fail(static_cast<int>(e.source().begin.line), std::string(e.description()));
+  }
+  family_spec s;
+  s.name = name;
+  s.path = path;
+  s.dir = dir;
+  s.text = text;
+  r.only_keys(root,
+              {"summary", "plugin", "dtypes", "roofline", "bytes", "flops", "axes", "require",
+               "ops", "buffers", "kernel", "reference", "compare", "baseline", "pipeline"},
+              "family.toml");
+
+  spec_reader read(r, root, s, dir);
+  read.what_it_is(plugin_dirs);
+  read.axes();
+  read.variables_requirements_and_ops();
+  read.buffers();
+  read.kernel();
+  read.reference();
+  read.comparison();
+  read.baseline_and_pipeline();
   return s;
 }
 
