@@ -40,6 +40,34 @@ TEST(Binary, HelpAndVersion) {
   EXPECT_NE(r.output.find("plugin ABI"), std::string::npos);
 }
 
+// `kernlab COMMAND --help`: the command's usage and only the options that apply to it, exit 0,
+// even where the command's own words are missing.
+TEST(Binary, EachCommandHasItsOwnHelp) {
+  const auto compare = run_kernlab("compare --help");
+  EXPECT_EQ(compare.code, 0) << compare.output;
+  EXPECT_EQ(compare.output.rfind("usage: kernlab compare OLD.json NEW.json", 0), 0u)
+      << compare.output;
+  EXPECT_NE(compare.output.find("--threshold"), std::string::npos) << compare.output;
+  EXPECT_EQ(compare.output.find("--variant"), std::string::npos) << compare.output;
+  EXPECT_EQ(compare.output.find("--kernels-dir"), std::string::npos) << compare.output;
+  const auto plot = run_kernlab("plot --help");
+  EXPECT_EQ(plot.code, 0) << plot.output;
+  EXPECT_NE(plot.output.find("--roofline"), std::string::npos) << plot.output;
+  EXPECT_EQ(plot.output.find("--threshold"), std::string::npos) << plot.output;
+  const auto cache = run_kernlab("cache --help");
+  EXPECT_EQ(cache.code, 0) << cache.output;
+  EXPECT_NE(cache.output.find("cache info|clear|prune"), std::string::npos) << cache.output;
+  EXPECT_NE(cache.output.find("--max-size"), std::string::npos) << cache.output;
+  const auto tune = run_kernlab("tune --help");
+  EXPECT_EQ(tune.code, 0) << tune.output;
+  EXPECT_NE(tune.output.find("--strategy"), std::string::npos) << tune.output;
+  EXPECT_NE(tune.output.find("--variant"), std::string::npos) << tune.output;
+  EXPECT_EQ(tune.output.find("\n  --list "), std::string::npos) << tune.output;
+  const auto unknown = run_kernlab("frob --help");
+  EXPECT_EQ(unknown.code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("unknown command 'frob'"), std::string::npos) << unknown.output;
+}
+
 // The commit is recorded at build time: a binary built from this checkout names its HEAD (with
 // "-dirty" when tracked files were edited), in --version and in --json's reproducibility block.
 TEST(Binary, VersionAndJsonNameTheCommitBuiltFrom) {

@@ -23,6 +23,10 @@ namespace {
 
 int run(int argc, char** argv) {
   const kl::cli_options opt = kl::parse_command_line(argc, argv, kl::app::find_default_paths());
+  if (opt.help && !opt.command.empty()) {
+    std::cout << kl::command_help(opt.command[0]);
+    return 0;
+  }
   if (opt.help) {
     std::cout << kl::help_text("\nkernlab tune --strategy (docs/tuning.md):\n" +
                                kl::tune::strategy_help());

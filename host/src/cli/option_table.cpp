@@ -31,8 +31,8 @@ po::options_description make_description() {
      "values of a real-valued axis, NAME=v1,v2 (repeatable; kernlab --list shows a family's "
      "axes): one configuration per value, in the families that have the axis")
     ("dtype", po::value<std::string>(),
-     "element types, a comma list of int32, int64, float32, float64; each family runs the ones "
-     "it has (kernlab --list shows them)")
+     "element types, a comma list of uint8, int32, int64, float16, bfloat16, float32, float64; "
+     "each family runs the ones it has (kernlab --list shows them)")
     ("op", po::value<std::string>(),
      "operations, for the families that have them (comma list; kernlab --list shows them)")
     ("seed", po::value<std::string>(), "seed of the input generator (printed with the results)")
@@ -143,8 +143,8 @@ po::options_description make_description() {
     ("timeline", po::bool_switch(),
      "plot: a --pipeline result's streams over time, each chunk's H2D, kernel and D2H")
     ("threshold", po::value<double>(),
-     "compare: a row slower by more than this %, and by more than the noise of both runs, is a "
-     "regression; any regression makes the exit code 1 (default 5)")
+     "compare: a row whose interval lies apart from the old one's and that is slower by more "
+     "than this % is a regression; any regression makes the exit code 1 (default 5)")
     ("force", po::bool_switch(), "compare: compare runs made on different GPU models");
   po::options_description actions("Actions");
   actions.add_options()
@@ -321,6 +321,12 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
 }
 
 }  // namespace
+
+bool option_applies(const std::string& key, mode m) {
+  const auto it = option_modes().find(key);
+  return it == option_modes().end() ||
+         std::find(it->second.begin(), it->second.end(), m) != it->second.end();
+}
 
 void check_options_apply(mode md, const std::set<std::string>& given) {
   for (const auto& key : given) {

@@ -31,6 +31,9 @@ enum class mode {
 /// "a sweep", "--list", "kernlab compare"...: a mode as messages name it.
 const char* mode_name(mode m);
 
+/// Whether option `key` (its long name) applies to `m`: listed for it, or listed for no mode.
+bool option_applies(const std::string& key, mode m);
+
 /// Throws usage_error for an option given on the command line (`given`) that does not apply to
 /// `md`: one table says which options apply where, so that no option is silently ignored.
 void check_options_apply(mode md, const std::set<std::string>& given);

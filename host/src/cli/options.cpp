@@ -191,6 +191,53 @@ void check_distinct_outputs(const cli_options& o) {
 
 }  // namespace
 
+std::string command_help(const std::string& command) {
+  static const std::map<std::string, std::pair<cli::mode, const char*>> commands = {
+      {"compare",
+       {cli::mode::compare,
+        "usage: kernlab compare OLD.json NEW.json (or OLD_DIR NEW_DIR: their *.json paired by "
+        "name)\n"
+        "Pairs the rows of two results files by configuration and says which changed (their "
+        "intervals apart)\nand which regressed (changed, slower by more than --threshold %, or "
+        "no longer passing).\nExit 0: no regression; 1: a regression; 4: a file that cannot be "
+        "read, or no row in common.\n"}},
+      {"plot",
+       {cli::mode::plot,
+        "usage: kernlab plot [--roofline | --timeline] RESULTS.json [-o FILE.svg]\n"
+        "Draws a results file as an SVG: the roofline of a sweep, or the timeline of a "
+        "--pipeline run.\n"}},
+      {"cache",
+       {cli::mode::cache,
+        "usage: kernlab cache info|clear|prune [--cache-dir DIR] [--max-size SIZE]\n"
+        "The compile cache: what it holds, emptying it, or pruning it to a size (oldest "
+        "first).\n"}},
+      {"tune",
+       {cli::mode::tune,
+        "usage: kernlab tune --variant FILE [--strategy S] [--budget N|90s] [--size/--shape ...]\n"
+        "Searches a tunable kernel file's space (its tune: and require: lines) and ranks the "
+        "points\nit measured; docs/tuning.md tells the strategies and the store.\n"}}};
+  const auto it = commands.find(command);
+  if (it == commands.end())
+    throw usage_error("unknown command '" + command +
+                      "' (kernlab tune, kernlab compare, kernlab plot, kernlab cache)");
+  // The options that apply to this command, in --help's groups.
+  po::options_description own("options of kernlab " + command);
+  // Left out: the switches that make another command, and for the commands that read results
+  // files only, the folders of kernels and plugins.
+  static const std::set<std::string> other_commands = {"list",      "plan",     "compile-only",
+                                                       "resources", "pipeline", "version"};
+  static const std::set<std::string> kernel_folders = {"kernels-dir", "plugin-dir", "no-plugins"};
+  const po::options_description all = make_description();
+  for (const auto& option : all.options()) {
+    const std::string& key = option->long_name();
+    if (other_commands.count(key) || (command != "tune" && kernel_folders.count(key))) continue;
+    if (cli::option_applies(key, it->second.first)) own.add(option);
+  }
+  std::ostringstream os;
+  os << it->second.second << "\n" << own;
+  return os.str();
+}
+
 std::string help_text(const std::string& appendix) {
   std::ostringstream os;
   os << "kernlab: compile, validate and time CUDA kernel variants\n\n"
@@ -267,6 +314,11 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     return vm.count(key) ? vm[key].as<std::string>() : fallback;
   };
   o.help = vm["help"].as<bool>();
+  if (o.help) {
+    // `kernlab compare --help`: the command's own help, whatever else its line lacks.
+    if (vm.count("command")) o.command = vm["command"].as<std::vector<std::string>>();
+    return o;
+  }
   o.version = vm["version"].as<bool>();
   o.list = vm["list"].as<bool>();
   o.plan = vm["plan"].as<bool>();

@@ -147,5 +147,8 @@ std::vector<int> resolve_devices(const device_selection& s, int count);
 
 /// The --help text; `appendix` (the tune strategies) comes last.
 std::string help_text(const std::string& appendix = "");
+/// `kernlab COMMAND --help`: the command's usage, what it does, and the options that apply to it
+/// (compare, plot, cache, tune). Throws usage_error for another word.
+std::string command_help(const std::string& command);
 
 }  // namespace kl
