@@ -83,6 +83,13 @@ for t in "${targets[@]}"; do
   seeds=("tests/fuzz/corpus/$t")
   [ "$t" != metadata ] || seeds+=(kernels_src/*/)
   [ "$t" != results_structure ] || seeds+=(tests/fuzz/corpus/results)
+  # Seeds kept compressed in the repository (gzip -9n; a 33 KB line) are unpacked beside it.
+  gz=(tests/fuzz/corpus/"$t"/*.gz)
+  if [ -e "${gz[0]}" ]; then
+    mkdir -p "$dir/seeds/$t"
+    for f in "${gz[@]}"; do gzip -dc "$f" >"$dir/seeds/$t/$(basename "${f%.gz}")"; done
+    seeds+=("$dir/seeds/$t")
+  fi
   # Results files are read up to 256 MiB: their inputs may grow to 4 MiB (libFuzzer's default
   # is the largest seed, 4 KiB at least), room for a value nested 100,000 deep.
   max_len=()
