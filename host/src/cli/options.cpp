@@ -314,11 +314,6 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     return vm.count(key) ? vm[key].as<std::string>() : fallback;
   };
   o.help = vm["help"].as<bool>();
-  if (o.help) {
-    // `kernlab compare --help`: the command's own help, whatever else its line lacks.
-    if (vm.count("command")) o.command = vm["command"].as<std::vector<std::string>>();
-    return o;
-  }
   o.version = vm["version"].as<bool>();
   o.list = vm["list"].as<bool>();
   o.plan = vm["plan"].as<bool>();
@@ -414,7 +409,8 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
       throw usage_error("--sanitize runs kernels in sanitized workers; it cannot be --in-process");
   }
   if (vm.count("command")) o.command = vm["command"].as<std::vector<std::string>>();
-  if (!o.command.empty()) {
+  // `kernlab compare --help`: the command's own help, whatever words its line lacks.
+  if (!o.command.empty() && !o.help) {
     const std::string& c = o.command[0];
     if (c == "compare" && o.command.size() != 3)
       throw usage_error("usage: kernlab compare OLD.json NEW.json (or OLD_DIR NEW_DIR)");
@@ -441,7 +437,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.no_cache = vm["no-cache"].as<bool>();
   o.cache_dir = str("cache-dir", "");
   if (vm.count("cache-dir") && o.cache_dir.empty()) throw usage_error("--cache-dir needs a folder");
-  if (!o.command.empty() && o.command[0] == "cache" && o.no_cache)
+  if (o.command.size() > 1 && o.command[0] == "cache" && o.no_cache)
     throw usage_error("'cache " + o.command[1] + "' and --no-cache contradict each other");
   const auto byte_size = [&](const char* name) {
     return parse_byte_size(vm[name].as<std::string>(), std::string("--") + name);
