@@ -497,16 +497,9 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   if (vm.count("streams")) {
     o.streams.clear();
     for (const auto& item : split_list(vm["streams"].as<std::string>())) {
-      std::size_t used = 0;
-      long v = 0;
-      try {
-        v = std::stol(item, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != item.size() || v < 1 || v > 64)
-        throw usage_error("--streams '" + item + "' is not a stream count in 1..64");
-      o.streams.push_back(static_cast<unsigned>(v));
+      const auto v = whole_number_in(item, 1, 64);
+      if (!v) throw usage_error("--streams '" + item + "' is not a stream count in 1..64");
+      o.streams.push_back(static_cast<unsigned>(*v));
     }
     if (o.streams.empty()) throw usage_error("--streams needs at least one stream count");
   }

@@ -133,6 +133,10 @@ std::vector<std::uint64_t> parse_shape(const std::string& text);
 /// --budget: "200" (evaluations), "90s", "5m", "1h" (wall time). Throws usage_error.
 void parse_budget(const std::string& text, std::size_t& evaluations, double& seconds);
 
+/// All of `text` as a whole number in [lo, hi]; nothing when it is not one (a list item of
+/// --block, --streams).
+std::optional<long> whole_number_in(const std::string& text, long lo, long hi);
+
 /// "all" -> {128, 256, 512, 1024}; "256,512" -> {256, 512}. Throws usage_error.
 std::vector<unsigned> parse_blocks(const std::string& text);
 

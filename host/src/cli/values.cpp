@@ -164,20 +164,25 @@ std::vector<int> resolve_devices(const device_selection& s, int count) {
   return s.ordinals;
 }
 
+std::optional<long> whole_number_in(const std::string& text, long lo, long hi) {
+  std::size_t used = 0;
+  long v = 0;
+  try {
+    v = std::stol(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != text.size() || v < lo || v > hi) return std::nullopt;
+  return v;
+}
+
 std::vector<unsigned> parse_blocks(const std::string& text) {
   if (text == "all") return {128, 256, 512, 1024};
   std::vector<unsigned> out;
   for (const auto& item : split_list(text)) {
-    std::size_t used = 0;
-    long b = 0;
-    try {
-      b = std::stol(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || b < 1 || b > 1024)
-      throw usage_error("--block '" + item + "' is not a block size in 1..1024 (or 'all')");
-    out.push_back(static_cast<unsigned>(b));
+    const auto b = whole_number_in(item, 1, 1024);
+    if (!b) throw usage_error("--block '" + item + "' is not a block size in 1..1024 (or 'all')");
+    out.push_back(static_cast<unsigned>(*b));
   }
   if (out.empty()) throw usage_error("--block needs at least one block size");
   return out;
