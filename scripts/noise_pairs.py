@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Issue 31's figures for runs of the same rows: for each consecutive pair of results files,
 how far each row above 10 us moved (median, p90, max, rows over 1%), and how often the second
-run's median fell inside the first run's interval and the reverse.
-  python3 scripts/noise_pairs.py a.json b.json [c.json ...]"""
+run's median fell inside the first run's interval and the reverse. A lone "--" starts another
+series (runs of other code): pairs are taken within a series, the totals over all of them.
+  python3 scripts/noise_pairs.py a.json b.json [c.json ...] [-- x.json y.json ...]"""
 import json, sys
 
 def rows(path):
@@ -27,10 +28,12 @@ def pct(xs, q):
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
 
 files = sys.argv[1:]
-runs = [rows(f) for f in files]
+runs = [rows(f) if f != "--" else None for f in files]
 allcov = [0, 0]
 for i in range(len(runs) - 1):
     a, b = runs[i], runs[i + 1]
+    if a is None or b is None:
+        continue
     keys = [k for k in a if k in b and a[k][0] > 10]
     d = [abs(b[k][0] / a[k][0] - 1) * 100 for k in keys]
     cov = sum(1 for k in keys if a[k][1] <= b[k][0] <= a[k][2]) + \
@@ -48,5 +51,5 @@ for i in range(len(runs) - 1):
 if allcov[1]:
     print(f"all pairs: inside the other's interval {allcov[0]}/{allcov[1]} = "
           f"{100 * allcov[0] / allcov[1]:.1f}%")
-sp = [v[3] * 100 for r in runs for v in r.values() if v[0] > 10]
+sp = [v[3] * 100 for r in runs if r for v in r.values() if v[0] > 10]
 print(f"placement spread: median {pct(sp, .5):.2f}% p90 {pct(sp, .9):.2f}%")

@@ -138,6 +138,7 @@ TEST(Cli, NumberOptionsAreFiniteAndInRange) {
       {"--timeout", {"nan", "-inf", "0", "-3", "1e300"}},
       {"--min-time", {"nan", "inf", "-1", "1e300"}},
       {"--max-noise", {"nan", "inf", "-1", "101"}},
+      {"--min-interval", {"nan", "inf", "-0.1", "101"}},
       {"--warmup", {"-1", "1000000000", "99999999999999999999", "2.5"}},
       {"--min-samples", {"0", "-5", "99999999999999999999"}},
       {"--compile-jobs", {"0", "-1", "100000"}},
@@ -240,6 +241,23 @@ TEST(Cli, TimingOptionsAreNumbers) {
   EXPECT_DOUBLE_EQ(parse({"--timeout", "inf"}).timing.timeout_s, HUGE_VAL);  // "no timeout" stays
 }
 
+// The interval's floor: 0.3% unless given, 0 turns it off, and under the ci rule a --max-ci
+// narrower than it is an error naming both (no row could ever stop).
+TEST(Cli, TheIntervalFloorAndTheCiRule) {
+  EXPECT_DOUBLE_EQ(parse({}).timing.min_interval, 0.003);
+  EXPECT_DOUBLE_EQ(parse({"--min-interval", "0"}).timing.min_interval, 0);
+  EXPECT_DOUBLE_EQ(parse({"--min-interval", "0.5"}).timing.min_interval, 0.005);
+  try {
+    parse({"--stop-rule", "ci", "--max-ci", "0.2"});
+    ADD_FAILURE() << "--max-ci 0.2 under a 0.3% floor was accepted";
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("--max-ci 0.2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--min-interval 0.3"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(parse({"--stop-rule", "ci", "--max-ci", "0.2", "--min-interval", "0.1"}));
+  EXPECT_NO_THROW(parse({"--max-ci", "0.2"}));  // stdrel: --max-ci is not used
+}
+
 TEST(Cli, ConfigFileDefaultsAndPrecedence) {
   test::temp_dir dir("cli");
   const std::string cfg = dir.write("config/k.cfg",
@@ -297,7 +315,7 @@ TEST(Cli, ErrorsQuotingBoostPlaceholdersEnd) {
   expect_error_with({"--seed", "%value%"}, "--seed '%value%' is not a seed");
   expect_error_with({"--x%canonical_option%"}, "unrecognised option '--x%canonical_option%'");
   expect_error_with({"--min=%prefix%"},
-                    "'--min=%prefix%' is ambiguous and matches '--min-samples'");
+                    "'--min=%prefix%' is ambiguous and matches '--min-interval', '--min-samples'");
   expect_error_with({"-%"}, "'-%'");
   // Other errors keep Boost's own text, and a '%' where it is valid is just a character.
   expect_error_with({"--warmup", "minus"},

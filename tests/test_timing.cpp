@@ -1,4 +1,5 @@
 // The statistics and the stopping rule, with synthetic samples (no GPU).
+#include "exec/record_json.hpp"
 #include "measure/timing.hpp"
 
 #include <gtest/gtest.h>
@@ -275,6 +276,35 @@ TEST(Placements, CombinedRowsPoolTheSamplesAndWidenTheIntervalToTheSpread) {
   EXPECT_EQ(one.placement_spread, 0);
   EXPECT_TRUE(one.has_ci());
   EXPECT_LT(one.ci_half_width(), 0.001);
+}
+
+TEST(Placements, NoIntervalIsNarrowerThanTheFloor) {
+  // Four placements that agree to the sample: their own interval is a few parts in a thousand
+  // of a microsecond wide; the floor (0.3% of the median) is what a rerun is given.
+  const std::vector<timing_stats> parts = {placement(1.0), placement(1.0), placement(1.0),
+                                           placement(1.0)};
+  const timing_stats bare = combine_placements(parts, false);
+  EXPECT_LT(bare.ci_half_width(), 0.001);
+  const timing_stats floored = combine_placements(parts, false, 0.003);
+  EXPECT_NEAR(floored.ci_high_ms - floored.median_ms, 0.003 * floored.median_ms, 1e-12);
+  EXPECT_NEAR(floored.median_ms - floored.ci_low_ms, 0.003 * floored.median_ms, 1e-12);
+  // A wider interval of the placements' own is kept as it is.
+  const std::vector<timing_stats> apart = {placement(1.00), placement(1.02), placement(0.99),
+                                           placement(1.01)};
+  const timing_stats wide = combine_placements(apart, false, 0.003);
+  EXPECT_NEAR(wide.ci_high_ms - wide.median_ms, rerun_half_width({1.00, 1.02, 0.99, 1.01}), 1e-9);
+  // One placement, and a floor of 0: the samples' interval alone.
+  EXPECT_NEAR(combine_placements({placement(1.0)}, false, 0.01).ci_half_width(), 0.01, 1e-9);
+  EXPECT_EQ(combine_placements(parts, false, 0).ci_half_width(), bare.ci_half_width());
+}
+
+TEST(Placements, TheFloorIsKeptInTheResultsTimingOptions) {
+  timing_options t;
+  t.min_interval = 0.004;
+  EXPECT_DOUBLE_EQ(timing_options_from_json(to_json(t)).min_interval, 0.004);
+  nlohmann::json old = to_json(t);
+  old.erase("min_interval");
+  EXPECT_EQ(timing_options_from_json(old).min_interval, 0) << "files written before it";
 }
 
 TEST(Placements, AStreamLaunchOrANoteInAnyPlacementIsTheRows) {

@@ -70,6 +70,9 @@ po::options_description make_description() {
      "95% interval, what a rerun can move, is within +-(--max-ci))")
     ("max-ci", po::value<double>(),
      "ci rule: stop once the row's 95% interval is within +- this, in % (default 0.5)")
+    ("min-interval", po::value<double>(),
+     "the narrowest interval a row is given, +- this % of its median: what two runs move a row "
+     "by that its placements do not show (default 0.3; 0: the placements' interval alone)")
     ("placements", po::value<int>(),
      "time each row in at least this many placements: the problem moved to fresh device memory "
      "between them, the interval computed from how far their medians lie apart (default 4)")
@@ -274,6 +277,7 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"flush", timing},
       {"stop-rule", timing},
       {"max-ci", timing},
+      {"min-interval", timing},
       {"placements", timing},
       {"max-placements", timing},
       {"placement-workers", timing},

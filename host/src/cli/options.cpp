@@ -541,12 +541,22 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   t.keep_samples = vm.count("samples") && vm["samples"].as<bool>();
   if (vm.count("max-ci"))
     t.max_ci = bounded(vm, "max-ci", 0.0, 0.0, 100.0, "a percentage", false) / 100.0;
+  if (vm.count("min-interval"))
+    t.min_interval = bounded(vm, "min-interval", 0.0, 0.0, 100.0, "a percentage") / 100.0;
   if (vm.count("stop-rule")) {
     try {
       t.rule = parse_stop_rule(vm["stop-rule"].as<std::string>());
     } catch (const std::invalid_argument& e) {
       throw usage_error(std::string("--stop-rule: ") + e.what());
     }
+  }
+  // Under the ci rule a row stops once its interval is within --max-ci; with a floor wider than
+  // that, no row ever would.
+  if (t.rule == stop_rule::ci && t.min_interval > t.max_ci) {
+    std::ostringstream why;
+    why << "--max-ci " << 100 * t.max_ci << " is narrower than --min-interval "
+        << 100 * t.min_interval << " (in %): no row's interval can be narrower than --min-interval";
+    throw usage_error(why.str());
   }
   t.placements = bounded(vm, "placements", t.placements, 1, 1000, "a placement count");
   t.max_placements = bounded(vm, "max-placements", std::max(t.max_placements, t.placements),

@@ -180,6 +180,8 @@ timing_options timing_options_from_json(const json& j) {
   t.max_placements = j.contains("max_placements") ? whole_at<int>(j, "max_placements") : 1;
   // Absent from files written before placements spread over workers: one worker.
   t.placement_workers = j.contains("placement_workers") ? whole_at<int>(j, "placement_workers") : 1;
+  // Absent from files written before the interval had a floor: none.
+  t.min_interval = j.value("min_interval", 0.0);
   // Absent from files written before --energy.
   t.energy.enabled = j.value("energy", false);
   t.energy.min_time_s = j.value("energy_time_s", t.energy.min_time_s);

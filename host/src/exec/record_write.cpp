@@ -114,7 +114,8 @@ json to_json(const timing_options& t) {
           {"launch", to_string(t.launch)},
           {"placements", t.placements},
           {"max_placements", t.max_placements},
-          {"placement_workers", t.placement_workers}};
+          {"placement_workers", t.placement_workers},
+          {"min_interval", t.min_interval}};
 }
 
 json to_json(const energy_stats& e) {

@@ -153,12 +153,12 @@ timing_stats row_runner::time_in_placements(problem& prob, std::unique_ptr<opera
     }
     parts.push_back(measure([&](CUstream s) { op->enqueue(s); }, stream_->get(), each, flusher,
                             clocks_.get(), [&](CUstream s) { op->prepare(s); }));
-    const timing_stats so_far = combine_placements(parts, false);
+    const timing_stats so_far = combine_placements(parts, false, opt.min_interval);
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     if (placements_done(opt, so_far, elapsed) || interrupt_requested()) break;
   }
-  timing_stats t = combine_placements(parts, opt.keep_samples);
+  timing_stats t = combine_placements(parts, opt.keep_samples, opt.min_interval);
   if (t.note.empty()) t.note = stayed;
   // The rule is judged on the whole row: the placements' interval, the row's timeout.
   t.timed_out = row_timed_out(opt, t, parts.back().timed_out);

@@ -94,7 +94,8 @@ bool intervals_overlap(const timing_stats& a, const timing_stats& b) {
   return a_low <= b_high && b_low <= a_high;
 }
 
-timing_stats combine_placements(const std::vector<timing_stats>& parts, bool keep_samples) {
+timing_stats combine_placements(const std::vector<timing_stats>& parts, bool keep_samples,
+                                double min_interval) {
   std::vector<double> pooled, medians;
   for (const auto& p : parts) {
     pooled.insert(pooled.end(), p.samples_ms.begin(), p.samples_ms.end());
@@ -123,6 +124,10 @@ timing_stats combine_placements(const std::vector<timing_stats>& parts, bool kee
   if (const double half = rerun_half_width(medians); half > 0) {
     t.ci_low_ms = t.has_ci() ? std::min(t.ci_low_ms, t.median_ms - half) : t.median_ms - half;
     t.ci_high_ms = t.has_ci() ? std::max(t.ci_high_ms, t.median_ms + half) : t.median_ms + half;
+  }
+  if (const double floor = min_interval * t.median_ms; floor > 0) {
+    t.ci_low_ms = t.has_ci() ? std::min(t.ci_low_ms, t.median_ms - floor) : t.median_ms - floor;
+    t.ci_high_ms = t.has_ci() ? std::max(t.ci_high_ms, t.median_ms + floor) : t.median_ms + floor;
   }
   if (keep_samples) t.samples_ms = std::move(pooled);
   return t;

@@ -72,6 +72,10 @@ struct timing_options {
   /// worker/spread_executor.hpp): what a process fixes once then varies between placements too.
   /// At most max_placements are started; rows in kernlab itself (--in-process) use one.
   int placement_workers = 1;
+  /// The narrowest interval a row is given, relative to its median (--min-interval): two runs
+  /// move a row by an offset of this order that the placements of one run do not show
+  /// (docs/measuring.md). 0 turns it off.
+  double min_interval = 0.003;
   /// --energy: after the samples, the operation runs back to back while NVML is read
   /// (measure/energy.hpp). Not part of the samples or of their statistics.
   energy_options energy;
@@ -124,8 +128,10 @@ bool intervals_overlap(const timing_stats& a, const timing_stats& b);
 /// One row's statistics from the statistics of its placements, each with its samples kept: the
 /// samples pooled (the median, noise and extremes are theirs), the placements' medians and
 /// spread, and the interval: the larger of the pooled median's confidence interval and
-/// median -+ rerun_half_width(). The samples stay in the result with keep_samples only.
-timing_stats combine_placements(const std::vector<timing_stats>& parts, bool keep_samples);
+/// median -+ rerun_half_width(), never narrower than median -+ min_interval * median. The samples
+/// stay in the result with keep_samples only.
+timing_stats combine_placements(const std::vector<timing_stats>& parts, bool keep_samples,
+                                double min_interval = 0);
 
 /// Whether a row timed in `combined.placements` placements needs no more: the fewest
 /// (opt.placements) are done, and the `ci` rule's interval is within max_ci, or max_placements

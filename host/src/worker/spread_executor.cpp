@@ -64,12 +64,13 @@ class spread final : public row_executor {
       if (i == 0) row = std::move(r);
       const double elapsed =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-      if (placements_done(opt, combine_placements(parts, false), elapsed) || interrupt_requested())
+      if (placements_done(opt, combine_placements(parts, false, opt.min_interval), elapsed) ||
+          interrupt_requested())
         break;
     }
     first_ = (first_ + 1) % n;
     const bool last_timed_out = parts.back().timed_out;
-    timing_stats t = combine_placements(parts, opt.keep_samples);
+    timing_stats t = combine_placements(parts, opt.keep_samples, opt.min_interval);
     t.timed_out = row_timed_out(opt, t, last_timed_out);
     row.timing = std::move(t);
     return row;
