@@ -29,8 +29,8 @@ bool has_word(const std::string& args, const std::string& word) {
 
 // The commands that only list, compile, read results or manage the cache: no timed table.
 bool prints_no_timed_table(const std::string& args) {
-  for (const char* w :
-       {"--list", "--compile-only", "--resources", "--pipeline", "compare", "plot", "cache"})
+  for (const char* w : {"--list", "--plan", "--compile-only", "--resources", "--pipeline",
+                        "compare", "plot", "cache"})
     if (has_word(args, w)) return true;
   return false;
 }
