@@ -66,8 +66,9 @@ def run(binary=None, cwd=None, timeout=None, **kwargs):
     return _run(options(kwargs), binary, (0, 1), cwd, timeout)
 
 
-def tune(file, binary=None, cwd=None, timeout=None, **kwargs):
-    """Runs `kernlab tune FILE` with `kwargs` as its options and returns read() of its --json
-    file: a row per evaluated point, its tunables as columns; the tuning table in
-    df.attrs["tuning"]."""
-    return _run(["tune", str(file)] + options(kwargs), binary, (0, 1), cwd, timeout)
+def tune(variant, binary=None, cwd=None, timeout=None, **kwargs):
+    """Runs `kernlab tune --variant VARIANT` (a tunable kernel file: its name or path) with
+    `kwargs` as its other options and returns read() of its --json file: a row per evaluated
+    point, its tunables as columns; the tuning table in df.attrs["tuning"]."""
+    args = ["tune", "--variant", str(variant)] + options(kwargs)
+    return _run(args, binary, (0, 1), cwd, timeout)

@@ -26,10 +26,10 @@ def test_an_error_raises_with_kernlabs_message(binary):
     assert e.value.returncode == 2
 
 
-def test_tune_of_a_missing_file_raises(binary, tmp_path):
-    with pytest.raises(kernlab.KernlabError) as e:
-        kernlab.tune(tmp_path / "missing.cu", binary=binary, compile_only=True)
-    assert "missing.cu" in str(e.value)
+def test_tune_of_an_unknown_variant_raises(binary):
+    with pytest.raises(kernlab.KernlabError, match="no_such_tunable") as e:
+        kernlab.tune("no_such_tunable", binary=binary, size="2^20")
+    assert e.value.command[1:4] == ["tune", "--variant", "no_such_tunable"]
 
 
 def test_no_binary_is_a_clear_error(monkeypatch):
