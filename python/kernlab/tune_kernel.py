@@ -511,11 +511,12 @@ def results_of(df, tune_params, problem_size, block_size_names=None):
                       if r.get("ci_high_us") is not None else None})
         results.append(point)
     rep = df.attrs.get("reproducibility") or {}
-    device = rep.get("device") or {}
-    env = {"device_name": device.get("name") if isinstance(device, dict) else device,
-           "kernlab_version": rep.get("kernlab_version") or rep.get("version")
-           or rep.get("commit"),
-           "command": rep.get("command"),
+    device = rep.get("device") or {}  # null without a device
+    command = rep.get("command")
+    env = {"device_name": device.get("name"),
+           "kernlab_version": rep.get("kernlab_version"),
+           "kernlab_commit": rep.get("kernlab_commit"),
+           "command": " ".join(command) if isinstance(command, list) else command,
            "problem_size": problem_size,
            "reproducibility": rep}
     return results, env

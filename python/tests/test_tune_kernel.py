@@ -242,10 +242,8 @@ def test_vector_add_tunes_on_the_gpu(binary, tmp_path):
                                      strategy="random_sample", cache_dir=str(tmp_path / "cache"))
     assert sorted(r["block_size_x"] for r in results) == [64, 256]
     wrong = kernel_string.replace("a[i] + b[i]", "a[i] - b[i]")
-    with pytest.raises(kernlab.KernlabError):
-        # every point wrong: kernlab exits 1 and its --json has no passed row, or tune raises
-        results, _ = kernlab.tune_kernel("vector_add", wrong, small, args,
-                                         {"block_size_x": [64, 256]}, answer=answer,
-                                         binary=binary, cache_dir=str(tmp_path / "cache"))
-        assert results == []
-        raise kernlab.KernlabError(["wrong"], 1, "no point passed, as expected")
+    # every point wrong: kernlab exits 1, and no point is in the results
+    results, _ = kernlab.tune_kernel("vector_add", wrong, small, args,
+                                     {"block_size_x": [64, 256]}, answer=answer, binary=binary,
+                                     cache_dir=str(tmp_path / "cache"))
+    assert results == []
