@@ -8,5 +8,6 @@ kernlab (a sweep or a tune) with keyword arguments.
 """
 from kernlab.read import read
 from kernlab.run import KernlabError, find_binary, run, tune
+from kernlab.tune_kernel import tune_kernel
 
-__all__ = ["read", "run", "tune", "find_binary", "KernlabError"]
+__all__ = ["read", "run", "tune", "tune_kernel", "find_binary", "KernlabError"]
