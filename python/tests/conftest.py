@@ -1,3 +1,4 @@
+import ctypes
 import os
 import pathlib
 import sys
@@ -21,3 +22,23 @@ def binary():
 @pytest.fixture
 def fixtures():
     return ROOT / "tests" / "data"
+
+
+def gpu_missing():
+    """Why there is no GPU to run on ("" when there is one): the driver is loaded and asked for
+    its devices, as kernlab does."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError as e:
+        return f"no CUDA driver/device: {e}"
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0 or count.value < 1:
+        return "no CUDA driver/device: the driver found no GPU"
+    return ""
+
+
+@pytest.fixture
+def gpu():
+    why = gpu_missing()
+    if why:
+        pytest.skip(why)

@@ -1,12 +1,12 @@
 """kernlab.tune_kernel: Kernel Tuner's tune_kernel. The generated folder is checked with the
-binary's --list and --compile-only (no GPU); the whole tune runs with KERNLAB_GPU_TESTS=1."""
-import os
+binary's --list and --compile-only (no GPU); the whole tune where there is a GPU."""
 import subprocess
 
 import numpy as np
 import pytest
 
 import kernlab
+from conftest import gpu_missing
 from kernlab.tune_kernel import (callable_restriction, kernel_header, translate_restriction,
                                  write_family)
 
@@ -204,7 +204,7 @@ def test_kernel_source_may_be_a_path(binary, tmp_path):
 
 
 def test_a_run_without_a_gpu_raises_kernlabs_error(binary, tmp_path):
-    if os.environ.get("KERNLAB_GPU_TESTS") == "1":
+    if not gpu_missing():
         pytest.skip("a GPU is here")
     args, answer = vector_add_arguments(1000)
     with pytest.raises(kernlab.KernlabError) as e:
@@ -214,10 +214,8 @@ def test_a_run_without_a_gpu_raises_kernlabs_error(binary, tmp_path):
     assert (tmp_path / "kt_vector_add" / "vector_add.cu").exists()  # kept for the user
 
 
-def test_vector_add_tunes_on_the_gpu(binary, tmp_path):
+def test_vector_add_tunes_on_the_gpu(binary, gpu, tmp_path):
     """Kernel Tuner's README script with `import kernlab` for `import kernel_tuner`."""
-    if os.environ.get("KERNLAB_GPU_TESTS") != "1":
-        pytest.skip("needs a GPU: set KERNLAB_GPU_TESTS=1 to run the tune")
     size = 10000000
     a = np.random.randn(size).astype(np.float32)
     b = np.random.randn(size).astype(np.float32)
