@@ -3,7 +3,6 @@
 #pragma once
 
 #include "cuda/driver.hpp"
-#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "measure/timing.hpp"
 #include "registry/registry.hpp"

@@ -2,7 +2,6 @@
 // hold a family.toml (matmul, scan, softmax, transpose), as kernlab itself loads them.
 #pragma once
 
-#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "test_util.hpp"
 

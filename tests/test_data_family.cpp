@@ -2,7 +2,7 @@
 // comparison rules, and the binary with a family folder it does not ship. No GPU needed.
 #include "cuda/device.hpp"
 #include "data_family_fixture.hpp"
-#include "families/data_family.hpp"
+#include "families/family.hpp"
 #include "families/half_types.hpp"
 #include "registry/registry.hpp"
 #include "report/table.hpp"
@@ -150,7 +150,7 @@ TEST(FamilySpec, EveryRooflineWordIsRead) {
                  "flops = \"2 * N\"\nroofline = \"" + word + "\"");
     const family_spec s = parse_axpy(toml);
     EXPECT_EQ(s.roofline, word);
-    EXPECT_EQ(roofline_word(data_family(s, {}).roofline()), word);
+    EXPECT_EQ(roofline_word(family(s, {}).roofline()), word);
   }
 }
 
@@ -159,7 +159,7 @@ TEST(FamilySpec, ExpressionsGainMinMaxAndCeilDiv) {
   test::temp_dir dir("axpy_vars");
   test::write_axpy_family(dir);
   add_data_families(fams, {dir.str()}, {});
-  const auto* f = dynamic_cast<const data_family*>(fams.find("axpy"));
+  const auto* f = fams.find("axpy");
   ASSERT_NE(f, nullptr) << fams.broken("axpy");
   problem_config c{"float32", "", 0, "exact", 1, {7}};
   EXPECT_EQ(f->axis_variables(c).at("N"), 7);
@@ -362,7 +362,7 @@ TEST(FamilySpec, CompareRandomAndRequire) {
   EXPECT_TRUE(s.reference_magnitudes());
   ASSERT_EQ(s.requires.size(), 1u);
   EXPECT_EQ(s.requires[0].line, 6);
-  data_family f(s, {});
+  family f(s, {});
   problem_config c;
   c.dtype = "float32";
   c.size = 1001;
@@ -384,7 +384,7 @@ TEST(FamilySpec, RequireSeesTheDtype) {
   std::string toml = test::axpy_family_toml;
   toml.replace(toml.find("flops = \"2 * N\""), 15,
                "flops = \"2 * N\"\nrequire = [\"DTYPE != int32 || N * TSIZE < 8000000\"]");
-  data_family f(parse_axpy(toml), {});
+  family f(parse_axpy(toml), {});
   problem_config c{"int32", "", 1999999, "exact", 1, {}};
   EXPECT_NO_THROW(f.axis_variables(c));
   c.size = 2000000;
@@ -405,7 +405,7 @@ TEST(FamilySpec, RequireSeesTheDtype) {
 TEST(FamilyExpressions, OverflowsAtARequestedSizeNameTheirLine) {
   std::string toml = test::axpy_family_toml;
   toml.replace(toml.find("count = \"N\"\nexact"), 11, "count = \"N * N * N\"");
-  data_family f(parse_axpy(toml), {});
+  family f(parse_axpy(toml), {});
   problem_config c{"float32", "", 1000003, "exact", 1, {}};
   EXPECT_NO_THROW(f.check_configuration(c));
   c.size = 1073741824;
@@ -423,7 +423,7 @@ TEST(FamilyExpressions, OverflowsAtARequestedSizeNameTheirLine) {
   wraps.replace(wraps.find("default = 1000003"), 17, "default = 1");
   wraps.replace(wraps.find("count = \"N\"\nexact"), 11,
                 "count = \"N * 1073741824 * 1073741824 * 4\"");
-  data_family w(parse_axpy(wraps), {});
+  family w(parse_axpy(wraps), {});
   c.size = 1;
   for (const auto& check : std::vector<std::function<void()>>{[&] { w.check_configuration(c); },
                                                               [&] { w.device_bytes_needed(c); }}) {
@@ -444,7 +444,7 @@ TEST(FamilyExpressions, OverflowsAtARequestedSizeNameTheirLine) {
   // An argument its type cannot hold: N as an int32 past 2^31 - 1.
   std::string big = test::axpy_family_toml;
   big.replace(big.find("max = 1073741824"), 16, "max = 4294967296");
-  data_family b(parse_axpy(big), {});
+  family b(parse_axpy(big), {});
   c.size = 2147483648;
   try {
     b.check_configuration(c);
@@ -512,7 +512,7 @@ TEST(FamilySpec, BuffersWithAStart) {
   EXPECT_FALSE(s.buffers[2].reset_timed);
   EXPECT_EQ(s.buffers[2].exact->kind, "iota");
   // An inout buffer is read and written.
-  data_family f(s, {});
+  family f(s, {});
   const problem_config c{"float32", "", 0, "exact", 1, {1000, 16}};
   EXPECT_EQ(f.problem_bytes(c), 1000.0 * 4 + 16 * 4 + 2 * 1000.0 * 4);
   const auto compiled = test::run_kernlab("--kernels-dir " + dir.str() +
@@ -933,7 +933,7 @@ TEST(DataFamilyCompile, EveryShippedDataFamilyAndItsReference) {
   reg.add_source_dir(test::kernels_dir());
   int families = 0;
   for (const auto& name : fams.names()) {
-    const auto* f = dynamic_cast<const data_family*>(fams.find(name));
+    const auto* f = fams.find(name);
     if (!f) continue;
     ++families;
     SCOPED_TRACE(name);

@@ -6,7 +6,6 @@
 #include "cuda/driver.hpp"
 #include "cuda/resources.hpp"
 #include "exec/pipeline.hpp"
-#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "gpu_test_util.hpp"
 #include "qam256_oracle.hpp"
@@ -187,7 +186,7 @@ TEST(GpuQam256NonFinite, NoFaultAndFiniteValuesExact) {
     ASSERT_EQ(c.error, "");
     cuda::module mod(c.result.cubin);
     const auto& v = c.entry->descriptor;
-    const auto* fam = dynamic_cast<const data_family*>(k.f.fams.find("qam256"));
+    const auto* fam = k.f.fams.find("qam256");
     problem_config config{"float32", "demap", n, "exact", 1, {}};
     const std::string expr = fam->name_expression(v, 256, config);
     CUfunction fn = mod.function(c.result.lowered_names.at(expr));
@@ -210,9 +209,7 @@ TEST(GpuQam256NonFinite, NoFaultAndFiniteValuesExact) {
   }
 }
 
-const data_family& family(const compiled_kernels& k) {
-  return dynamic_cast<const data_family&>(*k.f.fams.find("qam256"));
-}
+const family& qam_family(const compiled_kernels& k) { return *k.f.fams.find("qam256"); }
 
 pipeline_job job_for(const compiled_kernels& k, const std::string& name, unsigned block,
                      std::uint64_t n) {
@@ -247,7 +244,7 @@ TEST(GpuQam256Pipeline, OutputExactForEveryConfiguration) {
       job.options.streams = {1, 3, 4};
       job.options.chunks = chunks;
       job.options.runs = 2;
-      const auto rep = run_pipeline(family(k), job, device);
+      const auto rep = run_pipeline(qam_family(k), job, device);
       ASSERT_EQ(rep.rows.size(), 6u);
       for (const auto& row : rep.rows) {
         EXPECT_TRUE(row.valid) << row.order << " " << row.streams << ": " << row.check;
@@ -260,7 +257,7 @@ TEST(GpuQam256Pipeline, OutputExactForEveryConfiguration) {
   // Fewer symbols than chunks: one chunk of 7 symbols.
   pipeline_job tiny = job_for(k, "vec2_gridstride", 256, 7);
   tiny.options.runs = 1;
-  for (const auto& row : run_pipeline(family(k), tiny, device).rows) {
+  for (const auto& row : run_pipeline(qam_family(k), tiny, device).rows) {
     EXPECT_TRUE(row.valid) << row.check;
     EXPECT_EQ(row.chunks, 1u);
   }

@@ -16,14 +16,14 @@ namespace {
 
 using test::describe;
 
-const data_family& scan_family(const family_registry& fams) {
-  const auto* f = dynamic_cast<const data_family*>(fams.find("scan"));
+const family& scan_family(const family_registry& fams) {
+  const auto* f = fams.find("scan");
   if (!f) throw std::runtime_error("no scan family: " + fams.broken("scan"));
   return *f;
 }
 
 // The elements of one tile of `v` at `block`: N / grid at N = 2^24 (every tile is a power of two).
-std::uint64_t tile_of(const data_family& fam, const variant_descriptor& v, unsigned block) {
+std::uint64_t tile_of(const family& fam, const variant_descriptor& v, unsigned block) {
   const std::uint64_t n = 1 << 24;
   problem_config c{"int32", "", 0, "exact", 1, {n}};
   auto vars = fam.axis_variables(c);
@@ -55,7 +55,7 @@ TEST_P(GpuScan, ValidatesExactlyAtEveryBlockAndAwkwardSize) {
   KL_REQUIRE_GPU();
   test::gpu_sweep f;
   f.reg.add_source_dir(test::kernels_dir());
-  const data_family& fam = scan_family(f.fams);
+  const family& fam = scan_family(f.fams);
   const registry_entry* e = f.reg.find("scan." + GetParam());
   ASSERT_NE(e, nullptr) << GetParam();
   std::vector<std::uint64_t> exact = {1, 7, 1000003, 1 << 24}, random = {1000003};

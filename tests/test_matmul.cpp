@@ -5,7 +5,7 @@
 // registration. NVRTC compiles of every matmul file and of the reference are in test_compile.cpp
 // and test_data_family.cpp; the reference runs on the GPU in test_gpu_matmul.cpp.
 #include "cli/options.hpp"
-#include "families/data_family.hpp"
+#include "families/family.hpp"
 #include "registry/registry.hpp"
 #include "report/table.hpp"
 #include "runner/runner.hpp"
@@ -26,11 +26,11 @@
 namespace kl {
 namespace {
 
-const data_family& matmul() {
+const family& matmul() {
   static family_registry fams;
-  static const data_family* f = [] {
+  static const family* f = [] {
     test::register_shipped_families(fams);
-    return dynamic_cast<const data_family*>(fams.find("matmul"));
+    return fams.find("matmul");
   }();
   EXPECT_NE(f, nullptr) << fams.broken("matmul");
   return *f;
@@ -208,7 +208,7 @@ TEST(MatmulShape, ParsingAndLimits) {
 }
 
 TEST(MatmulShape, SizesBecomeCubesAndShapesWin) {
-  const data_family& f = matmul();
+  const family& f = matmul();
   run_request r;
   r.dtypes = {"int32", "float32"};
   r.ops = {"sum"};
@@ -284,7 +284,7 @@ TEST(MatmulGeometry, ParamsAndDimsFromTheHeader) {
   EXPECT_EQ(d.params[1].second, "2 * TILE");
   EXPECT_EQ(d.block_dims, (std::vector<std::string>{"TILE", "TILE"}));
   EXPECT_EQ(d.grid_dims.size(), 2u);
-  const data_family& f = matmul();
+  const family& f = matmul();
   EXPECT_NO_THROW(f.check(h));
   const auto c = config(4095, 4097, 1023);
   EXPECT_EQ(f.name_expression(d, 256, c), "t<16, 32>");
@@ -346,7 +346,7 @@ TEST(MatmulGeometry, BadHeadersNameFileAndLine) {
   }
   // The family's own check: a matmul file has no tile, no ops and no int32 (without dims it gets
   // the family's default launch).
-  const data_family& f = matmul();
+  const family& f = matmul();
   EXPECT_NO_THROW(f.check(parse_header(head + "blocks: 256\n*/", "m.cu")));
   EXPECT_THROW(f.check(parse_header(head + "blocks: 256\ntile: BLOCK\n*/", "m.cu")),
                metadata_error);

@@ -6,7 +6,7 @@
 // in the table and the results file. NVRTC compiles of every file at every block and of the
 // reference are in test_data_family.cpp; the GPU runs are test_gpu_data_family.cpp's.
 #include "cuda/device.hpp"
-#include "families/data_family.hpp"
+#include "families/family.hpp"
 #include "registry/registry.hpp"
 #include "report/results_json.hpp"
 #include "report/table.hpp"
@@ -35,8 +35,8 @@ const family_registry& shipped() {
   return fams;
 }
 
-const data_family& f64() {
-  static const data_family* f = dynamic_cast<const data_family*>(shipped().find("matmul_f64"));
+const family& f64() {
+  static const family* f = shipped().find("matmul_f64");
   EXPECT_NE(f, nullptr) << shipped().broken("matmul_f64");
   return *f;
 }
@@ -120,7 +120,7 @@ check_result compare(const problem_config& c, const reference& ref,
 }
 
 TEST(MatmulF64Family, DescriptionRooflineAndLimits) {
-  const data_family& f = f64();
+  const family& f = f64();
   EXPECT_EQ(f.dtypes(), std::vector<std::string>{"float64"});
   EXPECT_EQ(f.spec().roofline, "fp64");
   EXPECT_EQ(f.roofline(), roofline_kind::fp64_tensor_compute);

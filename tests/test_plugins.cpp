@@ -2,7 +2,6 @@
 // that names the file and the reason, and nothing else is affected. Plugins that do harm while
 // they are loaded are probed in a child process, and kernlab itself goes on.
 #include "cli/options.hpp"
-#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "registry/registry.hpp"
 #include "shipped_families.hpp"

@@ -2,7 +2,7 @@
 // exact-by-design inputs, the identities, the comparison rules of both input modes, and the pass
 // plan. Its reference kernel compiles in test_data_family.cpp (every shipped family's, every op);
 // it runs against the variants in test_gpu_reduce.cpp.
-#include "families/data_family.hpp"
+#include "families/family.hpp"
 #include "families/pass_plan.hpp"
 #include "shipped_families.hpp"
 #include "spec/expression.hpp"
@@ -17,11 +17,11 @@
 namespace kl {
 namespace {
 
-const data_family& reduce_family() {
+const family& reduce_family() {
   static family_registry fams;
-  static const data_family* f = [] {
+  static const family* f = [] {
     test::register_shipped_families(fams);
-    return dynamic_cast<const data_family*>(fams.find("reduce"));
+    return fams.find("reduce");
   }();
   EXPECT_NE(f, nullptr) << fams.broken("reduce");
   return *f;

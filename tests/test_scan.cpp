@@ -5,7 +5,6 @@
 // folder), every launch fits the workspace's status words, its inputs keep float32 sums exact
 // as family.toml argues, and the CUB plugin registers as its baseline. The kernels run in
 // test_gpu_scan.cpp (and on the CPU in scripts/cpu_emulation/run_scan.sh).
-#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"
@@ -25,14 +24,14 @@ namespace {
 struct scan_fixture {
   family_registry fams;
   registry reg{fams};
-  const data_family* scan = nullptr;
+  const family* scan = nullptr;
   std::vector<std::string> includes = {test::kernels_dir() + "/include", test::cuda_include()};
   scan_fixture() {
     test::register_shipped_families(fams);
     EXPECT_TRUE(add_data_families(fams, {test::kernels_dir()}, includes,
                                   {std::string(KERNLAB_PLUGIN_DIR) + "/families"})
                     .empty());
-    scan = dynamic_cast<const data_family*>(fams.find("scan"));
+    scan = fams.find("scan");
     reg.add_source_dir(test::kernels_dir());
   }
 };

@@ -3,7 +3,6 @@
 // to a file written into a temporary kernels folder.
 #include "cli/options.hpp"
 #include "data_family_fixture.hpp"
-#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "registry/registry.hpp"
 #include "runner/runner.hpp"

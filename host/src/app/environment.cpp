@@ -1,6 +1,6 @@
 #include "app/environment.hpp"
 
-#include "families/data_family.hpp"
+#include "families/family.hpp"
 #include "kernlab_commit.hpp"  // generated at build time: KERNLAB_COMMIT
 #include "nvrtc/compiler.hpp"
 #include "plugin_host/plugin_loader.hpp"

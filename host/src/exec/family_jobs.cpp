@@ -9,7 +9,7 @@ namespace kl {
 nlohmann::json run_family_job(const family_registry& families, const std::string& family,
                               const std::string& name, const nlohmann::json& args,
                               const cuda::device_info& device) {
-  const auto* f = dynamic_cast<const data_family*>(families.find(family));
+  const auto* f = families.find(family);
   if (!f) throw std::invalid_argument("unknown family '" + family + "'");
   if (name != "pipeline")
     throw std::invalid_argument("family " + family + " has no job '" + name + "'");

@@ -2,7 +2,7 @@
 
 #include "cuda/resources.hpp"
 #include "exec/record_json.hpp"
-#include "families/data_family.hpp"
+#include "families/pipeline.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -43,7 +43,7 @@ struct run_times {
 // out buffer, and the streams.
 class pipeline_rig {
  public:
-  pipeline_rig(const data_family& fam, const pipeline_job& job, const cuda::device_info& device)
+  pipeline_rig(const family& fam, const pipeline_job& job, const cuda::device_info& device)
       : job_(job), module_(job.kernel.cubin) {
     kernel_.function = module_.function(job.kernel.lowered_name);
     kernel_.block = job.kernel.block;
@@ -287,7 +287,7 @@ std::vector<std::pair<int, unsigned>> issue_sequence(const std::string& order, u
   return out;
 }
 
-pipeline_report run_pipeline(const data_family& fam, const pipeline_job& job,
+pipeline_report run_pipeline(const family& fam, const pipeline_job& job,
                              const cuda::device_info& device) {
   if (job.kernel.variant.origin != origin_kind::source)
     throw std::invalid_argument("the pipeline runs a kernel file, not " +

@@ -7,7 +7,6 @@
 
 #include "cuda/device.hpp"
 #include "exec/row.hpp"
-#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "spec/variant.hpp"
 
@@ -84,7 +83,7 @@ struct pipeline_report {
 
 /// Runs every configuration of the job on the current context's device. Validates the outputs
 /// of each configuration, brought back to the host, against the family's reference and rule.
-pipeline_report run_pipeline(const data_family& family, const pipeline_job& job,
+pipeline_report run_pipeline(const family& fam, const pipeline_job& job,
                              const cuda::device_info& device);
 
 /// The chunk size in units of the pipeline axis for n units in `chunks` chunks: ceil(n / chunks)

@@ -3,7 +3,8 @@
 #pragma once
 
 #include "cuda/device.hpp"
-#include "families/family.hpp"
+#include "families/operation.hpp"
+#include "families/problem_config.hpp"
 #include "measure/ncu_report.hpp"
 #include "measure/timing.hpp"
 #include "nvrtc/compiler.hpp"

@@ -3,6 +3,7 @@
 #include "core/interrupt.hpp"
 #include "cuda/nvtx.hpp"
 #include "exec/record_json.hpp"
+#include "families/problem.hpp"
 #include "nvrtc/hash.hpp"
 
 #include <chrono>

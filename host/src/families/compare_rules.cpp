@@ -1,7 +1,7 @@
 // How a family's outputs are checked against the reference: exact, bytes, ulp, tolerance,
 // frobenius and bound (docs/families.md), with the first element outside the rule reported.
-#include "families/data_family.hpp"
 #include "families/dtype_dispatch.hpp"
+#include "families/family.hpp"
 #include "parallel/chunks.hpp"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 // workspace. An expression that overflows, divides by zero or gives a count below 1 is the
 // command's usage error, naming its file:line, not a row that fails (or a worker that writes past
 // a buffer whose size wrapped) later.
-#include "families/data_family.hpp"
+#include "families/family.hpp"
 #include "families/pass_plan.hpp"
 #include "spec/expression.hpp"
 
@@ -31,7 +31,7 @@ bool fits(std::int64_t v, const std::string& type) {
 
 // The variables of `c` as a problem of `f` has them: the axes and TSIZE, and with plan passes
 // PASS_N (the first pass reads every element) and PADDED_N (the input padded to `pad`).
-variables problem_variables(const data_family& f, const problem_config& c) {
+variables problem_variables(const family& f, const problem_config& c) {
   variables vars = f.axis_variables(c);
   const family_spec& s = f.spec();
   if (s.plan != launch_plan::passes) return vars;
@@ -64,7 +64,7 @@ void check_dims(const std::vector<std::string>& block_dims,
 
 }  // namespace
 
-void data_family::check_configuration(const problem_config& c) const {
+void family::check_configuration(const problem_config& c) const {
   real_values(c);  // the real axes' limits
   const variables vars = problem_variables(*this, c);
   const std::string what = spec_.name + ": ";
@@ -95,9 +95,8 @@ void data_family::check_configuration(const problem_config& c) const {
              where(spec_.reference.line));
 }
 
-void data_family::check_launch(const variant_descriptor& v,
-                               const std::map<std::string, int>& key_lines, unsigned block,
-                               const problem_config& c) const {
+void family::check_launch(const variant_descriptor& v, const std::map<std::string, int>& key_lines,
+                          unsigned block, const problem_config& c) const {
   const auto where = [&](const char* key) {
     const auto it = key_lines.find(key);
     return v.origin_path + ":" + std::to_string(it == key_lines.end() ? 1 : it->second);

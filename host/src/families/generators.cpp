@@ -1,8 +1,8 @@
 // The inputs a family's buffers start from: generated (grid, uniform, normal, constant, iota;
 // counter-based, so any element can be made alone and in parallel) or read from a .npy file,
 // and the identity elements of a reduction's padding.
-#include "families/data_family.hpp"
 #include "families/dtype_dispatch.hpp"
+#include "families/family.hpp"
 #include "families/splitmix64.hpp"
 #include "nvrtc/hash.hpp"
 #include "parallel/chunks.hpp"

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "cuda/resources.hpp"
-#include "families/family.hpp"
+#include "families/operation.hpp"
 
 #include <kernlab/plugin_api.h>
 

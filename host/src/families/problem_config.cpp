@@ -1,6 +1,6 @@
 // problem_config's texts, apart from family.cpp (the families' registry), so that the results
 // readers link without the families themselves (tests/fuzz/fuzz_results.cpp).
-#include "families/family.hpp"
+#include "families/problem_config.hpp"
 
 #include <cstdio>
 

@@ -1,7 +1,7 @@
 #include "registry/registry.hpp"
 
 #include "core/file_read.hpp"
-#include "families/data_family.hpp"
+#include "families/family.hpp"
 #include "nvrtc/cache_key.hpp"
 #include "spec/expression.hpp"
 #include "spec/metadata.hpp"
@@ -40,16 +40,16 @@ bool natural_less(const std::string& a, const std::string& b) {
 
 registry::registry(const family_registry& families) : families_(families) {
   for (const auto& name : families.names()) {
-    const auto* data = dynamic_cast<const data_family*>(families.find(name));
-    if (!data || !data->spec().reference.plugin_function.empty()) continue;
-    const reference_spec& ref = data->spec().reference;
+    const family_spec& spec = families.find(name)->spec();
+    const reference_spec& ref = spec.reference;
+    if (!ref.plugin_function.empty()) continue;
     registry_entry e;
     e.descriptor.family = name;
     e.descriptor.name = "reference";
     e.descriptor.origin = origin_kind::source;
     e.descriptor.origin_path = ref.file;
     e.descriptor.entry = ref.entry;
-    e.descriptor.summary = "the reference of " + data->spec().path;
+    e.descriptor.summary = "the reference of " + spec.path;
     e.source = ref.source;
     references_.push_back(std::move(e));
   }
@@ -152,11 +152,10 @@ void registry::add_source_dir(const std::string& dir) {
       continue;
     }
     std::vector<registry_entry> found;
-    const auto* data = dynamic_cast<const data_family*>(fam);
     for (const auto& file : files) {
-      // A data family's reference kernel is not a variant.
+      // A family's reference kernel is not a variant.
       std::error_code same_ec;
-      if (data && fs::equivalent(file, data->spec().reference.file, same_ec)) continue;
+      if (fs::equivalent(file, fam->spec().reference.file, same_ec)) continue;
       registry_entry e;
       const std::string path = file.string();
       e.descriptor.family = family_name;
@@ -220,11 +219,11 @@ void registry::add_source_dir(const std::string& dir) {
                        return !x.named_point && natural_less(x.name, y.name);
                      });
     for (auto& e : found) add(std::move(e));
-    if (data) add_builtin_baseline(*data);
+    add_builtin_baseline(*fam);
   }
 }
 
-void registry::add_builtin_baseline(const data_family& fam) {
+void registry::add_builtin_baseline(const family& fam) {
   const baseline_spec& b = fam.spec().baseline;
   if (b.copy_from.empty() || find(fam.name() + ".d2d_copy")) return;
   registry_entry e;

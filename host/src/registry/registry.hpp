@@ -2,7 +2,6 @@
 // It is filled by explicit calls (add_source_dir, add_plugin_dir), never by static initialisers.
 #pragma once
 
-#include "families/data_family.hpp"
 #include "families/family.hpp"
 #include "plugin_host/plugin_loader.hpp"
 #include "spec/variant.hpp"
@@ -67,7 +66,7 @@ class registry {
  private:
   void add(registry_entry e);
   /// A data family's `[baseline] copy`, as the entry <family>.d2d_copy.
-  void add_builtin_baseline(const data_family& fam);
+  void add_builtin_baseline(const family& fam);
 
   const family_registry& families_;
   probe_options probe_;

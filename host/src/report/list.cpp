@@ -5,7 +5,7 @@
 
 #include "report/text_table.hpp"
 
-#include "families/data_family.hpp"
+#include "families/family.hpp"
 
 #include "cuda/occupancy.hpp"
 
@@ -59,30 +59,23 @@ void print_families(std::ostream& os, const registry& reg,
       continue;
     }
     os << "family " << name << ": ";
-    if (f->shape_rank() == 0) {
-      os << "size N (--size)";
-    } else {
-      const auto vars = f->shape_variables();
-      const auto defaults = f->default_shape();
-      const auto* data = dynamic_cast<const data_family*>(f);
-      os << "axes ";
-      for (std::size_t i = 0; i < f->shape_rank(); ++i) {
-        os << (i ? " x " : "") << vars.at(i) << "=" << defaults.at(i);
-        if (data) os << " [" << data->spec().axes[i].min << ".." << data->spec().axes[i].max << "]";
-      }
-      os << " (--shape";
-      if (f->shape_rank() == 1) os << " or --size";
-      os << ")";
+    const auto vars = f->shape_variables();
+    const auto defaults = f->default_shape();
+    os << "axes ";
+    for (std::size_t i = 0; i < f->shape_rank(); ++i) {
+      os << (i ? " x " : "") << vars.at(i) << "=" << defaults.at(i);
+      os << " [" << f->spec().axes[i].min << ".." << f->spec().axes[i].max << "]";
     }
+    os << " (--shape";
+    if (f->shape_rank() == 1) os << " or --size";
+    os << ")";
     for (const real_axis& a : f->real_axes())
       os << ", " << a.name << "=" << a.default_value << " [" << a.min << ".." << a.max
          << "] (--axis " << a.name << "=...)";
     os << "; dtypes " << joined(f->dtypes());
     if (!f->ops().empty()) os << "; ops " << joined(f->ops());
-    if (const auto* data = dynamic_cast<const data_family*>(f)) {
-      os << "; " << data->spec().path;
-      if (!data->spec().summary.empty()) os << "\n    " << data->spec().summary;
-    }
+    os << "; " << f->spec().path;
+    if (!f->spec().summary.empty()) os << "\n    " << f->spec().summary;
     os << "\n";
   }
 }

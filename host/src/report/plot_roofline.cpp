@@ -2,7 +2,7 @@
 // device's roofs, a panel per family and configuration (docs/results_format.md, "The roofline
 // picture", says what each axis holds and why).
 #include "cuda/device.hpp"
-#include "families/family.hpp"
+#include "families/problem_config.hpp"
 #include "report/exports.hpp"
 #include "report/svg_text.hpp"
 

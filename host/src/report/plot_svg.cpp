@@ -1,6 +1,6 @@
 #include "report/exports.hpp"
 
-#include "families/family.hpp"
+#include "families/problem_config.hpp"
 #include "report/svg_text.hpp"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 
 #include "report/text_table.hpp"
 
-#include "families/data_family.hpp"
+#include "families/family.hpp"
 
 #include "cuda/occupancy.hpp"
 

@@ -1,7 +1,7 @@
 #include "runner/compile_stage.hpp"
 
 #include "core/interrupt.hpp"
-#include "families/data_family.hpp"
+#include "families/family.hpp"
 #include "nvrtc/compile_process.hpp"
 
 #include <algorithm>
@@ -42,7 +42,7 @@ nvrtc::compile_request make_compile_request(const family& fam, const registry_en
   return req;
 }
 
-nvrtc::compile_request make_reference_request(const data_family& fam, const run_request& request,
+nvrtc::compile_request make_reference_request(const family& fam, const run_request& request,
                                               const std::string& arch,
                                               std::vector<instantiation>* instances) {
   nvrtc::compile_request req;
@@ -85,9 +85,8 @@ compile_stage::compile_stage(const family_registry& families, const run_request&
     index_[e] = slots_.size();
     slot s;
     s.record.entry = e;
-    auto req = make_reference_request(
-        dynamic_cast<const data_family&>(*families.find(e->descriptor.family)), request, arch,
-        &s.record.instances);
+    auto req = make_reference_request(*families.find(e->descriptor.family), request, arch,
+                                      &s.record.instances);
     if (!req.name_expressions.empty()) work.emplace_back(slots_.size(), std::move(req));
     slots_.push_back(std::move(s));
   }

@@ -26,7 +26,7 @@ nvrtc::compile_request make_compile_request(const family& fam, const registry_en
 
 /// The NVRTC request for a data family's reference kernel: one name expression per dtype and op
 /// the run request asks of the family, each also listed in `instances` if given.
-nvrtc::compile_request make_reference_request(const data_family& fam, const run_request& request,
+nvrtc::compile_request make_reference_request(const family& fam, const run_request& request,
                                               const std::string& arch,
                                               std::vector<instantiation>* instances = nullptr);
 

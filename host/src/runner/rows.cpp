@@ -69,16 +69,15 @@ std::vector<problem_config> configs_for(const family& f, const run_request& r) {
   // A family without operations (matmul) gets one configuration per dtype and size, op "".
   const std::vector<std::string> op_list =
       ops.empty() ? std::vector<std::string>{""} : pick(r.ops, ops, r.ops_explicit);
-  // Families with a shape: --shape, else each size W as W x W x ..., else the family's default.
+  // The shapes: --shape, else each size W as W x W x ..., else the family's default.
   std::vector<std::vector<std::uint64_t>> shapes;
-  if (const std::size_t rank = f.shape_rank(); rank > 0) {
-    if (!r.shapes.empty())
-      shapes = r.shapes;
-    else if (r.sizes_for_shapes || (rank == 1 && r.sizes_for_one_axis))
-      for (auto n : r.sizes) shapes.emplace_back(rank, n);
-    else
-      shapes.push_back(f.default_shape());
-  }
+  const std::size_t rank = f.shape_rank();
+  if (!r.shapes.empty())
+    shapes = r.shapes;
+  else if (r.sizes_for_shapes || (rank == 1 && r.sizes_for_one_axis))
+    for (auto n : r.sizes) shapes.emplace_back(rank, n);
+  else
+    shapes.push_back(f.default_shape());
   // The real axes' values: the product of the --axis lists (a default where none is given).
   std::vector<std::vector<std::pair<std::string, double>>> real_points = {{}};
   for (const real_axis& a : f.real_axes()) {
@@ -102,13 +101,11 @@ std::vector<problem_config> configs_for(const family& f, const run_request& r) {
           out.push_back(std::move(c));
         }
       };
-      if (f.shape_rank() == 1) {
+      if (rank == 1) {
         // One axis is a size: its configurations read "int32 sum n=1000", as they always did.
         for (const auto& s : shapes) add(s.front(), {});
-      } else if (f.shape_rank() > 1) {
-        for (const auto& s : shapes) add(0, s);
       } else {
-        for (auto n : r.sizes) add(n, {});
+        for (const auto& s : shapes) add(0, s);
       }
     }
   }

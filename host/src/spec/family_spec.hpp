@@ -1,5 +1,5 @@
 // A family described as data (docs/families.md): the plain contents of a folder's family.toml,
-// checked when it is read. The generic family that runs it is families/data_family.hpp.
+// checked when it is read. The generic family that runs it is families/family.hpp.
 #pragma once
 
 #include "spec/dtypes.hpp"

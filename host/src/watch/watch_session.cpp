@@ -1,6 +1,6 @@
 #include "watch/watch_session.hpp"
 
-#include "families/data_family.hpp"
+#include "families/family.hpp"
 
 #include "cli/options.hpp"
 #include "runner/compile_stage.hpp"
@@ -54,7 +54,7 @@ watch_session::watch_session(const family_registry& families, workspace_loader l
 watch_session::~watch_session() = default;
 
 std::string watch_session::family_fingerprint(const std::string& family) const {
-  const auto* data = dynamic_cast<const data_family*>(families().find(family));
+  const auto* data = families().find(family);
   if (!data) return "";
   return " family " +
          nvrtc::hash128(data->spec().text + '\0' + data->spec().reference.source).hex();
@@ -64,9 +64,8 @@ std::string watch_session::fingerprint(const registry_entry& e, const run_reques
                                        nvrtc::include_scanner& scanner, bool reference) const {
   if (!e.error.empty()) return "header error " + nvrtc::hash128(e.source + '\0' + e.error).hex();
   const family& f = *families().find(e.descriptor.family);
-  const auto req = reference
-                       ? make_reference_request(dynamic_cast<const data_family&>(f), request, arch_)
-                       : make_compile_request(f, e, request, arch_);
+  const auto req = reference ? make_reference_request(f, request, arch_)
+                             : make_compile_request(f, e, request, arch_);
   const std::string fam = family_fingerprint(e.descriptor.family);
   if (req.name_expressions.empty())
     return "nothing to compile " + nvrtc::hash128(e.source).hex() + fam;
