@@ -1,4 +1,5 @@
 #include "cli/options.hpp"
+#include "cli/command_line.hpp"
 #include "cli/option_table.hpp"
 #include "cuda/occupancy.hpp"
 
@@ -31,6 +32,9 @@ namespace kl {
 using cli::check_options_apply;
 using cli::make_description;
 using cli::mode;
+using cli::read_command_line;
+using cli::read_config_file;
+using cli::read_options;
 
 namespace {
 
@@ -39,81 +43,6 @@ std::vector<std::string> split_all(const std::vector<std::string>& items) {
   for (const auto& i : items)
     for (auto& s : split_list(i)) out.push_back(s);
   return out;
-}
-
-// Relative paths in the config file are relative to the file's own folder.
-void resolve_config_paths(po::parsed_options& parsed, const fs::path& config_dir) {
-  for (auto& opt : parsed.options)
-    if (opt.string_key == "kernels-dir" || opt.string_key == "plugin-dir" ||
-        opt.string_key == "cuda-include" || opt.string_key == "cache-dir")
-      for (auto& v : opt.value)
-        if (fs::path(v).is_relative()) v = (config_dir / v).lexically_normal().string();
-}
-
-// Boost.Program_options makes what() by replacing each "%name%" placeholder of the message with
-// its value until none is left, so a value that holds a placeholder ("seed = %value%", an unknown
-// option "x%original_token%") could make what() loop for ever while the message grew (found by
-// tests/fuzz). With every '%' of the values escaped first, each replacement takes '%'s out of the
-// message and puts none in, so it ends; the escapes are undone in the finished message.
-struct error_substitutions : po::error_with_option_name {  // reaches the protected map; never made
-  static std::map<std::string, std::string>& of(po::error_with_option_name& e) {
-    return e.*&error_substitutions::m_substitutions;
-  }
-};
-
-std::string message(po::error& e) {
-  auto* named = dynamic_cast<po::error_with_option_name*>(&e);
-  if (!named) return e.what();
-  // '%' -> "\1p" and '\1' -> "\1e": no '%' is left, and the change can be undone.
-  for (auto& [key, value] : error_substitutions::of(*named)) {
-    std::string escaped;
-    for (char c : value) escaped += c == '%' ? "\1p" : c == '\1' ? "\1e" : std::string(1, c);
-    value = escaped;
-  }
-  const std::string text = named->what();
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '\1') {
-      out += text[i];
-      continue;
-    }
-    const char next = i + 1 < text.size() ? text[i + 1] : '\0';
-    out += next == 'e' ? '\1' : '%';  // a lone '\1' is a '%' cut short: the short option "-%"
-    if (next == 'e' || next == 'p') ++i;
-  }
-  return out;
-}
-
-// Settings that the command line can name in more than one way, or that exclude each other: a
-// value for any option of a group on the command line replaces the config file's values for the
-// whole group (the file's `family = reduce` must not contradict `--problem matmul`, nor its
-// `flush = read` a `--hot`).
-const std::vector<std::vector<std::string>>& option_groups() {
-  static const std::vector<std::vector<std::string>> groups = {{"family", "problem"},
-                                                               {"hot", "flush"}};
-  return groups;
-}
-
-// The config file's options that the command line overrides: those it names, every option of a
-// group it names one of, and the file's family when the command line picks variants itself
-// (`--variant all` means every family's, `--variant tiled` finds matmul's).
-bool overridden(const std::string& key, const std::set<std::string>& given) {
-  if (given.count(key)) return true;
-  for (const auto& group : option_groups())
-    if (std::find(group.begin(), group.end(), key) != group.end())
-      for (const auto& other : group)
-        if (given.count(other)) return true;
-  return (key == "family" || key == "problem") && given.count("variant") > 0;
-}
-
-// The config file's text. It must be a regular file of at most 1 MiB: a folder used to be
-// ignored without a word and `--config /dev/zero` read until memory ran out.
-std::string read_config(const std::string& path) {
-  std::error_code ec;
-  if (fs::canonical(path, ec) == "/dev/null") return "";  // `--config /dev/null`: no settings
-  file_read text = read_regular_file(path, 1u << 20);
-  if (!text.ok()) throw io_error("--config " + path + ": " + text.why);
-  return std::move(text.bytes);
 }
 
 // The number a text option holds, when the whole text is one finite number. --axis and
@@ -189,151 +118,46 @@ void check_distinct_outputs(const cli_options& o) {
     }
 }
 
-}  // namespace
+// The steps of parse_command_line, in the order it takes them: an option's checks may read what an
+// earlier step set (the profile checks read --watch), and the first error found is the one shown.
 
-std::string command_help(const std::string& command) {
-  static const std::map<std::string, std::pair<cli::mode, const char*>> commands = {
-      {"compare",
-       {cli::mode::compare,
-        "usage: kernlab compare OLD.json NEW.json (or OLD_DIR NEW_DIR: their *.json paired by "
-        "name)\n"
-        "Pairs the rows of two results files by configuration and says which changed (their "
-        "intervals apart)\nand which regressed (changed, slower by more than --threshold %, or "
-        "no longer passing).\nExit 0: no regression; 1: a regression; 4: a file that cannot be "
-        "read, or no row in common.\n"}},
-      {"plot",
-       {cli::mode::plot,
-        "usage: kernlab plot [--roofline | --timeline] RESULTS.json [-o FILE.svg]\n"
-        "Draws a results file as an SVG: the roofline of a sweep, or the timeline of a "
-        "--pipeline run.\n"}},
-      {"cache",
-       {cli::mode::cache,
-        "usage: kernlab cache info|clear|prune [--cache-dir DIR] [--max-size SIZE]\n"
-        "The compile cache: what it holds, emptying it, or pruning it to a size (oldest "
-        "first).\n"}},
-      {"tune",
-       {cli::mode::tune,
-        "usage: kernlab tune --variant FILE [--strategy S] [--budget N|90s] [--size/--shape ...]\n"
-        "Searches a tunable kernel file's space (its tune: and require: lines) and ranks the "
-        "points\nit measured; docs/tuning.md tells the strategies and the store.\n"}}};
-  const auto it = commands.find(command);
-  if (it == commands.end())
-    throw usage_error("unknown command '" + command +
-                      "' (kernlab tune, kernlab compare, kernlab plot, kernlab cache)");
-  // The options that apply to this command, in --help's groups.
-  po::options_description own("options of kernlab " + command);
-  // Left out: the switches that make another command, and for the commands that read results
-  // files only, the folders of kernels and plugins. They are not in the table of which options
-  // apply where because a command line may combine them today (the docs' commands run with
-  // --compile-only and --kernels-dir added, on a machine without a GPU); the table would refuse
-  // that.
-  static const std::set<std::string> other_commands = {"list",      "plan",     "compile-only",
-                                                       "resources", "pipeline", "version"};
-  static const std::set<std::string> kernel_folders = {"kernels-dir", "plugin-dir", "no-plugins"};
-  const po::options_description all = make_description();
-  for (const auto& option : all.options()) {
-    const std::string& key = option->long_name();
-    if (other_commands.count(key) || (command != "tune" && kernel_folders.count(key))) continue;
-    if (cli::option_applies(key, it->second.first)) own.add(option);
-  }
-  std::ostringstream os;
-  os << it->second.second << "\n" << own;
-  return os.str();
+std::string str(const po::variables_map& vm, const char* key, const std::string& fallback) {
+  return vm.count(key) ? vm[key].as<std::string>() : fallback;
 }
 
-std::string help_text(const std::string& appendix) {
-  std::ostringstream os;
-  os << "kernlab: compile, validate and time CUDA kernel variants\n\n"
-        "usage: kernlab [options]\n"
-        "       kernlab tune --variant FILE [--strategy S] [--budget N|90s] [--size/--shape ...]\n"
-        "       kernlab cache info|clear|prune [--cache-dir DIR] [--max-size SIZE]\n"
-        "  kernlab --list --variant all              every family, its axes and its variants\n"
-        "  kernlab --variant my_idea --block 512\n"
-        "  kernlab --variant 'my_idea*' --size 2^28 --dtype int32,float32\n"
-        "  kernlab --family FAMILY --shape 4096x1000,4095x17\n"
-        "  kernlab --kernels-dir my_kernels --family my_problem\n"
-        "  kernlab --compile-only --variant all\n"
-        "  kernlab --size 2^28 --json run.json && kernlab plot run.json -o sweep.svg\n"
-        "  kernlab compare before.json after.json\n"
-        "  kernlab --watch --variant my_idea\n"
-        "  kernlab tune --variant my_tunable --strategy bayes --budget 200 --export best.json\n"
-        "  kernlab cache info\n\n"
-        "exit codes: 0 every run passed, 1 a variant failed or was wrong, 2 usage error,\n"
-        "            3 no CUDA driver/device for a run that needs one, 4 a file or tool failed\n"
-        "options on the command line win over the config file (--config); an option that does not\n"
-        "apply to what the command does is an error\n"
-     << make_description() << appendix;
-  return os.str();
+// --seed: digits only, because Boost would read "-1" as 2^64 - 1 for an unsigned option.
+std::uint64_t read_seed(const std::string& text) {
+  const bool digits =
+      !text.empty() && text.size() <= 20 &&
+      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  errno = 0;
+  const unsigned long long v = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+  if (!digits || errno == ERANGE)
+    throw usage_error("--seed '" + text + "' is not a seed (a whole number in 0..2^64-1)");
+  return v;
 }
 
-cli_options parse_command_line(int argc, const char* const argv[], const default_paths& defaults) {
-  const auto desc = make_description();
-  // The positional words: `kernlab compare a.json b.json`, `kernlab plot r.json -o f.svg`,
-  // `kernlab cache info`. On the command line only, never in the config file.
-  po::options_description with_positional = desc;
-  with_positional.add_options()("command", po::value<std::vector<std::string>>(), "subcommand");
-  po::positional_options_description positional;
-  positional.add("command", -1);
-  po::variables_map vm;
-  std::set<std::string> given;  // the options named on the command line itself
-  try {
-    const po::parsed_options parsed =
-        po::command_line_parser(argc, argv).options(with_positional).positional(positional).run();
-    for (const auto& opt : parsed.options)
-      if (opt.string_key != "command") given.insert(opt.string_key);
-    po::store(parsed, vm);
-  } catch (po::error& e) {
-    throw usage_error(message(e));
-  }
-
-  // What the command line itself says, before the config file's defaults join in.
-  const bool dtype_given = vm.count("dtype") > 0, op_given = vm.count("op") > 0;
-
-  cli_options o;
-  o.sizes_on_command_line = vm.count("size") > 0;  // before the config file adds its own
-  std::string config = defaults.config;
-  const bool config_explicit = vm.count("config") > 0;
-  if (config_explicit) config = vm["config"].as<std::string>();
-  std::error_code ec;
-  if (!config.empty() && (config_explicit || fs::exists(config, ec))) {
-    std::istringstream in(read_config(config));
-    try {
-      auto parsed = po::parse_config_file(in, desc);
-      resolve_config_paths(parsed, fs::absolute(config).parent_path());
-      auto& opts = parsed.options;
-      opts.erase(
-          std::remove_if(opts.begin(), opts.end(),
-                         [&](const po::option& opt) { return overridden(opt.string_key, given); }),
-          opts.end());
-      po::store(parsed, vm);
-    } catch (po::error& e) {
-      throw usage_error(config + ": " + message(e));
-    }
-    o.config_path = config;
-  }
-  po::notify(vm);
-
-  auto str = [&](const char* key, const std::string& fallback) {
-    return vm.count(key) ? vm[key].as<std::string>() : fallback;
-  };
+// What runs: the switches, the family and variants, the sizes and types, the kernels' folders and
+// the architecture.
+void read_selection(const po::variables_map& vm, const default_paths& defaults, cli_options& o) {
   o.help = vm["help"].as<bool>();
   o.version = vm["version"].as<bool>();
   o.list = vm["list"].as<bool>();
   o.plan = vm["plan"].as<bool>();
   o.compile_only = vm["compile-only"].as<bool>();
   o.no_plugins = vm["no-plugins"].as<bool>();
-  o.family = str("family", str("problem", ""));
+  o.family = str(vm, "family", str(vm, "problem", ""));
   if (vm.count("family") && vm.count("problem") &&
       vm["family"].as<std::string>() != vm["problem"].as<std::string>())
     throw usage_error("--family and --problem name different families");
   o.variants = vm.count("variant") ? split_all(vm["variant"].as<std::vector<std::string>>())
                                    : std::vector<std::string>{"all"};
-  const std::string blocks = str("block", "all");
+  const std::string blocks = str(vm, "block", "all");
   o.blocks = parse_blocks(blocks);
   o.blocks_explicit = blocks != "all";
-  o.dtypes = split_list(str("dtype", "int32,float32"));
-  o.ops = split_list(str("op", "sum"));
-  for (const auto& s : split_list(str("size", "2^24"))) o.sizes.push_back(parse_size(s));
+  o.dtypes = split_list(str(vm, "dtype", "int32,float32"));
+  o.ops = split_list(str(vm, "op", "sum"));
+  for (const auto& s : split_list(str(vm, "size", "2^24"))) o.sizes.push_back(parse_size(s));
   if (o.sizes.empty()) throw usage_error("--size needs at least one size");
   if (vm.count("shape")) {
     for (const auto& s : split_list(vm["shape"].as<std::string>()))
@@ -341,19 +165,8 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     if (o.shapes.empty()) throw usage_error("--shape needs at least one shape");
   }
   o.seed = 12345;
-  if (vm.count("seed")) {
-    // Digits only: Boost would read "-1" as 2^64 - 1 for an unsigned option.
-    const std::string text = vm["seed"].as<std::string>();
-    const bool digits =
-        !text.empty() && text.size() <= 20 &&
-        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-    errno = 0;
-    const unsigned long long v = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
-    if (!digits || errno == ERANGE)
-      throw usage_error("--seed '" + text + "' is not a seed (a whole number in 0..2^64-1)");
-    o.seed = v;
-  }
-  o.input_mode = str("input", "exact");
+  if (vm.count("seed")) o.seed = read_seed(vm["seed"].as<std::string>());
+  o.input_mode = str(vm, "input", "exact");
   if (o.input_mode != "exact" && o.input_mode != "random")
     throw usage_error("--input must be 'exact' or 'random', not '" + o.input_mode + "'");
   if (vm.count("kernels-dir")) o.kernels_dirs = vm["kernels-dir"].as<std::vector<std::string>>();
@@ -363,7 +176,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
                                               : std::vector<std::string>{})
     if (std::find(o.plugin_dirs.begin(), o.plugin_dirs.end(), d) == o.plugin_dirs.end())
       o.plugin_dirs.push_back(d);
-  o.arch = str("arch", "sm_90");
+  o.arch = str(vm, "arch", "sm_90");
   if (o.arch.rfind("sm_", 0) != 0)
     throw usage_error("--arch must look like sm_90, not '" + o.arch + "'");
   if (!find_limits(o.arch)) {
@@ -372,15 +185,19 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     for (const auto& a : known_architectures()) known += (known.empty() ? "" : ", ") + a;
     throw usage_error("--arch " + o.arch + " is not an architecture kernlab knows (" + known + ")");
   }
-  o.baseline = str("baseline", "");
-  o.cuda_include = str("cuda-include", "");
-  o.json_path = str("json", "");
-  o.csv_path = str("csv", "");
-  o.jsonl_path = str("jsonl", "");
-  o.t4_path = str("t4", "");
+}
+
+// Where results go: the baseline, the output files and the pictures.
+void read_outputs(const po::variables_map& vm, cli_options& o) {
+  o.baseline = str(vm, "baseline", "");
+  o.cuda_include = str(vm, "cuda-include", "");
+  o.json_path = str(vm, "json", "");
+  o.csv_path = str(vm, "csv", "");
+  o.jsonl_path = str(vm, "jsonl", "");
+  o.t4_path = str(vm, "t4", "");
   o.markdown = vm["markdown"].as<bool>();
   o.resources = vm["resources"].as<bool>();
-  o.output_path = str("output", "");
+  o.output_path = str(vm, "output", "");
   o.compare_threshold_pct =
       bounded(vm, "threshold", o.compare_threshold_pct, 0.0, 1000.0, "a percentage");
   o.force = vm["force"].as<bool>();
@@ -388,6 +205,10 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.timeline = vm["timeline"].as<bool>();
   if (o.roofline && o.timeline)
     throw usage_error("--roofline and --timeline draw different pictures: give one");
+}
+
+// Where and how rows run: in kernlab or in workers, on which GPUs, under which sanitizers.
+void read_execution(const po::variables_map& vm, cli_options& o) {
   o.in_process = vm["in-process"].as<bool>();
   if (vm.count("device") && vm.count("devices"))
     throw usage_error("--device and --devices both say where rows run: give one");
@@ -399,7 +220,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
                       "have a worker per GPU");
   o.kernel_timeout_s =
       bounded(vm, "kernel-timeout", o.kernel_timeout_s, 0.0, 86400.0, "seconds", false);
-  o.journal_path = str("journal", "");
+  o.journal_path = str(vm, "journal", "");
   o.resume = vm["resume"].as<bool>();
   if (vm.count("sanitize")) {
     o.sanitize = split_list(vm["sanitize"].as<std::string>());
@@ -411,34 +232,41 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     if (o.in_process)
       throw usage_error("--sanitize runs kernels in sanitized workers; it cannot be --in-process");
   }
+}
+
+// The positional words: a command and the words it takes.
+void read_command_words(const po::variables_map& vm, cli_options& o) {
   if (vm.count("command")) o.command = vm["command"].as<std::vector<std::string>>();
   // `kernlab compare --help`: the command's own help, whatever words its line lacks.
-  if (!o.command.empty() && !o.help) {
-    const std::string& c = o.command[0];
-    if (c == "compare" && o.command.size() != 3)
-      throw usage_error("usage: kernlab compare OLD.json NEW.json (or OLD_DIR NEW_DIR)");
-    else if (c == "plot" && o.command.size() != 2)
-      throw usage_error("usage: kernlab plot [--roofline | --timeline] RESULTS.json [-o FILE.svg]");
-    else if (c == "cache" && o.command.size() < 2)
-      throw usage_error("cache: say 'cache info', 'cache clear' or 'cache prune'");
-    else if (c == "cache" && o.command[1] != "info" && o.command[1] != "clear" &&
-             o.command[1] != "prune")
-      throw usage_error("cache: unknown subcommand '" + o.command[1] +
-                        "' (say 'cache info', 'cache clear' or 'cache prune')");
-    else if (c == "cache" && o.command.size() > 2)
-      throw usage_error("too many words on the command line: 'cache " + o.command[1] +
-                        "' takes no argument");
-    else if (c == "tune" && o.command.size() > 1)
-      throw usage_error("too many words on the command line: 'tune' takes options only (" +
-                        o.command[1] + "?); name the kernel with --variant");
-    else if (c != "compare" && c != "plot" && c != "cache" && c != "tune")
-      throw usage_error(
-          "unknown command '" + c +
-          "' (kernlab tune, kernlab compare, kernlab plot, kernlab cache; options start with --)");
-  }
+  if (o.command.empty() || o.help) return;
+  const std::string& c = o.command[0];
+  if (c == "compare" && o.command.size() != 3)
+    throw usage_error("usage: kernlab compare OLD.json NEW.json (or OLD_DIR NEW_DIR)");
+  else if (c == "plot" && o.command.size() != 2)
+    throw usage_error("usage: kernlab plot [--roofline | --timeline] RESULTS.json [-o FILE.svg]");
+  else if (c == "cache" && o.command.size() < 2)
+    throw usage_error("cache: say 'cache info', 'cache clear' or 'cache prune'");
+  else if (c == "cache" && o.command[1] != "info" && o.command[1] != "clear" &&
+           o.command[1] != "prune")
+    throw usage_error("cache: unknown subcommand '" + o.command[1] +
+                      "' (say 'cache info', 'cache clear' or 'cache prune')");
+  else if (c == "cache" && o.command.size() > 2)
+    throw usage_error("too many words on the command line: 'cache " + o.command[1] +
+                      "' takes no argument");
+  else if (c == "tune" && o.command.size() > 1)
+    throw usage_error("too many words on the command line: 'tune' takes options only (" +
+                      o.command[1] + "?); name the kernel with --variant");
+  else if (c != "compare" && c != "plot" && c != "cache" && c != "tune")
+    throw usage_error(
+        "unknown command '" + c +
+        "' (kernlab tune, kernlab compare, kernlab plot, kernlab cache; options start with --)");
+}
+
+// --watch, the compile cache and the compiler's threads and time-out.
+void read_cache_and_compile(const po::variables_map& vm, cli_options& o) {
   o.watch = vm["watch"].as<bool>();
   o.no_cache = vm["no-cache"].as<bool>();
-  o.cache_dir = str("cache-dir", "");
+  o.cache_dir = str(vm, "cache-dir", "");
   if (vm.count("cache-dir") && o.cache_dir.empty()) throw usage_error("--cache-dir needs a folder");
   if (o.command.size() > 1 && o.command[0] == "cache" && o.no_cache)
     throw usage_error("'cache " + o.command[1] + "' and --no-cache contradict each other");
@@ -462,40 +290,48 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
                         "' is not a time in seconds (a finite number above 0, at most 86400)");
     o.compile_timeout_s = *v;
   }
+}
 
-  // The config file's dtype and op are defaults (for reduce): a family without them runs its own.
-  o.dtypes_explicit = dtype_given;
-  o.ops_explicit = op_given;
-  if (vm.count("axis"))
-    for (const auto& text : vm["axis"].as<std::vector<std::string>>()) {
-      const auto eq = text.find('=');
-      const std::string name = text.substr(0, eq == std::string::npos ? 0 : eq);
-      if (eq == std::string::npos || name.empty() ||
-          !std::all_of(name.begin(), name.end(), [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-          }))
-        throw usage_error("--axis '" + text + "' is not NAME=VALUES (e.g. --axis SNR_DB=10,20)");
-      if (o.real_axes.count(name)) throw usage_error("--axis " + name + " is given twice");
-      auto& values = o.real_axes[name];
-      for (const auto& v : split_list(text.substr(eq + 1))) {
-        // Read as text so the error quotes what was written; Boost would take nan and inf.
-        const auto x = finite_number(v);
-        if (!x) throw usage_error("--axis " + name + ": '" + v + "' is not a finite number");
-        values.push_back(*x);
-      }
-      if (values.empty()) throw usage_error("--axis " + name + " needs at least one value");
+// --axis NAME=VALUES, each name once, each value a finite number.
+void read_real_axes(const po::variables_map& vm, cli_options& o) {
+  if (!vm.count("axis")) return;
+  for (const auto& text : vm["axis"].as<std::vector<std::string>>()) {
+    const auto eq = text.find('=');
+    const std::string name = text.substr(0, eq == std::string::npos ? 0 : eq);
+    if (eq == std::string::npos || name.empty() ||
+        !std::all_of(name.begin(), name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        }))
+      throw usage_error("--axis '" + text + "' is not NAME=VALUES (e.g. --axis SNR_DB=10,20)");
+    if (o.real_axes.count(name)) throw usage_error("--axis " + name + " is given twice");
+    auto& values = o.real_axes[name];
+    for (const auto& v : split_list(text.substr(eq + 1))) {
+      // Read as text so the error quotes what was written; Boost would take nan and inf.
+      const auto x = finite_number(v);
+      if (!x) throw usage_error("--axis " + name + ": '" + v + "' is not a finite number");
+      values.push_back(*x);
     }
+    if (values.empty()) throw usage_error("--axis " + name + " needs at least one value");
+  }
+}
+
+// kernlab tune's search: its strategy, budget, store, exports and objective.
+void read_tune(const po::variables_map& vm, cli_options& o) {
   if (vm.count("strategy")) o.strategy = vm["strategy"].as<std::string>();
   if (vm.count("budget"))
     parse_budget(vm["budget"].as<std::string>(), o.budget_evaluations, o.budget_seconds);
-  o.store_path = str("store", "");
+  o.store_path = str(vm, "store", "");
   o.fresh = vm["fresh"].as<bool>();
-  o.export_json = str("export", "");
-  o.export_header = str("export-header", "");
-  o.replay_path = str("replay", "");
-  o.objective = str("objective", "time");
+  o.export_json = str(vm, "export", "");
+  o.export_header = str(vm, "export-header", "");
+  o.replay_path = str(vm, "replay", "");
+  o.objective = str(vm, "objective", "time");
   if (o.objective != "time" && o.objective != "energy")
     throw usage_error("--objective must be time or energy, not '" + o.objective + "'");
+}
+
+// --pipeline's streams, issue orders, chunks and runs.
+void read_pipeline(const po::variables_map& vm, cli_options& o) {
   o.pipeline = vm["pipeline"].as<bool>();
   if (vm.count("streams")) {
     o.streams.clear();
@@ -529,8 +365,10 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
     }
   }
   o.pipeline_runs = bounded(vm, "pipeline-runs", o.pipeline_runs, 1, 1000, "a run count");
+}
 
-  auto& t = o.timing;
+// How each row is timed: samples, stop rule, placements, launches and cache flushes.
+void read_timing(const po::variables_map& vm, timing_options& t) {
   t.warmup_runs = bounded(vm, "warmup", t.warmup_runs, 0, 100000, "a run count");
   t.min_samples = bounded(vm, "min-samples", t.min_samples, 1, 100000000, "a sample count");
   t.min_time_s = bounded(vm, "min-time", t.min_time_s, 0.0, 86400.0, "seconds");
@@ -564,12 +402,12 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   t.placement_workers =
       bounded(vm, "placement-workers", 4, 1, 64, "a count of worker processes per GPU");
   try {
-    t.launch = parse_launch_mode(str("launch", "graph"));
+    t.launch = parse_launch_mode(str(vm, "launch", "graph"));
   } catch (const std::invalid_argument& e) {
     throw usage_error(std::string("--launch: ") + e.what());
   }
   try {
-    t.flush = parse_flush_mode(str("flush", "read"));
+    t.flush = parse_flush_mode(str(vm, "flush", "read"));
   } catch (const std::invalid_argument& e) {
     throw usage_error(std::string("--flush: ") + e.what());
   }
@@ -579,7 +417,12 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
                         " contradict each other");
     t.flush = flush_mode::none;
   }
+}
 
+// --energy and --profile, and what they cannot be combined with.
+void read_energy_and_profile(const po::variables_map& vm, const std::set<std::string>& given,
+                             cli_options& o) {
+  auto& t = o.timing;
   t.energy.enabled = vm["energy"].as<bool>() || o.objective == "energy";
   t.energy.min_time_s =
       bounded(vm, "energy-time", t.energy.min_time_s, 0.0, 3600.0, "seconds", false);
@@ -590,7 +433,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
         std::string(vm["energy"].as<bool>() ? "--energy" : "--objective energy") +
         " and --sanitize contradict each other: rows under a sanitizer are not timed");
   o.profile = vm["profile"].as<bool>();
-  o.ncu_path = str("ncu", "");
+  o.ncu_path = str(vm, "ncu", "");
   if (vm.count("ncu") && o.ncu_path.empty()) throw usage_error("--ncu needs the path of ncu");
   if (!o.ncu_path.empty() && !o.profile)
     throw usage_error("--ncu names the Nsight Compute program for --profile; give --profile too");
@@ -604,19 +447,55 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
         "and ncu does not run under compute-sanitizer; run them one after the other");
   if (o.profile && o.watch)
     throw usage_error("--profile profiles one sweep; it does not apply to --watch's rounds");
+}
 
-  // Which command this is, and whether every option named on the command line applies to it.
-  const mode md = !o.command.empty() ? (o.command[0] == "compare" ? mode::compare
-                                        : o.command[0] == "plot"  ? mode::plot
-                                        : o.command[0] == "tune"  ? mode::tune
-                                                                  : mode::cache)
-                  : o.list           ? mode::list
-                  : o.plan           ? mode::plan
-                  : o.pipeline       ? mode::pipeline
-                  : o.resources      ? mode::resources
-                  : o.compile_only   ? mode::compile_only
-                                     : mode::sweep;
-  check_options_apply(md, given);
+// Which command this is.
+mode command_mode(const cli_options& o) {
+  return !o.command.empty() ? (o.command[0] == "compare" ? mode::compare
+                               : o.command[0] == "plot"  ? mode::plot
+                               : o.command[0] == "tune"  ? mode::tune
+                                                         : mode::cache)
+         : o.list           ? mode::list
+         : o.plan           ? mode::plan
+         : o.pipeline       ? mode::pipeline
+         : o.resources      ? mode::resources
+         : o.compile_only   ? mode::compile_only
+                            : mode::sweep;
+}
+
+}  // namespace
+
+cli_options parse_command_line(int argc, const char* const argv[], const default_paths& defaults) {
+  const auto desc = make_description();
+  read_options r;
+  read_command_line(argc, argv, desc, r);
+  const po::variables_map& vm = r.vm;
+
+  // What the command line itself says, before the config file's defaults join in.
+  const bool dtype_given = vm.count("dtype") > 0, op_given = vm.count("op") > 0;
+
+  cli_options o;
+  o.sizes_on_command_line = vm.count("size") > 0;  // before the config file adds its own
+  const std::string config = read_config_file(defaults.config, desc, r);
+  if (!config.empty()) o.config_path = config;
+  po::notify(r.vm);
+
+  read_selection(vm, defaults, o);
+  read_outputs(vm, o);
+  read_execution(vm, o);
+  read_command_words(vm, o);
+  read_cache_and_compile(vm, o);
+  // The config file's dtype and op are defaults (for reduce): a family without them runs its own.
+  o.dtypes_explicit = dtype_given;
+  o.ops_explicit = op_given;
+  read_real_axes(vm, o);
+  read_tune(vm, o);
+  read_pipeline(vm, o);
+  read_timing(vm, o.timing);
+  read_energy_and_profile(vm, r.given, o);
+
+  // Whether every option named on the command line applies to the command.
+  check_options_apply(command_mode(o), r.given);
   check_distinct_outputs(o);
   return o;
 }
