@@ -22,6 +22,6 @@ for i in 1 2; do
 done
 for p in "before_1 after_1" "after_1 before_2" "before_2 after_2"; do
   set -- $p
-  after compare --threshold 1.5 "$s/$1.json" "$s/$2.json" > "$s/compare_$1_$2.txt" 2>&1
+  ./build/kernlab compare --threshold 1.5 "$s/$1.json" "$s/$2.json" > "$s/compare_$1_$2.txt" 2>&1
   echo "compare $1 -> $2: exit $?; $(tail -n 2 "$s/compare_$1_$2.txt" | tr '\n' ' ')" | tee -a "$s/summary.txt"
 done

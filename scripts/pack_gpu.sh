@@ -9,5 +9,6 @@ cd "$(dirname "$0")/.."
 mkdir -p dist
 tar -czf dist/build.tgz --exclude='build/fuzz' --exclude='build/tests/plugin_sdk' \
   --exclude='build/CMakeFiles/3.*' --exclude='build/Testing' --exclude='build/tests/cache_home' \
+  --exclude='build/tests/package_deb' --exclude='build/_CPack_Packages' \
   --exclude='*.o' --exclude='*.a' --exclude='*.d' build
 echo "pack_gpu: dist/build.tgz, $(du -h dist/build.tgz | cut -f1)"
