@@ -127,10 +127,10 @@ std::string read_config_file(const std::string& default_config, const po::option
     auto parsed = po::parse_config_file(in, desc);
     resolve_config_paths(parsed, fs::absolute(config).parent_path());
     auto& opts = parsed.options;
-    opts.erase(std::remove_if(
-                   opts.begin(), opts.end(),
-                   [&](const po::option& opt) { return overridden(opt.string_key, r.given); }),
-               opts.end());
+    opts.erase(
+        std::remove_if(opts.begin(), opts.end(),
+                       [&](const po::option& opt) { return overridden(opt.string_key, r.given); }),
+        opts.end());
     po::store(parsed, r.vm);
   } catch (po::error& e) {
     throw kl::usage_error(config + ": " + message(e));
