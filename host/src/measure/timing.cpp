@@ -121,13 +121,12 @@ timing_stats combine_placements(const std::vector<timing_stats>& parts, bool kee
   t.placements = static_cast<int>(parts.size());
   t.placement_medians_ms = medians;
   if (t.median_ms > 0) t.placement_spread = standard_deviation(medians) / t.median_ms;
-  if (const double half = rerun_half_width(medians); half > 0) {
+  // The interval is at least what a rerun moves by (the placements' spread), and at least the
+  // floor; the samples' own interval stays where it is wider.
+  const double half = std::max(rerun_half_width(medians), min_interval * t.median_ms);
+  if (half > 0) {
     t.ci_low_ms = t.has_ci() ? std::min(t.ci_low_ms, t.median_ms - half) : t.median_ms - half;
     t.ci_high_ms = t.has_ci() ? std::max(t.ci_high_ms, t.median_ms + half) : t.median_ms + half;
-  }
-  if (const double floor = min_interval * t.median_ms; floor > 0) {
-    t.ci_low_ms = t.has_ci() ? std::min(t.ci_low_ms, t.median_ms - floor) : t.median_ms - floor;
-    t.ci_high_ms = t.has_ci() ? std::max(t.ci_high_ms, t.median_ms + floor) : t.median_ms + floor;
   }
   if (keep_samples) t.samples_ms = std::move(pooled);
   return t;
