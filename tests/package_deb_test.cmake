@@ -3,13 +3,7 @@
 # and compiles a variant from its own share/ folder.
 #
 #   cmake -DKERNLAB_BUILD_DIR=... -DWORK_DIR=... -P package_deb_test.cmake
-function(run_step what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${rc}):\n${out}")
-  endif()
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/run_step.cmake")
 
 find_program(DPKG_DEB dpkg-deb)
 if(NOT DPKG_DEB)

@@ -4,13 +4,7 @@
 #
 #   cmake -DKERNLAB_BUILD_DIR=... -DEXAMPLE_DIR=... -DWORK_DIR=... -DCUDA_ARCHITECTURES=...
 #         [-DCUDA_COMPILER=...] [-DCUDA_LAUNCHER=...] -P plugin_sdk_test.cmake
-function(run_step what)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${what} failed (${rc}):\n${out}")
-  endif()
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/run_step.cmake")
 
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
