@@ -9,6 +9,11 @@ here=$(pwd)
 if [ ! -f build/CMakeCache.txt ] && [ -f dist/build.tgz ]; then
   tar xzf dist/build.tgz || { echo "gpu_prelude: cannot unpack dist/build.tgz" >&2; exit 1; }
 fi
+# pytest for the python.kernlab_gpu test, where the machine's python3 has none (pack_gpu.sh).
+if ! python3 -c 'import pytest' 2>/dev/null && [ -f dist/pylib.tgz ]; then
+  mkdir -p /tmp/kernlab-pylib && tar xzf dist/pylib.tgz -C /tmp/kernlab-pylib &&
+    export PYTHONPATH=/tmp/kernlab-pylib${PYTHONPATH:+:$PYTHONPATH}
+fi
 src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt)
 if [ -z "$src" ]; then echo "gpu_prelude: no build/CMakeCache.txt here" >&2; exit 1; fi
 if [ "$src" != "$here" ] && [ ! -e "$src" ]; then

@@ -12,3 +12,10 @@ tar -czf dist/build.tgz --exclude='build/fuzz' --exclude='build/tests/plugin_sdk
   --exclude='build/tests/package_deb' --exclude='build/_CPack_Packages' \
   --exclude='*.o' --exclude='*.a' --exclude='*.d' build
 echo "pack_gpu: dist/build.tgz, $(du -h dist/build.tgz | cut -f1)"
+# pytest and what it imports, from Debian's python3-pytest (pure Python), for GPU machines whose
+# interpreter has none: scripts/gpu_prelude.sh puts it on PYTHONPATH there.
+py=/usr/lib/python3/dist-packages
+if [ -d "$py/pytest" ]; then
+  tar -czf dist/pylib.tgz --exclude=__pycache__ -C "$py" pytest _pytest pluggy iniconfig packaging attr attrs py.py
+  echo "pack_gpu: dist/pylib.tgz, $(du -h dist/pylib.tgz | cut -f1)"
+fi

@@ -1,0 +1,16 @@
+"""ctest's entry to the package's tests: runs pytest with the arguments given, or, where the
+interpreter has no pytest or pandas, exits 77 (ctest's SKIP_RETURN_CODE) naming what is missing
+and the Debian package that has it, instead of failing as if a test had."""
+import importlib.util
+import sys
+
+missing = [f"{module} (Debian: {package})"
+           for module, package in (("pytest", "python3-pytest"), ("pandas", "python3-pandas"))
+           if importlib.util.find_spec(module) is None]
+if missing:
+    print(f"skipped: {sys.executable} has no {', '.join(missing)}; scripts/setup.sh installs them")
+    sys.exit(77)
+
+import pytest  # noqa: E402
+
+sys.exit(pytest.main(sys.argv[1:]))
