@@ -9,7 +9,9 @@ here=$(pwd)
 if [ ! -f build/CMakeCache.txt ] && [ -f dist/build.tgz ]; then
   tar xzf dist/build.tgz || { echo "gpu_prelude: cannot unpack dist/build.tgz" >&2; exit 1; }
 fi
-# pytest for the python.kernlab_gpu test, where the machine's python3 has none (pack_gpu.sh).
+# pytest for the python.kernlab_gpu test, where the machine's python3 has none (pack_gpu.sh), and
+# that python3 for the test when it is not the /usr/bin one the build found (run_pytest.py).
+export KERNLAB_PYTHON=${KERNLAB_PYTHON:-$(command -v python3)}
 if ! python3 -c 'import pytest' 2>/dev/null && [ -f dist/pylib.tgz ]; then
   mkdir -p /tmp/kernlab-pylib && tar xzf dist/pylib.tgz -C /tmp/kernlab-pylib &&
     export PYTHONPATH=/tmp/kernlab-pylib${PYTHONPATH:+:$PYTHONPATH}
