@@ -269,7 +269,7 @@ TEST(ResultsRead, ARecordCompareCannotUseIsAFileErrorNamingIt) {
   expect_file_error(results, "\"records\" is not a list");
   results = seed_results();
   results["version"] = 1e300;
-  expect_file_error(results, "results format version 1e+300; this kernlab reads version 1");
+  expect_file_error(results, "results format version 1e+300; this kernlab reads version 2");
 }
 
 // A --pipeline result whose rows are `row`, `count` times.

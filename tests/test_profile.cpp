@@ -233,13 +233,13 @@ TEST(ProfileResults, RecordsRoundTripWithTheirProfile) {
   EXPECT_EQ(p.report, r.profile->report);
   EXPECT_EQ(to_json(back), j);
 
-  // Not profiled: null, read back as none; a file from before --profile has no key at all.
+  // Not profiled: null, read back as none; a record without the key is refused.
   result_record plain = passed_row("reduce6", 256);
   nlohmann::json pj = to_json(plain);
   EXPECT_TRUE(pj.at("profile").is_null());
   EXPECT_FALSE(record_from_json(pj).profile);
   pj.erase("profile");
-  EXPECT_FALSE(record_from_json(pj).profile);
+  EXPECT_THROW(record_from_json(pj), std::exception);
   // A damaged profile is an error naming the key, not a zero.
   nlohmann::json bad = j;
   bad["profile"]["dram_pct"] = "high";

@@ -169,16 +169,28 @@ TEST(ResultsJson, APointsDescriptorRoundTrips) {
 
 // Files written before named points have none of the three fields: they read as before, the
 // descriptor's fields empty.
-TEST(ResultsJson, AFileFromBeforeNamedPointsStillReads) {
+// Version 2 has every field in every record: a reader guesses nothing. A file of version 1 (the
+// weeks before the first release) is refused, naming the script that rewrites it.
+TEST(ResultsJson, EveryFieldIsRequiredAndVersion1NamesItsConverter) {
   auto j = results_of({make_record("k[ITEMS=4]", 256, 50, 0.003)});
-  for (const char* key : {"tunable_file", "point", "named_point"})
-    j["records"][0]["variant"].erase(key);
-  const auto out = records_from_results(nlohmann::json::parse(j.dump()));
-  ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(out[0].variant.name, "k[ITEMS=4]");
-  EXPECT_TRUE(out[0].variant.tunable_file.empty());
-  EXPECT_TRUE(out[0].variant.point.empty());
-  EXPECT_FALSE(out[0].variant.named_point);
+  for (const char* key : {"tunable_file", "point", "named_point"}) {
+    auto without = j;
+    without["records"][0]["variant"].erase(key);
+    try {
+      records_from_results(without);
+      ADD_FAILURE() << "a record without \"" << key << "\" was accepted";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
+    }
+  }
+  j["version"] = 1;
+  try {
+    records_from_results(j);
+    ADD_FAILURE() << "version 1 was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("scripts/results_v1_to_v2.py"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ResultsJson, RejectsOtherFiles) {

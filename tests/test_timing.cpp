@@ -302,9 +302,9 @@ TEST(Placements, TheFloorIsKeptInTheResultsTimingOptions) {
   timing_options t;
   t.min_interval = 0.004;
   EXPECT_DOUBLE_EQ(timing_options_from_json(to_json(t)).min_interval, 0.004);
-  nlohmann::json old = to_json(t);
-  old.erase("min_interval");
-  EXPECT_EQ(timing_options_from_json(old).min_interval, 0) << "files written before it";
+  nlohmann::json without = to_json(t);
+  without.erase("min_interval");
+  EXPECT_THROW(timing_options_from_json(without), std::exception) << "every field is in version 2";
 }
 
 TEST(Placements, AStreamLaunchOrANoteInAnyPlacementIsTheRows) {

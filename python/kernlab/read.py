@@ -52,22 +52,6 @@ def _real_axes_text(config):
     return " ".join(f"{name}={value:g}" for name, value in axes)
 
 
-def _point_of_name(name):
-    """A point's values from its name, "file[NAME=v;NAME=v]", for files written before records
-    had `point`; [] for a name without them."""
-    if not name.endswith("]") or "[" not in name:
-        return []
-    out = []
-    for part in name[name.index("[") + 1:-1].split(";"):
-        key, _, value = part.partition("=")
-        try:
-            value = int(value)
-        except ValueError:
-            pass
-        out.append((key, value))
-    return out
-
-
 def flatten_record(r):
     """One results record (a dict, as --json writes it) as one flat row."""
     v, c = r.get("variant") or {}, r.get("config") or {}
@@ -110,7 +94,7 @@ def flatten_record(r):
         "flops": r.get("flops"), "roofline": r.get("roofline"),
         "device_name": (r.get("device") or {}).get("name"), "resumed": r.get("resumed", False),
     }
-    point = v.get("point") or _point_of_name(v.get("qualified_name") or "")
+    point = v.get("point") or []
     for name, value in point:
         row.setdefault(name, value)  # a tunable point's values, a column each
     row["__point__"] = [name for name, _ in point]
@@ -139,8 +123,11 @@ def _frame(rows, attrs):
 def _read_results(j, path):
     """A --json file of a sweep or a tune."""
     version = j.get("version")
-    if version != 1:
-        raise ValueError(f"{path}: results format version {version!r}; this reader knows 1")
+    if version == 1:
+        raise ValueError(f"{path}: results format version 1, from before kernlab 0.1; "
+                         "scripts/results_v1_to_v2.py rewrites it as version 2, which this reader knows")
+    if version != 2:
+        raise ValueError(f"{path}: results format version {version!r}; this reader knows 2")
     attrs = {"kind": "results", "path": str(path), "reproducibility": j.get("reproducibility"),
              "complete": j.get("complete", True)}
     if "tuning" in j:

@@ -46,9 +46,8 @@ def test_a_tunes_points_have_their_tunables_as_columns(fixtures):
     df = kernlab.read(path)
     with gzip.open(path, "rt") as f:
         j = json.load(f)
-    # A file from before records had `point`: the values come from the point's name.
+    # A file from before records had `point`, rewritten as version 2 (the values from the name).
     first = next(r for r in j["records"] if "[" in r["variant"]["qualified_name"])
-    assert "point" not in first["variant"]
     row = df[df.qualified_name == first["variant"]["qualified_name"]].iloc[0]
     assert (row.BM, row.BN, row.VEC) == (64, 256, 1) or "BM=" not in first["variant"]["name"]
     assert f"BM={row.BM};BN={row.BN};" in first["variant"]["qualified_name"]
@@ -115,7 +114,8 @@ def test_t4(tmp_path):
 
 @pytest.mark.parametrize("text, why", [
     ("", "empty"),
-    ('{"format": "kernlab-results", "version": 2, "records": []}', "version 2"),
+    ('{"format": "kernlab-results", "version": 3, "records": []}', "version 3"),
+    ('{"format": "kernlab-results", "version": 1, "records": []}', "results_v1_to_v2.py"),
     ('{"a": 1}', "not a kernlab results"),
     ("x,y,z\n1,2,3\n", "neither JSON nor kernlab's --csv"),
 ])

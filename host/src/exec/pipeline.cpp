@@ -432,15 +432,11 @@ nlohmann::json to_json(const pipeline_report& r) {
 pipeline_report pipeline_report_from_json(const nlohmann::json& j) {
   pipeline_report r;
   r.variant = j.at("variant");
-  // Files from before the pipeline was every family's: qam256's, with "bytes_each_way" and no
-  // "input" in their config.
-  r.family = j.value("family", r.variant.substr(0, r.variant.find('.')));
+  r.family = j.at("family");
   r.block = j.at("block");
-  nlohmann::json c = j.at("config");
-  if (!c.contains("input")) c["input"] = "exact";
-  r.config = config_from_json(c);
-  r.bytes_in = j.contains("bytes_in") ? j.at("bytes_in") : j.at("bytes_each_way");
-  r.bytes_out = j.contains("bytes_out") ? j.at("bytes_out") : j.at("bytes_each_way");
+  r.config = config_from_json(j.at("config"));
+  r.bytes_in = j.at("bytes_in");
+  r.bytes_out = j.at("bytes_out");
   r.resident_blocks = j.at("resident_blocks");
   r.h2d_alone_ms = j.at("h2d_alone_ms");
   r.kernel_alone_ms = j.at("kernel_alone_ms");
@@ -452,7 +448,7 @@ pipeline_report pipeline_report_from_json(const nlohmann::json& j) {
     row.streams = x.at("streams");
     row.order = x.at("order");
     row.chunks = x.at("chunks");
-    row.chunk_units = x.contains("chunk_units") ? x.at("chunk_units") : x.at("chunk_symbols");
+    row.chunk_units = x.at("chunk_units");
     row.wall_ms = x.at("wall_ms");
     row.wall_min_ms = x.at("wall_min_ms");
     row.wall_max_ms = x.at("wall_max_ms");
@@ -466,7 +462,7 @@ pipeline_report pipeline_report_from_json(const nlohmann::json& j) {
     row.x_bound = x.at("x_bound");
     row.valid = x.at("valid");
     row.check = x.at("check");
-    if (x.contains("timeline")) row.timeline = timeline_from_json(x.at("timeline"));
+    row.timeline = timeline_from_json(x.at("timeline"));
     r.rows.push_back(row);
   }
   return r;

@@ -34,9 +34,8 @@ T whole_at(const json& j, const char* key) {
   return whole<T>(j.at(key), key);
 }
 template <typename T>
-std::vector<T> wholes_at(const json& j, const char* key, bool optional = false) {
+std::vector<T> wholes_at(const json& j, const char* key) {
   std::vector<T> out;
-  if (optional && !j.contains(key)) return out;
   const json& list = j.at(key);
   if (!list.is_array()) throw std::runtime_error(std::string("\"") + key + "\": not a list");
   for (const auto& v : list) out.push_back(whole<T>(v, key));
@@ -58,30 +57,26 @@ variant_descriptor descriptor_from_json(const json& j) {
   d.bounds = j.at("bounds") == "checked" ? bounds_kind::checked : bounds_kind::padded;
   d.output = j.at("output") == "single" ? output_kind::single : output_kind::per_block;
   d.shared_bytes = j.at("shared_bytes").get<std::string>();
-  d.target = j.value("target", std::string());  // absent from files before 2026-11-26
+  d.target = j.at("target").get<std::string>();
   d.workspace = j.at("workspace").get<std::string>();
   d.dtypes = j.at("dtypes").get<std::vector<std::string>>();
   d.ops = j.at("ops").get<std::vector<std::string>>();
   d.summary = j.at("summary").get<std::string>();
   d.order = whole_at<int>(j, "order");
   d.is_baseline = j.at("is_baseline").get<bool>();
-  // Absent from files written before the 2-D launch geometry existed.
-  d.params = j.value("params", std::vector<std::pair<std::string, std::string>>{});
-  d.block_dims = j.value("block_dims", std::vector<std::string>{});
-  d.grid_dims = j.value("grid_dims", std::vector<std::string>{});
-  // Absent from files written before named points: a point is then known by its name
-  // alone ("file[NAME=v]"), and nothing read back from a file needs more.
-  d.tunable_file = j.value("tunable_file", std::string());
-  if (j.contains("point")) {
-    const json& point = j.at("point");
-    if (!point.is_array()) throw std::runtime_error("\"point\": not a list");
-    for (const auto& item : point) {
-      if (!item.is_array() || item.size() != 2 || !item[0].is_string())
-        throw std::runtime_error("\"point\": " + item.dump() + " is not [name, value]");
-      d.point.emplace_back(item[0].get<std::string>(), whole<std::int64_t>(item[1], "point"));
-    }
+  d.params = j.at("params").get<std::vector<std::pair<std::string, std::string>>>();
+  d.block_dims = j.at("block_dims").get<std::vector<std::string>>();
+  d.grid_dims = j.at("grid_dims").get<std::vector<std::string>>();
+  d.tunable_file = j.at("tunable_file").get<std::string>();
+  const json& point = j.at("point");
+  if (!point.is_array()) throw std::runtime_error("\"point\": not a list");
+  for (const auto& item : point) {
+    if (!item.is_array() || item.size() != 2 || !item[0].is_string())
+      throw std::runtime_error("\"point\": " + item.dump() + " is not [name, value]");
+    d.point.emplace_back(item[0].get<std::string>(), whole<std::int64_t>(item[1], "point"));
   }
-  d.named_point = j.value("named_point", false);
+  d.named_point = j.at("named_point").get<bool>();
+  // Only a variant whose header has them.
   if (j.contains("tensor_maps"))
     for (const auto& t : j.at("tensor_maps"))
       d.tensor_maps.push_back(
@@ -142,19 +137,17 @@ timing_stats timing_stats_from_json(const json& t) {
   s.sm_clock_min_mhz = whole_at<int>(t, "sm_clock_min_mhz");
   s.sm_clock_max_mhz = whole_at<int>(t, "sm_clock_max_mhz");
   s.clock_dropped = t.at("clock_dropped").get<bool>();
-  // Files written before the confidence interval have none: 0, and the rule they had.
-  s.rule = parse_stop_rule(t.value("stop_rule", "stdrel"));
-  s.ci_low_ms = t.value("ci_low_us", 0.0) / 1e3;
-  s.ci_high_ms = t.value("ci_high_us", 0.0) / 1e3;
-  // Absent from files written before placements and graph launches: one placement, the stream.
-  s.launch = parse_launch_mode(t.value("launch", "stream"));
-  s.placements = t.contains("placements") ? whole_at<int>(t, "placements") : 1;
-  s.placement_spread = t.value("placement_spread", 0.0);
-  s.note = t.value("note", std::string());
-  if (const auto m = t.find("placement_medians_us"); m != t.end()) {
-    if (!m->is_array()) throw std::runtime_error("placement_medians_us is not an array");
-    for (const auto& us : *m) s.placement_medians_ms.push_back(us.get<double>() / 1e3);
-  }
+  s.rule = parse_stop_rule(t.at("stop_rule").get<std::string>());
+  s.ci_low_ms = t.at("ci_low_us").get<double>() / 1e3;
+  s.ci_high_ms = t.at("ci_high_us").get<double>() / 1e3;
+  s.launch = parse_launch_mode(t.at("launch").get<std::string>());
+  s.placements = whole_at<int>(t, "placements");
+  s.placement_spread = t.at("placement_spread").get<double>();
+  s.note = t.at("note").get<std::string>();
+  const json& medians = t.at("placement_medians_us");
+  if (!medians.is_array()) throw std::runtime_error("placement_medians_us is not an array");
+  for (const auto& us : medians) s.placement_medians_ms.push_back(us.get<double>() / 1e3);
+  // Only with --samples.
   if (const auto all = t.find("samples_us"); all != t.end()) {
     if (!all->is_array()) throw std::runtime_error("samples_us is not an array");
     s.samples_ms.reserve(all->size());
@@ -172,19 +165,16 @@ timing_options timing_options_from_json(const json& j) {
   t.max_noise = j.at("max_noise");
   t.timeout_s = j.at("timeout_s");
   t.flush = parse_flush_mode(j.at("flush"));
-  t.rule = parse_stop_rule(j.value("stop_rule", "stdrel"));
-  t.max_ci = j.value("max_ci", t.max_ci);
-  t.keep_samples = j.value("keep_samples", false);
-  t.launch = parse_launch_mode(j.value("launch", "stream"));
-  t.placements = j.contains("placements") ? whole_at<int>(j, "placements") : 1;
-  t.max_placements = j.contains("max_placements") ? whole_at<int>(j, "max_placements") : 1;
-  // Absent from files written before placements spread over workers: one worker.
-  t.placement_workers = j.contains("placement_workers") ? whole_at<int>(j, "placement_workers") : 1;
-  // Absent from files written before the interval had a floor: none.
-  t.min_interval = j.value("min_interval", 0.0);
-  // Absent from files written before --energy.
-  t.energy.enabled = j.value("energy", false);
-  t.energy.min_time_s = j.value("energy_time_s", t.energy.min_time_s);
+  t.rule = parse_stop_rule(j.at("stop_rule"));
+  t.max_ci = j.at("max_ci");
+  t.keep_samples = j.at("keep_samples");
+  t.launch = parse_launch_mode(j.at("launch"));
+  t.placements = whole_at<int>(j, "placements");
+  t.max_placements = whole_at<int>(j, "max_placements");
+  t.placement_workers = whole_at<int>(j, "placement_workers");
+  t.min_interval = j.at("min_interval");
+  t.energy.enabled = j.at("energy");
+  t.energy.min_time_s = j.at("energy_time_s");
   return t;
 }
 
@@ -207,7 +197,7 @@ energy_stats energy_stats_from_json(const json& j) {
   e.counter_updates = whole_at<std::size_t>(j, "counter_updates");
   e.power_samples = whole_at<std::size_t>(j, "power_samples");
   e.sampled_watts = j.at("sampled_watts").get<double>();
-  e.note = j.value("note", std::string());
+  e.note = j.at("note").get<std::string>();
   // A figure that is not a positive finite number is not a measurement.
   for (const auto& [key, v] :
        {std::pair<const char*, double>{"joules_per_op", e.joules_per_op}, {"watts", e.watts}})
@@ -229,13 +219,13 @@ result_record record_from_json(const json& j) {
   r.check.ok = r.status == outcome::passed;
   r.bytes = j.at("bytes").get<double>();
   r.flops = j.at("flops").get<double>();
-  r.roofline = j.value("roofline", std::string());  // absent from files before 2026-11-23
+  r.roofline = j.at("roofline").get<std::string>();
   r.compile_ms = j.at("compile_ms").get<double>();
   r.load_ms = j.at("load_ms").get<double>();
   r.validate_ms = j.at("validate_ms").get<double>();
-  r.sanitizer = j.value("sanitizer", "");
-  r.sanitizer_findings = j.value("sanitizer_findings", false);
-  r.resumed = j.value("resumed", false);
+  r.sanitizer = j.at("sanitizer").get<std::string>();
+  r.sanitizer_findings = j.at("sanitizer_findings").get<bool>();
+  r.resumed = j.at("resumed").get<bool>();
   if (!j.at("timing").is_null()) r.timing = timing_stats_from_json(j.at("timing"));
   if (j.contains("energy") && !j.at("energy").is_null())
     r.energy = energy_stats_from_json(j.at("energy"));
@@ -252,11 +242,10 @@ result_record record_from_json(const json& j) {
   if (!j.at("occupancy").is_null())
     r.occupancy = occupancy_info{whole_at<int>(j.at("occupancy"), "blocks_per_sm"),
                                  j.at("occupancy").at("fraction").get<double>()};
-  // Absent from files written before --profile, and null for a row that was not profiled.
-  if (j.contains("profile") && !j.at("profile").is_null())
-    r.profile = profile_from_json(j.at("profile"));
-  // Absent from files written before records named their GPU, null for a row that ran on none.
-  if (j.contains("gpu") && !j.at("gpu").is_null()) {
+  // Null for a row that was not profiled.
+  if (!j.at("profile").is_null()) r.profile = profile_from_json(j.at("profile"));
+  // Null for a row that ran on no GPU.
+  if (!j.at("gpu").is_null()) {
     const auto& g = j.at("gpu");
     cuda::gpu_identity id;
     id.ordinal = whole_at<int>(g, "ordinal");
@@ -276,8 +265,7 @@ problem_config config_from_json(const json& c) {
   config.size = whole_at<std::uint64_t>(c, "size");
   config.input_mode = c.at("input").get<std::string>();
   config.seed = whole_at<std::uint64_t>(c, "seed");
-  // Files written before families had shapes have no "shape": a 1-D configuration.
-  config.shape = wholes_at<std::uint64_t>(c, "shape", true);
+  config.shape = wholes_at<std::uint64_t>(c, "shape");
   if (const auto it = c.find("real_axes"); it != c.end()) {
     if (!it->is_array()) throw std::runtime_error("config.real_axes is not an array");
     for (const auto& a : *it) {
@@ -287,13 +275,6 @@ problem_config config_from_json(const json& c) {
       if (!std::isfinite(v)) throw std::runtime_error("config.real_axes: a value is not finite");
       config.reals.emplace_back(a[0].get<std::string>(), v);
     }
-  } else if (const auto snr = c.find("snr_db"); snr != c.end() && config.op == "demap") {
-    // Files written before real-valued axes (2026-11-26) kept qam256's SNR as "snr_db" (and 20
-    // in every other family's records): it is that family's axis SNR_DB, so that `compare`
-    // pairs those files with newer ones.
-    if (!snr->is_number() || !std::isfinite(snr->get<double>()))
-      throw std::runtime_error("config.snr_db is not a finite number");
-    config.reals.emplace_back("SNR_DB", snr->get<double>());
   }
   return config;
 }

@@ -75,8 +75,8 @@ double number_or(const json& t, const char* key, double fallback) {
 }
 
 // A row changed when the two intervals lie apart: each says where a rerun of its row lands, so
-// apart means more than a rerun moves. Records without an interval (files from before it, a
-// sanitized row) fall back on the noise: a change larger than both runs' relative spread.
+// apart means more than a rerun moves. Records without an interval (a sanitized row, one of
+// fewer than 6 samples) fall back on the noise: a change larger than both runs' relative spread.
 verdict verdict_of(const json& o, const json& n) {
   verdict v;
   const double a = o.at("median_us"), b = n.at("median_us");
@@ -138,25 +138,16 @@ void print_markdown(std::ostream& os, const std::vector<compared_row>& rows,
 }  // namespace
 
 namespace {
-// How a file's rows were launched ("graph", "stream"; files from before graphs: "stream"), or ""
-// when it has no timed row.
+// How a file's rows were launched ("graph", "stream"), or "" when it has no timed row.
 std::string launch_of(const json& results) {
-  for (const auto& r : results.at("records")) {
-    const auto t = r.find("timing");
-    if (t != r.end() && t->is_object()) return t->value("launch", std::string("stream"));
-  }
+  for (const auto& r : results.at("records"))
+    if (r.at("timing").is_object()) return r.at("timing").at("launch").get<std::string>();
   return "";
 }
 
-// How many worker processes each row's placements took turns in (1 for files from before
-// --placement-workers, and for files that do not say).
+// How many worker processes each row's placements took turns in.
 int placement_workers_of(const json& results) {
-  const auto repro = results.find("reproducibility");
-  if (repro == results.end() || !repro->is_object()) return 1;
-  const auto timing = repro->find("timing");
-  if (timing == repro->end() || !timing->is_object()) return 1;
-  const auto n = timing->find("placement_workers");
-  return n != timing->end() && n->is_number_integer() ? n->get<int>() : 1;
+  return results.at("reproducibility").at("timing").at("placement_workers").get<int>();
 }
 }  // namespace
 

@@ -75,10 +75,6 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
     const auto& c = r.at("config");
     const auto& t = r.at("timing");
     auto timing = [&](const char* key) { return t.is_null() ? std::string() : number(t.at(key)); };
-    // Keys that files from before the confidence interval lack.
-    auto timing_if = [&](const char* key) {
-      return t.is_null() || !t.contains(key) ? std::string() : number(t.at(key));
-    };
     os << field(v.at("family").get<std::string>()) << ',' << field(v.at("name").get<std::string>())
        << ',' << field(v.at("origin").get<std::string>()) << ',' << r.at("block").get<unsigned>()
        << ',' << field(c.at("dtype").get<std::string>()) << ','
@@ -101,11 +97,10 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
        << field(r.at("got").get<std::string>()) << ',' << field(r.at("message").get<std::string>())
        << ',' << field(real_axes_text(c)) << ','
        << (r.at("occupancy").is_null() ? "" : number(r.at("occupancy").at("blocks_per_sm"))) << ','
-       << shape_text(c.value("shape", nlohmann::json::array())) << ','
-       << number(r.value("tflops", nlohmann::json())) << ','
-       << number(r.value("percent_of_fp32_peak", nlohmann::json())) << ',' << timing_if("ci_low_us")
-       << ',' << timing_if("ci_high_us") << ',' << timing_if("ci_half_width") << ','
-       << (t.is_null() ? "" : t.value("stop_rule", "")) << ',';
+       << shape_text(c.at("shape")) << ',' << number(r.value("tflops", nlohmann::json())) << ','
+       << number(r.value("percent_of_fp32_peak", nlohmann::json())) << ',' << timing("ci_low_us")
+       << ',' << timing("ci_high_us") << ',' << timing("ci_half_width") << ','
+       << (t.is_null() ? "" : t.at("stop_rule").get<std::string>()) << ',';
     // --energy's figures; empty for a row without them, the reason in energy_error.
     const nlohmann::json e = r.value("energy", nlohmann::json());
     const bool figures = e.is_object() && e.contains("joules_per_op");
@@ -114,13 +109,13 @@ void write_csv(const nlohmann::json& results, std::ostream& os) {
        << field(figures ? e.at("method").get<std::string>() : "") << ','
        << field(e.is_object() && e.contains("error") ? e.at("error").get<std::string>() : "") << ','
        << profile_fields(r) << ',';
-    // The GPU that ran the row (--devices); empty for a row that reached none, or an older file.
-    const nlohmann::json g = r.value("gpu", nlohmann::json());
+    // The GPU that ran the row (--devices); empty for a row that reached none.
+    const nlohmann::json& g = r.at("gpu");
     os << (g.is_object() ? number(g.at("ordinal")) : "") << ','
        << field(g.is_object() ? g.at("uuid").get<std::string>() : "") << ','
-       << field(g.is_object() ? g.at("name").get<std::string>() : "") << ','
-       << timing_if("placements") << ',' << timing_if("placement_spread") << ','
-       << (t.is_null() ? "" : field(t.value("launch", ""))) << '\n';
+       << field(g.is_object() ? g.at("name").get<std::string>() : "") << ',' << timing("placements")
+       << ',' << timing("placement_spread") << ','
+       << (t.is_null() ? "" : field(t.at("launch").get<std::string>())) << '\n';
   }
 }
 

@@ -14,7 +14,7 @@
 
 namespace kl {
 
-constexpr int results_format_version = 1;
+constexpr int results_format_version = 2;
 
 /// What the records came from, beyond the records themselves.
 struct run_context {

@@ -54,10 +54,22 @@ std::vector<result_record> records_from_results(const json& j) {
   if (!j.is_object() || !j.contains("format") || j.at("format") != "kernlab-results")
     throw std::runtime_error("not a kernlab results file (no \"format\": \"kernlab-results\")");
   const json version = j.value("version", json(0));
+  // Version 1: the files of the weeks before the first release, whose fields came one by one.
+  if (version == 1)
+    throw std::runtime_error(
+        "results format version 1, from before kernlab 0.1; scripts/results_v1_to_v2.py "
+        "rewrites it as version " +
+        std::to_string(results_format_version) + ", which this kernlab reads");
   if (version != results_format_version)
     throw std::runtime_error(
         "results format version " + (version.is_number() ? version.dump() : version.type_name()) +
         "; this kernlab reads version " + std::to_string(results_format_version));
+  // The run's timing settings: `compare` notes where two runs differ in them.
+  try {
+    timing_options_from_json(j.at("reproducibility").at("timing"));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("\"reproducibility\".\"timing\": ") + e.what());
+  }
   const auto records = j.find("records");
   if (records == j.end() || !records->is_array())
     throw std::runtime_error("\"records\" is not a list");
