@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 mkdir -p dist
 tar -czf dist/build.tgz --exclude='build/fuzz' --exclude='build/tests/plugin_sdk' \
   --exclude='build/CMakeFiles/3.*' --exclude='build/Testing' --exclude='build/tests/cache_home' \
-  --exclude='build/tests/package_deb' --exclude='build/_CPack_Packages' \
+  --exclude='build/tests/package_deb' --exclude='build/tests/benchmark_gate' --exclude='build/_CPack_Packages' \
   --exclude='*.o' --exclude='*.a' --exclude='*.d' build
 echo "pack_gpu: dist/build.tgz, $(du -h dist/build.tgz | cut -f1)"
 # pytest and what it imports, from Debian's python3-pytest (pure Python), for GPU machines whose
