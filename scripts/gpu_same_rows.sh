@@ -20,6 +20,14 @@ for i in 1 2; do
   before --json "$s/before_$i.json" > "$s/before_$i.log" 2>&1; echo "before_$i: exit $?" | tee -a "$s/summary.txt"
   after --json "$s/after_$i.json" > "$s/after_$i.log" 2>&1; echo "after_$i: exit $?" | tee -a "$s/summary.txt"
 done
+# A build from before results format 2 wrote version 1: rewritten as the after build reads it.
+for i in 1 2; do
+  if grep -q '"version": 1,' "$s/before_$i.json" 2>/dev/null; then
+    mv "$s/before_$i.json" "$s/before_$i.v1.json"
+    python3 scripts/results_v1_to_v2.py "$s/before_$i.v1.json" "$s/before_$i.json"
+    echo "before_$i: version 1, rewritten as 2: exit $?" | tee -a "$s/summary.txt"
+  fi
+done
 for p in "before_1 after_1" "after_1 before_2" "before_2 after_2"; do
   set -- $p
   ./build/kernlab compare --threshold 1.5 "$s/$1.json" "$s/$2.json" > "$s/compare_$1_$2.txt" 2>&1
