@@ -22,7 +22,7 @@ for i in 1 2; do
 done
 # A build from before results format 2 wrote version 1: rewritten as the after build reads it.
 for i in 1 2; do
-  if grep -q '"version": 1,' "$s/before_$i.json" 2>/dev/null; then
+  if grep -q '^ "version": 1$' "$s/before_$i.json" 2>/dev/null; then
     mv "$s/before_$i.json" "$s/before_$i.v1.json"
     python3 scripts/results_v1_to_v2.py "$s/before_$i.v1.json" "$s/before_$i.json"
     echo "before_$i: version 1, rewritten as 2: exit $?" | tee -a "$s/summary.txt"
