@@ -102,317 +102,158 @@ class replay_file {
   std::map<std::string, result_record> records_;
 };
 
-}  // namespace
+// One tune, in phases: resolve() the request and the kernel files it tunes, make_spaces(),
+// open_rows() (a recorded tune, or the GPUs and the tuning store), check_objective(),
+// start_search(), search(), then report_session(), export_files() and exit_code(). The members
+// are what the phases share; they are declared in the order the phases make them, so they go in
+// the reverse order.
+class tune_run {
+ public:
+  tune_run(const cli_options& opt, int argc, char** argv)
+      : started_(clock_type::now()), opt_(opt), argc_(argc), argv_(argv) {}
+  // The rows' sources call back into the run: it stays where it was made.
+  tune_run(const tune_run&) = delete;
+  tune_run& operator=(const tune_run&) = delete;
 
-int tune_command(const cli_options& opt, int argc, char** argv) {
-  const auto started = clock_type::now();
-  if (opt.kernels_dirs.empty())
-    throw usage_error("no kernels folder: give --kernels-dir or set kernels-dir in the config");
-  if (opt.variants == std::vector<std::string>{"all"})
-    throw usage_error(
-        "tune: name the kernel file to tune with --variant FILE (kernlab --list shows them)");
-  const auto names = tune::strategy_names();
-  if (std::find(names.begin(), names.end(), opt.strategy) == names.end()) {
-    std::string known;
-    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-    throw usage_error("--strategy: unknown strategy '" + opt.strategy + "' (" + known + ")");
+  // 1. The request: the families, the registry, and the kernel files the variants select.
+  void resolve() {
+    check_options();
+    std::vector<std::string> family_warnings;
+    load_families(families_, opt_.kernels_dirs, include_dirs(opt_), &family_warnings);
+    for (const auto& w : family_warnings) std::cerr << "kernlab: warning: " << w << "\n";
+    reg_ = load_registry(opt_, families_);
+    for (const auto& w : reg_->warnings()) std::cerr << "kernlab: warning: " << w << "\n";
+    cache_ = open_cache(opt_);
+    req_ = make_request(opt_, *reg_, families_, cache_);
+    select_sources();
   }
 
-  family_registry families;
-  std::vector<std::string> family_warnings;
-  load_families(families, opt.kernels_dirs, include_dirs(opt), &family_warnings);
-  for (const auto& w : family_warnings) std::cerr << "kernlab: warning: " << w << "\n";
-  std::unique_ptr<registry> reg = load_registry(opt, families);
-  for (const auto& w : reg->warnings()) std::cerr << "kernlab: warning: " << w << "\n";
-  const auto cache = open_cache(opt);
-  run_request req = make_request(opt, *reg, families, cache);
-
-  // What is tuned: the selected kernel files. A plugin has nothing to tune; the family's library
-  // runs beside the tunes as their baseline anyway.
-  std::vector<const registry_entry*> sources;
-  for (const registry_entry* e : req.variants) {
-    if (e->descriptor.origin != origin_kind::source) {
-      if (!e->descriptor.is_baseline)
-        throw usage_error("tune: " + e->descriptor.qualified_name() +
-                          " is a plugin; only kernel files have something to tune");
-      continue;
+  // 2. The tuning spaces of the files, bounded by the device's threads per block where there is
+  // a device, each announced with its size and the points left out.
+  void make_spaces() {
+    try {
+      cuda::driver::get();
+      device_ = cuda::query_device(req_.devices.front());
+    } catch (const cuda::no_device_error& e) {
+      no_device_ = e.why();
     }
-    if (!e->error.empty()) throw usage_error("tune: " + e->error);
-    if (!families.find(e->descriptor.family))
-      throw usage_error(
-          "tune: " + e->descriptor.qualified_name() +
-          ": its family's description cannot be used: " + families.broken(e->descriptor.family));
-    sources.push_back(e);
-  }
-  if (sources.empty()) throw usage_error("tune: --variant selects no kernel file");
-  // Without --block, a tune takes every block its files allow (a tile file's 64-thread points
-  // too), not a sweep's 128 to 1024.
-  if (!opt.blocks_explicit) {
-    std::vector<unsigned> blocks;
-    for (const registry_entry* e : sources)
-      for (unsigned b : e->descriptor.blocks)
-        if (std::find(blocks.begin(), blocks.end(), b) == blocks.end()) blocks.push_back(b);
-    std::sort(blocks.begin(), blocks.end());
-    req.blocks = blocks;
-  }
-
-  std::optional<cuda::device_info> device;
-  std::string no_device;
-  try {
-    cuda::driver::get();
-    device = cuda::query_device(req.devices.front());
-  } catch (const cuda::no_device_error& e) {
-    no_device = e.why();
-  }
-  std::vector<tune::tuning_space> spaces;
-  try {
-    spaces = tune::make_spaces(sources, req.blocks, device ? device->max_threads_per_block : 0);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(std::string("tune: ") + e.what());
-  }
-  std::cout << "kernlab " << KERNLAB_VERSION << " tune: strategy " << opt.strategy << ", seed "
-            << opt.seed << ", NVRTC " << nvrtc::version() << "\n";
-  for (const auto& s : spaces) {
-    std::cout << s.family << "." << s.name << " (" << s.file << "): " << s.candidates.size()
-              << " points over";
-    for (const auto& p : s.space.parameters)
-      std::cout << " " << p.name << "(" << p.values.size() << ")";
-    std::cout << "\n";
-    for (const auto& [why, n] : s.turned_down)
-      std::cout << "  left out: " << n << " point(s), " << why << "\n";
-  }
-  // --replay answers every row from a recorded tune, with no GPU; otherwise the rows run here.
-  std::unique_ptr<replay_file> replay;
-  std::vector<std::vector<row_request>> replay_batches;  // --replay: submitted, not collected
-  std::unique_ptr<row_session> session;
-  std::unique_ptr<tune::tuning_store> store;
-  row_source rows_at;                  // every GPU of the run (the library's rows)
-  std::vector<std::string> models;     // the GPU models, when the run has several
-  std::vector<row_source> model_rows;  // one per model: its GPUs only
-  if (!opt.replay_path.empty()) {
-    replay = std::make_unique<replay_file>(opt.replay_path);
-    rows_at.device = &replay->device;
-    rows_at.run = [&](const std::vector<row_request>& rows, const auto& done) {
-      for (std::size_t k = 0; k < rows.size(); ++k) done(k, replay->row(rows[k]));
-    };
-    rows_at.submit = [&](const std::vector<row_request>& rows) {
-      replay_batches.push_back(rows);
-      return replay_batches.size() - 1;
-    };
-    rows_at.collect = [&](std::size_t id, const auto& done) {
-      rows_at.run(std::exchange(replay_batches.at(id), {}), done);
-    };
-    rows_at.discard = [&](std::size_t id) { replay_batches.at(id).clear(); };
-    std::cout << "replaying " << opt.replay_path << " (" << replay->size()
-              << " records measured on " << replay->device.name << "): nothing runs here\n";
-  } else {
-    if (!device) throw cuda::no_device_error(no_device);
-    std::string store_path = opt.store_path;
-    if (store_path.empty() && !cache_dir(opt).empty())
-      store_path = (cache_dir(opt) / "tuning.jsonl").string();
-    if (store_path.empty()) {
-      std::cerr << "kernlab: warning: neither XDG_CACHE_HOME nor HOME is set, so this tune keeps "
-                   "no store and cannot be resumed; give --store FILE to have one\n";
-    } else {
-      store = std::make_unique<tune::tuning_store>(store_path);
-      for (const auto& w : store->warnings()) std::cerr << "kernlab: warning: " << w << "\n";
+    try {
+      spaces_ =
+          tune::make_spaces(sources_, req_.blocks, device_ ? device_->max_threads_per_block : 0);
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(std::string("tune: ") + e.what());
     }
-    session = std::make_unique<row_session>(families, req);
-    rows_at = session_rows(*session);
-    const auto& gpus = session->devices();
-    for (std::size_t i = 0; i < gpus.size(); ++i) {
-      const cuda::device_info& d = gpus[i];
-      std::cout << "device " << d.ordinal << ": " << d.name << " (" << d.arch() << ", "
-                << d.sm_count << " SMs, driver " << d.driver_version / 1000 << "."
-                << d.driver_version % 1000 / 10 << ")";
-      if (i + 1 == gpus.size() && store) std::cout << "; tuning store " << store->path().string();
+    std::cout << "kernlab " << KERNLAB_VERSION << " tune: strategy " << opt_.strategy << ", seed "
+              << opt_.seed << ", NVRTC " << nvrtc::version() << "\n";
+    for (const auto& s : spaces_) {
+      std::cout << s.family << "." << s.name << " (" << s.file << "): " << s.candidates.size()
+                << " points over";
+      for (const auto& p : s.space.parameters)
+        std::cout << " " << p.name << "(" << p.values.size() << ")";
       std::cout << "\n";
+      for (const auto& [why, n] : s.turned_down)
+        std::cout << "  left out: " << n << " point(s), " << why << "\n";
     }
-    // A search ranks its points by their medians, and medians of different models are not
-    // comparable: over GPUs of several models, each model is searched apart on its own GPUs
-    // (side by side), with its own table and best point.
-    for (const cuda::device_info& g : gpus)
-      if (std::find(models.begin(), models.end(), g.name) == models.end()) models.push_back(g.name);
-    if (models.size() > 1) {
-      for (const auto& [given, option] :
-           {std::pair{opt.export_header, "--export-header"}, std::pair{opt.t4_path, "--t4"}})
-        if (!given.empty())
-          throw usage_error(std::string(option) + ": the GPUs are of " +
-                            std::to_string(models.size()) + " models (" + gpus.front().name +
-                            ", ...), and it holds one best point per problem: give GPUs of one "
-                            "model");
-      std::cout << models.size() << " GPU models: each is tuned apart on its own GPUs, with "
-                << "its own table and best point:";
-      for (const auto& m : models) {
-        std::cout << " " << m << " (GPU";
-        const char* sep = " ";
-        for (const auto& g : gpus)
-          if (g.name == m) std::cout << std::exchange(sep, ", ") << g.ordinal;
-        std::cout << ")" << (&m == &models.back() ? "\n" : ";");
-      }
-      for (const auto& m : models) model_rows.push_back(session_rows(*session, m));
-    }
-    if (gpus.size() > 1)
-      std::cout << gpus.size()
-                << " GPUs: each batch's points are spread over them, each measured on one (the "
-                   "gpu column); the library's rows run on each\n";
-    if (opt.resume && store)
-      std::cout << "resuming: " << store->size()
-                << " stored results; the points among them are not run again\n";
   }
-  const tune::objective goal =
-      opt.objective == "energy" ? tune::objective::energy : tune::objective::time;
-  // An energy tune needs energy figures for its points: where none can be had, it stops before
-  // searching, rather than rank every point as a failure.
-  if (goal == tune::objective::energy && session && !session->energy_status().empty())
-    throw usage_error("--objective energy: " + session->energy_status());
-  if (goal == tune::objective::energy && replay && !replay->has_energy())
-    throw usage_error("--objective energy: " + opt.replay_path +
-                      " has no energy figures (record it with --energy or --objective energy)");
-  if (opt.timing.energy.enabled && session)
-    std::cout << (session->energy_status().empty()
-                      ? "energy: every point is measured for energy too (NVML)"
-                      : "--energy: " + session->energy_status() +
-                            "; the points have no energy figures")
-              << (goal == tune::objective::energy ? "; the search minimises joules per operation"
-                                                  : "")
-              << "\n";
-  std::cout << std::flush;
-  const cuda::device_info& d = *rows_at.device;
-  if (model_rows.empty()) model_rows.push_back(rows_at);  // one model (or a replay)
-  search_settings settings;
-  settings.timing = opt.timing;
-  settings.budget_evaluations = opt.budget_evaluations;
-  settings.budget_seconds = opt.budget_seconds;
-  settings.compile_jobs = opt.compile_jobs;
-  settings.fresh = opt.fresh;
 
-  const run_context ctx = context_of(opt, req, argc, argv);
-  const nlohmann::json provenance = {{"device", d.name},
-                                     {"uuid", d.uuid},
-                                     {"driver", d.driver_version},
-                                     {"nvrtc", ctx.nvrtc_version},
-                                     {"kernlab_commit", ctx.kernlab_commit},
-                                     {"date", ctx.date}};
-  table_options table;
-  table.markdown = opt.markdown;
-  table.families = &families;
+  // 3. Where the rows run: --replay answers every row from a recorded tune, with no GPU;
+  // otherwise the rows run here, on one source per GPU model.
+  void open_rows() {
+    if (!opt_.replay_path.empty())
+      open_replay();
+    else
+      open_session();
+  }
 
-  // --jsonl: every row (points and the library's) as a JSON line as it finishes; Ctrl-C stops
-  // the search after the batch in flight and reports what was measured.
-  results_writer lines({"", "", opt.jsonl_path}, [&] { return ctx; });
-  sweep_result line_context;
-  line_context.device = d;
-  line_context.arch = d.arch();
-  if (session) line_context.devices = session->devices();
-  auto on_row = [&](const result_record& r) {
-    if (!opt.jsonl_path.empty()) lines.row(r, line_context);
-  };
-  install_interrupt_handler();
+  // 4. An energy tune needs energy figures for its points: where none can be had, it stops
+  // before searching, rather than rank every point as a failure.
+  void check_objective() {
+    goal_ = opt_.objective == "energy" ? tune::objective::energy : tune::objective::time;
+    if (goal_ == tune::objective::energy && session_ && !session_->energy_status().empty())
+      throw usage_error("--objective energy: " + session_->energy_status());
+    if (goal_ == tune::objective::energy && replay_ && !replay_->has_energy())
+      throw usage_error("--objective energy: " + opt_.replay_path +
+                        " has no energy figures (record it with --energy or --objective energy)");
+    if (opt_.timing.energy.enabled && session_)
+      std::cout << (session_->energy_status().empty()
+                        ? "energy: every point is measured for energy too (NVML)"
+                        : "--energy: " + session_->energy_status() +
+                              "; the points have no energy figures")
+                << (goal_ == tune::objective::energy ? "; the search minimises joules per operation"
+                                                     : "")
+                << "\n";
+    std::cout << std::flush;
+  }
 
-  std::vector<tune::tune_outcome> tunes;
-  const double start_up_s = seconds_since(started);
-  double searching_s = 0, baselines_s = 0;
-  row_session::time_split search_split;  // the session's times during the searches
-  for (const auto& s : spaces) {
-    const family& fam = *families.find(s.family);
-    // The family's library (CUB, cuBLAS plugins), at every configuration the file is tuned at.
-    std::vector<const registry_entry*> baselines;
-    for (const auto& e : reg->entries())
-      if (e.descriptor.family == s.family && e.descriptor.is_baseline && e.error.empty())
-        baselines.push_back(&e);
-    for (const problem_config& config : configs_for(fam, req)) {
-      tune::tune_outcome t;
-      t.space = &s;
-      t.config = config;
-      t.axis_names = fam.shape_variables();
-      t.strategy = opt.strategy;
-      t.goal = goal;
-      t.seed = opt.seed;
-      t.budget_seconds = opt.budget_seconds;
-      t.replayed_from = opt.replay_path;
-      // Without a budget in evaluations the space's size bounds the search (a time budget may end
-      // it sooner); without any budget, 100 evaluations (exhaustive: all of them).
-      const bool whole = opt.budget_seconds > 0 || opt.strategy == "exhaustive";
-      t.budget = opt.budget_evaluations ? opt.budget_evaluations
-                 : whole                ? s.candidates.size()
-                                        : std::min<std::size_t>(100, s.candidates.size());
-      if (opt.budget_evaluations == 0 && !whole && s.candidates.size() > 100)
-        std::cout << "(no --budget: " << t.budget << " of the " << s.candidates.size()
-                  << " points)\n";
-      tune::strategy_options so;
-      so.seed = opt.seed;
-      so.budget = t.budget;
-      // One search per GPU model (one in all but a tune over several models), side by side,
-      // each with the same strategy and seed.
-      std::vector<tune::tune_outcome> outcomes(model_rows.size(), t);
-      std::vector<std::unique_ptr<tune::strategy>> strategies;
-      std::vector<std::unique_ptr<tune_search>> searches;
-      std::vector<tune_search*> going;
-      for (std::size_t m = 0; m < model_rows.size(); ++m) {
-        if (model_rows.size() > 1) outcomes[m].model = models[m];
-        strategies.push_back(tune::make_strategy(opt.strategy, s.space, so));
-        searches.push_back(std::make_unique<tune_search>(outcomes[m], *strategies[m], settings,
-                                                         model_rows[m], store.get(), provenance,
-                                                         on_row, outcomes[m].model));
-        going.push_back(searches.back().get());
+  // 5. What every search shares: its settings, the provenance the store keeps with each point,
+  // the tables' options, and --jsonl.
+  void start_search() {
+    const cuda::device_info& d = device();
+    if (model_rows_.empty()) model_rows_.push_back(rows_at_);  // one model (or a replay)
+    settings_.timing = opt_.timing;
+    settings_.budget_evaluations = opt_.budget_evaluations;
+    settings_.budget_seconds = opt_.budget_seconds;
+    settings_.compile_jobs = opt_.compile_jobs;
+    settings_.fresh = opt_.fresh;
+
+    ctx_ = context_of(opt_, req_, argc_, argv_);
+    provenance_ = {{"device", d.name},
+                   {"uuid", d.uuid},
+                   {"driver", d.driver_version},
+                   {"nvrtc", ctx_.nvrtc_version},
+                   {"kernlab_commit", ctx_.kernlab_commit},
+                   {"date", ctx_.date}};
+    table_.markdown = opt_.markdown;
+    table_.families = &families_;
+
+    // --jsonl: every row (points and the library's) as a JSON line as it finishes; Ctrl-C stops
+    // the search after the batch in flight and reports what was measured.
+    lines_ = std::make_unique<results_writer>(results_paths{"", "", opt_.jsonl_path},
+                                              [this] { return ctx_; });
+    line_context_.device = d;
+    line_context_.arch = d.arch();
+    if (session_) line_context_.devices = session_->devices();
+    install_interrupt_handler();
+  }
+
+  // 6. Every file's space searched at every configuration its family is tuned at, beside the
+  // family's library; until Ctrl-C.
+  void search() {
+    start_up_s_ = seconds_since(started_);
+    for (const auto& s : spaces_) {
+      const family& fam = *families_.find(s.family);
+      // The family's library (CUB, cuBLAS plugins), at every configuration the file is tuned at.
+      std::vector<const registry_entry*> baselines;
+      for (const auto& e : reg_->entries())
+        if (e.descriptor.family == s.family && e.descriptor.is_baseline && e.error.empty())
+          baselines.push_back(&e);
+      for (const problem_config& config : configs_for(fam, req_)) {
+        tune_config(s, fam, baselines, config);
+        if (interrupt_requested()) break;
       }
-      const auto search_started = clock_type::now();
-      const row_session::time_split before = session ? session->times() : search_split;
-      search_side_by_side(going);
-      searching_s += seconds_since(search_started);
-      if (session) {
-        search_split.running_rows_s += session->times().running_rows_s - before.running_rows_s;
-        search_split.waiting_for_compiles_s +=
-            session->times().waiting_for_compiles_s - before.waiting_for_compiles_s;
-      }
-      // The library's rows on every GPU of each model, all queued before any is read back.
-      const auto baselines_started = clock_type::now();
-      if (!interrupt_requested()) {
-        std::vector<std::size_t> ids;
-        for (const row_source& rows_of : model_rows) {
-          std::vector<row_request> rows;
-          for (const registry_entry* b : baselines)
-            for (unsigned block : blocks_for(b->descriptor, req))
-              rows.push_back({b, block, config, opt.timing, rows_of.gpus > 1});
-          ids.push_back(rows_of.submit(rows));
-        }
-        for (std::size_t m = 0; m < model_rows.size(); ++m)
-          model_rows[m].collect(ids[m], [&](std::size_t, const result_record& r) {
-            on_row(r);
-            outcomes[m].baselines.push_back(r);
-          });
-      }
-      baselines_s += seconds_since(baselines_started);
-      for (std::size_t m = 0; m < model_rows.size(); ++m) {
-        const cuda::device_info& model = *model_rows[m].device;
-        if (model_rows.size() > 1) std::cout << "\n-- " << model.name << "\n";
-        print_tune_table(std::cout, outcomes[m], model, table);
-        print_tune_best(std::cout, outcomes[m], model);
-        tunes.push_back(std::move(outcomes[m]));
-      }
-      std::cout << std::flush;
       if (interrupt_requested()) break;
     }
-    if (interrupt_requested()) break;
   }
-  if (session) {
-    for (const auto& w : session->take_warnings()) std::cerr << "kernlab: warning: " << w << "\n";
-    const auto& c = session->compile_stats();
-    std::cout << "\ncompile: " << session->compiled_files() << " points compiled or loaded, "
+
+  // 7. What the GPUs did: the compiles, where the time went, the rows per GPU, the restarts.
+  void report_session() {
+    if (!session_) return;
+    for (const auto& w : session_->take_warnings()) std::cerr << "kernlab: warning: " << w << "\n";
+    const auto& c = session_->compile_stats();
+    std::cout << "\ncompile: " << session_->compiled_files() << " points compiled or loaded, "
               << c.hits << " cache hits, " << c.misses << " misses, " << c.failed << " failed\n";
     // Where the time went, for a tune that is slower than expected: start-up (registry, device,
     // worker, launch floor), the search (rows running, or waiting for their compiles), and the
     // library's rows.
-    const auto& times = search_split;
-    std::cout << std::fixed << std::setprecision(1) << "time: " << start_up_s << " s to start, "
-              << searching_s << " s searching (rows ran " << times.running_rows_s << " s, waited "
-              << times.waiting_for_compiles_s << " s for their compiles), " << baselines_s
+    const auto& times = search_split_;
+    std::cout << std::fixed << std::setprecision(1) << "time: " << start_up_s_ << " s to start, "
+              << searching_s_ << " s searching (rows ran " << times.running_rows_s << " s, waited "
+              << times.waiting_for_compiles_s << " s for their compiles), " << baselines_s_
               << " s for the library's rows\n"
               << std::defaultfloat;
-    if (const auto& gpus = session->devices(); gpus.size() > 1) {
-      const auto rows = session->rows_per_device();
-      const auto lost = session->lost_devices();
+    if (const auto& gpus = session_->devices(); gpus.size() > 1) {
+      const auto rows = session_->rows_per_device();
+      const auto lost = session_->lost_devices();
       std::cout << "rows per GPU:";
       for (std::size_t i = 0; i < gpus.size(); ++i)
         std::cout << (i ? ", " : " ") << "GPU " << gpus[i].ordinal << " " << rows[i];
@@ -423,63 +264,340 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
                     << "; the other GPUs took its points\n";
     }
     // One worker per GPU to begin with; any more were restarts.
-    if (const int gpus = static_cast<int>(session->devices().size());
-        session->workers_started() > gpus)
-      std::cout << "(" << session->workers_started() - gpus
+    if (const int gpus = static_cast<int>(session_->devices().size());
+        session_->workers_started() > gpus)
+      std::cout << "(" << session_->workers_started() - gpus
                 << " worker restart(s): see the CRASHED and TIMEOUT rows)\n";
   }
 
-  // Outputs: the records (full-fidelity points and baselines) like a sweep's, with the tuning
+  // 8. Outputs: the records (full-fidelity points and baselines) like a sweep's, with the tuning
   // table beside them; the tuning table alone; the header.
-  const nlohmann::json tuning = tuning_table_json(tunes, d, ctx);
-  if (!opt.json_path.empty() || !opt.csv_path.empty()) {
-    sweep_result sweep;
-    sweep.device = d;
-    sweep.arch = d.arch();
-    if (session) {
-      sweep.devices = session->devices();
-      sweep.launch_floor = session->launch_floor();
-      sweep.compile_stats = session->compile_stats();
+  void export_files() {
+    const cuda::device_info& d = device();
+    const nlohmann::json tuning = tuning_table_json(tunes_, d, ctx_);
+    if (!opt_.json_path.empty() || !opt_.csv_path.empty()) {
+      sweep_result sweep;
+      sweep.device = d;
+      sweep.arch = d.arch();
+      if (session_) {
+        sweep.devices = session_->devices();
+        sweep.launch_floor = session_->launch_floor();
+        sweep.compile_stats = session_->compile_stats();
+      }
+      for (const auto& t : tunes_) {
+        for (const auto& e : t.evaluations)
+          if (e.level == tune::fidelity::full) sweep.results.push_back(e.record);
+        for (const auto& b : t.baselines) sweep.results.push_back(b);
+      }
+      nlohmann::json results = results_to_json(sweep, ctx_);
+      results["tuning"] = tuning;
+      if (!opt_.json_path.empty())
+        write_file(opt_.json_path, [&](std::ostream& os) { os << json_text(results, 1) << "\n"; });
+      if (!opt_.csv_path.empty())
+        write_file(opt_.csv_path, [&](std::ostream& os) { write_csv(results, os); });
     }
-    for (const auto& t : tunes) {
-      for (const auto& e : t.evaluations)
-        if (e.level == tune::fidelity::full) sweep.results.push_back(e.record);
-      for (const auto& b : t.baselines) sweep.results.push_back(b);
+    if (!opt_.export_json.empty())
+      write_file(opt_.export_json, [&](std::ostream& os) { os << json_text(tuning, 1) << "\n"; });
+    if (!opt_.export_header.empty())
+      write_file(opt_.export_header,
+                 [&](std::ostream& os) { os << tuning_header(tunes_, d, ctx_); });
+    if (!opt_.t4_path.empty())
+      write_file(opt_.t4_path,
+                 [&](std::ostream& os) { os << json_text(t4_results_json(tunes_), 1) << "\n"; });
+    if (!opt_.jsonl_path.empty()) {
+      for (const auto& w : lines_->warnings()) std::cerr << "kernlab: warning: " << w << "\n";
+      lines_->finish(sweep_result{});
     }
-    nlohmann::json results = results_to_json(sweep, ctx);
-    results["tuning"] = tuning;
-    if (!opt.json_path.empty())
-      write_file(opt.json_path, [&](std::ostream& os) { os << json_text(results, 1) << "\n"; });
-    if (!opt.csv_path.empty())
-      write_file(opt.csv_path, [&](std::ostream& os) { write_csv(results, os); });
-  }
-  if (!opt.export_json.empty())
-    write_file(opt.export_json, [&](std::ostream& os) { os << json_text(tuning, 1) << "\n"; });
-  if (!opt.export_header.empty())
-    write_file(opt.export_header, [&](std::ostream& os) { os << tuning_header(tunes, d, ctx); });
-  if (!opt.t4_path.empty())
-    write_file(opt.t4_path,
-               [&](std::ostream& os) { os << json_text(t4_results_json(tunes), 1) << "\n"; });
-  if (!opt.jsonl_path.empty()) {
-    for (const auto& w : lines.warnings()) std::cerr << "kernlab: warning: " << w << "\n";
-    lines.finish(sweep_result{});
-  }
-  if (interrupt_requested()) {
-    std::cout << "interrupted (" << (interrupt_signal() == SIGTERM ? "SIGTERM" : "Ctrl-C")
-              << "): the tables, the store and the files above hold what was measured; rerun "
-                 "the same command to measure the rest (the store answers the points done)\n";
-    return 128 + interrupt_signal();
   }
 
-  int code = 0;
-  for (const auto& t : tunes) {
-    if (!t.best()) code = 1;
-    for (const auto& e : t.evaluations)
-      if (e.record.status == outcome::wrong_result || e.record.status == outcome::crashed ||
-          e.record.status == outcome::timeout)
-        code = 1;
+  // 9. The exit code: after Ctrl-C, its signal's; otherwise 1 where a tune found no point that
+  // passed or a point gave a wrong result or crashed.
+  int exit_code() const {
+    if (interrupt_requested()) {
+      std::cout << "interrupted (" << (interrupt_signal() == SIGTERM ? "SIGTERM" : "Ctrl-C")
+                << "): the tables, the store and the files above hold what was measured; rerun "
+                   "the same command to measure the rest (the store answers the points done)\n";
+      return 128 + interrupt_signal();
+    }
+    int code = 0;
+    for (const auto& t : tunes_) {
+      if (!t.best()) code = 1;
+      for (const auto& e : t.evaluations)
+        if (e.record.status == outcome::wrong_result || e.record.status == outcome::crashed ||
+            e.record.status == outcome::timeout)
+          code = 1;
+    }
+    return code;
   }
-  return code;
+
+ private:
+  // The rows' GPU (model): the first GPU of the run, or the replayed tune's.
+  const cuda::device_info& device() const { return *rows_at_.device; }
+
+  void check_options() const {
+    if (opt_.kernels_dirs.empty())
+      throw usage_error("no kernels folder: give --kernels-dir or set kernels-dir in the config");
+    if (opt_.variants == std::vector<std::string>{"all"})
+      throw usage_error(
+          "tune: name the kernel file to tune with --variant FILE (kernlab --list shows them)");
+    const auto names = tune::strategy_names();
+    if (std::find(names.begin(), names.end(), opt_.strategy) == names.end()) {
+      std::string known;
+      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      throw usage_error("--strategy: unknown strategy '" + opt_.strategy + "' (" + known + ")");
+    }
+  }
+
+  // What is tuned: the selected kernel files. A plugin has nothing to tune; the family's library
+  // runs beside the tunes as their baseline anyway.
+  void select_sources() {
+    for (const registry_entry* e : req_.variants) {
+      if (e->descriptor.origin != origin_kind::source) {
+        if (!e->descriptor.is_baseline)
+          throw usage_error("tune: " + e->descriptor.qualified_name() +
+                            " is a plugin; only kernel files have something to tune");
+        continue;
+      }
+      if (!e->error.empty()) throw usage_error("tune: " + e->error);
+      if (!families_.find(e->descriptor.family))
+        throw usage_error(
+            "tune: " + e->descriptor.qualified_name() +
+            ": its family's description cannot be used: " + families_.broken(e->descriptor.family));
+      sources_.push_back(e);
+    }
+    if (sources_.empty()) throw usage_error("tune: --variant selects no kernel file");
+    // Without --block, a tune takes every block its files allow (a tile file's 64-thread points
+    // too), not a sweep's 128 to 1024.
+    if (!opt_.blocks_explicit) {
+      std::vector<unsigned> blocks;
+      for (const registry_entry* e : sources_)
+        for (unsigned b : e->descriptor.blocks)
+          if (std::find(blocks.begin(), blocks.end(), b) == blocks.end()) blocks.push_back(b);
+      std::sort(blocks.begin(), blocks.end());
+      req_.blocks = blocks;
+    }
+  }
+
+  void open_replay() {
+    replay_ = std::make_unique<replay_file>(opt_.replay_path);
+    rows_at_.device = &replay_->device;
+    rows_at_.run = [this](const std::vector<row_request>& rows, const auto& done) {
+      for (std::size_t k = 0; k < rows.size(); ++k) done(k, replay_->row(rows[k]));
+    };
+    rows_at_.submit = [this](const std::vector<row_request>& rows) {
+      replay_batches_.push_back(rows);
+      return replay_batches_.size() - 1;
+    };
+    rows_at_.collect = [this](std::size_t id, const auto& done) {
+      rows_at_.run(std::exchange(replay_batches_.at(id), {}), done);
+    };
+    rows_at_.discard = [this](std::size_t id) { replay_batches_.at(id).clear(); };
+    std::cout << "replaying " << opt_.replay_path << " (" << replay_->size()
+              << " records measured on " << replay_->device.name << "): nothing runs here\n";
+  }
+
+  void open_session() {
+    if (!device_) throw cuda::no_device_error(no_device_);
+    open_store();
+    session_ = std::make_unique<row_session>(families_, req_);
+    rows_at_ = session_rows(*session_);
+    const auto& gpus = session_->devices();
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      const cuda::device_info& d = gpus[i];
+      std::cout << "device " << d.ordinal << ": " << d.name << " (" << d.arch() << ", "
+                << d.sm_count << " SMs, driver " << d.driver_version / 1000 << "."
+                << d.driver_version % 1000 / 10 << ")";
+      if (i + 1 == gpus.size() && store_) std::cout << "; tuning store " << store_->path().string();
+      std::cout << "\n";
+    }
+    split_models();
+    if (gpus.size() > 1)
+      std::cout << gpus.size()
+                << " GPUs: each batch's points are spread over them, each measured on one (the "
+                   "gpu column); the library's rows run on each\n";
+    if (opt_.resume && store_)
+      std::cout << "resuming: " << store_->size()
+                << " stored results; the points among them are not run again\n";
+  }
+
+  void open_store() {
+    std::string store_path = opt_.store_path;
+    if (store_path.empty() && !cache_dir(opt_).empty())
+      store_path = (cache_dir(opt_) / "tuning.jsonl").string();
+    if (store_path.empty()) {
+      std::cerr << "kernlab: warning: neither XDG_CACHE_HOME nor HOME is set, so this tune keeps "
+                   "no store and cannot be resumed; give --store FILE to have one\n";
+    } else {
+      store_ = std::make_unique<tune::tuning_store>(store_path);
+      for (const auto& w : store_->warnings()) std::cerr << "kernlab: warning: " << w << "\n";
+    }
+  }
+
+  // A search ranks its points by their medians, and medians of different models are not
+  // comparable: over GPUs of several models, each model is searched apart on its own GPUs (side
+  // by side), with its own table and best point.
+  void split_models() {
+    const auto& gpus = session_->devices();
+    for (const cuda::device_info& g : gpus)
+      if (std::find(models_.begin(), models_.end(), g.name) == models_.end())
+        models_.push_back(g.name);
+    if (models_.size() < 2) return;
+    for (const auto& [given, option] :
+         {std::pair{opt_.export_header, "--export-header"}, std::pair{opt_.t4_path, "--t4"}})
+      if (!given.empty())
+        throw usage_error(std::string(option) + ": the GPUs are of " +
+                          std::to_string(models_.size()) + " models (" + gpus.front().name +
+                          ", ...), and it holds one best point per problem: give GPUs of one "
+                          "model");
+    std::cout << models_.size() << " GPU models: each is tuned apart on its own GPUs, with "
+              << "its own table and best point:";
+    for (const auto& m : models_) {
+      std::cout << " " << m << " (GPU";
+      const char* sep = " ";
+      for (const auto& g : gpus)
+        if (g.name == m) std::cout << std::exchange(sep, ", ") << g.ordinal;
+      std::cout << ")" << (&m == &models_.back() ? "\n" : ";");
+    }
+    for (const auto& m : models_) model_rows_.push_back(session_rows(*session_, m));
+  }
+
+  // A tune's outcome before its search: what is searched, how, and its budget.
+  tune::tune_outcome outcome_for(const tune::tuning_space& s, const family& fam,
+                                 const problem_config& config) const {
+    tune::tune_outcome t;
+    t.space = &s;
+    t.config = config;
+    t.axis_names = fam.shape_variables();
+    t.strategy = opt_.strategy;
+    t.goal = goal_;
+    t.seed = opt_.seed;
+    t.budget_seconds = opt_.budget_seconds;
+    t.replayed_from = opt_.replay_path;
+    // Without a budget in evaluations the space's size bounds the search (a time budget may end
+    // it sooner); without any budget, 100 evaluations (exhaustive: all of them).
+    const bool whole = opt_.budget_seconds > 0 || opt_.strategy == "exhaustive";
+    t.budget = opt_.budget_evaluations ? opt_.budget_evaluations
+               : whole                 ? s.candidates.size()
+                                       : std::min<std::size_t>(100, s.candidates.size());
+    if (opt_.budget_evaluations == 0 && !whole && s.candidates.size() > 100)
+      std::cout << "(no --budget: " << t.budget << " of the " << s.candidates.size()
+                << " points)\n";
+    return t;
+  }
+
+  // One space at one configuration: searched on each GPU model, then the library's rows, then
+  // each model's table and best point.
+  void tune_config(const tune::tuning_space& s, const family& fam,
+                   const std::vector<const registry_entry*>& baselines,
+                   const problem_config& config) {
+    const tune::tune_outcome t = outcome_for(s, fam, config);
+    tune::strategy_options so;
+    so.seed = opt_.seed;
+    so.budget = t.budget;
+    // One search per GPU model (one in all but a tune over several models), side by side, each
+    // with the same strategy and seed.
+    std::vector<tune::tune_outcome> outcomes(model_rows_.size(), t);
+    std::vector<std::unique_ptr<tune::strategy>> strategies;
+    std::vector<std::unique_ptr<tune_search>> searches;
+    std::vector<tune_search*> going;
+    const tune_search::row_callback on_row = [this](const result_record& r) { row_done(r); };
+    for (std::size_t m = 0; m < model_rows_.size(); ++m) {
+      if (model_rows_.size() > 1) outcomes[m].model = models_[m];
+      strategies.push_back(tune::make_strategy(opt_.strategy, s.space, so));
+      searches.push_back(std::make_unique<tune_search>(outcomes[m], *strategies[m], settings_,
+                                                       model_rows_[m], store_.get(), provenance_,
+                                                       on_row, outcomes[m].model));
+      going.push_back(searches.back().get());
+    }
+    const auto search_started = clock_type::now();
+    const row_session::time_split before = session_ ? session_->times() : search_split_;
+    search_side_by_side(going);
+    searching_s_ += seconds_since(search_started);
+    if (session_) {
+      search_split_.running_rows_s += session_->times().running_rows_s - before.running_rows_s;
+      search_split_.waiting_for_compiles_s +=
+          session_->times().waiting_for_compiles_s - before.waiting_for_compiles_s;
+    }
+    const auto baselines_started = clock_type::now();
+    if (!interrupt_requested()) run_baselines(baselines, config, outcomes);
+    baselines_s_ += seconds_since(baselines_started);
+    for (std::size_t m = 0; m < model_rows_.size(); ++m) {
+      const cuda::device_info& model = *model_rows_[m].device;
+      if (model_rows_.size() > 1) std::cout << "\n-- " << model.name << "\n";
+      print_tune_table(std::cout, outcomes[m], model, table_);
+      print_tune_best(std::cout, outcomes[m], model);
+      tunes_.push_back(std::move(outcomes[m]));
+    }
+    std::cout << std::flush;
+  }
+
+  // The library's rows on every GPU of each model, all queued before any is read back.
+  void run_baselines(const std::vector<const registry_entry*>& baselines,
+                     const problem_config& config, std::vector<tune::tune_outcome>& outcomes) {
+    std::vector<std::size_t> ids;
+    for (const row_source& rows_of : model_rows_) {
+      std::vector<row_request> rows;
+      for (const registry_entry* b : baselines)
+        for (unsigned block : blocks_for(b->descriptor, req_))
+          rows.push_back({b, block, config, opt_.timing, rows_of.gpus > 1});
+      ids.push_back(rows_of.submit(rows));
+    }
+    for (std::size_t m = 0; m < model_rows_.size(); ++m)
+      model_rows_[m].collect(ids[m], [&](std::size_t, const result_record& r) {
+        row_done(r);
+        outcomes[m].baselines.push_back(r);
+      });
+  }
+
+  // Every row as it finishes, points and the library's: a line of --jsonl.
+  void row_done(const result_record& r) {
+    if (!opt_.jsonl_path.empty()) lines_->row(r, line_context_);
+  }
+
+  const clock_type::time_point started_;
+  const cli_options& opt_;
+  const int argc_;
+  char** const argv_;
+  family_registry families_;
+  std::unique_ptr<registry> reg_;
+  std::shared_ptr<const nvrtc::compile_cache> cache_;
+  run_request req_;
+  std::vector<const registry_entry*> sources_;
+  std::optional<cuda::device_info> device_;
+  std::string no_device_;
+  std::vector<tune::tuning_space> spaces_;
+  std::unique_ptr<replay_file> replay_;
+  std::vector<std::vector<row_request>> replay_batches_;  // --replay: submitted, not collected
+  std::unique_ptr<row_session> session_;
+  std::unique_ptr<tune::tuning_store> store_;
+  row_source rows_at_;                  // every GPU of the run (the library's rows)
+  std::vector<std::string> models_;     // the GPU models, when the run has several
+  std::vector<row_source> model_rows_;  // one per model: its GPUs only
+  tune::objective goal_ = tune::objective::time;
+  search_settings settings_;
+  run_context ctx_;
+  nlohmann::json provenance_;
+  table_options table_;
+  std::unique_ptr<results_writer> lines_;
+  sweep_result line_context_;
+  std::vector<tune::tune_outcome> tunes_;
+  double start_up_s_ = 0, searching_s_ = 0, baselines_s_ = 0;
+  row_session::time_split search_split_;  // the session's times during the searches
+};
+
+}  // namespace
+
+int tune_command(const cli_options& opt, int argc, char** argv) {
+  tune_run tune(opt, argc, argv);
+  tune.resolve();
+  tune.make_spaces();
+  tune.open_rows();
+  tune.check_objective();
+  tune.start_search();
+  tune.search();
+  tune.report_session();
+  tune.export_files();
+  return tune.exit_code();
 }
 
 }  // namespace kl::app

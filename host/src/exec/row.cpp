@@ -131,8 +131,7 @@ void row_runner::settle() {
 }
 
 timing_stats row_runner::time_in_placements(problem& prob, std::unique_ptr<operation>& op,
-                                            const std::function<std::unique_ptr<operation>()>& bind,
-                                            const timing_options& opt) {
+                                            const binder& bind, const timing_options& opt) {
   l2_flusher& flusher = flusher_for(opt.flush);
   const timing_options each = placement_options(opt);
   const auto began = std::chrono::steady_clock::now();
@@ -182,148 +181,22 @@ result_record row_runner::run(const row_job& job) {
     r.bytes = prob.bytes();
     r.flops = prob.flops();
     r.roofline = roofline_word(fam->roofline());
-    // Binds the operation to the problem where its buffers are now: once here, and again in
-    // every further placement.
-    std::function<std::unique_ptr<operation>()> bind;
-    if (v.origin == origin_kind::source) {
-      // Loaded modules, by file and image: one per compiled file, reused by its rows.
-      const std::string key = v.origin_path + "#" + std::to_string(nvrtc::checksum64(job.cubin));
-      auto& mod = modules_[key];
-      if (!mod) {
-        const auto t0 = std::chrono::steady_clock::now();
-        mod = std::make_unique<cuda::module>(job.cubin);
-        r.load_ms = ms_since(t0);
-      }
-      source_kernel k;
-      k.function = mod->function(job.lowered_name);
-      k.block = job.block;
-      k.dynamic_shared_bytes = fam->dynamic_shared_bytes(v, job.block, job.config);
-      // The loaded function's attributes are the authority on a GPU; ptxas' report (which NVRTC
-      // does not always return on the device) adds the spill counts.
-      nvrtc::resource_usage res = job.resources.value_or(nvrtc::resource_usage{});
-      int regs = 0, shared = 0, local = 0, max_threads = 0;
-      KL_CU(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k.function));
-      KL_CU(cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k.function));
-      KL_CU(cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k.function));
-      KL_CU(cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k.function));
-      res.registers = regs;
-      res.static_shared_bytes = shared;
-      res.stack_frame_bytes = std::max<long>(res.stack_frame_bytes, local);
-      r.resources = res;
-      if (job.block > static_cast<unsigned>(max_threads)) {
-        r.status = outcome::skipped;
-        r.message = "uses " + std::to_string(regs) + " registers per thread, so at most " +
-                    std::to_string(max_threads) + " threads per block fit";
-        return r;
-      }
-      // Above 48 KiB a block's dynamic shared memory must be asked for (up to the device's
-      // opt-in limit: 227 KiB on Hopper); a request past the limit skips the row.
-      if (k.dynamic_shared_bytes > 48 * 1024) {
-        const CUresult set = cuda::driver::get().cuFuncSetAttribute(
-            k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            static_cast<int>(k.dynamic_shared_bytes));
-        if (set != CUDA_SUCCESS) {
-          r.status = outcome::skipped;
-          r.message = "asks for " + std::to_string(k.dynamic_shared_bytes) +
-                      " bytes of dynamic shared memory, more than a block may have here";
-          return r;
-        }
-      }
-      int per_sm = 0;
-      KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.function, job.block,
-                                                        k.dynamic_shared_bytes));
-      if (per_sm == 0) {
-        r.status = outcome::skipped;
-        r.message = "does not fit on an SM (" + std::to_string(k.dynamic_shared_bytes) +
-                    " bytes of dynamic shared memory)";
-        return r;
-      }
-      r.occupancy = occupancy_info{
-          per_sm, static_cast<double>(per_sm) * job.block / device_.max_threads_per_sm};
-      k.resident_blocks = per_sm * device_.sm_count;
-      bind = [&prob, &v, k] { return prob.bind(v, k); };
-    } else if (v.origin == origin_kind::builtin) {
+    binder bind;
+    if (v.origin == origin_kind::source)
+      bind = bind_source(job, *fam, prob, r);
+    else if (v.origin == origin_kind::builtin)
       bind = [&prob, &v] { return prob.bind_builtin(v); };
-    } else {
-      auto& plugin = plugins_[v.origin_path];
-      if (!plugin) plugin = load_plugin(v.origin_path);
-      const kl_variant_desc* desc = nullptr;
-      for (uint32_t i = 0; i < plugin->table->num_variants; ++i)
-        if (plugin->table->variants[i].name && v.name == plugin->table->variants[i].name)
-          desc = &plugin->table->variants[i];
-      if (!desc) throw std::runtime_error(v.origin_path + " has no variant '" + v.name + "'");
-      bind = [&prob, &v, desc, block = job.block] {
-        return prob.bind(v, plugin_kernel{desc, block});
-      };
-    }
-    // Another placement of a row this worker timed before (worker/spread_executor.hpp): the
-    // problem and the flush buffer move first, as between the placements of one run.
-    std::string stayed;
-    if (job.move_first) {
-      if (prob.relocate(++placements_made_))
-        flusher_for(job.timing.flush).relocate();
-      else
-        stayed =
-            "a placement stayed where the last one was: too little free device memory to "
-            "move the problem";
-    }
+    else
+      bind = bind_plugin(job, prob);
+    if (!bind) return r;  // skipped: the kernel cannot launch here, and `r` says why
+    const std::string stayed = move_first(job, prob);
     std::unique_ptr<operation> op = bind();
-
     // Validate first: a result that is wrong is never timed.
-    const auto t0 = std::chrono::steady_clock::now();
-    op->poison_output(stream_->get());
-    op->enqueue(stream_->get());
-    stream_->synchronize();
-    r.check = op->check();
-    r.validate_ms = ms_since(t0);
-    if (!r.check.ok) {
-      r.status = outcome::wrong_result;
-      r.message = "expected " + r.check.expected + ", got " + r.check.got +
-                  (r.check.detail.empty() ? "" : " (" + r.check.detail + ")");
-      return r;
-    }
-    if (!job.profile_range.empty()) {
-      // One run of the whole operation inside the row's NVTX range, for Nsight Compute, which
-      // profiles the kernels launched inside it (each launch, replayed as often as its metrics
-      // need, returns once profiled). Nothing else runs inside the range: no flush (ncu's own
-      // --cache-control decides how cold the caches are), no timing.
-      op->prepare(stream_->get());
-      {
-        cuda::nvtx_range range(job.profile_range);
-        op->enqueue(stream_->get());
-      }
-      stream_->synchronize();
-      const check_result after = op->check();
-      r.status = after.ok ? outcome::passed : outcome::wrong_result;
-      if (!after.ok) {
-        r.check = after;
-        r.message = "correct once, then wrong in the profiled run: expected " + after.expected +
-                    ", got " + after.got;
-      }
-      return r;
-    }
-    r.timing = time_in_placements(prob, op, bind, job.timing);
-    if (r.timing->note.empty()) r.timing->note = stayed;
-    // Energy after the samples, never before validation; where NVML cannot be used the row has
-    // none, and the run says why once (energy_status).
-    if (job.timing.energy.enabled && meter_->why_unavailable().empty())
-      r.energy = measure_energy(  // back to back: an untimed start is restored in the loop
-          [&](CUstream s) {
-            op->prepare(s);
-            op->enqueue(s);
-          },
-          stream_->get(), *meter_, job.timing.energy, r.timing->median_ms / 1e3);
-    // The last run (timed, or of the energy loop) must give the same answer: a race shows up
-    // here.
-    const check_result after = op->check();
-    if (!after.ok) {
-      r.status = outcome::wrong_result;
-      r.check = after;
-      r.message = "correct once, then wrong after timing (a race?): expected " + after.expected +
-                  ", got " + after.got;
-    } else {
-      r.status = outcome::passed;
-    }
+    if (!validate(*op, r)) return r;
+    if (!job.profile_range.empty())
+      run_profiled(*op, job.profile_range, r);
+    else
+      time_row(prob, op, bind, job, stayed, r);
   } catch (const not_supported& ex) {
     r.status = outcome::skipped;
     r.message = ex.what();
@@ -341,6 +214,153 @@ result_record row_runner::run(const row_job& job) {
     r.message = ex.what();
   }
   return r;
+}
+
+cuda::module& row_runner::module_for(const row_job& job, result_record& r) {
+  // Loaded modules, by file and image: one per compiled file, reused by its rows.
+  const std::string key =
+      job.variant.origin_path + "#" + std::to_string(nvrtc::checksum64(job.cubin));
+  auto& mod = modules_[key];
+  if (!mod) {
+    const auto t0 = std::chrono::steady_clock::now();
+    mod = std::make_unique<cuda::module>(job.cubin);
+    r.load_ms = ms_since(t0);
+  }
+  return *mod;
+}
+
+row_runner::binder row_runner::bind_source(const row_job& job, const family& fam, problem& prob,
+                                           result_record& r) {
+  const auto& v = job.variant;
+  source_kernel k;
+  k.function = module_for(job, r).function(job.lowered_name);
+  k.block = job.block;
+  k.dynamic_shared_bytes = fam.dynamic_shared_bytes(v, job.block, job.config);
+  // The loaded function's attributes are the authority on a GPU; ptxas' report (which NVRTC
+  // does not always return on the device) adds the spill counts.
+  nvrtc::resource_usage res = job.resources.value_or(nvrtc::resource_usage{});
+  int regs = 0, shared = 0, local = 0, max_threads = 0;
+  KL_CU(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, k.function));
+  KL_CU(cuFuncGetAttribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k.function));
+  KL_CU(cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, k.function));
+  KL_CU(cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k.function));
+  res.registers = regs;
+  res.static_shared_bytes = shared;
+  res.stack_frame_bytes = std::max<long>(res.stack_frame_bytes, local);
+  r.resources = res;
+  if (job.block > static_cast<unsigned>(max_threads)) {
+    r.status = outcome::skipped;
+    r.message = "uses " + std::to_string(regs) + " registers per thread, so at most " +
+                std::to_string(max_threads) + " threads per block fit";
+    return {};
+  }
+  // Above 48 KiB a block's dynamic shared memory must be asked for (up to the device's
+  // opt-in limit: 227 KiB on Hopper); a request past the limit skips the row.
+  if (k.dynamic_shared_bytes > 48 * 1024) {
+    const CUresult set = cuda::driver::get().cuFuncSetAttribute(
+        k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        static_cast<int>(k.dynamic_shared_bytes));
+    if (set != CUDA_SUCCESS) {
+      r.status = outcome::skipped;
+      r.message = "asks for " + std::to_string(k.dynamic_shared_bytes) +
+                  " bytes of dynamic shared memory, more than a block may have here";
+      return {};
+    }
+  }
+  int per_sm = 0;
+  KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.function, job.block,
+                                                    k.dynamic_shared_bytes));
+  if (per_sm == 0) {
+    r.status = outcome::skipped;
+    r.message = "does not fit on an SM (" + std::to_string(k.dynamic_shared_bytes) +
+                " bytes of dynamic shared memory)";
+    return {};
+  }
+  r.occupancy =
+      occupancy_info{per_sm, static_cast<double>(per_sm) * job.block / device_.max_threads_per_sm};
+  k.resident_blocks = per_sm * device_.sm_count;
+  return [&prob, &v, k] { return prob.bind(v, k); };
+}
+
+row_runner::binder row_runner::bind_plugin(const row_job& job, problem& prob) {
+  const auto& v = job.variant;
+  auto& plugin = plugins_[v.origin_path];
+  if (!plugin) plugin = load_plugin(v.origin_path);
+  const kl_variant_desc* desc = nullptr;
+  for (uint32_t i = 0; i < plugin->table->num_variants; ++i)
+    if (plugin->table->variants[i].name && v.name == plugin->table->variants[i].name)
+      desc = &plugin->table->variants[i];
+  if (!desc) throw std::runtime_error(v.origin_path + " has no variant '" + v.name + "'");
+  return [&prob, &v, desc, block = job.block] { return prob.bind(v, plugin_kernel{desc, block}); };
+}
+
+std::string row_runner::move_first(const row_job& job, problem& prob) {
+  if (!job.move_first) return "";
+  if (!prob.relocate(++placements_made_))
+    return "a placement stayed where the last one was: too little free device memory to move the "
+           "problem";
+  flusher_for(job.timing.flush).relocate();
+  return "";
+}
+
+bool row_runner::validate(operation& op, result_record& r) {
+  const auto t0 = std::chrono::steady_clock::now();
+  op.poison_output(stream_->get());
+  op.enqueue(stream_->get());
+  stream_->synchronize();
+  r.check = op.check();
+  r.validate_ms = ms_since(t0);
+  if (r.check.ok) return true;
+  r.status = outcome::wrong_result;
+  r.message = "expected " + r.check.expected + ", got " + r.check.got +
+              (r.check.detail.empty() ? "" : " (" + r.check.detail + ")");
+  return false;
+}
+
+void row_runner::run_profiled(operation& op, const std::string& range, result_record& r) {
+  // One run of the whole operation inside the row's NVTX range, for Nsight Compute, which
+  // profiles the kernels launched inside it (each launch, replayed as often as its metrics
+  // need, returns once profiled). Nothing else runs inside the range: no flush (ncu's own
+  // --cache-control decides how cold the caches are), no timing.
+  op.prepare(stream_->get());
+  {
+    cuda::nvtx_range profiled(range);
+    op.enqueue(stream_->get());
+  }
+  stream_->synchronize();
+  const check_result after = op.check();
+  r.status = after.ok ? outcome::passed : outcome::wrong_result;
+  if (!after.ok) {
+    r.check = after;
+    r.message = "correct once, then wrong in the profiled run: expected " + after.expected +
+                ", got " + after.got;
+  }
+}
+
+void row_runner::time_row(problem& prob, std::unique_ptr<operation>& op, const binder& bind,
+                          const row_job& job, const std::string& stayed, result_record& r) {
+  r.timing = time_in_placements(prob, op, bind, job.timing);
+  if (r.timing->note.empty()) r.timing->note = stayed;
+  // Energy after the samples, never before validation; where NVML cannot be used the row has
+  // none, and the run says why once (energy_status).
+  if (job.timing.energy.enabled && meter_->why_unavailable().empty())
+    r.energy = measure_energy(  // back to back: an untimed start is restored in the loop
+        [&](CUstream s) {
+          op->prepare(s);
+          op->enqueue(s);
+        },
+        stream_->get(), *meter_, job.timing.energy, r.timing->median_ms / 1e3);
+  // The last run (timed, or of the energy loop) must give the same answer: a race shows up
+  // here.
+  const check_result after = op->check();
+  if (!after.ok) {
+    r.status = outcome::wrong_result;
+    r.check = after;
+    r.message = "correct once, then wrong after timing (a race?): expected " + after.expected +
+                ", got " + after.got;
+  } else {
+    r.status = outcome::passed;
+  }
 }
 
 }  // namespace kl

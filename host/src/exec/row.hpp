@@ -82,12 +82,35 @@ class row_runner {
   bool context_lost() const { return !context_lost_.empty(); }
 
  private:
+  /// Binds the row's operation to the problem where its buffers are now: once before the row
+  /// is validated, and again in every further placement.
+  using binder = std::function<std::unique_ptr<operation>()>;
+
   l2_flusher& flusher_for(flush_mode mode);
   problem& problem_for(const family& f, const problem_config& c);
+  /// The module of a source row's image, loaded on its first row (its load time in `r`).
+  cuda::module& module_for(const row_job& job, result_record& r);
+  /// A source row's binder, its resources and occupancy in `r`; empty, with `r` skipped and
+  /// saying why, when the kernel cannot launch at the row's block here.
+  binder bind_source(const row_job& job, const family& fam, problem& prob, result_record& r);
+  /// A plugin row's binder; throws when the plugin has no such variant.
+  binder bind_plugin(const row_job& job, problem& prob);
+  /// job.move_first: another placement of a row this worker timed before
+  /// (worker/spread_executor.hpp), so the problem and the flush buffer move first, as between
+  /// the placements of one run. Returns why they stayed ("" when they moved, or need not).
+  std::string move_first(const row_job& job, problem& prob);
+  /// Runs `op` once on poisoned output and checks it (the result in `r`); false when it is
+  /// wrong, with `r` saying so.
+  bool validate(operation& op, result_record& r);
+  /// --profile: `op` run once more inside the NVTX range `range`, untimed, then checked again.
+  void run_profiled(operation& op, const std::string& range, result_record& r);
+  /// Times a validated row in its placements, measures its energy where asked, and checks its
+  /// last run's result again: the outcome in `r`. `stayed`: move_first()'s note.
+  void time_row(problem& prob, std::unique_ptr<operation>& op, const binder& bind,
+                const row_job& job, const std::string& stayed, result_record& r);
   /// Times `op` in its placements (measure/timing.hpp): between two, the problem and the flush
   /// buffer move and `op` is bound again with `bind`; `op` is left bound to the last placement.
-  timing_stats time_in_placements(problem& prob, std::unique_ptr<operation>& op,
-                                  const std::function<std::unique_ptr<operation>()>& bind,
+  timing_stats time_in_placements(problem& prob, std::unique_ptr<operation>& op, const binder& bind,
                                   const timing_options& opt);
 
   const family_registry& families_;
