@@ -1,5 +1,6 @@
-// Two text rules of a kernel file's header, shared by its parser (spec/metadata.cpp) and the
-// tunables' expansion (spec/tunables.cpp): trimming a value, and reading an integer of a header.
+// Two text rules of a kernel file's header, shared by its parser (spec/metadata.cpp), its keys'
+// readers (spec/header_keys.cpp) and the tunables' expansion (spec/tunables.cpp): trimming a
+// value, and reading an integer of a header.
 #pragma once
 
 #include <cstdint>
