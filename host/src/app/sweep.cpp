@@ -195,7 +195,13 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
     outputs.finish(sweep);
   };
   if (opt.resources) {
-    write_outputs();
+    // The records of --json and --csv: each compiled instantiation's resources.
+    if (!opt.json_path.empty() || !opt.csv_path.empty()) {
+      kl::sweep_result with_records = sweep;
+      with_records.results =
+          kl::resource_records(sweep.compiles, sweep.arch, req.input_mode, req.seed);
+      outputs.finish(with_records);
+    }
     kl::print_resources(std::cout, sweep.compiles, sweep.arch, opt.markdown);
     for (const auto& c : sweep.compiles)
       if (!c.error.empty()) return 1;
