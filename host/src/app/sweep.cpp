@@ -23,6 +23,7 @@
 #include <csignal>
 #include <iomanip>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 namespace kl::app {
@@ -86,6 +87,21 @@ int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
   }
 
   std::unique_ptr<kl::registry> reg = load_registry(opt, families);
+  if (opt.list_names) {
+    // What --variant takes, one a line, for shell completion: every variant's name and every
+    // tunable file's (which selects its points), each once, and "all".
+    std::set<std::string> seen;
+    std::cout << "all\n";
+    for (const auto& e : reg->entries()) {
+      const kl::variant_descriptor& d = e.descriptor;
+      if (!opt.family.empty() && d.family != opt.family) continue;
+      for (const std::string* name : {&d.name, &d.tunable_file})
+        if (!name->empty() && (name == &d.tunable_file || d.in_default_selection()) &&
+            seen.insert(*name).second)
+          std::cout << *name << "\n";
+    }
+    return 0;
+  }
   if (opt.list) {
     if (opt.variants == std::vector<std::string>{"all"}) {
       kl::print_list(std::cout, *reg, opt.family);

@@ -102,6 +102,51 @@ class replay_file {
   std::map<std::string, result_record> records_;
 };
 
+// `tune --compile-only` (or --resources): every point of the spaces compiled at every block it
+// takes, as a sweep's --compile-only compiles its variants, and nothing run (no GPU needed).
+// Exit 1 when a point does not compile.
+int compile_points(const cli_options& opt, const family_registry& families, run_request req,
+                   std::vector<const registry_entry*> sources, int argc, char** argv) {
+  for (const auto& [given, option] :
+       {std::pair{opt.export_json, "--export"}, std::pair{opt.export_header, "--export-header"},
+        std::pair{opt.t4_path, "--t4"}, std::pair{opt.jsonl_path, "--jsonl"},
+        std::pair{opt.replay_path, "--replay"}})
+    if (!given.empty())
+      throw usage_error(std::string(option) + ": tune " +
+                        (opt.resources ? "--resources" : "--compile-only") +
+                        " measures no point, so there is nothing to write");
+  req.variants = std::move(sources);
+  runner compiles(families, req);
+  install_interrupt_handler();
+  const sweep_result sweep = compiles.run();
+  if (sweep.interrupted) {
+    std::cout << "interrupted (" << (interrupt_signal() == SIGTERM ? "SIGTERM" : "Ctrl-C")
+              << ") while compiling; nothing written (the files compiled so far are in the "
+                 "compile cache)\n";
+    return 128 + interrupt_signal();
+  }
+  if (!opt.json_path.empty() || !opt.csv_path.empty()) {
+    results_writer outputs({opt.json_path, opt.csv_path, ""},
+                           [&] { return context_of(opt, req, argc, argv); });
+    sweep_result written = sweep;
+    if (opt.resources)
+      written.results = resource_records(sweep.compiles, sweep.arch, req.input_mode, req.seed);
+    outputs.finish(written);
+  }
+  if (opt.resources) {
+    print_resources(std::cout, sweep.compiles, sweep.arch, opt.markdown);
+  } else {
+    print_compile_table(std::cout, sweep.compiles, sweep.arch);
+    print_compile_summary(std::cout, sweep.compile_stats);
+  }
+  if (!sweep.no_device_reason.empty())
+    std::cout << "(no GPU here: " << sweep.no_device_reason << "; compiled for " << sweep.arch
+              << ")\n";
+  for (const auto& c : sweep.compiles)
+    if (!c.error.empty()) return 1;
+  return 0;
+}
+
 }  // namespace
 
 int tune_command(const cli_options& opt, int argc, char** argv) {
@@ -170,8 +215,14 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     throw usage_error(std::string("tune: ") + e.what());
   }
-  std::cout << "kernlab " << KERNLAB_VERSION << " tune: strategy " << opt.strategy << ", seed "
-            << opt.seed << ", NVRTC " << nvrtc::version() << "\n";
+  const bool compile_only = opt.compile_only || opt.resources;
+  if (compile_only)
+    std::cout << "kernlab " << KERNLAB_VERSION << " tune "
+              << (opt.resources ? "--resources" : "--compile-only")
+              << ": every point compiled, none run, NVRTC " << nvrtc::version() << "\n";
+  else
+    std::cout << "kernlab " << KERNLAB_VERSION << " tune: strategy " << opt.strategy << ", seed "
+              << opt.seed << ", NVRTC " << nvrtc::version() << "\n";
   for (const auto& s : spaces) {
     std::cout << s.family << "." << s.name << " (" << s.file << "): " << s.candidates.size()
               << " points over";
@@ -181,6 +232,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
     for (const auto& [why, n] : s.turned_down)
       std::cout << "  left out: " << n << " point(s), " << why << "\n";
   }
+  if (compile_only) return compile_points(opt, families, req, sources, argc, argv);
   // --replay answers every row from a recorded tune, with no GPU; otherwise the rows run here.
   std::unique_ptr<replay_file> replay;
   std::vector<std::vector<row_request>> replay_batches;  // --replay: submitted, not collected
