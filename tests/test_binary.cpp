@@ -149,18 +149,166 @@ TEST(Binary, BrokenKernelFailsAloneWithFileAndLine) {
                                     "template <unsigned BLOCK, typename T, typename OP>\n"
                                     "__global__ void my_idea(const T* in, T* out, unsigned n) {\n"
                                     "  out[0] = in[0] oops;\n}\n");
-  dir.write("reduce/reduce2.cu", test::read_file(test::kernels_dir() + "/reduce/reduce2.cu"));
   dir.write("reduce/badheader.cu",
             "/* kernlab\nfamily: reduce\nentry: x\nblocks: 256\nsize: 3\n*/\n");
-  const auto r =
-      run_kernlab("--compile-only --no-plugins --kernels-dir " + dir.str() + " --kernels-dir " +
-                  test::kernels_dir() + " --variant my_idea,reduce2,badheader");
+  // The folder adds to the config's: reduce2 is the shipped one.
+  const auto r = run_kernlab("--compile-only --no-plugins --kernels-dir " + dir.str() +
+                             " --variant my_idea,reduce2,badheader");
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_NE(r.output.find(bad + ":9: error"), std::string::npos) << r.output;
+  // The source line, and a caret under the column.
+  EXPECT_NE(r.output.find("out[0] = in[0] oops;\n                   ^\n"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("badheader.cu:5: unknown key 'size'"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("reduce.reduce2"), std::string::npos) << r.output;
-  // reduce2 appears in both folders: the second is refused by name, the first still compiles.
-  EXPECT_NE(r.output.find("already taken"), std::string::npos) << r.output;
+}
+
+// --kernels-dir adds a folder to the config's: a new kernel beside the shipped ones (the README's
+// `--kernels-dir my_kernels --variant my_idea,reduce5,cub` failed with "unknown variant
+// 'reduce5'"). --kernels-dir-only uses the command line's folders alone. A name that two folders
+// give is an error naming both files; the shipped folder named again is not a second folder.
+TEST(Binary, KernelsDirAddsAFolderToTheConfigs) {
+  test::temp_dir dir("add_folder");
+  dir.write("reduce/my_idea.cu", test::read_file(test::kernels_dir() + "/reduce/reduce5.cu"));
+  auto r = run_kernlab("--compile-only --no-plugins --block 256 --kernels-dir " + dir.str() +
+                       " --variant my_idea,reduce5");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("reduce.my_idea"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("reduce.reduce5"), std::string::npos) << r.output;
+  r = run_kernlab("--compile-only --no-plugins --block 256 --kernels-dir " + dir.str() +
+                  " --kernels-dir-only --variant my_idea,reduce5");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown variant 'reduce5'"), std::string::npos) << r.output;
+  r = run_kernlab("--list --no-plugins --kernels-dir " + test::kernels_dir() + "/../kernels_src");
+  EXPECT_EQ(r.code, 0) << r.output;
+
+  const std::string copy =
+      dir.write("reduce/reduce5.cu", test::read_file(test::kernels_dir() + "/reduce/reduce5.cu"));
+  r = run_kernlab("--list --no-plugins --kernels-dir " + dir.str());
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("variant 'reduce.reduce5' is in two kernel folders: " + copy + " and " +
+                          test::kernels_dir() + "/reduce/reduce5.cu"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("--kernels-dir-only"), std::string::npos) << r.output;
+  r = run_kernlab("--compile-only --no-plugins --block 256 --kernels-dir " + dir.str() +
+                  " --kernels-dir-only --variant my_idea,reduce5");
+  EXPECT_EQ(r.code, 0) << r.output;
+}
+
+// `kernlab --list` lists every family of the kernel folders, not the config's default job's.
+TEST(Binary, ListShowsEveryFamily) {
+  auto r = run_kernlab("--list --no-plugins");
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const char* family : {"reduce", "matmul", "scan", "softmax", "transpose", "qam256"})
+    EXPECT_NE(r.output.find(std::string("family ") + family + ":"), std::string::npos)
+        << family << "\n"
+        << r.output;
+  r = run_kernlab("--list --no-plugins --family scan");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output.find("family reduce:"), std::string::npos) << r.output;
+  r = run_kernlab("--list-names --no-plugins");
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const char* name : {"\nreduce5\n", "\nreduce_tunable\n", "\ntiled\n"})
+    EXPECT_NE(r.output.find(name), std::string::npos) << name << r.output;
+  EXPECT_EQ(r.output.find("["), std::string::npos) << "no unnamed points\n" << r.output;
+}
+
+// Standard output only: what kernlab writes there when an output is "-", stderr left out.
+test::command_result run_stdout_only(const std::string& args) {
+  return test::run_command("{ " + std::string(KERNLAB_BINARY) + " " + args + " 2>/dev/null; }");
+}
+
+// `--json -` (and --csv -) puts the file alone on stdout, to pipe into jq or pandas: the banner,
+// the tables and the summary go to stderr.
+TEST(Binary, AnOutputOnStdoutIsCleanData) {
+  const std::string args = "--compile-only --no-plugins --variant reduce5 --block 256 ";
+  auto r = run_stdout_only(args + "--json -");
+  EXPECT_EQ(r.code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.output;
+  EXPECT_EQ(j.at("format"), "kernlab-results");
+  r = run_stdout_only(args + "--csv -");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("family,variant,", 0), 0u) << r.output;
+  EXPECT_EQ(test::count_of(r.output, "\n"), 1u) << r.output;  // the header: nothing was timed
+  // The human lines still come, on stderr.
+  r = test::run_command("{ " + std::string(KERNLAB_BINARY) + " " + args +
+                        "--json - 2>&1 >/dev/null; }");
+  EXPECT_NE(r.output.find("reduce.reduce5"), std::string::npos) << r.output;
+  const auto two = run_kernlab(args + "--json - --csv -");
+  EXPECT_EQ(two.code, 2) << two.output;
+  EXPECT_NE(two.output.find("both write to standard output"), std::string::npos) << two.output;
+}
+
+// --resources --json writes a record per instantiation: registers, shared memory, spills and
+// the theoretical occupancy.
+TEST(Binary, ResourcesWriteRecords) {
+  test::temp_dir dir("resources");
+  const std::string json = dir.str() + "/r.json";
+  const auto r = run_kernlab(
+      "--resources --no-plugins --variant reduce5 --block 256,512 "
+      "--dtype int32 --op sum --json " +
+      json);
+  EXPECT_EQ(r.code, 0) << r.output;
+  const auto j = nlohmann::json::parse(test::read_file(json));
+  std::vector<unsigned> blocks;
+  for (const auto& rec : j.at("records")) {
+    if (rec.at("variant").at("name") != "reduce5") continue;
+    blocks.push_back(rec.at("block").get<unsigned>());
+    EXPECT_EQ(rec.at("outcome"), "skipped");
+    EXPECT_GT(rec.at("resources").at("registers").get<int>(), 0);
+    EXPECT_TRUE(rec.at("resources").contains("spill_store_bytes"));
+    EXPECT_GT(rec.at("occupancy").at("fraction").get<double>(), 0);
+  }
+  EXPECT_EQ(blocks, (std::vector<unsigned>{256, 512})) << j.dump(1);
+}
+
+// `tune --compile-only` compiles every point of the space, with no GPU; it was accepted and then
+// stopped at "no device" (exit 3).
+TEST(Binary, TuneCompileOnlyCompilesEveryPoint) {
+  test::temp_dir dir("tune_compile");
+  dir.write("reduce/small_tunable.cu",
+            "/* kernlab\nfamily: reduce\nentry: small_tunable<BLOCK, GAIN, T, OP>\n"
+            "blocks: 128 256\ntile: BLOCK\ntune: GAIN = 1, 2\n*/\n"
+            "#include <kernlab/reduce.cuh>\n"
+            "template <unsigned BLOCK, int GAIN, typename T, typename OP>\n"
+            "__global__ void small_tunable(const T* in, T* out, unsigned n) {\n"
+            "  if (threadIdx.x == 0) out[blockIdx.x] = in[blockIdx.x * BLOCK] * GAIN;\n}\n");
+  auto r = run_kernlab("tune --compile-only --no-plugins --kernels-dir " + dir.str() +
+                       " --variant small_tunable --dtype int32 --op sum");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("small_tunable[GAIN=1]"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("small_tunable[GAIN=2]"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("no CUDA driver"), std::string::npos) << r.output;
+  r = run_kernlab("tune --compile-only --no-plugins --kernels-dir " + dir.str() +
+                  " --variant small_tunable --export best.json");
+  EXPECT_EQ(r.code, 2) << r.output;
+}
+
+// `kernlab --completion bash` is a script bash can source: it registers kernlab and completes
+// options from the option table and variants from --list-names.
+TEST(Binary, BashCompletion) {
+  const std::string source =
+      "source <(" + std::string(KERNLAB_BINARY) + " --completion bash) && complete -p kernlab";
+  auto r = test::run_command("bash -c '" + source + "'");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output, "complete -o filenames -F _kernlab kernlab\n");
+  r = test::run_command("bash -c 'source <(" + std::string(KERNLAB_BINARY) +
+                        " --completion bash); COMP_WORDS=(kernlab --kernels-d); COMP_CWORD=1; "
+                        "_kernlab; echo \"${COMPREPLY[*]}\"; COMP_WORDS=(" +
+                        KERNLAB_BINARY +
+                        " --variant reduce_t); COMP_CWORD=2; _kernlab; echo \"${COMPREPLY[*]}\"'");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("--kernels-dir --kernels-dir-only\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("reduce_tunable"), std::string::npos) << r.output;
+  const auto zsh = run_kernlab("--completion zsh");
+  EXPECT_EQ(zsh.code, 0) << zsh.output;
+  EXPECT_EQ(zsh.output.rfind("#compdef kernlab\n", 0), 0u) << zsh.output;
+  EXPECT_NE(zsh.output.find("'--variant=[variants]:value:_kernlab_variants'"), std::string::npos)
+      << zsh.output;
+  const auto fish = run_kernlab("--completion fish");
+  EXPECT_EQ(fish.code, 2) << fish.output;
 }
 
 // A user's own kernels folder, given alone: its kernels still get kernlab's family headers

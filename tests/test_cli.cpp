@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 
 namespace kl {
 namespace {
@@ -331,6 +332,75 @@ TEST(Cli, ShippedConfigParses) {
   ASSERT_EQ(o.kernels_dirs.size(), 1u);
   EXPECT_EQ(o.kernels_dirs[0], test::source_dir() + "/kernels_src");
   EXPECT_EQ(o.blocks.size(), 4u);
+}
+
+// --kernels-dir adds a folder to the config's (the command line's first); --kernels-dir-only
+// leaves the config's out. A folder named twice, under two spellings, counts once.
+TEST(Cli, KernelsDirAddsToTheConfigsFolders) {
+  test::temp_dir dir("cli");
+  default_paths d;
+  d.config = dir.write("config/k.cfg", "kernels-dir = ../shipped\n");
+  const std::string shipped = (dir.path() / "shipped").string();
+  std::filesystem::create_directories(shipped);
+  const std::string mine = (dir.path() / "mine").string();
+  EXPECT_EQ(parse({}, d).kernels_dirs, std::vector<std::string>{shipped});
+  EXPECT_EQ(parse({"--kernels-dir", mine.c_str()}, d).kernels_dirs,
+            (std::vector<std::string>{mine, shipped}));
+  EXPECT_EQ(parse({"--kernels-dir", mine.c_str(), "--kernels-dir-only"}, d).kernels_dirs,
+            std::vector<std::string>{mine});
+  const std::string again = dir.str() + "/config/../shipped/";
+  EXPECT_EQ(parse({"--kernels-dir", again.c_str()}, d).kernels_dirs,
+            std::vector<std::string>{again});
+  try {
+    parse({"--kernels-dir-only"}, d);
+    FAIL() << "--kernels-dir-only without a folder";
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("give --kernels-dir DIR"), std::string::npos) << e.what();
+  }
+  // In a config file it would drop the file's own folders: it belongs on the command line.
+  d.config = dir.write("config/only.cfg", "kernels-dir = ../shipped\nkernels-dir-only = true\n");
+  EXPECT_THROW(parse({}, d), usage_error);
+}
+
+// --list lists every family: the config file's family shapes the default job only.
+TEST(Cli, ListIgnoresTheConfigFilesFamily) {
+  test::temp_dir dir("cli");
+  default_paths d;
+  d.config = dir.write("k.cfg", "family = reduce\n");
+  EXPECT_EQ(parse({"--list"}, d).family, "");
+  EXPECT_EQ(parse({"--list-names"}, d).family, "");
+  EXPECT_TRUE(parse({"--list-names"}, d).list);
+  EXPECT_EQ(parse({"--list", "--family", "scan"}, d).family, "scan");
+}
+
+// Standard output takes one output: two there would be neither JSON nor CSV.
+TEST(Cli, OneOutputOnStandardOutput) {
+  EXPECT_EQ(parse({"--compile-only", "--json", "-"}).json_path, "-");
+  try {
+    parse({"--compile-only", "--json", "-", "--csv", "/dev/stdout"});
+    FAIL();
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("both write to standard output"), std::string::npos)
+        << e.what();
+  }
+}
+
+// --help's defaults are those in effect: what the config file sets, in its order.
+TEST(Cli, HelpShowsTheConfigFilesDefaults) {
+  default_paths d;
+  d.config = test::source_dir() + "/config/kernlab.cfg";
+  const cli_options o = parse({"--help"}, d);
+  const std::string help = help_text(o);
+  EXPECT_NE(help.find("defaults in effect, from " + d.config), std::string::npos) << help;
+  EXPECT_NE(help.find("\n  --min-time 0.05\n"), std::string::npos) << help;
+  EXPECT_NE(help.find("\n  --kernels-dir " + test::source_dir() + "/kernels_src\n"),
+            std::string::npos)
+      << help;
+  EXPECT_LT(help.find("--family reduce"), help.find("--min-time 0.05"));  // the file's order
+  // Every dtype of the one table.
+  for (const char* dtype : {"uint8", "float16", "bfloat16", "int64", "float64"})
+    EXPECT_NE(help.find(dtype), std::string::npos) << dtype;
+  EXPECT_NE(help_text(parse({"--help"})).find("defaults: no config file"), std::string::npos);
 }
 
 TEST(Cli, CommandsAndCompileOptions) {

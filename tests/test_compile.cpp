@@ -207,6 +207,42 @@ TEST(Compile, ParsesDiagnostics) {
   EXPECT_EQ(d[1].line, 3);
 }
 
+// NVRTC prints the source line and a caret under the column below each message: they stay with
+// the message, and the summary lists the file's errors in the order of their lines (a template's
+// errors come where it is instantiated, after later lines'), the headers' after them.
+TEST(Compile, ErrorsKeepTheirSourceLineAndCaretInLineOrder) {
+  nvrtc::compile_result r;
+  r.path = "k.cu";
+  r.log =
+      "k.cu(9): error: identifier \"y\" is undefined\n"
+      "    int z = y;\n"
+      "            ^\n"
+      "\n"
+      "k.h(2): error: expected a \";\"\n"
+      "k.cu(3): error: expected a \";\"\n"
+      "    out[0] = n oops;\n"
+      "               ^\n"
+      "\n"
+      "k.cu(5): warning #177-D: variable \"x\" was declared but never referenced\n"
+      "    int x;\n"
+      "        ^\n"
+      "\n"
+      "3 errors detected in the compilation of \"k.cu\".\n";
+  r.diagnostics = nvrtc::parse_diagnostics(r.log);
+  ASSERT_EQ(r.diagnostics.size(), 4u);
+  EXPECT_EQ(r.diagnostics[0].context, "    int z = y;\n            ^");
+  EXPECT_EQ(r.diagnostics[1].context, "");  // k.h's message has no source line after it
+  EXPECT_EQ(r.diagnostics[3].context, "    int x;\n        ^");
+  EXPECT_EQ(r.error_summary(),
+            "k.cu:3: error: expected a \";\"\n"
+            "    out[0] = n oops;\n"
+            "               ^\n"
+            "k.cu:9: error: identifier \"y\" is undefined\n"
+            "    int z = y;\n"
+            "            ^\n"
+            "k.h:2: error: expected a \";\"\n");
+}
+
 // The log parsers ran std::regex, whose libstdc++ matcher recurses once per character: a line of
 // tens of KB (a generated table, a long #warning, a long entry echoed back) overflowed the stack.
 TEST(Compile, ParsesLogLinesOfHundredsOfKilobytes) {

@@ -257,7 +257,7 @@ nvrtc::compile_result sample_result() {
   r.resources["k<128>"] = {12, 512, 8, 4, 4};
   r.log = "ptxas info : Used 12 registers\n";
   r.options = {"--gpu-architecture=sm_90", "-std=c++17"};
-  r.diagnostics = {{"kernels/reduce/k.cu", 3, "warning", "unused"}};
+  r.diagnostics = {{"kernels/reduce/k.cu", 3, "warning", "unused", "    int x;\n        ^"}};
   r.milliseconds = 81.5;
   return r;
 }
@@ -278,6 +278,7 @@ TEST(CacheEntry, RoundTrips) {
   EXPECT_EQ(back.options, r.options);
   ASSERT_EQ(back.diagnostics.size(), 1u);
   EXPECT_EQ(back.diagnostics[0].to_string(), r.diagnostics[0].to_string());
+  EXPECT_EQ(back.diagnostics[0].context, r.diagnostics[0].context);
   EXPECT_DOUBLE_EQ(back.milliseconds, 81.5);
 }
 

@@ -13,6 +13,7 @@
 #include "mpi/world.hpp"
 #include "nvrtc/compile_process.hpp"
 #include "plugin_host/plugin_loader.hpp"
+#include "report/output_file.hpp"
 #include "tune/strategy.hpp"
 
 #include <iostream>
@@ -21,15 +22,45 @@
 
 namespace {
 
+// An output written to standard output (`--json -`, `--csv /dev/stdout`, `plot -o -`): stdout
+// then carries that data alone, to be piped into jq or pandas, and everything else kernlab
+// prints (the banner, the tables, "wrote ...") goes to stderr while the guard lives. The data
+// itself is written to the file descriptor (report/output_file.hpp), past std::cout.
+class human_lines_to_stderr {
+ public:
+  explicit human_lines_to_stderr(const kl::cli_options& o) {
+    for (const std::string* path : {&o.json_path, &o.csv_path, &o.jsonl_path, &o.t4_path,
+                                    &o.export_json, &o.export_header, &o.output_path})
+      if (kl::is_standard_output(*path)) {
+        std::cout.flush();
+        kept_ = std::cout.rdbuf(std::cerr.rdbuf());
+        return;
+      }
+  }
+  ~human_lines_to_stderr() {
+    if (kept_) std::cout.rdbuf(kept_);
+  }
+  human_lines_to_stderr(const human_lines_to_stderr&) = delete;
+  human_lines_to_stderr& operator=(const human_lines_to_stderr&) = delete;
+
+ private:
+  std::streambuf* kept_ = nullptr;
+};
+
 int run(int argc, char** argv) {
   const kl::cli_options opt = kl::parse_command_line(argc, argv, kl::app::find_default_paths());
+  const human_lines_to_stderr data_alone_on_stdout(opt);
   if (opt.help && !opt.command.empty()) {
     std::cout << kl::command_help(opt.command[0]);
     return 0;
   }
   if (opt.help) {
-    std::cout << kl::help_text("\nkernlab tune --strategy (docs/tuning.md):\n" +
-                               kl::tune::strategy_help());
+    std::cout << kl::help_text(
+        opt, "\nkernlab tune --strategy (docs/tuning.md):\n" + kl::tune::strategy_help());
+    return 0;
+  }
+  if (!opt.completion.empty()) {
+    std::cout << kl::completion_script(opt.completion);
     return 0;
   }
   if (opt.version) {

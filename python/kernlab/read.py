@@ -93,6 +93,10 @@ def flatten_record(r):
         "qualified_name": v.get("qualified_name"), "bytes": r.get("bytes"),
         "flops": r.get("flops"), "roofline": r.get("roofline"),
         "device_name": (r.get("device") or {}).get("name"), "resumed": r.get("resumed", False),
+        # The compiler's report (every record of `--resources --json`; the CSV has registers).
+        "smem_bytes": res.get("static_shared_bytes"), "stack_bytes": res.get("stack_frame_bytes"),
+        "spill_store_bytes": res.get("spill_store_bytes"),
+        "spill_load_bytes": res.get("spill_load_bytes"),
     }
     point = v.get("point") or []
     for name, value in point:

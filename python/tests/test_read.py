@@ -74,6 +74,21 @@ def test_files_written_here_without_a_gpu(binary, tmp_path):
     assert any(s["variant"] == "reduce.reduce5" and s["error"] == "" for s in sources)
 
 
+def test_resources_records(binary, tmp_path):
+    # --resources writes a record per instantiation: the registers, shared memory and spills.
+    args = [binary, "--resources", "--variant", "reduce5", "--block", "256,512", "--dtype", "int32",
+            "--json", str(tmp_path / "r.json"), "--csv", str(tmp_path / "r.csv")]
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert p.returncode == 0, p.stdout
+    a = kernlab.read(tmp_path / "r.json")
+    b = kernlab.read(tmp_path / "r.csv")
+    five = a[a.variant == "reduce5"]
+    assert sorted(five.block) == [256, 512] and (five.outcome == "skipped").all()
+    assert (five.registers > 0).all() and (five.smem_bytes >= 0).all()
+    assert (five.spill_store_bytes == 0).all() and (five.occupancy > 0).all()
+    assert list(b.registers) == list(a.registers) and len(b) == len(a)
+
+
 def test_jsonl_and_store_lines(tmp_path, fixtures):
     path = results_fixtures(fixtures)[0]
     with gzip.open(path, "rt") as f:

@@ -77,7 +77,13 @@ std::string profile_report_base(const kl::cli_options& opt) {
 std::unique_ptr<kl::registry> load_registry(const kl::cli_options& opt,
                                             const kl::family_registry& families) {
   auto reg = std::make_unique<kl::registry>(families);
-  for (const auto& dir : opt.kernels_dirs) reg->add_source_dir(dir);
+  try {
+    for (const auto& dir : opt.kernels_dirs) reg->add_source_dir(dir);
+  } catch (const kl::duplicate_variant_error& e) {
+    throw kl::usage_error(std::string(e.what()) +
+                          ": rename one (its file and its entry), or give --kernels-dir-only to "
+                          "use the command line's folders without the config's");
+  }
   if (!opt.no_plugins) {
     // Plugins are probed in a child process (`kernlab --probe-plugin FILE`), never loaded here;
     // the verdicts are kept beside the compile cache (none with --no-cache).

@@ -23,6 +23,7 @@
 #include <csignal>
 #include <iomanip>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 namespace kl::app {
@@ -96,6 +97,22 @@ class sweep_command_run {
                             (near.empty() ? "" : "; did you mean '" + near[0] + "'?"));
     }
     reg_ = load_registry(opt_, families_);
+  }
+
+  // --list-names: what --variant takes, one a line, for shell completion: every variant's name
+  // and every tunable file's (which selects its points), each once, and "all".
+  int list_names() const {
+    std::set<std::string> seen;
+    std::cout << "all\n";
+    for (const auto& e : reg_->entries()) {
+      const kl::variant_descriptor& d = e.descriptor;
+      if (!opt_.family.empty() && d.family != opt_.family) continue;
+      for (const std::string* name : {&d.name, &d.tunable_file})
+        if (!name->empty() && (name == &d.tunable_file || d.in_default_selection()) &&
+            seen.insert(*name).second)
+          std::cout << *name << "\n";
+    }
+    return 0;
   }
 
   // --list: the variants, with no warning about the files that load none.
@@ -270,8 +287,14 @@ class sweep_command_run {
     outputs_->finish(sweep_);
   }
 
+  // --resources: each compiled instantiation's resources, and as records in --json and --csv.
   int report_resources() {
-    write_outputs();
+    if (!opt_.json_path.empty() || !opt_.csv_path.empty()) {
+      kl::sweep_result with_records = sweep_;
+      with_records.results =
+          kl::resource_records(sweep_.compiles, sweep_.arch, req_.input_mode, req_.seed);
+      outputs_->finish(with_records);
+    }
     kl::print_resources(std::cout, sweep_.compiles, sweep_.arch, opt_.markdown);
     for (const auto& c : sweep_.compiles)
       if (!c.error.empty()) return 1;
@@ -333,6 +356,7 @@ class sweep_command_run {
 int sweep_command(const kl::cli_options& opt, int argc, char** argv) {
   sweep_command_run sweep(opt, argc, argv);
   sweep.resolve();
+  if (opt.list_names) return sweep.list_names();
   if (opt.list) return sweep.list();
   sweep.prepare();
   if (opt.plan) return sweep.plan();

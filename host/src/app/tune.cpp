@@ -143,8 +143,13 @@ class tune_run {
     } catch (const std::invalid_argument& e) {
       throw usage_error(std::string("tune: ") + e.what());
     }
-    std::cout << "kernlab " << KERNLAB_VERSION << " tune: strategy " << opt_.strategy << ", seed "
-              << opt_.seed << ", NVRTC " << nvrtc::version() << "\n";
+    if (compiles_only())
+      std::cout << "kernlab " << KERNLAB_VERSION << " tune "
+                << (opt_.resources ? "--resources" : "--compile-only")
+                << ": every point compiled, none run, NVRTC " << nvrtc::version() << "\n";
+    else
+      std::cout << "kernlab " << KERNLAB_VERSION << " tune: strategy " << opt_.strategy
+                << ", seed " << opt_.seed << ", NVRTC " << nvrtc::version() << "\n";
     for (const auto& s : spaces_) {
       std::cout << s.family << "." << s.name << " (" << s.file << "): " << s.candidates.size()
                 << " points over";
@@ -154,6 +159,12 @@ class tune_run {
       for (const auto& [why, n] : s.turned_down)
         std::cout << "  left out: " << n << " point(s), " << why << "\n";
     }
+  }
+
+  // --compile-only, --resources: the points compiled instead of searched (tune_compile.cpp).
+  bool compiles_only() const { return opt_.compile_only || opt_.resources; }
+  int compile_points() const {
+    return compile_tune_points(opt_, families_, req_, sources_, argc_, argv_);
   }
 
   // 3. Where the rows run: --replay answers every row from a recorded tune, with no GPU;
@@ -591,6 +602,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   tune_run tune(opt, argc, argv);
   tune.resolve();
   tune.make_spaces();
+  if (tune.compiles_only()) return tune.compile_points();
   tune.open_rows();
   tune.check_objective();
   tune.start_search();

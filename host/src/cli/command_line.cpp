@@ -73,14 +73,20 @@ const std::vector<std::vector<std::string>>& option_groups() {
 
 // The config file's options that the command line overrides: those it names, every option of a
 // group it names one of, and the file's family when the command line picks variants itself
-// (`--variant all` means every family's, `--variant tiled` finds matmul's).
+// (`--variant all` means every family's, `--variant tiled` finds matmul's) or lists them (`--list`
+// is every family's; `--list --family F` one's). The kernel folders are the exception: the
+// command line's --kernels-dir adds to the file's (`--kernels-dir my_kernels --variant
+// my_idea,reduce5` compares a new kernel with the shipped ones), unless it says
+// --kernels-dir-only.
 bool overridden(const std::string& key, const std::set<std::string>& given) {
+  if (key == "kernels-dir") return given.count("kernels-dir-only") > 0;
   if (given.count(key)) return true;
   for (const auto& group : option_groups())
     if (std::find(group.begin(), group.end(), key) != group.end())
       for (const auto& other : group)
         if (given.count(other)) return true;
-  return (key == "family" || key == "problem") && given.count("variant") > 0;
+  return (key == "family" || key == "problem") &&
+         (given.count("variant") > 0 || given.count("list") > 0 || given.count("list-names") > 0);
 }
 
 // The config file's text. It must be a regular file of at most 1 MiB: a folder used to be
@@ -125,7 +131,17 @@ std::string read_config_file(const std::string& default_config, const po::option
   std::istringstream in(read_config(config));
   try {
     auto parsed = po::parse_config_file(in, desc);
+    for (const auto& opt : parsed.options)
+      if (opt.string_key == "kernels-dir-only")
+        throw kl::usage_error(config +
+                              ": kernels-dir-only is for the command line (it leaves this file's "
+                              "kernels-dir out); write only the folders you want in kernels-dir");
     resolve_config_paths(parsed, fs::absolute(config).parent_path());
+    for (const auto& opt : parsed.options) {
+      std::string value;
+      for (const auto& v : opt.value) value += (value.empty() ? "" : " ") + v;
+      r.config_settings.emplace_back(opt.string_key, value);
+    }
     auto& opts = parsed.options;
     opts.erase(
         std::remove_if(opts.begin(), opts.end(),

@@ -6,6 +6,8 @@
 
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kl::cli {
 
@@ -14,6 +16,8 @@ namespace kl::cli {
 struct read_options {
   boost::program_options::variables_map vm;
   std::set<std::string> given;  // the options named on the command line itself
+  // What the config file sets, each key with its value as --help shows it, in the file's order.
+  std::vector<std::pair<std::string, std::string>> config_settings;
 };
 
 /// Stores the command line's options and positional words ("command") in r.vm.

@@ -53,9 +53,11 @@ std::string command_help(const std::string& command) {
   // apply where because a command line may combine them today (the docs' commands run with
   // --compile-only and --kernels-dir added, on a machine without a GPU); the table would refuse
   // that.
-  static const std::set<std::string> other_commands = {"list",      "plan",     "compile-only",
-                                                       "resources", "pipeline", "version"};
-  static const std::set<std::string> kernel_folders = {"kernels-dir", "plugin-dir", "no-plugins"};
+  static const std::set<std::string> other_commands = {"list",         "list-names", "plan",
+                                                       "compile-only", "resources",  "pipeline",
+                                                       "version",      "completion"};
+  static const std::set<std::string> kernel_folders = {"kernels-dir", "kernels-dir-only",
+                                                       "plugin-dir", "no-plugins"};
   const po::options_description all = make_description();
   for (const auto& option : all.options()) {
     const std::string& key = option->long_name();
@@ -67,7 +69,7 @@ std::string command_help(const std::string& command) {
   return os.str();
 }
 
-std::string help_text(const std::string& appendix) {
+std::string help_text(const cli_options& o, const std::string& appendix) {
   std::ostringstream os;
   os << "kernlab: compile, validate and time CUDA kernel variants\n\n"
         "usage: kernlab [options]\n"
@@ -87,8 +89,18 @@ std::string help_text(const std::string& appendix) {
         "exit codes: 0 every run passed, 1 a variant failed or was wrong, 2 usage error,\n"
         "            3 no CUDA driver/device for a run that needs one, 4 a file or tool failed\n"
         "options on the command line win over the config file (--config); an option that does not\n"
-        "apply to what the command does is an error\n"
-     << make_description() << appendix;
+        "apply to what the command does is an error\n";
+  // The defaults in effect: the config file's, which the option list's "(default ...)", kernlab's
+  // own, would hide.
+  if (o.config_settings.empty())
+    os << "\ndefaults: "
+       << (o.config_path.empty() ? "no config file" : o.config_path + " sets none")
+       << "; those below are in effect\n";
+  else
+    os << "\ndefaults in effect, from " << o.config_path
+       << " (they replace those below; the command line wins):\n";
+  for (const auto& [key, value] : o.config_settings) os << "  --" << key << " " << value << "\n";
+  os << make_description() << appendix;
   return os.str();
 }
 

@@ -2,6 +2,7 @@
 
 #include "cli/options.hpp"
 #include "cuda/occupancy.hpp"
+#include "spec/dtypes.hpp"
 
 #include <algorithm>
 
@@ -10,6 +11,9 @@ namespace po = boost::program_options;
 namespace kl::cli {
 
 po::options_description make_description() {
+  // The dtypes kernlab knows, from their one table.
+  std::string dtype_names;
+  for (const auto& d : data_dtypes()) dtype_names += (dtype_names.empty() ? "" : ", ") + d;
   // One option per line reads as a table: clang-format leaves it alone.
   // clang-format off
   po::options_description select("Selecting what runs");
@@ -31,8 +35,8 @@ po::options_description make_description() {
      "values of a real-valued axis, NAME=v1,v2 (repeatable; kernlab --list shows a family's "
      "axes): one configuration per value, in the families that have the axis")
     ("dtype", po::value<std::string>(),
-     "element types, a comma list of uint8, int32, int64, float16, bfloat16, float32, float64; "
-     "each family runs the ones it has (kernlab --list shows them)")
+     ("element types, a comma list of " + dtype_names +
+      "; each family runs the ones it has (kernlab --list shows them)").c_str())
     ("op", po::value<std::string>(),
      "operations, for the families that have them (comma list; kernlab --list shows them)")
     ("seed", po::value<std::string>(), "seed of the input generator (printed with the results)")
@@ -42,7 +46,9 @@ po::options_description make_description() {
   po::options_description where("Where things are");
   where.add_options()
     ("kernels-dir", po::value<std::vector<std::string>>()->composing(),
-     "folder of <family>/*.cu kernel files (repeatable)")
+     "adds a folder of <family>/*.cu kernel files to the config's (repeatable)")
+    ("kernels-dir-only", po::bool_switch(),
+     "use the command line's --kernels-dir folders alone, without the config's")
     ("plugin-dir", po::value<std::vector<std::string>>()->composing(),
      "adds a folder of plugin .so files to the build's (repeatable; KERNLAB_PLUGIN_PATH adds "
      "more)")
@@ -153,7 +159,11 @@ po::options_description make_description() {
   actions.add_options()
     ("help,h", po::bool_switch(), "this help")
     ("version", po::bool_switch(), "print the version")
-    ("list", po::bool_switch(), "list every variant with its origin, and exit")
+    ("list", po::bool_switch(), "list every family and its variants with their origins, and exit")
+    ("list-names", po::bool_switch(),
+     "print the names --variant takes, one a line, and exit (for shell completion)")
+    ("completion", po::value<std::string>(),
+     "print a completion script for bash or zsh, and exit: source <(kernlab --completion bash)")
     ("plan", po::bool_switch(),
      "print the rows this command line would run, one configuration key a line (the key that "
      "compare pairs rows by), in the order they would run, and exit: nothing is compiled or run")

@@ -85,6 +85,9 @@ T bounded(const po::variables_map& vm, const char* key, T fallback, T lo, T hi, 
 // are resolved, or, for files that exist, one file under two names (a hard link). A stream or
 // a device ("-", /dev/null) may take several.
 bool same_output_file(const std::string& a, const std::string& b) {
+  // Standard output takes one output: `--json - --csv -` would be neither JSON nor CSV.
+  const auto standard = [](const std::string& p) { return p == "-" || p == "/dev/stdout"; };
+  if (standard(a) && standard(b)) return true;
   if (a == "-" || b == "-") return false;
   std::error_code ea, eb;
   const fs::file_status sa = fs::status(a, ea), sb = fs::status(b, eb);
@@ -114,8 +117,19 @@ void check_distinct_outputs(const cli_options& o) {
       const auto& [b, path_b] = outputs[k];
       if (!path_a->empty() && !path_b->empty() && same_output_file(*path_a, *path_b))
         throw usage_error(std::string(a) + " " + *path_a + " and " + b + " " + *path_b +
-                          " are one file: give each output a file of its own");
+                          (*path_a == "-" || *path_a == "/dev/stdout"
+                               ? " both write to standard output"
+                               : " are one file") +
+                          ": give each output a file of its own");
     }
+}
+
+// Whether two spellings of a folder are one folder: the same folder on disk, or, where either
+// does not exist, the same path once made absolute.
+bool same_folder(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  return fs::absolute(a, ec).lexically_normal() == fs::absolute(b, ec).lexically_normal();
 }
 
 // The steps of parse_command_line, in the order it takes them: an option's checks may read what an
@@ -142,7 +156,9 @@ std::uint64_t read_seed(const std::string& text) {
 void read_selection(const po::variables_map& vm, const default_paths& defaults, cli_options& o) {
   o.help = vm["help"].as<bool>();
   o.version = vm["version"].as<bool>();
-  o.list = vm["list"].as<bool>();
+  o.list_names = vm["list-names"].as<bool>();
+  o.list = vm["list"].as<bool>() || o.list_names;  // the same listing, as names alone
+  o.completion = str(vm, "completion", "");
   o.plan = vm["plan"].as<bool>();
   o.compile_only = vm["compile-only"].as<bool>();
   o.no_plugins = vm["no-plugins"].as<bool>();
@@ -169,7 +185,17 @@ void read_selection(const po::variables_map& vm, const default_paths& defaults, 
   o.input_mode = str(vm, "input", "exact");
   if (o.input_mode != "exact" && o.input_mode != "random")
     throw usage_error("--input must be 'exact' or 'random', not '" + o.input_mode + "'");
-  if (vm.count("kernels-dir")) o.kernels_dirs = vm["kernels-dir"].as<std::vector<std::string>>();
+  // The command line's folders, then the config file's (cli/command_line.cpp), each folder once:
+  // the shipped folder named again on the command line (`--kernels-dir kernels_src`) would clash
+  // with itself, variant by variant.
+  if (vm.count("kernels-dir"))
+    for (const auto& dir : vm["kernels-dir"].as<std::vector<std::string>>())
+      if (std::none_of(o.kernels_dirs.begin(), o.kernels_dirs.end(),
+                       [&](const std::string& d) { return same_folder(d, dir); }))
+        o.kernels_dirs.push_back(dir);
+  if (vm["kernels-dir-only"].as<bool>() && o.kernels_dirs.empty())
+    throw usage_error(
+        "--kernels-dir-only leaves the config's kernel folders out: give --kernels-dir DIR");
   // The build's (or the install's) plugin folder always counts: --plugin-dir adds folders.
   o.plugin_dirs = defaults.plugin_dirs;
   for (const auto& d : vm.count("plugin-dir") ? vm["plugin-dir"].as<std::vector<std::string>>()
@@ -478,6 +504,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   o.sizes_on_command_line = vm.count("size") > 0;  // before the config file adds its own
   const std::string config = read_config_file(defaults.config, desc, r);
   if (!config.empty()) o.config_path = config;
+  o.config_settings = r.config_settings;
   po::notify(r.vm);
 
   read_selection(vm, defaults, o);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kl {
@@ -40,8 +41,10 @@ struct device_selection {
 
 struct cli_options {
   bool help = false, version = false, list = false, compile_only = false, no_plugins = false;
-  bool plan = false;   ///< --plan: print the rows' keys, run nothing
-  bool watch = false;  ///< after the sweep, re-run the variants whose files change
+  bool plan = false;        ///< --plan: print the rows' keys, run nothing
+  bool list_names = false;  ///< --list-names: --list as the names --variant takes, one a line
+  std::string completion;   ///< --completion SHELL: print its completion script ("" for none)
+  bool watch = false;       ///< after the sweep, re-run the variants whose files change
   bool no_cache = false;
   std::string cache_dir;  ///< "" = the default ($XDG_CACHE_HOME/kernlab, ~/.cache/kernlab)
   std::optional<std::uint64_t> cache_max_bytes;  ///< --cache-max-size; none = the default cap
@@ -59,7 +62,9 @@ struct cli_options {
   std::uint64_t seed = 0;
   std::string input_mode;
   std::vector<std::string> kernels_dirs, plugin_dirs;
-  std::string config_path;
+  std::string config_path;  ///< the config file read; "" for none
+  /// What the config file sets (key, value), in its order: the defaults in effect, for --help.
+  std::vector<std::pair<std::string, std::string>> config_settings;
   std::string arch;
   std::string baseline;
   std::string cuda_include;
@@ -149,8 +154,14 @@ device_selection parse_devices(const std::string& text, const std::string& optio
 /// ordinal is not one of them.
 std::vector<int> resolve_devices(const device_selection& s, int count);
 
-/// The --help text; `appendix` (the tune strategies) comes last.
-std::string help_text(const std::string& appendix = "");
+/// The --help text: the usage, the defaults `o`'s config file sets (those in effect), then every
+/// option; `appendix` (the tune strategies) comes last.
+std::string help_text(const cli_options& o, const std::string& appendix = "");
+/// `kernlab --completion SHELL`: a completion script for bash or zsh, made from the option table
+/// (the options, the commands, the variant names through `kernlab --list-names`). Throws
+/// usage_error for another shell.
+std::string completion_script(const std::string& shell);
+
 /// `kernlab COMMAND --help`: the command's usage, what it does, and the options that apply to it
 /// (compare, plot, cache, tune). Throws usage_error for another word.
 std::string command_help(const std::string& command);

@@ -16,7 +16,7 @@ json to_json(const compile_result& r) {
                        u.spill_load_bytes};
   json diagnostics = json::array();
   for (const auto& d : r.diagnostics)
-    diagnostics.push_back({d.file, d.line, d.severity, d.message});
+    diagnostics.push_back({d.file, d.line, d.severity, d.message, d.context});
   return {{"path", r.path},
           {"cubin", json::binary(std::vector<std::uint8_t>(r.cubin.begin(), r.cubin.end()))},
           {"lowered_names", r.lowered_names},
@@ -39,8 +39,10 @@ compile_result compile_result_from_json(const json& j) {
   r.log = j.at("log").get<std::string>();
   r.options = j.at("options").get<std::vector<std::string>>();
   for (const auto& d : j.at("diagnostics"))
+    // The source line and caret came later: an entry stored before has none.
     r.diagnostics.push_back({d.at(0).get<std::string>(), d.at(1).get<int>(),
-                             d.at(2).get<std::string>(), d.at(3).get<std::string>()});
+                             d.at(2).get<std::string>(), d.at(3).get<std::string>(),
+                             d.size() > 4 ? d.at(4).get<std::string>() : std::string()});
   r.milliseconds = j.at("compile_ms").get<double>();
   return r;
 }

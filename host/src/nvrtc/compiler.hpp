@@ -28,6 +28,9 @@ struct diagnostic {
   int line = 0;
   std::string severity;  ///< "error" or "warning"
   std::string message;
+  /// The source line and the caret under the column, as NVRTC prints them below the message
+  /// ("    int y = x + 1;\n            ^"); "" when the log has none.
+  std::string context;
   /// "kernels_src/reduce/my_idea.cu:12: error: identifier "x" is undefined"
   std::string to_string() const;
 };

@@ -6,10 +6,12 @@
 // KB (SIGSEGV). Kept apart from compiler.cpp so tests/fuzz can build it without NVRTC.
 #include "nvrtc/compiler.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 #include <sstream>
 #include <string_view>
+#include <vector>
 
 namespace kl::nvrtc {
 namespace {
@@ -94,11 +96,20 @@ std::string diagnostic::to_string() const {
 }
 
 std::string compile_result::error_summary() const {
+  // The compiled file's errors first, then the headers', each file's in the order of its lines
+  // (NVRTC reports a template's errors where it instantiates it, after later lines' errors),
+  // each with its source line and caret.
+  std::vector<const diagnostic*> errors;
+  for (const auto& d : diagnostics)
+    if (d.severity == "error") errors.push_back(&d);
+  std::stable_sort(errors.begin(), errors.end(), [&](const diagnostic* a, const diagnostic* b) {
+    if ((a->file == path) != (b->file == path)) return a->file == path;
+    if (a->file != b->file) return a->file < b->file;
+    return a->line < b->line;
+  });
   std::ostringstream out;
-  for (const auto& d : diagnostics)
-    if (d.severity == "error" && d.file == path) out << d.to_string() << "\n";
-  for (const auto& d : diagnostics)
-    if (d.severity == "error" && d.file != path) out << d.to_string() << "\n";
+  for (const diagnostic* d : errors)
+    out << d->to_string() << "\n" << d->context << (d->context.empty() ? "" : "\n");
   if (out.tellp() > 0) return out.str();
   // No parsable diagnostic (a linker-style or ptxas error): show the start of the log.
   std::istringstream in(log);
@@ -112,18 +123,38 @@ std::vector<diagnostic> parse_diagnostics(const std::string& log) {
   // path may itself hold "(3): ", so the last '(' that starts a valid tail wins, as a greedy
   // "(.+)\((\d+)\): ..." would choose. Each try stops at the first character that does not fit,
   // and the digits it reads end at the next '(', so a line costs linear time.
+  // NVRTC prints the source line and a caret under the column below each message: the two lines
+  // right after a diagnostic, when the second is a caret alone, are its context.
   std::vector<diagnostic> out;
   std::istringstream in(log);
-  std::string text;
+  std::string text, source;  // `source`: the line after a diagnostic, maybe its source line
+  enum { other, after_diagnostic, after_source } state = other;
   while (std::getline(in, text)) {
     const std::string_view line = text;
+    const std::size_t caret = line.find_first_not_of(' ');
+    if (state == after_source && caret != std::string_view::npos && line[caret] == '^' &&
+        line.find_first_not_of(' ', caret + 1) == std::string_view::npos) {
+      out.back().context = source + "\n" + text;
+      state = other;
+      continue;
+    }
     diagnostic d;
+    bool found = false;
     for (std::size_t open = line.rfind('('); open != std::string_view::npos && open > 0;
          open = line.rfind('(', open - 1)) {
       if (!parse_tail(line, open, d)) continue;
       d.file = std::string(line.substr(0, open));
       out.push_back(std::move(d));
+      found = true;
       break;
+    }
+    if (found) {
+      state = after_diagnostic;
+    } else if (state == after_diagnostic) {
+      source = text;
+      state = after_source;
+    } else {
+      state = other;
     }
   }
   return out;

@@ -65,6 +65,18 @@ void registry::add(registry_entry e) {
   // Names are how users select variants, so the first one registered keeps a name and any later
   // one, from a source folder or a plugin, is refused with a warning naming both.
   if (const registry_entry* prev = find(e.descriptor.qualified_name())) {
+    // Two folders' files of one name (my_kernels/reduce/reduce5.cu beside the shipped one): the
+    // user may mean either, so it is an error rather than a guess. A clash within one folder (a
+    // tunable file's named point and a file) or with a plugin keeps the first, with a warning.
+    const auto folder = [](const variant_descriptor& d) {
+      return fs::path(d.origin_path).parent_path().parent_path();
+    };
+    if (prev->descriptor.origin == origin_kind::source &&
+        e.descriptor.origin == origin_kind::source &&
+        folder(prev->descriptor) != folder(e.descriptor))
+      throw duplicate_variant_error("variant '" + e.descriptor.qualified_name() +
+                                    "' is in two kernel folders: " + prev->descriptor.origin_path +
+                                    " and " + e.descriptor.origin_path);
     warnings_.push_back(e.descriptor.origin_path + ": variant name '" +
                         e.descriptor.qualified_name() + "' is already taken by " +
                         prev->descriptor.origin_text() + "; this one is ignored");

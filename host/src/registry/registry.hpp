@@ -29,12 +29,20 @@ class selection_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Two kernel folders give a variant of one name: which of them runs cannot be guessed, so
+/// neither is picked. The message names both files.
+class duplicate_variant_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class registry {
  public:
   /// Also makes the entry of each data family's reference kernel (reference()).
   explicit registry(const family_registry& families);
 
-  /// Discovers <dir>/<family>/*.cu. Files with a bad header become entries with an error.
+  /// Discovers <dir>/<family>/*.cu. Files with a bad header become entries with an error. A
+  /// variant whose name an earlier folder's file already gives throws duplicate_variant_error.
   void add_source_dir(const std::string& dir);
   /// How plugin files are probed (plugin_loader.hpp). By default they are read in this process,
   /// which only trusted callers (tests of shipped plugins) may rely on: kernlab sets a probe

@@ -92,6 +92,45 @@ void print_resources(std::ostream& os, const std::vector<compile_record>& compil
   for (const auto& e : errors) os << "\n" << e << (e.empty() || e.back() == '\n' ? "" : "\n");
 }
 
+std::vector<result_record> resource_records(const std::vector<compile_record>& compiles,
+                                            const std::string& arch, const std::string& input_mode,
+                                            std::uint64_t seed) {
+  const std::optional<sm_limits> limits = find_limits(arch);
+  std::vector<result_record> out;
+  for (const auto& c : compiles) {
+    result_record r;
+    r.variant = c.entry->descriptor;
+    r.config.input_mode = input_mode;
+    r.config.seed = seed;
+    r.compile_ms = c.milliseconds;
+    if (!c.error.empty()) {
+      r.status = outcome::failed;
+      r.message = c.error;
+      out.push_back(std::move(r));
+      continue;
+    }
+    for (const auto& inst : c.instances) {
+      const auto it = c.result.resources.find(inst.name_expression);
+      if (it == c.result.resources.end()) continue;
+      result_record one = r;
+      one.block = inst.block;
+      one.config.dtype = inst.dtype;
+      one.config.op = inst.op;
+      one.status = outcome::skipped;
+      one.message = "--resources: compiled for " + arch + ", not run";
+      one.resources = it->second;
+      if (limits) {
+        const auto occ = estimate_occupancy(
+            it->second.registers, static_cast<std::size_t>(it->second.static_shared_bytes),
+            inst.block, *limits);
+        one.occupancy = occupancy_info{occ.blocks_per_sm, occ.fraction};
+      }
+      out.push_back(std::move(one));
+    }
+  }
+  return out;
+}
+
 void print_compile_summary(std::ostream& os, const compile_summary& s) {
   auto count = [](std::size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);

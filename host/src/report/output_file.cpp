@@ -28,8 +28,16 @@ void write_directly(const std::string& path, int fd, const std::string& text, bo
 
 }  // namespace
 
+bool is_standard_output(const std::string& path) { return path == "-" || path == "/dev/stdout"; }
+
+bool is_stream_output(const std::string& path) {
+  if (is_standard_output(path) || path == "/dev/stderr") return true;
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 void write_output_file(const std::string& path, const std::string& text) {
-  if (path == "-" || path == "/dev/stdout") return write_directly(path, STDOUT_FILENO, text, false);
+  if (is_standard_output(path)) return write_directly(path, STDOUT_FILENO, text, false);
   if (path == "/dev/stderr") return write_directly(path, STDERR_FILENO, text, false);
 
   struct stat st {};

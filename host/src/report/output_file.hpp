@@ -15,4 +15,13 @@ namespace kl {
 /// it points at. Throws io_error("PATH: why") on any failure.
 void write_output_file(const std::string& path, const std::string& text);
 
+/// Whether an output path names the process's standard output ("-", /dev/stdout).
+bool is_standard_output(const std::string& path);
+
+/// Whether an output path is a stream rather than a file to replace: standard output or error,
+/// or something there that is not a regular file (a FIFO, a device). A stream takes one write of
+/// the whole: the rewrites a run makes of a file while it goes on would reach it as several
+/// documents.
+bool is_stream_output(const std::string& path);
+
 }  // namespace kl

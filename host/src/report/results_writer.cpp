@@ -24,19 +24,34 @@ void results_writer::warn(const std::string& what) { warnings_.push_back(what); 
 void results_writer::row(const result_record& r, const sweep_result& so_far) {
   rows_.push_back(r);
   if (!paths_.jsonl.empty() && !jsonl_failed_) {
-    // Opened (and emptied) at the first row, so a run that measures nothing keeps an older file.
-    if (!jsonl_.is_open()) jsonl_.open(paths_.jsonl, std::ios::out | std::ios::trunc);
     nlohmann::json line = record_in_context(r, device_of(r, so_far));
     line["run"] = run_json(context_());
-    errno = 0;
-    jsonl_ << json_text(line) << '\n' << std::flush;
-    if (!jsonl_) {
+    std::string why;
+    if (is_standard_output(paths_.jsonl)) {  // `--jsonl -`: a line at a time to stdout
+      try {
+        write_output_file(paths_.jsonl, json_text(line) + "\n");
+      } catch (const io_error& e) {
+        why = e.what();
+      }
+    } else {
+      // Opened (and emptied) at the first row, so a run that measures nothing keeps an older
+      // file.
+      if (!jsonl_.is_open()) jsonl_.open(paths_.jsonl, std::ios::out | std::ios::trunc);
+      errno = 0;
+      jsonl_ << json_text(line) << '\n' << std::flush;
+      if (!jsonl_)
+        why = "--jsonl " + paths_.jsonl + ": " + (errno ? std::strerror(errno) : "cannot write");
+    }
+    if (!why.empty()) {
       jsonl_failed_ = true;
-      warn("--jsonl " + paths_.jsonl + ": " + (errno ? std::strerror(errno) : "cannot write") +
-           "; no further lines are written (--json and --csv still are)");
+      warn(why + "; no further lines are written (--json and --csv still are)");
     }
   }
-  if (paths_.json.empty() && paths_.csv.empty()) return;
+  // A stream (`--json -`, a FIFO) is written once, whole, when the run ends: the rewrites below
+  // would reach it as several documents.
+  if ((paths_.json.empty() || is_stream_output(paths_.json)) &&
+      (paths_.csv.empty() || is_stream_output(paths_.csv)))
+    return;
   const auto now = std::chrono::steady_clock::now();
   if (std::chrono::duration<double>(now - last_rewrite_).count() < rewrite_every_s_) return;
   sweep_result partial;
@@ -47,7 +62,7 @@ void results_writer::row(const result_record& r, const sweep_result& so_far) {
   partial.no_device_reason = so_far.no_device_reason;
   partial.results = rows_;
   try {
-    rewrite(partial, false);
+    rewrite(partial, false, false);
   } catch (const io_error& e) {
     // Once: the final write says it again, as an error, if it still fails then.
     if (!rewrite_failed_)
@@ -57,12 +72,15 @@ void results_writer::row(const result_record& r, const sweep_result& so_far) {
   last_rewrite_ = std::chrono::steady_clock::now();
 }
 
-void results_writer::rewrite(const sweep_result& sweep, bool complete) {
+void results_writer::rewrite(const sweep_result& sweep, bool complete, bool final) {
   if (paths_.json.empty() && paths_.csv.empty()) return;
   nlohmann::json results = results_to_json(sweep, context_());
   results["complete"] = complete;
-  if (!paths_.json.empty()) write_output_file(paths_.json, json_text(results, 1) + "\n");
-  if (!paths_.csv.empty()) {
+  const auto now = [&](const std::string& path) {
+    return !path.empty() && (final || !is_stream_output(path));
+  };
+  if (now(paths_.json)) write_output_file(paths_.json, json_text(results, 1) + "\n");
+  if (now(paths_.csv)) {
     std::ostringstream csv;
     write_csv(results, csv);
     write_output_file(paths_.csv, csv.str());
@@ -71,7 +89,7 @@ void results_writer::rewrite(const sweep_result& sweep, bool complete) {
 
 void results_writer::finish(const sweep_result& final) {
   if (jsonl_.is_open()) jsonl_.close();
-  rewrite(final, !final.interrupted);
+  rewrite(final, !final.interrupted, true);
   if (jsonl_failed_) throw io_error(warnings_.front());
 }
 

@@ -43,7 +43,8 @@ class results_writer {
   std::size_t rows() const { return rows_.size(); }
 
  private:
-  void rewrite(const sweep_result& sweep, bool complete);
+  /// `final`: the last write, which streams (`--json -`) get too.
+  void rewrite(const sweep_result& sweep, bool complete, bool final);
   void warn(const std::string& what);
 
   results_paths paths_;

@@ -46,6 +46,14 @@ void print_compile_table(std::ostream& os, const std::vector<compile_record>& co
 void print_resources(std::ostream& os, const std::vector<compile_record>& compiles,
                      const std::string& arch, bool markdown);
 
+/// The same figures as records of a results file (--resources --json/--csv): one per compiled
+/// instantiation, `skipped` ("compiled, not run") with its resources and theoretical occupancy,
+/// and one `failed` record per file that did not compile. The size is 0: resources do not
+/// depend on it.
+std::vector<result_record> resource_records(const std::vector<compile_record>& compiles,
+                                            const std::string& arch, const std::string& input_mode,
+                                            std::uint64_t seed);
+
 /// "compile: 18 files on 2 threads, 17 hits, 1 miss, 184 ms wall (cache ~/.cache/kernlab)"
 void print_compile_summary(std::ostream& os, const compile_summary& summary);
 
