@@ -30,29 +30,8 @@ struct text_table {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> trailers;  ///< a row's free text after its cells (skip reasons)
 
-  void write(std::ostream& os, bool markdown) const {
-    if (markdown) {
-      os << "|";
-      for (const auto& h : header) os << " " << h << " |";
-      os << "\n|";
-      for (std::size_t c = 0; c < header.size(); ++c) os << (right[c] ? " ---: |" : " --- |");
-      os << "\n";
-      for (std::size_t r = 0; r < rows.size(); ++r) {
-        os << "|";
-        for (std::size_t c = 0; c < header.size(); ++c) {
-          std::string cell = c < rows[r].size() ? rows[r][c] : "";
-          if (c + 1 == header.size() && !trailers[r].empty()) cell = trailers[r];
-          // A cell on one line, without the column separator.
-          for (auto& ch : cell) {
-            if (ch == '|') ch = '/';
-            if (ch == '\n' || ch == '\r') ch = ' ';
-          }
-          os << " " << cell << " |";
-        }
-        os << "\n";
-      }
-      return;
-    }
+  /// Aligned columns under the header, a row's trailer after its cells.
+  void write_aligned(std::ostream& os) const {
     std::vector<std::size_t> w(header.size());
     for (std::size_t c = 0; c < header.size(); ++c) w[c] = header[c].size();
     for (const auto& row : rows)
@@ -68,6 +47,38 @@ struct text_table {
       if (!trailers[r].empty()) os << "  " << trailers[r];
       os << "\n";
     }
+  }
+
+  /// A markdown table: a row's trailer takes its last cell, each cell on one line without the
+  /// column separator.
+  void write_markdown(std::ostream& os) const {
+    os << "|";
+    for (const auto& h : header) os << " " << h << " |";
+    os << "\n|";
+    for (std::size_t c = 0; c < header.size(); ++c) os << (right[c] ? " ---: |" : " --- |");
+    os << "\n";
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      os << "|";
+      for (std::size_t c = 0; c < header.size(); ++c) {
+        std::string cell = c < rows[r].size() ? rows[r][c] : "";
+        if (c + 1 == header.size() && !trailers[r].empty()) cell = trailers[r];
+        for (auto& ch : cell) {
+          if (ch == '|') ch = '/';
+          if (ch == '\n' || ch == '\r') ch = ' ';
+        }
+        os << " " << cell << " |";
+      }
+      os << "\n";
+    }
+  }
+
+  /// Either, for a report that takes --markdown as a flag (report/printer.hpp lays out the
+  /// sweep's and the profile's tables).
+  void write(std::ostream& os, bool markdown) const {
+    if (markdown)
+      write_markdown(os);
+    else
+      write_aligned(os);
   }
 };
 
