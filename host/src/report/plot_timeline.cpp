@@ -108,30 +108,13 @@ double tick_step(double span) {
 
 constexpr int left = 84, plot_w = 900, right = 24, lane_h = 18, lane_gap = 4, font = 11;
 
-}  // namespace
-
-std::size_t write_timeline_svg(const json& results, std::ostream& os) {
-  const auto p = results.find("pipeline");
-  if (p == results.end() || !p->is_array() || p->empty())
-    throw std::runtime_error(
-        "no pipeline in this results file: --timeline draws a kernlab --pipeline result (a "
-        "sweep's rows: kernlab plot --roofline)");
-  const auto& repro = results.at("reproducibility");
-  const json& dev = repro.at("device");
-  const std::string device = dev.is_object() && dev.contains("name") && dev.at("name").is_string()
-                                 ? dev.at("name").get<std::string>()
-                                 : "no device";
-  const int width = left + plot_w + right;
-  const int text_w = width - 20;
-
-  std::ostringstream body;
-  int y = 10;
+// The picture's heading, the stages' colours and what a box is. `y` goes past them.
+void write_legend(std::ostream& body, int& y, const std::string& device, int text_w) {
   for (const auto& line : svg::wrap("kernlab pipeline timeline: " + device, text_w, 14)) {
     y += 18;
     body << "<text x=\"10\" y=\"" << y << "\" font-size=\"14\" font-weight=\"bold\">" << esc(line)
          << "</text>\n";
   }
-  // Legend, then what a box is.
   y += 20;
   int lx = 10;
   for (int k = 0; k < 3; ++k) {
@@ -151,7 +134,147 @@ std::size_t write_timeline_svg(const json& results, std::ostream& os) {
     y += 15;
     body << "<text x=\"10\" y=\"" << y << "\" fill=\"#444444\">" << esc(line) << "</text>\n";
   }
+}
 
+// A problem's heading: its family, variant, block and size, the bytes it moves, and how long
+// each stage takes alone.
+std::string problem_heading(const json& rep) {
+  // Files before the pipeline was every family's have no "family": qam256's.
+  const std::string variant = rep.value("variant", std::string("?"));
+  std::string heading =
+      rep.value("family", variant.substr(0, variant.find('.'))) + " pipeline, " + variant;
+  if (const auto b = svg::number_at(rep, "block")) heading += " block " + num(*b, "%.0f");
+  if (rep.contains("config") && rep.at("config").is_object()) {
+    const json& c = rep.at("config");
+    if (const auto n = svg::number_at(c, "size")) heading += ", n=" + num(*n, "%.0f");
+  }
+  if (const auto bytes = svg::number_at(rep, "bytes_each_way"))  // files before 2026-11-26
+    heading += ", " + num(*bytes / 1073741824.0, "%.2f") + " GiB each way";
+  const auto in = svg::number_at(rep, "bytes_in"), out = svg::number_at(rep, "bytes_out");
+  if (in && out)
+    heading += ", " + num(*in / 1073741824.0, "%.2f") + " GiB in, " +
+               num(*out / 1073741824.0, "%.2f") + " GiB out";
+  const auto h2d = svg::number_at(rep, "h2d_alone_ms"), k = svg::number_at(rep, "kernel_alone_ms"),
+             d2h = svg::number_at(rep, "d2h_alone_ms"), bound = svg::number_at(rep, "bound_ms");
+  if (h2d && k && d2h)
+    heading += "; alone: H2D " + num(*h2d, "%.2f") + " ms, kernel " + num(*k, "%.2f") +
+               " ms, D2H " + num(*d2h, "%.2f") + " ms";
+  if (bound) heading += "; bound (both copies at once) " + num(*bound, "%.2f") + " ms";
+  return heading;
+}
+
+// "depth, 2 streams, 4 chunks: wall 0.01 ms, 1.20x the bound, overlap 1.67x (fastest)"
+std::string schedule_title(const schedule& s, bool fastest) {
+  std::string title = s.order + ", " + std::to_string(s.streams) + " stream" +
+                      (s.streams == 1 ? "" : "s") + ", " + std::to_string(s.chunks) +
+                      " chunks: wall " + num(s.wall_us / 1000, "%.2f") + " ms";
+  if (s.x_bound > 0) title += ", " + num(s.x_bound, "%.2f") + "x the bound";
+  if (s.overlap > 0) title += ", overlap " + num(s.overlap, "%.2f") + "x";
+  if (fastest) title += " (fastest)";
+  if (!s.valid) title += " (WRONG output)";
+  return title;
+}
+
+// A problem's time axis, one for every schedule of the problem so that their lengths compare:
+// ticks of 1, 2 or 5 x 10^k microseconds up to the longest schedule.
+struct time_scale {
+  double step = 0, axis_end = 0;
+
+  double px(double us) const { return left + std::clamp(us / axis_end, 0.0, 1.0) * plot_w; }
+};
+
+// A schedule's lanes, one per stream, and its chunks' stages as boxes on them, the chunk's
+// number inside where it fits.
+void write_boxes(std::ostream& body, const schedule& s, const time_scale& ts, int top) {
+  for (unsigned st = 0; st < s.streams; ++st) {
+    const int ly = top + static_cast<int>(st) * (lane_h + lane_gap);
+    body << "<rect x=\"" << left << "\" y=\"" << ly << "\" width=\"" << plot_w << "\" height=\""
+         << lane_h << "\" fill=\"#f4f4f4\"/><text x=\"" << left - 6 << "\" y=\"" << ly + lane_h - 5
+         << "\" text-anchor=\"end\">stream " << st << "</text>\n";
+  }
+  for (const auto& b : s.boxes) {
+    const int ly = top + static_cast<int>(b.stream) * (lane_h + lane_gap);
+    for (int k2 = 0; k2 < 3; ++k2) {
+      const double x0 = ts.px(b.begin[k2]);
+      const double w = std::max(1.0, ts.px(b.end[k2]) - x0);
+      body << "<rect class=\"stage\" x=\"" << num(x0, "%.2f") << "\" y=\"" << ly << "\" width=\""
+           << num(w, "%.2f") << "\" height=\"" << lane_h << "\" fill=\"" << stage_colour[k2]
+           << "\" stroke=\"white\" stroke-width=\"0.5\"><title>chunk " << b.chunk << " "
+           << stage_name[k2] << ", stream " << b.stream << ": " << num(b.begin[k2], "%.1f")
+           << " to " << num(b.end[k2], "%.1f") << " µs (" << num(b.end[k2] - b.begin[k2], "%.1f")
+           << " µs)</title></rect>\n";
+      const std::string n = std::to_string(b.chunk);
+      if (w >= text_width(n, 9) + 2)
+        body << "<text x=\"" << num(x0 + w / 2) << "\" y=\"" << ly + lane_h - 5
+             << "\" font-size=\"9\" text-anchor=\"middle\" fill=\"" << (k2 == 1 ? "black" : "white")
+             << "\">" << n << "</text>\n";
+    }
+  }
+}
+
+// The time axis under a schedule's lanes, ticks in microseconds, and its wall as a line across
+// them. Returns the axis's y.
+int write_axis(std::ostream& body, const schedule& s, const time_scale& ts, int top) {
+  const int h = static_cast<int>(s.streams) * (lane_h + lane_gap) - lane_gap;
+  const int axis_y = top + h + 3;
+  body << "<line x1=\"" << left << "\" y1=\"" << axis_y << "\" x2=\"" << left + plot_w << "\" y2=\""
+       << axis_y << "\" stroke=\"black\"/>\n";
+  const int ticks = static_cast<int>(std::lround(ts.axis_end / ts.step));
+  for (int i = 0; i <= ticks; ++i) {
+    const double t = i * ts.step;
+    body << "<line x1=\"" << num(ts.px(t)) << "\" y1=\"" << axis_y << "\" x2=\"" << num(ts.px(t))
+         << "\" y2=\"" << axis_y + 4 << "\" stroke=\"black\"/><text x=\"" << num(ts.px(t))
+         << "\" y=\"" << axis_y + 15 << "\" text-anchor=\"" << (i == ticks ? "end" : "middle")
+         << "\">" << num(t, ts.step < 1 ? "%.1f" : "%.0f") << (i == ticks ? " µs" : "")
+         << "</text>\n";
+  }
+  body << "<line x1=\"" << num(ts.px(s.wall_us)) << "\" y1=\"" << top - 3 << "\" x2=\""
+       << num(ts.px(s.wall_us)) << "\" y2=\"" << axis_y << "\" stroke=\"black\" "
+       << "stroke-width=\"2\"><title>wall " << num(s.wall_us, "%.1f") << " µs</title></line>\n";
+  return axis_y;
+}
+
+// One schedule: its title (bold for the fastest, in red when its output was wrong), then its
+// lanes and axis, or a note that it has no stage times. `y` goes past it.
+void write_schedule(std::ostream& body, int& y, const schedule& s, bool fastest,
+                    const time_scale& ts, int text_w) {
+  y += 10;
+  for (const auto& line : svg::wrap(schedule_title(s, fastest), text_w, 12)) {
+    y += 15;
+    body << "<text class=\"title\" x=\"10\" y=\"" << y << "\" font-size=\"12\""
+         << (fastest ? " font-weight=\"bold\"" : "") << (s.valid ? "" : " fill=\"#D55E00\"") << ">"
+         << esc(line) << "</text>\n";
+  }
+  y += 6;
+  if (s.boxes.empty()) {
+    y += 14;
+    body << "<text x=\"" << left << "\" y=\"" << y
+         << "\" fill=\"#D55E00\">no stage times for this row</text>\n";
+    return;
+  }
+  write_boxes(body, s, ts, y);
+  y = write_axis(body, s, ts, y) + 18;
+}
+
+}  // namespace
+
+std::size_t write_timeline_svg(const json& results, std::ostream& os) {
+  const auto p = results.find("pipeline");
+  if (p == results.end() || !p->is_array() || p->empty())
+    throw std::runtime_error(
+        "no pipeline in this results file: --timeline draws a kernlab --pipeline result (a "
+        "sweep's rows: kernlab plot --roofline)");
+  const auto& repro = results.at("reproducibility");
+  const json& dev = repro.at("device");
+  const std::string device = dev.is_object() && dev.contains("name") && dev.at("name").is_string()
+                                 ? dev.at("name").get<std::string>()
+                                 : "no device";
+  const int width = left + plot_w + right;
+  const int text_w = width - 20;
+
+  std::ostringstream body;
+  int y = 10;
+  write_legend(body, y, device, text_w);
   bool any_timeline = false;
   // Rows past the picture's cap are counted, not drawn: each may take megabytes.
   std::size_t not_drawn = 0;
@@ -182,108 +305,18 @@ std::size_t write_timeline_svg(const json& results, std::ostream& os) {
       continue;
     }
     const double step = tick_step(t_max);
-    const double axis_end = std::ceil(t_max / step) * step;
-    auto px = [&](double us) { return left + std::clamp(us / axis_end, 0.0, 1.0) * plot_w; };
-
-    // The problem's heading.
-    // Files before the pipeline was every family's have no "family": qam256's.
-    const std::string variant = rep.value("variant", std::string("?"));
-    std::string heading =
-        rep.value("family", variant.substr(0, variant.find('.'))) + " pipeline, " + variant;
-    if (const auto b = svg::number_at(rep, "block")) heading += " block " + num(*b, "%.0f");
-    if (rep.contains("config") && rep.at("config").is_object()) {
-      const json& c = rep.at("config");
-      if (const auto n = svg::number_at(c, "size")) heading += ", n=" + num(*n, "%.0f");
-    }
-    if (const auto bytes = svg::number_at(rep, "bytes_each_way"))  // files before 2026-11-26
-      heading += ", " + num(*bytes / 1073741824.0, "%.2f") + " GiB each way";
-    const auto in = svg::number_at(rep, "bytes_in"), out = svg::number_at(rep, "bytes_out");
-    if (in && out)
-      heading += ", " + num(*in / 1073741824.0, "%.2f") + " GiB in, " +
-                 num(*out / 1073741824.0, "%.2f") + " GiB out";
-    const auto h2d = svg::number_at(rep, "h2d_alone_ms"),
-               k = svg::number_at(rep, "kernel_alone_ms"),
-               d2h = svg::number_at(rep, "d2h_alone_ms"), bound = svg::number_at(rep, "bound_ms");
-    if (h2d && k && d2h)
-      heading += "; alone: H2D " + num(*h2d, "%.2f") + " ms, kernel " + num(*k, "%.2f") +
-                 " ms, D2H " + num(*d2h, "%.2f") + " ms";
-    if (bound) heading += "; bound (both copies at once) " + num(*bound, "%.2f") + " ms";
+    const time_scale ts{step, std::ceil(t_max / step) * step};
     y += 14;
-    for (const auto& line : svg::wrap(heading, text_w, 13)) {
+    for (const auto& line : svg::wrap(problem_heading(rep), text_w, 13)) {
       y += 17;
       body << "<text class=\"title\" x=\"10\" y=\"" << y
            << "\" font-size=\"13\" font-weight=\"bold\">" << esc(line) << "</text>\n";
     }
-
     for (const auto& s : rows) {
-      if (full()) {
+      if (full())
         ++not_drawn;
-        continue;
-      }
-      std::string title = s.order + ", " + std::to_string(s.streams) + " stream" +
-                          (s.streams == 1 ? "" : "s") + ", " + std::to_string(s.chunks) +
-                          " chunks: wall " + num(s.wall_us / 1000, "%.2f") + " ms";
-      if (s.x_bound > 0) title += ", " + num(s.x_bound, "%.2f") + "x the bound";
-      if (s.overlap > 0) title += ", overlap " + num(s.overlap, "%.2f") + "x";
-      if (&s == fastest) title += " (fastest)";
-      if (!s.valid) title += " (WRONG output)";
-      y += 10;
-      for (const auto& line : svg::wrap(title, text_w, 12)) {
-        y += 15;
-        body << "<text class=\"title\" x=\"10\" y=\"" << y << "\" font-size=\"12\""
-             << (&s == fastest ? " font-weight=\"bold\"" : "")
-             << (s.valid ? "" : " fill=\"#D55E00\"") << ">" << esc(line) << "</text>\n";
-      }
-      y += 6;
-      if (s.boxes.empty()) {
-        y += 14;
-        body << "<text x=\"" << left << "\" y=\"" << y
-             << "\" fill=\"#D55E00\">no stage times for this row</text>\n";
-        continue;
-      }
-      const int top = y;
-      const int h = static_cast<int>(s.streams) * (lane_h + lane_gap) - lane_gap;
-      for (unsigned st = 0; st < s.streams; ++st) {
-        const int ly = top + static_cast<int>(st) * (lane_h + lane_gap);
-        body << "<rect x=\"" << left << "\" y=\"" << ly << "\" width=\"" << plot_w << "\" height=\""
-             << lane_h << "\" fill=\"#f4f4f4\"/><text x=\"" << left - 6 << "\" y=\""
-             << ly + lane_h - 5 << "\" text-anchor=\"end\">stream " << st << "</text>\n";
-      }
-      for (const auto& b : s.boxes) {
-        const int ly = top + static_cast<int>(b.stream) * (lane_h + lane_gap);
-        for (int k2 = 0; k2 < 3; ++k2) {
-          const double x0 = px(b.begin[k2]);
-          const double w = std::max(1.0, px(b.end[k2]) - x0);
-          body << "<rect class=\"stage\" x=\"" << num(x0, "%.2f") << "\" y=\"" << ly
-               << "\" width=\"" << num(w, "%.2f") << "\" height=\"" << lane_h << "\" fill=\""
-               << stage_colour[k2] << "\" stroke=\"white\" stroke-width=\"0.5\"><title>chunk "
-               << b.chunk << " " << stage_name[k2] << ", stream " << b.stream << ": "
-               << num(b.begin[k2], "%.1f") << " to " << num(b.end[k2], "%.1f") << " µs ("
-               << num(b.end[k2] - b.begin[k2], "%.1f") << " µs)</title></rect>\n";
-          const std::string n = std::to_string(b.chunk);
-          if (w >= text_width(n, 9) + 2)
-            body << "<text x=\"" << num(x0 + w / 2) << "\" y=\"" << ly + lane_h - 5
-                 << "\" font-size=\"9\" text-anchor=\"middle\" fill=\""
-                 << (k2 == 1 ? "black" : "white") << "\">" << n << "</text>\n";
-        }
-      }
-      // The axis: ticks in microseconds, and the wall.
-      const int axis_y = top + h + 3;
-      body << "<line x1=\"" << left << "\" y1=\"" << axis_y << "\" x2=\"" << left + plot_w
-           << "\" y2=\"" << axis_y << "\" stroke=\"black\"/>\n";
-      const int ticks = static_cast<int>(std::lround(axis_end / step));
-      for (int i = 0; i <= ticks; ++i) {
-        const double t = i * step;
-        body << "<line x1=\"" << num(px(t)) << "\" y1=\"" << axis_y << "\" x2=\"" << num(px(t))
-             << "\" y2=\"" << axis_y + 4 << "\" stroke=\"black\"/><text x=\"" << num(px(t))
-             << "\" y=\"" << axis_y + 15 << "\" text-anchor=\"" << (i == ticks ? "end" : "middle")
-             << "\">" << num(t, step < 1 ? "%.1f" : "%.0f") << (i == ticks ? " µs" : "")
-             << "</text>\n";
-      }
-      body << "<line x1=\"" << num(px(s.wall_us)) << "\" y1=\"" << top - 3 << "\" x2=\""
-           << num(px(s.wall_us)) << "\" y2=\"" << axis_y << "\" stroke=\"black\" "
-           << "stroke-width=\"2\"><title>wall " << num(s.wall_us, "%.1f") << " µs</title></line>\n";
-      y = axis_y + 18;
+      else
+        write_schedule(body, y, s, &s == fastest, ts, text_w);
     }
   }
   if (!any_timeline)
