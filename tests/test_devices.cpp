@@ -456,12 +456,12 @@ TEST(DeviceRecords, TheGpuTravelsWithTheRecord) {
   EXPECT_EQ(back.gpu->ordinal, 3);
   EXPECT_EQ(back.gpu->name, "NVIDIA H200");
   EXPECT_EQ(back.gpu->mem_clock_khz, 3201000);
-  // A record that reached no GPU, or read from an older file: none.
-  nlohmann::json old = j;
-  old.erase("gpu");
-  EXPECT_FALSE(record_from_json(old).gpu.has_value());
-  old["gpu"] = nullptr;
-  EXPECT_FALSE(record_from_json(old).gpu.has_value());
+  // A record that reached no GPU: null, read as none; without the key it is refused.
+  nlohmann::json none = j;
+  none["gpu"] = nullptr;
+  EXPECT_FALSE(record_from_json(none).gpu.has_value());
+  none.erase("gpu");
+  EXPECT_THROW(record_from_json(none), std::exception);
 }
 
 // Each row against the baseline measured on its own GPU.
