@@ -148,8 +148,8 @@ std::string records_transcript() {
   std::string out;
   for (const auto& args : golden_commands()) {
     out += "$ " + args + "\n";
-    std::vector<std::string> words = {"kernlab", "--config", "/dev/null", "--kernels-dir",
-                                      test::kernels_dir(), "--no-plugins"};
+    std::vector<std::string> words = {"kernlab",       "--config",          "/dev/null",
+                                      "--kernels-dir", test::kernels_dir(), "--no-plugins"};
     std::istringstream in(args);
     for (std::string w; in >> w;) words.push_back(w);
     std::vector<const char*> argv;
