@@ -10,6 +10,7 @@
 #include "cli/options.hpp"
 #include "exec/record_json.hpp"
 #include "families/family.hpp"
+#include "golden.hpp"
 #include "registry/registry.hpp"
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"
@@ -178,41 +179,12 @@ std::string records_transcript() {
   return without_checkout(out);
 }
 
-// Compares `now` with the golden file `name` under tests/data/, or rewrites it under
-// KERNLAB_UPDATE_GOLDEN; a difference names its first line and the command line it belongs to.
-void expect_golden(const std::string& name, const std::string& now) {
-  const std::string path = test::source_dir() + "/tests/data/" + name;
-  if (std::getenv("KERNLAB_UPDATE_GOLDEN")) {
-    std::ofstream(path, std::ios::binary) << now;
-    GTEST_SKIP() << "wrote " << path;
-  }
-  std::ifstream file(path, std::ios::binary);
-  ASSERT_TRUE(file) << path << " is missing";
-  std::stringstream golden;
-  golden << file.rdbuf();
-  if (now == golden.str()) return;
-  std::istringstream a(golden.str()), b(now);
-  std::string la, lb, command;
-  for (int line = 1;; ++line) {
-    const bool ga = static_cast<bool>(std::getline(a, la)),
-               gb = static_cast<bool>(std::getline(b, lb));
-    if (gb && lb.rfind("$ ", 0) == 0) command = lb;
-    if (!ga && !gb) break;
-    if (!ga || !gb || la != lb)
-      FAIL() << name << " line " << line << " (" << command
-             << "):\n  golden: " << (ga ? la : "<end>") << "\n  now:    " << (gb ? lb : "<end>")
-             << "\nA deliberate change: KERNLAB_UPDATE_GOLDEN=1 ctest -R GoldenAxes, then review "
-                "the diff of tests/data/"
-             << name;
-  }
-}
-
 TEST(GoldenAxes, PlanListAndErrorsOfEveryShippedFamily) {
-  expect_golden("golden_axes_cli.txt", cli_transcript());
+  test::expect_golden("golden_axes_cli.txt", cli_transcript(), "GoldenAxes");
 }
 
 TEST(GoldenAxes, RecordsAndJournalKeysOfEveryShippedFamily) {
-  expect_golden("golden_axes_records.txt", records_transcript());
+  test::expect_golden("golden_axes_records.txt", records_transcript(), "GoldenAxes");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // family and every way of giving a problem (--size, --shape, --axis, --input, --seed, --block,
 // --dtype, --op). A restructuring of the configurations must leave tests/data/golden_plan.txt as
 // it is; a deliberate change of a key rewrites it with KERNLAB_UPDATE_GOLDEN=1 and is reviewed.
+#include "golden.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -30,32 +31,7 @@ std::string plan_transcript() {
 }
 
 TEST(Plan, TheKeysOfEveryShippedFamilysRowsAreTheGoldenOnes) {
-  const std::string golden_path = test::source_dir() + "/tests/data/golden_plan.txt";
-  const std::string now = plan_transcript();
-  if (std::getenv("KERNLAB_UPDATE_GOLDEN")) {
-    std::ofstream(golden_path, std::ios::binary) << now;
-    GTEST_SKIP() << "wrote " << golden_path;
-  }
-  std::ifstream in(golden_path, std::ios::binary);
-  ASSERT_TRUE(in) << golden_path << " is missing";
-  std::stringstream golden;
-  golden << in.rdbuf();
-  if (now == golden.str()) return;
-  // The first line that differs, with the command line it belongs to.
-  std::istringstream a(golden.str()), b(now);
-  std::string la, lb, command;
-  for (int line = 1;; ++line) {
-    const bool ga = static_cast<bool>(std::getline(a, la)),
-               gb = static_cast<bool>(std::getline(b, lb));
-    if (gb && lb.rfind("$ ", 0) == 0) command = lb;
-    if (!ga && !gb) break;
-    if (!ga || !gb || la != lb) {
-      FAIL() << "golden_plan.txt line " << line << " (" << command
-             << "):\n  golden: " << (ga ? la : "<end>") << "\n  now:    " << (gb ? lb : "<end>")
-             << "\nA deliberate change of the keys: KERNLAB_UPDATE_GOLDEN=1 ctest -R "
-                "Plan.TheKeys, then review the diff of tests/data/golden_plan.txt";
-    }
-  }
+  test::expect_golden("golden_plan.txt", plan_transcript(), "Plan.TheKeys");
 }
 
 TEST(Plan, PrintsOnlyKeysAndRefusesOutputs) {

@@ -7,6 +7,7 @@
 // KERNLAB_UPDATE_GOLDEN=1 and is reviewed. The pictures are kept as their size and hash: the
 // files themselves would be a megabyte; when one changes, this build's pictures are written to
 // the temporary folder for a look.
+#include "golden.hpp"
 #include "report/exports.hpp"
 #include "report/results_json.hpp"
 #include "report/table.hpp"
@@ -264,41 +265,14 @@ std::string pictures_transcript(std::map<std::string, std::string>& svgs) {
   return out.str();
 }
 
-// `now` against the golden file: equal, or the first line that differs.
-void expect_golden(const std::string& file, const std::string& now, const std::string& test) {
-  const std::string path = test::source_dir() + "/tests/data/" + file;
-  if (std::getenv("KERNLAB_UPDATE_GOLDEN")) {
-    std::ofstream(path, std::ios::binary) << now;
-    GTEST_SKIP() << "wrote " << path;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << path << " is missing";
-  std::stringstream golden;
-  golden << in.rdbuf();
-  if (now == golden.str()) return;
-  std::istringstream a(golden.str()), b(now);
-  std::string la, lb, heading;
-  for (int line = 1;; ++line) {
-    const bool ga = static_cast<bool>(std::getline(a, la)),
-               gb = static_cast<bool>(std::getline(b, lb));
-    if (gb && lb.rfind("$ ", 0) == 0) heading = lb;
-    if (!ga && !gb) break;
-    if (!ga || !gb || la != lb) {
-      FAIL() << file << " line " << line << " (" << heading
-             << "):\n  golden: " << (ga ? la : "<end>") << "\n  now:    " << (gb ? lb : "<end>")
-             << "\nA deliberate change: KERNLAB_UPDATE_GOLDEN=1 ctest -R " << test
-             << ", then review the diff of tests/data/" << file;
-    }
-  }
-}
-
 TEST(Table, TheGroupsOfTheFrozenResultsAreTheGoldenOnes) {
-  expect_golden("golden_tables.txt", tables_transcript(), "Table.TheGroupsOfTheFrozen");
+  test::expect_golden("golden_tables.txt", tables_transcript(), "Table.TheGroupsOfTheFrozen");
 }
 
 TEST(Plot, ThePicturesOfTheFrozenResultsAreTheGoldenOnes) {
   std::map<std::string, std::string> svgs;
-  expect_golden("golden_pictures.txt", pictures_transcript(svgs), "Plot.ThePicturesOfTheFrozen");
+  test::expect_golden("golden_pictures.txt", pictures_transcript(svgs),
+                      "Plot.ThePicturesOfTheFrozen");
   if (!HasFailure()) return;
   // Kept, to be compared with the pictures of the commit before.
   const auto dir = std::filesystem::temp_directory_path() / "kernlab_golden_pictures";
