@@ -23,7 +23,6 @@
 #include <csignal>
 #include <iomanip>
 #include <iostream>
-#include <set>
 #include <sstream>
 
 namespace kl::app {
@@ -99,19 +98,9 @@ class sweep_command_run {
     reg_ = load_registry(opt_, families_);
   }
 
-  // --list-names: what --variant takes, one a line, for shell completion: every variant's name
-  // and every tunable file's (which selects its points), each once, and "all".
+  // --list-names: what --variant takes, one a line, for shell completion.
   int list_names() const {
-    std::set<std::string> seen;
-    std::cout << "all\n";
-    for (const auto& e : reg_->entries()) {
-      const kl::variant_descriptor& d = e.descriptor;
-      if (!opt_.family.empty() && d.family != opt_.family) continue;
-      for (const std::string* name : {&d.name, &d.tunable_file})
-        if (!name->empty() && (name == &d.tunable_file || d.in_default_selection()) &&
-            seen.insert(*name).second)
-          std::cout << *name << "\n";
-    }
+    kl::print_variant_names(std::cout, *reg_, opt_.family);
     return 0;
   }
 

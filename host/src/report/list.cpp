@@ -35,6 +35,20 @@ void print_list(std::ostream& os, const registry& reg, const std::string& family
   print_list(os, reg, all, points);
 }
 
+void print_variant_names(std::ostream& os, const registry& reg, const std::string& family) {
+  std::set<std::string> seen;
+  os << "all\n";
+  for (const auto& e : reg.entries()) {
+    const variant_descriptor& d = e.descriptor;
+    if (!family.empty() && d.family != family) continue;
+    // A tunable file's unnamed points are left out (hundreds of them); its name selects them.
+    for (const std::string* name : {&d.name, &d.tunable_file})
+      if (!name->empty() && (name == &d.tunable_file || d.in_default_selection()) &&
+          seen.insert(*name).second)
+        os << *name << "\n";
+  }
+}
+
 namespace {
 
 std::string joined(const std::vector<std::string>& items) {

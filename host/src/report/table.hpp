@@ -98,6 +98,9 @@ void print_prune_result(std::ostream& os, const nvrtc::prune_result& r, std::uin
 /// Every registered variant with its origin, and every registration warning.
 /// Every variant (of `family`, if given); a tunable file is one line with its number of points.
 void print_list(std::ostream& os, const registry& reg, const std::string& family = "");
+/// --list-names: what --variant takes, one a line (for shell completion): "all", then every
+/// variant's name and every tunable file's, each once, of `family` ("" for every family).
+void print_variant_names(std::ostream& os, const registry& reg, const std::string& family = "");
 /// The same for a selection of `reg`'s variants (--list --variant ... / --family ...).
 void print_list(std::ostream& os, const registry& reg,
                 const std::vector<const registry_entry*>& entries,
