@@ -78,6 +78,11 @@ std::vector<std::string> golden_commands() {
       "--variant reduce5,qam256.baseline --block 256 --size 1000 --axis SNR_DB=3,4 --dtype "
       "float32");
   out.push_back("--variant reduce5 --block 256 --dtype float32 --size 0");
+  // --axis names a size axis too: its values replace the shape's.
+  out.push_back("--variant matmul.naive --block 256 --shape 17x33x65,5x5x5 --axis K=1,2^10");
+  out.push_back("--variant reduce5,qam256.baseline --block 256 --axis N=1000,4K --dtype float32");
+  out.push_back("--variant reduce5 --block 256 --axis N=2.5");
+  out.push_back("--variant reduce5 --block 256 --axis N=0");
   return out;
 }
 
@@ -148,8 +153,8 @@ std::string records_transcript() {
   std::string out;
   for (const auto& args : golden_commands()) {
     out += "$ " + args + "\n";
-    std::vector<std::string> words = {"kernlab", "--config", "/dev/null", "--kernels-dir",
-                                      test::kernels_dir(), "--no-plugins"};
+    std::vector<std::string> words = {"kernlab",       "--config",          "/dev/null",
+                                      "--kernels-dir", test::kernels_dir(), "--no-plugins"};
     std::istringstream in(args);
     for (std::string w; in >> w;) words.push_back(w);
     std::vector<const char*> argv;

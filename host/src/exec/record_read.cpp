@@ -273,11 +273,15 @@ problem_config config_from_json(const json& c) {
   problem_config config;
   config.dtype = c.at("dtype").get<std::string>();
   config.op = c.at("op").get<std::string>();
-  config.size = whole_at<std::uint64_t>(c, "size");
+  const auto size = whole_at<std::uint64_t>(c, "size");
   config.input_mode = c.at("input").get<std::string>();
   config.seed = whole_at<std::uint64_t>(c, "seed");
   // Files written before families had shapes have no "shape": a 1-D configuration.
-  config.shape = wholes_at<std::uint64_t>(c, "shape", true);
+  // The whole axes by place (a file does not name them): the shape's, else the size. A one-axis
+  // family's records of before 2026-11-23 gave the size as a shape of one value: the same axis.
+  auto shape = wholes_at<std::uint64_t>(c, "shape", true);
+  if (shape.empty()) shape = {size};
+  for (auto w : shape) config.axes.push_back({"", w});
   if (const auto it = c.find("real_axes"); it != c.end()) {
     if (!it->is_array()) throw std::runtime_error("config.real_axes is not an array");
     for (const auto& a : *it) {
@@ -285,7 +289,7 @@ problem_config config_from_json(const json& c) {
         throw std::runtime_error("config.real_axes: an entry is not [\"NAME\", value]");
       const double v = a[1].get<double>();
       if (!std::isfinite(v)) throw std::runtime_error("config.real_axes: a value is not finite");
-      config.reals.emplace_back(a[0].get<std::string>(), v);
+      config.axes.push_back({a[0].get<std::string>(), v});
     }
   } else if (const auto snr = c.find("snr_db"); snr != c.end() && config.op == "demap") {
     // Files written before real-valued axes (2026-11-26) kept qam256's SNR as "snr_db" (and 20
@@ -293,7 +297,7 @@ problem_config config_from_json(const json& c) {
     // pairs those files with newer ones.
     if (!snr->is_number() || !std::isfinite(snr->get<double>()))
       throw std::runtime_error("config.snr_db is not a finite number");
-    config.reals.emplace_back("SNR_DB", snr->get<double>());
+    config.axes.push_back({"SNR_DB", snr->get<double>()});
   }
   return config;
 }
