@@ -54,7 +54,7 @@ TEST(Cli, TheReadmeCommand) {
   EXPECT_EQ(o.blocks, std::vector<unsigned>{512});
   EXPECT_TRUE(o.blocks_explicit);
   EXPECT_EQ(o.dtypes, (std::vector<std::string>{"int32", "float32"}));
-  EXPECT_EQ(o.sizes, std::vector<std::uint64_t>{1u << 24});
+  EXPECT_TRUE(o.axes.empty());  // each family's default axes
 }
 
 TEST(Cli, ListsAndAliases) {
@@ -63,7 +63,10 @@ TEST(Cli, ListsAndAliases) {
                         "99", "--hot", "--max-noise", "1"});
   EXPECT_EQ(o.variants, (std::vector<std::string>{"reduce5", "reduce6", "reduce*"}));
   EXPECT_EQ(o.family, "reduce");
-  EXPECT_EQ(o.sizes, (std::vector<std::uint64_t>{1, (1u << 20) + 3}));
+  ASSERT_EQ(o.axes.size(), 1u);
+  EXPECT_EQ(o.axes[0].option, "--size");
+  EXPECT_EQ(o.axes[0].points, (std::vector<std::vector<axis_number>>{
+                                  {std::uint64_t{1}}, {(std::uint64_t{1} << 20) + 3}}));
   EXPECT_EQ(o.ops, (std::vector<std::string>{"sum", "max"}));
   EXPECT_EQ(o.seed, 99u);
   EXPECT_EQ(o.timing.flush, flush_mode::none);
@@ -267,7 +270,9 @@ TEST(Cli, ConfigFileDefaultsAndPrecedence) {
   const auto o = parse({"--config", cfg.c_str(), "--seed", "6"});
   ASSERT_EQ(o.kernels_dirs.size(), 1u);
   EXPECT_EQ(o.kernels_dirs[0], (dir.path() / "kernels").string());  // relative to the file
-  EXPECT_EQ(o.sizes, std::vector<std::uint64_t>{1024});
+  // The file's size is read (a bad one is an error), but sets no axis: only --size on the command
+  // line does, and a sweep takes each family's default shape otherwise.
+  EXPECT_TRUE(o.axes.empty());
   EXPECT_EQ(o.seed, 6u);  // the command line wins
   EXPECT_EQ(o.dtypes, std::vector<std::string>{"int32"});
   EXPECT_EQ(o.config_path, cfg);

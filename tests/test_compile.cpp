@@ -22,7 +22,7 @@ run_request compile_request_for(const registry& reg, const std::string& kernels)
   r.blocks = {128, 256, 512, 1024};
   r.dtypes = {"int32", "float32"};
   r.ops = {"sum", "min", "max"};
-  r.sizes = {1};
+  r.axes = {axis_choice::sizes({1})};
   r.include_dirs = {kernels + "/include", test::cuda_include()};
   r.compile_only = true;
   return r;
@@ -103,7 +103,7 @@ __global__ void per_thread(const T* in, T* out, unsigned int n) {
   const registry_entry* e = reg.find("reduce.per_thread");
   ASSERT_NE(e, nullptr);
   ASSERT_EQ(e->error, "");
-  problem_config c{"int32", "sum", 1000, "exact", 1, {}};
+  problem_config c{"int32", "sum", "exact", 1, {{"N", std::uint64_t{1000}}}};
   EXPECT_EQ(fams.find("reduce")->name_expression(e->descriptor, 128, c),
             "per_thread<128, 4, int, kl::sum<int>>");
   EXPECT_EQ(fams.find("reduce")->name_expression(e->descriptor, 256, c),

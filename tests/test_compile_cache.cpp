@@ -509,7 +509,7 @@ class CachedRuns : public ::testing::Test {
     r.blocks = std::move(blocks);
     r.dtypes = {"int32"};
     r.ops = {"sum"};
-    r.sizes = {1};
+    r.axes = {axis_choice::sizes({1})};
     r.include_dirs = {kernels() + "/include", test::cuda_include()};
     r.toolkit_include_dirs = {test::cuda_include()};
     r.fallback_arch = arch;

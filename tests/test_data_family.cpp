@@ -161,13 +161,13 @@ TEST(FamilySpec, ExpressionsGainMinMaxAndCeilDiv) {
   add_data_families(fams, {dir.str()}, {});
   const auto* f = fams.find("axpy");
   ASSERT_NE(f, nullptr) << fams.broken("axpy");
-  problem_config c{"float32", "", 0, "exact", 1, {7}};
+  problem_config c{"float32", "", "exact", 1, {{"N", std::uint64_t{7}}}};
   EXPECT_EQ(f->axis_variables(c).at("N"), 7);
   EXPECT_EQ(f->problem_bytes(c), 3.0 * 7 * 4);
   EXPECT_EQ(f->problem_flops(c), 14.0);
-  c.shape = {0};
+  c.axes = {{"N", std::uint64_t{0}}};
   EXPECT_THROW(f->axis_variables(c), std::invalid_argument);  // below min
-  c.shape = {1, 2};
+  c.axes = {{"N", std::uint64_t{1}}, {"", std::uint64_t{2}}};
   EXPECT_THROW(f->axis_variables(c), std::invalid_argument);  // one axis, two values
 }
 
@@ -365,9 +365,9 @@ TEST(FamilySpec, CompareRandomAndRequire) {
   family f(s, {});
   problem_config c;
   c.dtype = "float32";
-  c.size = 1001;
+  c.axes = {{"N", std::uint64_t{1001}}};
   EXPECT_NO_THROW(f.axis_variables(c));
-  c.size = 1000;
+  c.axes = {{"N", std::uint64_t{1000}}};
   try {
     f.axis_variables(c);
     ADD_FAILURE() << "an even N was accepted";
@@ -385,9 +385,9 @@ TEST(FamilySpec, RequireSeesTheDtype) {
   toml.replace(toml.find("flops = \"2 * N\""), 15,
                "flops = \"2 * N\"\nrequire = [\"DTYPE != int32 || N * TSIZE < 8000000\"]");
   family f(parse_axpy(toml), {});
-  problem_config c{"int32", "", 1999999, "exact", 1, {}};
+  problem_config c{"int32", "", "exact", 1, {{"N", std::uint64_t{1999999}}}};
   EXPECT_NO_THROW(f.axis_variables(c));
-  c.size = 2000000;
+  c.axes = {{"N", std::uint64_t{2000000}}};
   EXPECT_THROW(f.axis_variables(c), std::invalid_argument);
   c.dtype = "float32";
   EXPECT_NO_THROW(f.axis_variables(c));
@@ -406,9 +406,9 @@ TEST(FamilyExpressions, OverflowsAtARequestedSizeNameTheirLine) {
   std::string toml = test::axpy_family_toml;
   toml.replace(toml.find("count = \"N\"\nexact"), 11, "count = \"N * N * N\"");
   family f(parse_axpy(toml), {});
-  problem_config c{"float32", "", 1000003, "exact", 1, {}};
+  problem_config c{"float32", "", "exact", 1, {{"N", std::uint64_t{1000003}}}};
   EXPECT_NO_THROW(f.check_configuration(c));
-  c.size = 1073741824;
+  c.axes = {{"N", std::uint64_t{1073741824}}};
   try {
     f.check_configuration(c);
     ADD_FAILURE() << "an overflow was accepted";
@@ -424,7 +424,7 @@ TEST(FamilyExpressions, OverflowsAtARequestedSizeNameTheirLine) {
   wraps.replace(wraps.find("count = \"N\"\nexact"), 11,
                 "count = \"N * 1073741824 * 1073741824 * 4\"");
   family w(parse_axpy(wraps), {});
-  c.size = 1;
+  c.axes = {{"N", std::uint64_t{1}}};
   for (const auto& check : std::vector<std::function<void()>>{[&] { w.check_configuration(c); },
                                                               [&] { w.device_bytes_needed(c); }}) {
     try {
@@ -445,7 +445,7 @@ TEST(FamilyExpressions, OverflowsAtARequestedSizeNameTheirLine) {
   std::string big = test::axpy_family_toml;
   big.replace(big.find("max = 1073741824"), 16, "max = 4294967296");
   family b(parse_axpy(big), {});
-  c.size = 2147483648;
+  c.axes = {{"N", std::uint64_t{2147483648}}};
   try {
     b.check_configuration(c);
     ADD_FAILURE() << "N past 2^31 - 1 was passed as an int32";
@@ -513,7 +513,8 @@ TEST(FamilySpec, BuffersWithAStart) {
   EXPECT_EQ(s.buffers[2].exact->kind, "iota");
   // An inout buffer is read and written.
   family f(s, {});
-  const problem_config c{"float32", "", 0, "exact", 1, {1000, 16}};
+  const problem_config c{
+      "float32", "", "exact", 1, {{"ROWS", std::uint64_t{1000}}, {"COLS", std::uint64_t{16}}}};
   EXPECT_EQ(f.problem_bytes(c), 1000.0 * 4 + 16 * 4 + 2 * 1000.0 * 4);
   const auto compiled = test::run_kernlab("--kernels-dir " + dir.str() +
                                           " --family hist --block all --dtype int32,float32 "
@@ -623,7 +624,7 @@ TEST(DataFamilyTable, TheBestCompiledVariantBesideAFasterCopy) {
     r.variant.name = name;
     r.variant.origin = origin;
     r.variant.is_baseline = origin == origin_kind::builtin;
-    r.config = {"float32", "", 0, "exact", 1, {1000003}};
+    r.config = {"float32", "", "exact", 1, {{"N", std::uint64_t{1000003}}}};
     r.block = origin == origin_kind::builtin ? 0 : 256;
     r.status = outcome::passed;
     r.bytes = 12.0 * 1000003;
@@ -891,7 +892,7 @@ __global__ void chunks(const T* x, const T* y0, T* y, int n) {}
   cuda::device_info gpu;
   gpu.cc_major = 9;
   gpu.max_threads_per_block = 1024;
-  const problem_config int32{"int32", "", 1000, "exact", 1, {}};
+  const problem_config int32{"int32", "", "exact", 1, {{"N", std::uint64_t{1000}}}};
   const auto skipped = decide_before_compile(two, 256, int32, gpu);
   ASSERT_TRUE(skipped.has_value());
   EXPECT_EQ(skipped->first, outcome::skipped);
@@ -900,7 +901,6 @@ __global__ void chunks(const T* x, const T* y0, T* y, int n) {}
   run_request r;
   r.blocks = {128, 256};
   r.dtypes = {"int32", "float32"};
-  r.sizes_for_shapes = false;
   std::vector<instantiation> made;
   make_compile_request(*fams.find("axpy"), two, r, "sm_90", &made);
   ASSERT_EQ(made.size(), 1u);  // chunks<float, 2>: the entry does not depend on the block
@@ -950,7 +950,6 @@ TEST(DataFamilyCompile, EveryShippedDataFamilyAndItsReference) {
     r.blocks = {128, 256, 512, 1024};
     r.blocks_all = true;  // and the blocks a variant lists besides (wgmma_cp_async's 384)
     r.dtypes = f->dtypes();
-    r.sizes_for_shapes = false;  // the family's default shape
     r.include_dirs = includes;
     r.compile_only = true;
     const auto sweep = runner(fams, r).run();

@@ -516,7 +516,7 @@ struct fake_sweep {
     r.blocks = {128, 256};
     r.dtypes = {"int32", "float32"};
     r.ops = {"sum"};
-    r.sizes = {1000};
+    r.axes = {axis_choice::sizes({1000})};
     r.include_dirs = test::shipped_include_dirs();
     r.baseline = "reduce5";
     r.devices = devices;
@@ -596,7 +596,7 @@ TEST(DeviceSweep, ThePlanIsTheSweepsRowsInOrder) {
   fake_sweep f;
   run_request req = f.request({0});
   req.variants = f.reg->select({"reduce5", "reduce_single_pass", "scan.blelloch"}, "");
-  req.sizes = {1, 1000};
+  req.axes = {axis_choice::sizes({1, 1000})};
   req.blocks = {128, 1024};
   const sweep_result done = f.run(req);
   std::vector<std::string> ran, planned;
@@ -631,7 +631,7 @@ TEST(DeviceSweep, ARowSessionSpreadsABatchAndRunsBaselinesEverywhere) {
   ASSERT_EQ(session.devices().size(), 2u);
   const auto variants = f.reg->select({"reduce5", "reduce6", "reduce_single_pass"}, "reduce");
   std::vector<row_request> rows;
-  problem_config c{"int32", "sum", 1000, "exact", 0, {}};
+  problem_config c{"int32", "sum", "exact", 0, {{"N", std::uint64_t{1000}}}};
   for (const auto* e : variants)
     for (unsigned b : {128u, 256u}) rows.push_back({e, b, c, {}, false});
   rows.push_back({variants.front(), 256, c, {}, true});  // a baseline: on every GPU
@@ -656,7 +656,7 @@ TEST(DeviceSweep, ARowSessionSpreadsABatchAndRunsBaselinesEverywhere) {
 TEST(DeviceSweep, ABatchSubmittedAheadRunsWhileTheLastIsReadBack) {
   fake_sweep f;
   const auto variants = f.reg->select({"reduce5", "reduce6", "reduce_single_pass"}, "reduce");
-  problem_config c{"int32", "sum", 1000, "exact", 0, {}};
+  problem_config c{"int32", "sum", "exact", 0, {{"N", std::uint64_t{1000}}}};
   std::vector<row_request> first, second;
   for (const auto* e : variants) {
     first.push_back({e, 128, c, {}, false});
@@ -718,7 +718,7 @@ TEST(DeviceTune, EachModelIsSearchedApartOnItsOwnGpus) {
   for (std::size_t m = 0; m < 2; ++m) {
     tune::tune_outcome& t = outcomes[m];
     t.space = &spaces[0];
-    t.config = problem_config{"int32", "sum", 1000, "exact", 0, {}};
+    t.config = problem_config{"int32", "sum", "exact", 0, {{"N", std::uint64_t{1000}}}};
     t.model = models[m];
     t.budget = 8;
     tune::strategy_options so;

@@ -215,7 +215,7 @@ TEST(Energy, TheRecordsEnergyRoundTripsThroughJson) {
   result_record r;
   r.variant.family = "reduce";
   r.variant.name = "reduce5";
-  r.config = problem_config{"int32", "sum", 1 << 24, "exact", 7, {}};
+  r.config = problem_config{"int32", "sum", "exact", 7, {{"N", std::uint64_t{1 << 24}}}};
   r.block = 512;
   r.status = outcome::passed;
   r.bytes = 67108864;

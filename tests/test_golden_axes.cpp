@@ -79,6 +79,11 @@ std::vector<std::string> golden_commands() {
       "--variant reduce5,qam256.baseline --block 256 --size 1000 --axis SNR_DB=3,4 --dtype "
       "float32");
   out.push_back("--variant reduce5 --block 256 --dtype float32 --size 0");
+  // --axis names a size axis too: its values replace the shape's.
+  out.push_back("--variant matmul.naive --block 256 --shape 17x33x65,5x5x5 --axis K=1,2^10");
+  out.push_back("--variant reduce5,qam256.baseline --block 256 --axis N=1000,4K --dtype float32");
+  out.push_back("--variant reduce5 --block 256 --axis N=2.5");
+  out.push_back("--variant reduce5 --block 256 --axis N=0");
   return out;
 }
 

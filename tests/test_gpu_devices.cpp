@@ -49,7 +49,7 @@ sweep_result sweep_on(const std::vector<int>& devices, bool with_hang) {
   r.blocks = {128, 256, 512};
   r.dtypes = {"int32", "float32"};
   r.ops = {"sum"};
-  r.sizes = {1000003};
+  r.axes = {axis_choice::sizes({1000003})};
   r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
   r.timing = test::quick_timing();
   r.worker_command = {KERNLAB_BINARY, "--worker"};

@@ -58,7 +58,7 @@ sweep_result sweep(const test::temp_dir& dir, double kernel_timeout_s,
   r.blocks = {256};
   r.dtypes = {"int32", "float32"};
   r.ops = {"sum"};
-  r.sizes = {1000003};
+  r.axes = {axis_choice::sizes({1000003})};
   r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
   r.timing.min_samples = 3;
   r.timing.min_time_s = 0;
@@ -147,7 +147,7 @@ TEST(GpuIsolation, OutOfBoundsWritesAreNeverReportedAsHangs) {
   r.blocks = {128, 256, 512, 1024};
   r.dtypes = {"int32"};
   r.ops = {"sum"};
-  r.sizes = {1000003};
+  r.axes = {axis_choice::sizes({1000003})};
   r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
   r.timing.min_samples = 3;
   r.timing.min_time_s = 0;
@@ -238,7 +238,7 @@ TEST(GpuIsolation, ResumeSkipsFinishedRowsAndMarksTheOneInFlight) {
   test::register_shipped_families(fams);
   registry reg(fams);
   reg.add_source_dir(dir.str());
-  const problem_config config{"int32", "sum", 1000003, "exact", 0, {}};
+  const problem_config config{"int32", "sum", "exact", 0, {{"N", std::uint64_t{1000003}}}};
   auto key_of = [&](const char* name) {
     return journal_key(*reg.select({name}).at(0), 256, config);
   };
@@ -254,7 +254,7 @@ TEST(GpuIsolation, ResumeSkipsFinishedRowsAndMarksTheOneInFlight) {
   r.blocks = {256};
   r.dtypes = {"int32"};
   r.ops = {"sum"};
-  r.sizes = {1000003};
+  r.axes = {axis_choice::sizes({1000003})};
   r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
   r.timing.min_samples = 1;
   r.timing.min_time_s = 0;

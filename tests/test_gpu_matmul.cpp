@@ -33,7 +33,7 @@ struct sweep_fixture : test::gpu_sweep {
     run_request r = request_for("matmul", variants, kernels);
     r.dtypes = {"float32"};
     r.ops = {"sum"};  // not matmul's: ignored
-    r.shapes = s;
+    r.axes = {axis_choice::shapes(s)};
     return r;
   }
 };
@@ -54,7 +54,7 @@ TEST_P(GpuMatmul, ValidatesAtEveryBlockAndAwkwardShape) {
     if (r.variant.supports_block(r.block)) {
       EXPECT_EQ(r.status, outcome::passed) << describe(r);
       // Compared exactly (a 1x1x1 product shows its one value instead).
-      if (r.config.shape != std::vector<std::uint64_t>{1, 1, 1})
+      if (r.config.shape() != std::vector<std::uint64_t>{1, 1, 1})
         EXPECT_NE(r.check.expected.find("match (exact)"), std::string::npos) << describe(r);
       else
         EXPECT_EQ(r.check.expected, r.check.got) << describe(r);

@@ -36,7 +36,7 @@ struct fixture : test::gpu_sweep {
     run_request r = request_for("qam256", variants, kernels);
     r.dtypes = {"float32"};
     r.ops = {"demap"};
-    r.sizes = n;
+    r.axes = {axis_choice::sizes(n)};
     r.seed = 99;
     return r;
   }
@@ -57,7 +57,7 @@ TEST_P(GpuQam256, ExactAtEveryBlockAndAwkwardSize) {
     EXPECT_EQ(r.status, outcome::passed) << describe(r);
     ASSERT_TRUE(r.occupancy.has_value()) << describe(r);
     EXPECT_GT(r.occupancy->blocks_per_sm, 0) << describe(r);
-    EXPECT_EQ(r.bytes, 16.0 * static_cast<double>(r.config.size));
+    EXPECT_EQ(r.bytes, 16.0 * static_cast<double>(r.config.shape().front()));
   }
 }
 
@@ -73,7 +73,7 @@ TEST(GpuQam256Noise, ExactAtLowSnr) {
   f.reg.add_source_dir(test::kernels_dir());
   auto req = f.request({"all"}, {1000003});
   req.blocks = {256};
-  req.real_axes = {{"SNR_DB", {3}}};
+  req.axes.push_back(axis_choice::named("SNR_DB", {3.0}));
   const auto sweep = runner(f.fams, req).run();
   ASSERT_FALSE(sweep.results.empty());
   for (const auto& r : sweep.results) EXPECT_EQ(r.status, outcome::passed) << describe(r);
@@ -89,9 +89,10 @@ TEST(GpuQam256Copy, TheCopyBaselineValidatesAsACopy) {
     EXPECT_EQ(r.status, outcome::passed) << describe(r);
     EXPECT_TRUE(r.variant.is_baseline);
     // Checked as a copy: the expected value names the input's bytes, not soft bits.
-    EXPECT_EQ(r.check.expected, "a copy of all " + std::to_string(8 * r.config.size) + " bytes")
+    EXPECT_EQ(r.check.expected,
+              "a copy of all " + std::to_string(8 * r.config.shape().front()) + " bytes")
         << r.check.expected;
-    EXPECT_EQ(r.bytes, 16.0 * static_cast<double>(r.config.size));
+    EXPECT_EQ(r.bytes, 16.0 * static_cast<double>(r.config.shape().front()));
   }
 }
 
@@ -131,7 +132,7 @@ __global__ void NAME(const float2* in, unsigned char* out, unsigned long long n)
   // twenty symbols round differently.
   auto req = f.request({"skips_last", "rounds_away"}, {1000003}, dir.str());
   req.blocks = {256};
-  req.real_axes = {{"SNR_DB", {0}}};
+  req.axes.push_back(axis_choice::named("SNR_DB", {0.0}));
   const auto sweep = runner(f.fams, req).run();
   ASSERT_EQ(sweep.results.size(), 2u);
   for (const auto& r : sweep.results) {
@@ -139,8 +140,9 @@ __global__ void NAME(const float2* in, unsigned char* out, unsigned long long n)
     EXPECT_FALSE(r.timing.has_value());
     EXPECT_EQ(r.check.expected.rfind("soft[", 0), 0u) << r.check.expected;
     if (r.variant.name == "skips_last") {  // the last symbol's first byte, poisoned
-      EXPECT_EQ(
-          r.check.expected.rfind("soft[" + std::to_string(8 * (r.config.size - 1)) + "] = ", 0), 0u)
+      EXPECT_EQ(r.check.expected.rfind(
+                    "soft[" + std::to_string(8 * (r.config.shape().front() - 1)) + "] = ", 0),
+                0u)
           << r.check.expected;
     }
   }
@@ -187,7 +189,7 @@ TEST(GpuQam256NonFinite, NoFaultAndFiniteValuesExact) {
     cuda::module mod(c.result.cubin);
     const auto& v = c.entry->descriptor;
     const auto* fam = k.f.fams.find("qam256");
-    problem_config config{"float32", "demap", n, "exact", 1, {}};
+    problem_config config{"float32", "demap", "exact", 1, {{"N", std::uint64_t{n}}}};
     const std::string expr = fam->name_expression(v, 256, config);
     CUfunction fn = mod.function(c.result.lowered_names.at(expr));
     const auto grid = fam->launch(v, 256, config, 132, 132).grid[0];
@@ -218,7 +220,7 @@ pipeline_job job_for(const compiled_kernels& k, const std::string& name, unsigne
     problem_config config;
     config.dtype = "float32";
     config.op = "demap";
-    config.size = n;
+    config.axes = {{"N", n}};
     config.seed = 5;
     pipeline_job job;
     job.kernel = source_job(*k.f.fams.find("qam256"), c.entry->descriptor, block, config, c);

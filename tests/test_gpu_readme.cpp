@@ -142,7 +142,7 @@ TEST(GpuReadme, ExampleVariantValidates) {
   r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
   r.dtypes = {"int32", "float32"};
   r.ops = {"sum", "min", "max"};
-  r.sizes = {1, 1000003};
+  r.axes = {axis_choice::sizes({1, 1000003})};
   const auto sweep = runner(f.fams, r).run();
   ASSERT_TRUE(sweep.device) << sweep.no_device_reason;
   ASSERT_EQ(sweep.results.size(), 4u * 2 * 3 * 2);
@@ -160,7 +160,7 @@ TEST(GpuCompile, TheDevicesArchitectureReplacesTheFallback) {
   r.blocks = {256};
   r.dtypes = {"int32"};
   r.ops = {"sum"};
-  r.sizes = {1};
+  r.axes = {axis_choice::sizes({1})};
   r.compile_only = true;
   const auto device = cuda::query_device(0);
   r.fallback_arch = device.arch() == "sm_80" ? "sm_90" : "sm_80";

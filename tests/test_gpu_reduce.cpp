@@ -29,7 +29,7 @@ struct sweep_fixture : test::gpu_sweep {
         request_for("reduce", variants, kernels);  // the other families have tests of their own
     r.dtypes = dtypes;
     r.ops = ops;
-    r.sizes = n;
+    r.axes = {axis_choice::sizes(n)};
     return r;
   }
 };

@@ -25,7 +25,7 @@ const family& scan_family(const family_registry& fams) {
 // The elements of one tile of `v` at `block`: N / grid at N = 2^24 (every tile is a power of two).
 std::uint64_t tile_of(const family& fam, const variant_descriptor& v, unsigned block) {
   const std::uint64_t n = 1 << 24;
-  problem_config c{"int32", "", 0, "exact", 1, {n}};
+  problem_config c{"int32", "", "exact", 1, {{"N", std::uint64_t{n}}}};
   auto vars = fam.axis_variables(c);
   vars["BLOCK"] = block;
   for (const auto& [name, text] : v.params) vars[name] = evaluate(text, vars);
@@ -73,10 +73,10 @@ TEST_P(GpuScan, ValidatesExactlyAtEveryBlockAndAwkwardSize) {
     run_request r = f.request_for("scan", {GetParam()});
     r.dtypes = {"int32", "float32"};
     r.input_mode = input;
-    r.shapes = shapes_of(input == std::string("exact") ? exact : random);
+    r.axes = {axis_choice::shapes(shapes_of(input == std::string("exact") ? exact : random))};
     const auto sweep = runner(f.fams, r).run();
     ASSERT_TRUE(sweep.device) << sweep.no_device_reason;
-    ASSERT_EQ(sweep.results.size(), 4 * 2 * r.shapes.size());
+    ASSERT_EQ(sweep.results.size(), 4 * 2 * r.axes[0].points.size());
     int passed = 0;
     for (const auto& row : sweep.results) {
       if (!row.variant.supports_block(row.block)) {
@@ -84,12 +84,12 @@ TEST_P(GpuScan, ValidatesExactlyAtEveryBlockAndAwkwardSize) {
         continue;
       }
       EXPECT_EQ(row.status, outcome::passed) << describe(row);
-      if (row.config.size > 1) {  // one element shows its value instead
+      if (row.config.shape().front() > 1) {  // one element shows its value instead
         EXPECT_NE(row.check.expected.find("match (exact)"), std::string::npos) << describe(row);
       }
       ++passed;
     }
-    EXPECT_EQ(passed, blocks * 2 * static_cast<int>(r.shapes.size()));
+    EXPECT_EQ(passed, blocks * 2 * static_cast<int>(r.axes[0].points.size()));
   }
 }
 
@@ -110,15 +110,16 @@ TEST(GpuScanBaselines, CubAndTheCopyValidate) {
     run_request r = f.request_for("scan", {"cub", "d2d_copy"});
     r.dtypes = {"int32", "float32"};
     r.input_mode = input;
-    r.shapes = shapes_of({1, 7, 1023, 1024, 1025, 4095, 4096, 4097, 1000003, 1 << 24});
+    r.axes = {axis_choice::shapes(
+        shapes_of({1, 7, 1023, 1024, 1025, 4095, 4096, 4097, 1000003, 1 << 24}))};
     const auto sweep = runner(f.fams, r).run();
     ASSERT_TRUE(sweep.device) << sweep.no_device_reason;
-    ASSERT_EQ(sweep.results.size(), 2 * 2 * r.shapes.size());
+    ASSERT_EQ(sweep.results.size(), 2 * 2 * r.axes[0].points.size());
     for (const auto& row : sweep.results) {
       EXPECT_EQ(row.status, outcome::passed) << describe(row);
       EXPECT_TRUE(row.variant.is_baseline) << describe(row);
       // Compared exactly (one element shows its value instead).
-      if (row.variant.name == "cub" && row.config.size > 1) {
+      if (row.variant.name == "cub" && row.config.shape().front() > 1) {
         EXPECT_NE(row.check.expected.find("match (exact)"), std::string::npos) << describe(row);
       }
     }

@@ -190,7 +190,7 @@ result_record latin1_row() {
   r.variant.family = "reduce";
   r.variant.name = "k_" + latin1;
   r.variant.origin_path = "/kernels_" + latin1 + "/reduce/k.cu";
-  r.config = {"int32", "sum", 1024, "exact", 1, {}};
+  r.config = {"int32", "sum", "exact", 1, {{"N", std::uint64_t{1024}}}};
   r.block = 256;
   r.status = outcome::failed;
   r.message = "compile error:\nk.cu:7: error: #error directive: \"" + latin1 + "\"";

@@ -38,9 +38,7 @@ const family& matmul() {
 
 problem_config config(std::uint64_t m, std::uint64_t n, std::uint64_t k,
                       const std::string& mode = "exact") {
-  problem_config c{"float32", "", 0, mode, 12345, {}};
-  c.shape = {m, n, k};
-  return c;
+  return {"float32", "", mode, 12345, {{"M", m}, {"N", n}, {"K", k}}};
 }
 
 struct dims {
@@ -60,7 +58,7 @@ inputs make_inputs(const problem_config& c) {
     std::memcpy(out.data(), bytes.data(), bytes.size());
     return out;
   };
-  return {gen("A", c.shape[0] * c.shape[2]), gen("B", c.shape[2] * c.shape[1])};
+  return {gen("A", c.shape()[0] * c.shape()[2]), gen("B", c.shape()[2] * c.shape()[1])};
 }
 
 // The test's own reference: C in double (products exact, k order) and the magnitudes, as the
@@ -104,7 +102,7 @@ check_result compare(const problem_config& c, const reference& ref, const std::v
   std::memcpy(bytes.data(), got.data(), bytes.size());
   const compare_spec& rule = matmul().spec().compare_for(c.input_mode);
   return compare_buffer(rule, "C", "float32", bytes, "float64", ref.value, &ref.magnitude,
-                        static_cast<double>(c.shape[2]));
+                        static_cast<double>(c.shape()[2]));
 }
 
 TEST(MatmulInputs, ExactModeInputsAreQuartersInMinusOneToOne) {
@@ -203,7 +201,7 @@ TEST(MatmulShape, ParsingAndLimits) {
   EXPECT_THROW(matmul().axis_variables(config(2, 1, 1u << 30)), std::invalid_argument);   // A
   EXPECT_THROW(matmul().axis_variables(config(0, 1, 1)), std::invalid_argument);
   problem_config two = config(1, 1, 1);
-  two.shape = {3, 3};
+  two.axes.pop_back();  // two values for three axes
   EXPECT_THROW(matmul().axis_variables(two), std::invalid_argument);
 }
 
@@ -212,17 +210,17 @@ TEST(MatmulShape, SizesBecomeCubesAndShapesWin) {
   run_request r;
   r.dtypes = {"int32", "float32"};
   r.ops = {"sum"};
-  r.sizes = {1024, 17};
+  r.axes = {axis_choice::sizes({1024, 17})};
   auto cs = configs_for(f, r);
   ASSERT_EQ(cs.size(), 2u);  // float32 only; matmul has no ops, so --op does not multiply them
-  EXPECT_EQ(cs[0].shape, (std::vector<std::uint64_t>{1024, 1024, 1024}));
+  EXPECT_EQ(cs[0].shape(), (std::vector<std::uint64_t>{1024, 1024, 1024}));
   EXPECT_EQ(cs[1].describe(), "float32 17x17x17");
-  r.shapes = {{4095, 4097, 1023}};
+  r.axes = {axis_choice::shapes({{4095, 4097, 1023}})};
   cs = configs_for(f, r);
   ASSERT_EQ(cs.size(), 1u);
   EXPECT_EQ(cs[0].shape_text(), "4095x4097x1023");
-  r.shapes.clear();
-  r.sizes_for_shapes = false;  // the sizes came from the config file: they are reduce's
+  r.axes = {axis_choice::sizes({1024, 17})};
+  r.axes[0].one_axis_families_only = true;  // --size in a sweep with reduce: they are reduce's
   cs = configs_for(f, r);
   ASSERT_EQ(cs.size(), 1u);
   EXPECT_EQ(cs[0].shape_text(), "4096x4096x4096");

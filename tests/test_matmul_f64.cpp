@@ -43,9 +43,7 @@ const family& f64() {
 
 problem_config config(std::uint64_t m, std::uint64_t n, std::uint64_t k,
                       const std::string& mode = "exact") {
-  problem_config c{"float64", "", 0, mode, 12345, {}};
-  c.shape = {m, n, k};
-  return c;
+  return {"float64", "", mode, 12345, {{"M", m}, {"N", n}, {"K", k}}};
 }
 
 struct dims {
@@ -64,7 +62,7 @@ inputs make_inputs(const problem_config& c) {
     std::memcpy(out.data(), bytes.data(), bytes.size());
     return out;
   };
-  return {gen("A", c.shape[0] * c.shape[2]), gen("B", c.shape[2] * c.shape[1])};
+  return {gen("A", c.shape()[0] * c.shape()[2]), gen("B", c.shape()[2] * c.shape()[1])};
 }
 
 // What reference.cu writes: C by one FMA a term in k order, and the magnitudes.
@@ -115,7 +113,7 @@ check_result compare(const problem_config& c, const reference& ref,
   std::vector<std::uint8_t> bytes(got.size() * 8);
   std::memcpy(bytes.data(), got.data(), bytes.size());
   const compare_spec& rule = f64().spec().compare_for(c.input_mode);
-  const double terms = rule.rule == "bound" ? 2.0 * static_cast<double>(c.shape[2]) : 0.0;
+  const double terms = rule.rule == "bound" ? 2.0 * static_cast<double>(c.shape()[2]) : 0.0;
   return compare_buffer(rule, "C", "float64", bytes, "float64", ref.value, &ref.magnitude, terms);
 }
 

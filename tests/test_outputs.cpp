@@ -38,7 +38,7 @@ result_record passed_row(const std::string& name, unsigned block, double median_
   result_record r;
   r.variant.family = "reduce";
   r.variant.name = name;
-  r.config = {"int32", "sum", 1u << 24, "exact", 12345, {}};
+  r.config = {"int32", "sum", "exact", 12345, {{"N", std::uint64_t{1u << 24}}}};
   r.block = block;
   r.status = outcome::passed;
   r.bytes = 4.0 * (1u << 24);
@@ -231,7 +231,7 @@ TEST(T4Export, EveryEvaluationWithItsConfigurationTimesAndInvalidity) {
   const tune::tuning_space space = two_point_space();
   tune::tune_outcome t;
   t.space = &space;
-  t.config = {"int32", "sum", 1u << 20, "exact", 1, {}};
+  t.config = {"int32", "sum", "exact", 1, {{"N", std::uint64_t{1u << 20}}}};
   result_record ok = passed_row("tunable[ITEMS=2]", 256, 12.5);
   ok.compile_ms = 300;
   ok.validate_ms = 0.4;

@@ -215,6 +215,8 @@ TEST(Roofline, DataFamiliesInTheirOwnUnit) {
   json results = real_file("2026-11-22-h100-final/default_job.json");
   const json reduce_row = results.at("records").at(0);
   ASSERT_EQ(reduce_row.at("outcome"), "passed");
+  // A one-axis family's records of before 2026-11-23 gave its size as a shape of one value: it
+  // reads as the size it is ("n=").
   auto row = [&](const std::string& family, const std::string& name, std::vector<int> shape,
                  double bytes, double flops, double median_us) {
     json r = reduce_row;
@@ -238,8 +240,8 @@ TEST(Roofline, DataFamiliesInTheirOwnUnit) {
                    row("axpy", "simple", {1000003}, 12.0 * 1000003, 2.0 * 1000003, 8)});
   const std::string svg = roofline_of(results);
   EXPECT_EQ(titles_of(svg),
-            (std::vector<std::string>{"scan float32 67108864", "softmax float32 4096x1000",
-                                      "axpy float32 1000003"}))
+            (std::vector<std::string>{"scan float32 n=67108864", "softmax float32 4096x1000",
+                                      "axpy float32 n=1000003"}))
       << svg;
   EXPECT_EQ(test::count_of(svg, ">GB/s</text>"), 3u);
   EXPECT_EQ(test::count_of(svg, "bytes the problem must move"), 2u);
@@ -321,7 +323,7 @@ pipeline_report two_schedules() {
   rep.block = 256;
   rep.config.dtype = "float32";
   rep.config.op = "demap";
-  rep.config.size = 4096;
+  rep.config.axes = {{"N", std::uint64_t{4096}}};
   rep.bytes_in = rep.bytes_out = 8 * 4096;
   rep.h2d_alone_ms = 0.004;
   rep.kernel_alone_ms = 0.002;

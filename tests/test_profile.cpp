@@ -50,7 +50,7 @@ result_record passed_row(const std::string& name, unsigned block) {
   result_record r;
   r.variant.family = "reduce";
   r.variant.name = name;
-  r.config = {"int32", "sum", 1u << 20, "exact", 12345, {}};
+  r.config = {"int32", "sum", "exact", 12345, {{"N", std::uint64_t{1u << 20}}}};
   r.block = block;
   r.status = outcome::passed;
   return r;

@@ -135,9 +135,8 @@ problem_config config(std::uint64_t n, std::uint64_t seed = 7, double snr = 20) 
   problem_config c;
   c.dtype = "float32";
   c.op = "demap";
-  c.size = n;
   c.seed = seed;
-  c.reals = {{"SNR_DB", snr}};
+  c.axes = {{"N", n}, {"SNR_DB", snr}};
   return c;
 }
 
@@ -337,10 +336,12 @@ void expect_usage_error(std::vector<const char*> args, const std::string& needle
 }
 
 TEST(Qam256Cli, AxisAndPipelineOptions) {
-  EXPECT_TRUE(parse({}).real_axes.empty());
-  EXPECT_EQ(parse({"--axis", "SNR_DB=12.5"}).real_axes.at("SNR_DB"), (std::vector<double>{12.5}));
-  EXPECT_EQ(parse({"--axis", "SNR_DB=-3,10"}).real_axes.at("SNR_DB"),
-            (std::vector<double>{-3, 10}));
+  EXPECT_TRUE(parse({}).axes.empty());
+  EXPECT_EQ(parse({"--axis", "SNR_DB=12.5"}).axes.at(0).points,
+            (std::vector<std::vector<axis_number>>{{12.5}}));
+  // A whole number is read as one (a size axis' value); a real axis takes it as that real.
+  EXPECT_EQ(parse({"--axis", "SNR_DB=-3,10"}).axes.at(0).points,
+            (std::vector<std::vector<axis_number>>{{-3.0}, {std::uint64_t{10}}}));
   for (const char* bad : {"nan", "NaN", "inf", "-inf", "abc", "12dB", "1e400"})
     expect_usage_error({"--axis", (std::string("SNR_DB=") + bad).c_str()}, "--axis SNR_DB");
   expect_usage_error({"--axis", "SNR_DB="}, "at least one value");
@@ -374,14 +375,14 @@ TEST(Qam256Runner, DefaultDtypeAndOpFallBackToTheFamilys) {
   run_request r;
   r.dtypes = {"int32", "float32"};
   r.ops = {"sum"};
-  r.shapes = {{1000}};
-  r.real_axes = {{"SNR_DB", {9, 30}}};
+  r.axes = {axis_choice::shapes({{1000}})};
+  r.axes.push_back(axis_choice::named("SNR_DB", {9.0, 30.0}));
   auto q = configs_for(*fams.find("qam256"), r);
   ASSERT_EQ(q.size(), 2u);
   EXPECT_EQ(q[0].op, "demap");
   EXPECT_EQ(q[0].describe(), "float32 demap n=1000 SNR_DB=9");
   EXPECT_EQ(q[1].describe(), "float32 demap n=1000 SNR_DB=30");
-  r.real_axes.clear();  // the axis' default
+  r.axes.pop_back();  // the axis' default
   EXPECT_EQ(configs_for(*fams.find("qam256"), r).at(0).describe(),
             "float32 demap n=1000 SNR_DB=20");
   EXPECT_EQ(configs_for(*fams.find("reduce"), r).size(), 2u);
@@ -437,7 +438,7 @@ __global__ void unrolled(const float2* in, unsigned char* out, unsigned long lon
   r.blocks = {128, 256};
   r.dtypes = {"float32"};
   r.ops = {"demap"};
-  r.sizes = {1};
+  r.axes = {axis_choice::sizes({1})};
   r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
   r.compile_only = true;
   const auto sweep = runner(fams, r).run();
@@ -462,7 +463,7 @@ TEST(Qam256Compile, EveryKernelFileAtEveryBlockSize) {
   r.blocks = {128, 256, 512, 1024};
   r.dtypes = {"float32"};
   r.ops = {"demap"};
-  r.sizes = {1};
+  r.axes = {axis_choice::sizes({1})};
   r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
   r.compile_only = true;
   const auto sweep = runner(fams, r).run();

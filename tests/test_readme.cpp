@@ -185,7 +185,7 @@ TEST(Readme, ExampleVariantCompiles) {
   r.blocks = {128, 256, 512, 1024};
   r.dtypes = {"int32", "float32"};
   r.ops = {"sum", "min", "max"};
-  r.sizes = {1, 1000003};
+  r.axes = {axis_choice::sizes({1, 1000003})};
   r.include_dirs = {test::kernels_dir() + "/include", test::cuda_include()};
   r.compile_only = true;  // validated on a GPU by GpuReadme.ExampleVariantValidates
   const auto sweep = runner(fams, r).run();

@@ -57,10 +57,10 @@ TEST(ReduceFamily, DescribesOpsThePlanAndThePadding) {
   EXPECT_EQ(s.pad, 16384u);  // KL_REDUCE_INPUT_PADDING, which plugins are promised
   EXPECT_EQ(s.plugin_sizes, (std::vector<std::string>{"N", "PADDED_N"}));
   EXPECT_EQ(s.includes, (std::vector<std::string>{"kernlab/reduce.cuh"}));
-  EXPECT_EQ(reduce_family().max_size(), std::uint64_t{1} << 31);
+  EXPECT_EQ(reduce_family().axes().front().max, axis_number{std::uint64_t{1} << 31});
   variant_descriptor v;
   v.entry = "reduce5<BLOCK, T, OP>";
-  problem_config c{"float32", "max", 1000, "exact", 1, {}};
+  problem_config c{"float32", "max", "exact", 1, {{"N", std::uint64_t{1000}}}};
   EXPECT_EQ(reduce_family().name_expression(v, 256, c), "reduce5<256, float, kl::max<float>>");
   EXPECT_EQ(reduce_family().reference_expression("int32", "sum"),
             "reduce_reference<int, kl::sum<int>>");

@@ -31,7 +31,7 @@ result_record make_record(const std::string& name, unsigned block, double median
   r.variant.blocks = {128, 256};
   r.variant.tile = "2 * BLOCK";
   r.variant.order = 3;
-  r.config = {"int32", "sum", 1u << 24, "exact", 12345, {}};
+  r.config = {"int32", "sum", "exact", 12345, {{"N", std::uint64_t{1u << 24}}}};
   r.block = block;
   r.status = status;
   r.bytes = 4.0 * (1u << 24);
@@ -301,7 +301,7 @@ TEST(Plot, OneBarPerPassedRowAndMarksForFailures) {
   auto cub = make_record("cub", 0, 100, 0.002);
   cub.variant.is_baseline = true;
   auto other_size = make_record("reduce5", 128, 2000, 0.001);
-  other_size.config.size = 1u << 28;
+  other_size.config.axes = {{"N", std::uint64_t{1} << 28}};
   std::ostringstream os;
   write_svg(
       results_of({make_record("reduce5", 128, 120, 0.003), make_record("reduce5", 256, 110, 0.003),
@@ -466,7 +466,11 @@ TEST(Occupancy, UnknownArchitecturesAreRefused) {
 result_record make_matmul(const std::string& name, std::uint64_t w, double median_us) {
   result_record r = make_record(name, 256, median_us, 0.001);
   r.variant.family = "matmul";
-  r.config = {"float32", "mm", 0, "exact", 12345, {w, w, w}};
+  r.config = {"float32",
+              "mm",
+              "exact",
+              12345,
+              {{"M", std::uint64_t{w}}, {"N", std::uint64_t{w}}, {"K", std::uint64_t{w}}}};
   r.bytes = 3.0 * 4 * static_cast<double>(w * w);
   r.flops = 2.0 * static_cast<double>(w * w * w);
   return r;
@@ -592,8 +596,8 @@ TEST(Compare, MatchesRowsByTheWholeConfiguration) {
   // qam256's SNR is part of the configuration as well.
   auto low = make_record("demap", 256, 10, 0.001), high = low;
   low.config.op = high.config.op = "demap";
-  low.config.reals = {{"SNR_DB", 10}};
-  high.config.reals = {{"SNR_DB", 30}};
+  low.config.axes.push_back({"SNR_DB", 10.0});
+  high.config.axes.push_back({"SNR_DB", 30.0});
   EXPECT_EQ(compare_results(results_of({low}), results_of({high}), os).matched, 0);
   EXPECT_NE(record_key(to_json(low)), record_key(to_json(high)));
 }
@@ -861,7 +865,7 @@ TEST(Plot, MatmulInTflopsWithAPanelPerShape) {
 TEST(Plot, TheRecordsRooflineDecidesTheUnit) {
   auto axpy = make_record("simple", 256, 100, 0.001);
   axpy.variant.family = "axpy";
-  axpy.config = {"float32", "", 0, "exact", 12345, {1000003}};
+  axpy.config = {"float32", "", "exact", 12345, {{"N", std::uint64_t{1000003}}}};
   axpy.bytes = 12.0 * 1000003;
   axpy.flops = 2.0 * 1000003;
   axpy.roofline = "bandwidth";
@@ -873,7 +877,7 @@ TEST(Plot, TheRecordsRooflineDecidesTheUnit) {
   std::ostringstream os;
   write_svg(results, os);
   const std::string svg = os.str();
-  EXPECT_NE(svg.find(">axpy float32 1000003</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">axpy float32 n=1000003</text>"), std::string::npos) << svg;
   EXPECT_EQ(test::count_of(svg, ">TFLOP/s (% of peak)</text>"), 1u);
   EXPECT_EQ(test::count_of(svg, ">GB/s (% of peak)</text>"), 1u);
   // Read back, the record keeps it.

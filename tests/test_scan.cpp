@@ -60,7 +60,7 @@ TEST(ScanFamily, LoadsAsDescribed) {
   EXPECT_EQ(s.baseline.copy_to, "out");
   // Read once, written once; the workspace is not counted.
   for (const char* dtype : {"int32", "float32"}) {
-    problem_config c{dtype, "", 0, "exact", 1, {1000003}};
+    problem_config c{dtype, "", "exact", 1, {{"N", std::uint64_t{1000003}}}};
     EXPECT_EQ(f.scan->problem_bytes(c), 2.0 * 4 * 1000003) << dtype;
   }
 }
@@ -105,7 +105,7 @@ TEST(ScanFamily, EveryLaunchFitsTheWorkspace) {
                              (std::int64_t{1} << 24) + 1, s.axes[0].max}) {
         SCOPED_TRACE(v.qualified_name() + " block " + std::to_string(block) + " N " +
                      std::to_string(n));
-        problem_config c{"int32", "", 0, "exact", 1, {static_cast<std::uint64_t>(n)}};
+        problem_config c{"int32", "", "exact", 1, {{"N", static_cast<std::uint64_t>(n)}}};
         auto vars = f.scan->axis_variables(c);
         vars["BLOCK"] = block;
         for (const auto& [name, text] : v.params) vars[name] = evaluate(text, vars);
@@ -135,7 +135,6 @@ TEST(ScanFamily, EveryTunablePointCompilesWithoutSpilling) {
   ASSERT_EQ(r.variants.size(), 42u);
   r.blocks = {128, 256, 512, 1024};
   r.dtypes = {"int32", "float32"};
-  r.sizes_for_shapes = false;
   r.include_dirs = f.includes;
   r.compile_only = true;
   const auto sweep = runner(f.fams, r).run();

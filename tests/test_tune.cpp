@@ -133,7 +133,7 @@ result_record passed_record(const std::string& name, unsigned block, double ms) 
   result_record r;
   r.variant.family = "reduce";
   r.variant.name = name;
-  r.config = problem_config{"int32", "sum", 1000003, "exact", 7, {}};
+  r.config = problem_config{"int32", "sum", "exact", 7, {{"N", std::uint64_t{1000003}}}};
   r.block = block;
   r.status = outcome::passed;
   timing_stats t;
@@ -205,7 +205,7 @@ struct finished_tune {
     spaces = tune::make_spaces(selected, {128, 256}, 1024);
     tune::tune_outcome t;
     t.space = &spaces[0];
-    t.config = problem_config{"int32", "sum", 1000003, "exact", 7, {}};
+    t.config = problem_config{"int32", "sum", "exact", 7, {{"N", std::uint64_t{1000003}}}};
     t.strategy = "exhaustive";
     t.budget = 3;
     t.seed = 7;
@@ -442,7 +442,7 @@ TEST(TuneCommand, AnEnergyTuneReplaysFromARecordedSpace) {
       result_record r =
           passed_record(p.name, block, 1.0 / static_cast<double>(items) + 1e-5 * block);
       r.variant = p;
-      r.config = problem_config{"int32", "sum", 1000, "exact", 12345, {}};
+      r.config = problem_config{"int32", "sum", "exact", 12345, {{"N", std::uint64_t{1000}}}};
       energy_stats e;
       e.method = "counter";
       e.watts = 300;
@@ -550,7 +550,7 @@ sweep_result recorded_tsum_space(const test::temp_dir& dir) {
       if (block * p.point.at(0).second > 2048) continue;
       result_record r = passed_record(p.name, block, 1.0 + 1e-3 * block);
       r.variant = p;
-      r.config = problem_config{"int32", "sum", 1000, "exact", 12345, {}};
+      r.config = problem_config{"int32", "sum", "exact", 12345, {{"N", std::uint64_t{1000}}}};
       sweep.results.push_back(r);
     }
   return sweep;

@@ -187,7 +187,7 @@ class Session : public ::testing::Test {
     ws.request.blocks = {128, 256};
     ws.request.dtypes = {"int32"};
     ws.request.ops = {"sum"};
-    ws.request.sizes = {1};
+    ws.request.axes = {axis_choice::sizes({1})};
     ws.request.include_dirs = {dir.str() + "/include", test::cuda_include()};
     ws.request.toolkit_include_dirs = {test::cuda_include()};
     ws.request.compile_only = true;
@@ -272,7 +272,6 @@ TEST(DataFamilySession, ASavedDescriptionRerunsItsFamily) {
     ws.request.variants = ws.reg->select({"all"}, "axpy");
     ws.request.blocks = {256};
     ws.request.dtypes = {"float32"};
-    ws.request.sizes_for_shapes = false;
     ws.request.include_dirs = {test::cuda_include()};
     ws.request.toolkit_include_dirs = {test::cuda_include()};
     ws.request.compile_only = true;

@@ -123,7 +123,7 @@ TEST(Worker, APointsDescriptorCrossesTheProtocolWhole) {
   // A worker launches the kernel with its tensor maps: without them its parameters fall short.
   job.variant.tensor_maps = {{"in", {"N / 64", "64"}, {"1", "BLOCK / 4"}, 64}};
   job.variant.scratch = {{"T", "staged", "N + 8"}, {"int32", "arrivals", "1"}};
-  job.config = {"float32", "sum", 1u << 20, "exact", 7, {}};
+  job.config = {"float32", "sum", "exact", 7, {{"N", std::uint64_t{1u << 20}}}};
   job.block = 256;
   job.cubin = std::string("\0\1cubin", 7);
   job.lowered_name = "_Z16reduce_unrollingILj256ELj4EfN2kl3sumIfEEEvPKT1_PS3_j";
@@ -149,7 +149,7 @@ TEST(Worker, AFaultReportedAfterTheTimeOutIsACrashNotAHang) {
     row_job job;
     job.variant.family = "reduce";
     job.variant.name = name;
-    job.config = {"int32", "sum", 1000, "exact", 1, {}};
+    job.config = {"int32", "sum", "exact", 1, {{"N", std::uint64_t{1000}}}};
     job.block = 256;
     return executor->run(job);
   };
@@ -411,9 +411,10 @@ TEST(Journal, TheKeyChangesWithTheSourceAndTheWholeConfiguration) {
   a.source = "__global__ void naive() {}";
   registry_entry edited = a;
   edited.source += "\n// faster now";
-  const problem_config big{"float32", "mm", 0, "exact", 1, {4096, 4096, 4096}};
-  problem_config small = big;
-  small.shape = {1024, 1024, 1024};
+  const auto cube = [](std::uint64_t w) {
+    return problem_config{"float32", "mm", "exact", 1, {{"M", w}, {"N", w}, {"K", w}}};
+  };
+  const problem_config big = cube(4096), small = cube(1024);
   EXPECT_EQ(journal_key(a, 256, big), journal_key(a, 256, big));
   EXPECT_NE(journal_key(a, 256, big), journal_key(edited, 256, big));
   EXPECT_NE(journal_key(a, 256, big), journal_key(a, 256, small));

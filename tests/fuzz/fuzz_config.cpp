@@ -99,9 +99,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const kl::cli_options o = kl::parse_command_line(3, argv, kl::default_paths{});
     check_blocks(o.blocks, "config");
-    if (o.sizes.empty()) broken_promise("config: no sizes");
-    for (auto n : o.sizes)
-      if (n == 0) broken_promise("config: a size of 0");
+    for (const auto& a : o.axes) {
+      if (a.points.empty()) broken_promise("config: " + a.option + " without values");
+      if (a.option != "--axis")
+        for (const auto& p : a.points)
+          for (const auto& v : p)
+            if (v == kl::axis_number{std::uint64_t{0}}) broken_promise("config: a size of 0");
+    }
     const auto& t = o.timing;
     // "timing options must be positive": written so that NaN breaks the promise too.
     if (!(t.warmup_runs >= 0 && t.min_samples >= 1 && t.min_time_s >= 0 && t.max_noise >= 0 &&

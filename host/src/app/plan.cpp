@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -134,14 +133,15 @@ std::vector<int> devices_for(const kl::cli_options& opt, bool compile_only) {
   return devices;
 }
 
-// The option that asked for configuration `c` of family `f`, for a usage error about it: the
-// shape or size, else the dtype (the family's default shape is checked when it is read).
-std::string option_for(const kl::run_request& req, const kl::family& f,
-                       const kl::problem_config& c) {
-  const std::string shape = c.shape.empty() ? std::to_string(c.size) : c.shape_text();
-  if (!req.shapes.empty()) return "--shape " + shape;
-  if (req.sizes_for_shapes || (f.shape_rank() == 1 && req.sizes_for_one_axis))
-    return "--size " + std::to_string(c.shape.empty() ? c.size : c.shape.front());
+// The option that asked for configuration `c`, for a usage error about it: the shape or size,
+// else the dtype (the family's default shape is checked when it is read).
+std::string option_for(const kl::run_request& req, const kl::problem_config& c) {
+  const auto shape = c.shape();
+  for (const kl::axis_choice& a : req.axes)
+    if (a.name.empty() && (!a.one_axis_families_only || shape.size() == 1))
+      return a.option + " " +
+             (a.option == "--shape" && shape.size() > 1 ? c.shape_text()
+                                                        : std::to_string(shape.front()));
   return "--dtype " + c.dtype;
 }
 
@@ -151,11 +151,11 @@ std::string option_for(const kl::run_request& req, const kl::family& f,
 // (family.toml's, or the variant header's).
 void check_run_expressions(const kl::run_request& req, const kl::family_registry& families) {
   std::map<const kl::family*, std::vector<kl::problem_config>> configs;
-  const auto check = [&](const kl::family& f, const kl::problem_config& c, const auto& what) {
+  const auto check = [&](const kl::problem_config& c, const auto& what) {
     try {
       what();
     } catch (const std::invalid_argument& e) {
-      throw kl::usage_error(option_for(req, f, c) + ": " + e.what());
+      throw kl::usage_error(option_for(req, c) + ": " + e.what());
     }
   };
   for (const auto* e : req.variants) {
@@ -164,7 +164,7 @@ void check_run_expressions(const kl::run_request& req, const kl::family_registry
     auto [known, fresh] = configs.try_emplace(f);
     if (fresh) {
       known->second = kl::configs_for(*f, req);
-      for (const auto& c : known->second) check(*f, c, [&] { f->check_configuration(c); });
+      for (const auto& c : known->second) check(c, [&] { f->check_configuration(c); });
     }
     const kl::variant_descriptor& v = e->descriptor;
     if (v.origin != kl::origin_kind::source) continue;
@@ -172,7 +172,7 @@ void check_run_expressions(const kl::run_request& req, const kl::family_registry
       if (!v.supports_dtype(c.dtype) || !v.supports_op(c.op)) continue;
       for (unsigned b : kl::blocks_for(v, req))
         if (v.supports_block(b) && v.unmet_requirement(b, c.dtype).empty())
-          check(*f, c, [&] { f->check_launch(v, e->key_lines, b, c); });
+          check(c, [&] { f->check_launch(v, e->key_lines, b, c); });
     }
   }
 }
@@ -214,6 +214,40 @@ void check_family_names(const std::vector<const kl::registry_entry*>& variants,
              "the description of " + broken;
     throw kl::usage_error(std::string("--") + option + ": " + why);
   }
+}
+
+// --axis NAME=v1,v2: NAME is an axis of a selected family, and each value one of its kind within
+// its limits there.
+void check_named_axis(const kl::axis_choice& a,
+                      const std::vector<const kl::registry_entry*>& variants,
+                      const kl::family_registry& families) {
+  bool found = false;
+  std::string known;
+  for (const auto* e : variants) {
+    const kl::family* f = families.find(e->descriptor.family);
+    if (!f) continue;
+    for (const kl::axis_info& axis : f->axes()) {
+      if (known.find(f->name() + "." + axis.name) == std::string::npos)
+        known += (known.empty() ? "" : ", ") + f->name() + "." + axis.name;
+      if (axis.name != a.name) continue;
+      found = true;
+      for (const auto& point : a.points) {
+        const auto v = kl::as_kind_of(point.front(), axis.default_value);
+        if (!v)
+          throw kl::usage_error("--axis " + a.name + ": " + kl::axis_text(point.front()) +
+                                " is not a whole number, which " + a.name + " takes (" +
+                                axis.where + ")");
+        if (!axis.admits(*v))
+          throw kl::usage_error("--axis " + a.name + ": " + kl::axis_text(*v) + " is outside " +
+                                a.name + "'s limits " + kl::axis_text(axis.min) + ".." +
+                                kl::axis_text(axis.max) + " (" + axis.where + ")");
+      }
+    }
+  }
+  if (!found && !variants.empty())
+    throw kl::usage_error("--axis " + a.name + ": no selected family has an axis " + a.name + " (" +
+                          (known.empty() ? "they have none" : "they have " + known) +
+                          "; kernlab --list shows every family's axes)");
 }
 
 }  // namespace
@@ -285,68 +319,43 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   // W x W x ... for a family of several axes (matmul) when every selected family has several; in
   // a sweep that also has one-axis families the sizes are theirs, and matmul takes --shape or its
   // default shape.
+  std::vector<kl::axis_choice> axes = opt.axes;
+  const auto wholes_of = [](const kl::family& f) {
+    const auto all = f.axes();
+    return std::count_if(all.begin(), all.end(), [](const kl::axis_info& a) { return a.whole(); });
+  };
   const bool one_axis_in_sweep =
       std::any_of(req.variants.begin(), req.variants.end(), [&](const auto* e) {
         const kl::family* f = families.find(e->descriptor.family);
-        return f && f->shape_rank() == 1;
+        return f && wholes_of(*f) == 1;
       });
-  const bool sizes_for_shapes = opt.sizes_on_command_line && !one_axis_in_sweep;
-  // Each --shape has the rank of every selected family of shapes; the values are checked with
-  // every expression, once the request is made (check_run_expressions).
-  for (const auto* e : req.variants) {
-    const kl::family* f = families.find(e->descriptor.family);
-    if (!f) continue;
-    if (f->shape_rank() > 0) {
-      for (const auto& s : opt.shapes)
-        if (s.size() != f->shape_rank()) {
-          kl::problem_config c;
-          c.shape = s;
-          throw kl::usage_error("--shape " + c.shape_text() + ": family " + f->name() + " needs " +
-                                std::to_string(f->shape_rank()) + " dimensions");
-        }
-      continue;
-    }
-    for (auto n : opt.sizes)
-      if (n > f->max_size())
-        throw kl::usage_error("--size " + std::to_string(n) + ": family " + f->name() +
-                              " takes at most " + std::to_string(f->max_size()) + " elements");
-  }
-  // --axis: every name is a real-valued axis of a selected family, every value within its limits.
-  for (const auto& [name, values] : opt.real_axes) {
-    bool found = false;
-    std::string known;
-    for (const auto* e : req.variants) {
-      const kl::family* f = families.find(e->descriptor.family);
-      if (!f) continue;
-      for (const kl::real_axis& a : f->real_axes()) {
-        if (known.find(f->name() + "." + a.name) == std::string::npos)
-          known += (known.empty() ? "" : ", ") + f->name() + "." + a.name;
-        if (a.name != name) continue;
-        found = true;
-        for (double v : values)
-          if (v < a.min || v > a.max) {
-            char text[160];
-            std::snprintf(text, sizeof text, "%g is outside %s's limits %g..%g", v, a.name.c_str(),
-                          a.min, a.max);
-            throw kl::usage_error("--axis " + name + ": " + text + " (" + a.where + ")");
+  for (auto& a : axes)
+    if (a.option == "--size") a.one_axis_families_only = one_axis_in_sweep;
+  for (const kl::axis_choice& a : axes) {
+    // Each --shape has the rank of every selected family; the values are checked with every
+    // expression, once the request is made (check_run_expressions).
+    if (a.option == "--shape")
+      for (const auto* e : req.variants) {
+        const kl::family* f = families.find(e->descriptor.family);
+        if (!f) continue;
+        for (const auto& point : a.points)
+          if (static_cast<std::ptrdiff_t>(point.size()) != wholes_of(*f)) {
+            std::string text;
+            for (const auto& v : point) text += (text.empty() ? "" : "x") + kl::axis_text(v);
+            throw kl::usage_error("--shape " + text + ": family " + f->name() + " needs " +
+                                  std::to_string(wholes_of(*f)) + " dimensions");
           }
       }
-    }
-    if (!found && !req.variants.empty())
-      throw kl::usage_error("--axis " + name + ": no selected family has a real-valued axis " +
-                            name + " (" +
-                            (known.empty() ? "they have none" : "they have " + known) +
-                            "; kernlab --list shows every family's axes)");
+    // --axis: every name is an axis of a selected family, every value one of its kind within its
+    // limits.
+    if (a.option == "--axis") check_named_axis(a, req.variants, families);
   }
   std::error_code ec;
   req.blocks = opt.blocks;
   req.blocks_all = !opt.blocks_explicit;
   req.dtypes = opt.dtypes;
   req.ops = opt.ops;
-  req.sizes = opt.sizes;
-  req.shapes = opt.shapes;
-  req.sizes_for_shapes = sizes_for_shapes;
-  req.sizes_for_one_axis = opt.sizes_on_command_line;
+  req.axes = std::move(axes);
   req.input_mode = opt.input_mode;
   req.seed = opt.seed;
   req.fallback_arch = opt.arch;
@@ -396,7 +405,6 @@ kl::run_request make_request(const kl::cli_options& opt, const kl::registry& reg
   req.compile_timeout_s = opt.compile_timeout_s;
   req.cache = std::move(cache);
   req.want_keys = opt.watch;  // a round compares the keys of the files it compiled
-  req.real_axes = opt.real_axes;
   req.dtypes_explicit = opt.dtypes_explicit;
   req.ops_explicit = opt.ops_explicit;
   check_run_expressions(req, families);

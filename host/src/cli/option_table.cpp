@@ -32,8 +32,8 @@ po::options_description make_description() {
      "shapes, one value per axis of the family, e.g. 4096x1000,4095x17 (kernlab --list shows each "
      "family's axes and defaults)")
     ("axis", po::value<std::vector<std::string>>()->composing(),
-     "values of a real-valued axis, NAME=v1,v2 (repeatable; kernlab --list shows a family's "
-     "axes): one configuration per value, in the families that have the axis")
+     "values of an axis, NAME=v1,v2 (repeatable; kernlab --list shows a family's axes): one "
+     "configuration per value, in the families that have the axis")
     ("dtype", po::value<std::string>(),
      ("element types, a comma list of " + dtype_names +
       "; each family runs the ones it has (kernlab --list shows them)").c_str())

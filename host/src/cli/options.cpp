@@ -153,7 +153,8 @@ std::uint64_t read_seed(const std::string& text) {
 
 // What runs: the switches, the family and variants, the sizes and types, the kernels' folders and
 // the architecture.
-void read_selection(const po::variables_map& vm, const default_paths& defaults, cli_options& o) {
+void read_selection(const po::variables_map& vm, const default_paths& defaults, bool size_given,
+                    cli_options& o) {
   o.help = vm["help"].as<bool>();
   o.version = vm["version"].as<bool>();
   o.list_names = vm["list-names"].as<bool>();
@@ -173,12 +174,17 @@ void read_selection(const po::variables_map& vm, const default_paths& defaults, 
   o.blocks_explicit = blocks != "all";
   o.dtypes = split_list(str(vm, "dtype", "int32,float32"));
   o.ops = split_list(str(vm, "op", "sum"));
-  for (const auto& s : split_list(str(vm, "size", "2^24"))) o.sizes.push_back(parse_size(s));
-  if (o.sizes.empty()) throw usage_error("--size needs at least one size");
+  std::vector<std::uint64_t> sizes;
+  for (const auto& s : split_list(str(vm, "size", "2^24"))) sizes.push_back(parse_size(s));
+  if (sizes.empty()) throw usage_error("--size needs at least one size");
   if (vm.count("shape")) {
+    std::vector<std::vector<std::uint64_t>> shapes;
     for (const auto& s : split_list(vm["shape"].as<std::string>()))
-      o.shapes.push_back(parse_shape(s));
-    if (o.shapes.empty()) throw usage_error("--shape needs at least one shape");
+      shapes.push_back(parse_shape(s));
+    if (shapes.empty()) throw usage_error("--shape needs at least one shape");
+    o.axes.push_back(axis_choice::shapes(shapes));
+  } else if (size_given) {
+    o.axes.push_back(axis_choice::sizes(sizes));
   }
   o.seed = 12345;
   if (vm.count("seed")) o.seed = read_seed(vm["seed"].as<std::string>());
@@ -318,9 +324,11 @@ void read_cache_and_compile(const po::variables_map& vm, cli_options& o) {
   }
 }
 
-// --axis NAME=VALUES, each name once, each value a finite number.
-void read_real_axes(const po::variables_map& vm, cli_options& o) {
+// --axis NAME=VALUES, each name once, each value a size (2^20, 16M: a whole number) or another
+// finite number (a real one); the choices by name, as their errors have always come.
+void read_axes(const po::variables_map& vm, cli_options& o) {
   if (!vm.count("axis")) return;
+  std::map<std::string, std::vector<axis_number>> given;
   for (const auto& text : vm["axis"].as<std::vector<std::string>>()) {
     const auto eq = text.find('=');
     const std::string name = text.substr(0, eq == std::string::npos ? 0 : eq);
@@ -329,9 +337,14 @@ void read_real_axes(const po::variables_map& vm, cli_options& o) {
           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
         }))
       throw usage_error("--axis '" + text + "' is not NAME=VALUES (e.g. --axis SNR_DB=10,20)");
-    if (o.real_axes.count(name)) throw usage_error("--axis " + name + " is given twice");
-    auto& values = o.real_axes[name];
+    if (given.count(name)) throw usage_error("--axis " + name + " is given twice");
+    auto& values = given[name];
     for (const auto& v : split_list(text.substr(eq + 1))) {
+      try {
+        values.push_back(parse_size(v));
+        continue;
+      } catch (const usage_error&) {  // not a size: a real number, if it is one
+      }
       // Read as text so the error quotes what was written; Boost would take nan and inf.
       const auto x = finite_number(v);
       if (!x) throw usage_error("--axis " + name + ": '" + v + "' is not a finite number");
@@ -339,6 +352,7 @@ void read_real_axes(const po::variables_map& vm, cli_options& o) {
     }
     if (values.empty()) throw usage_error("--axis " + name + " needs at least one value");
   }
+  for (const auto& [name, values] : given) o.axes.push_back(axis_choice::named(name, values));
 }
 
 // kernlab tune's search: its strategy, budget, store, exports and objective.
@@ -500,14 +514,14 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   // What the command line itself says, before the config file's defaults join in.
   const bool dtype_given = vm.count("dtype") > 0, op_given = vm.count("op") > 0;
 
+  const bool size_given = vm.count("size") > 0;  // before the config file adds its own
   cli_options o;
-  o.sizes_on_command_line = vm.count("size") > 0;  // before the config file adds its own
   const std::string config = read_config_file(defaults.config, desc, r);
   if (!config.empty()) o.config_path = config;
   o.config_settings = r.config_settings;
   po::notify(r.vm);
 
-  read_selection(vm, defaults, o);
+  read_selection(vm, defaults, size_given, o);
   read_outputs(vm, o);
   read_execution(vm, o);
   read_command_words(vm, o);
@@ -515,7 +529,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   // The config file's dtype and op are defaults (for reduce): a family without them runs its own.
   o.dtypes_explicit = dtype_given;
   o.ops_explicit = op_given;
-  read_real_axes(vm, o);
+  read_axes(vm, o);
   read_tune(vm, o);
   read_pipeline(vm, o);
   read_timing(vm, o.timing);

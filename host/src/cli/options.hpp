@@ -2,6 +2,7 @@
 #pragma once
 
 #include "measure/timing.hpp"
+#include "spec/axes.hpp"
 
 #include <cstdint>
 #include <map>
@@ -56,9 +57,9 @@ struct cli_options {
   std::vector<unsigned> blocks;
   bool blocks_explicit = false;  ///< the user named blocks (not "all")
   std::vector<std::string> dtypes, ops;
-  std::vector<std::uint64_t> sizes;
-  bool sizes_on_command_line = false;  ///< --size was given on the command line (not the config)
-  std::vector<std::vector<std::uint64_t>> shapes;  ///< --shape MxNxK,...; empty: from the sizes
+  /// The axes' values: --shape (else --size, when the command line gives it: the config file's
+  /// is checked, and a sweep takes each family's default), then each --axis by name.
+  std::vector<axis_choice> axes;
   std::uint64_t seed = 0;
   std::string input_mode;
   std::vector<std::string> kernels_dirs, plugin_dirs;
@@ -109,8 +110,6 @@ struct cli_options {
   /// {"cache", "info"}, {"cache", "clear"}, {"cache", "prune"}; empty for a sweep.
   std::vector<std::string> command;
   bool dtypes_explicit = false, ops_explicit = false;  ///< --dtype / --op given (not the defaults)
-  /// --axis NAME=v1,v2: the values of real-valued axes, by name.
-  std::map<std::string, std::vector<double>> real_axes;
   // The pipeline.
   bool pipeline = false;  ///< --pipeline: the end-to-end host-device-host measurement
   std::vector<unsigned> streams = {1, 2, 4, 8};                  ///< --streams

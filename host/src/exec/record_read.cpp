@@ -262,10 +262,13 @@ problem_config config_from_json(const json& c) {
   problem_config config;
   config.dtype = c.at("dtype").get<std::string>();
   config.op = c.at("op").get<std::string>();
-  config.size = whole_at<std::uint64_t>(c, "size");
+  const auto size = whole_at<std::uint64_t>(c, "size");
   config.input_mode = c.at("input").get<std::string>();
   config.seed = whole_at<std::uint64_t>(c, "seed");
-  config.shape = wholes_at<std::uint64_t>(c, "shape");
+  // The whole axes by place (a file does not name them): the shape's, else the size.
+  auto shape = wholes_at<std::uint64_t>(c, "shape");
+  if (shape.empty()) shape = {size};
+  for (auto w : shape) config.axes.push_back({"", w});
   if (const auto it = c.find("real_axes"); it != c.end()) {
     if (!it->is_array()) throw std::runtime_error("config.real_axes is not an array");
     for (const auto& a : *it) {
@@ -273,7 +276,7 @@ problem_config config_from_json(const json& c) {
         throw std::runtime_error("config.real_axes: an entry is not [\"NAME\", value]");
       const double v = a[1].get<double>();
       if (!std::isfinite(v)) throw std::runtime_error("config.real_axes: a value is not finite");
-      config.reals.emplace_back(a[0].get<std::string>(), v);
+      config.axes.push_back({a[0].get<std::string>(), v});
     }
   }
   return config;

@@ -133,10 +133,22 @@ json to_json(const energy_stats& e) {
 }
 
 json to_json(const problem_config& c) {
-  json j = {{"dtype", c.dtype},      {"op", c.op},     {"size", c.size},
-            {"input", c.input_mode}, {"seed", c.seed}, {"shape", c.shape}};
-  // Real-valued axes, in the family's order: [["SNR_DB", 20]] (an object would sort them).
-  if (!c.reals.empty()) j["real_axes"] = c.reals;
+  // The whole axes as files have always had them: one is "size" (and "shape" is empty), several
+  // are "shape" (and "size" is 0).
+  const std::vector<std::uint64_t> shape = c.shape();
+  const bool one = shape.size() == 1;
+  json j = {{"dtype", c.dtype},
+            {"op", c.op},
+            {"size", one ? shape.front() : 0},
+            {"input", c.input_mode},
+            {"seed", c.seed},
+            {"shape", one ? std::vector<std::uint64_t>{} : shape}};
+  // The other axes, in the family's order: [["SNR_DB", 20]] (an object would sort them).
+  json named = json::array();
+  for (const auto& a : c.axes)
+    if (!a.whole())
+      named.push_back(json::array({a.name, std::visit([](auto v) { return json(v); }, a.value)}));
+  if (!named.empty()) j["real_axes"] = named;
   return j;
 }
 

@@ -30,17 +30,21 @@ std::vector<std::string> family::shape_variables() const {
   return out;
 }
 
-std::vector<std::uint64_t> family::default_shape() const {
-  std::vector<std::uint64_t> out;
-  for (const auto& a : spec_.axes) out.push_back(static_cast<std::uint64_t>(a.default_value));
+std::vector<axis_info> family::axes() const {
+  std::vector<axis_info> out;
+  const auto where = [&](int line) { return spec_.path + ":" + std::to_string(line); };
+  for (const auto& a : spec_.axes)
+    out.push_back({a.name, static_cast<std::uint64_t>(a.default_value),
+                   static_cast<std::uint64_t>(a.min), static_cast<std::uint64_t>(a.max),
+                   where(a.line)});
+  for (const auto& a : spec_.real_axes)
+    out.push_back({a.name, a.default_value, a.min, a.max, where(a.line)});
   return out;
 }
 
-std::vector<real_axis> family::real_axes() const {
-  std::vector<real_axis> out;
-  for (const auto& a : spec_.real_axes)
-    out.push_back(
-        {a.name, a.default_value, a.min, a.max, spec_.path + ":" + std::to_string(a.line)});
+std::vector<axis_value> family::default_axes() const {
+  std::vector<axis_value> out;
+  for (const auto& a : axes()) out.push_back({a.name, a.default_value});
   return out;
 }
 
@@ -48,8 +52,8 @@ std::vector<std::pair<std::string, double>> family::real_values(const problem_co
   std::vector<std::pair<std::string, double>> out;
   for (const auto& a : spec_.real_axes) {
     double v = a.default_value;
-    for (const auto& [name, value] : c.reals)
-      if (name == a.name) v = value;
+    for (const auto& given : c.axes)
+      if (!given.whole() && given.name == a.name) v = std::get<double>(given.value);
     if (!(v >= a.min && v <= a.max)) {
       char text[128];
       std::snprintf(text, sizeof text, " = %g is outside its limits %g..%g (", v, a.min, a.max);
@@ -62,8 +66,7 @@ std::vector<std::pair<std::string, double>> family::real_values(const problem_co
 }
 
 std::map<std::string, std::int64_t> family::axis_variables(const problem_config& c) const {
-  std::vector<std::uint64_t> shape = c.shape;
-  if (shape.empty() && spec_.axes.size() == 1) shape = {c.size};
+  const std::vector<std::uint64_t> shape = c.shape();
   if (shape.size() != spec_.axes.size())
     throw std::invalid_argument(spec_.name + " needs " + std::to_string(spec_.axes.size()) +
                                 " dimension(s), got " + std::to_string(shape.size()));
@@ -184,7 +187,7 @@ void family::check(const parsed_header& h) const {
   // Every launch expression must evaluate at the axes' defaults for every block size.
   problem_config c;
   c.dtype = spec_.dtypes.front();
-  c.shape = default_shape();
+  c.axes = default_axes();
   // Each of `texts` at every block, at least `least`; an error names the header's line of `key`,
   // `what` is the message's start.
   const auto evaluate_at_every_block = [&](const std::vector<std::string>& texts, const char* key,
@@ -317,10 +320,6 @@ unsigned family::dynamic_shared_bytes(const variant_descriptor& v, unsigned bloc
   vars["BLOCK"] = block;
   for (const auto& [name, text] : v.params) vars[name] = evaluate(text, vars);
   return static_cast<unsigned>(evaluate(v.shared_bytes, vars));
-}
-
-std::uint64_t family::max_size() const {
-  return static_cast<std::uint64_t>(spec_.axes.front().max);
 }
 
 std::size_t family::device_bytes_needed(const problem_config& c) const {

@@ -47,17 +47,14 @@ class family {
   /// Headers included before every kernel file of the family (the names its name expressions
   /// use, such as kl::sum), so a file that forgets the #include still gets its own errors.
   std::vector<std::string> pre_includes() const { return spec_.includes; }
-  /// How many size axes a configuration's `shape` has: at least one (the spec reader refuses a
-  /// family without). A one-axis family's configurations may give it as `size` instead.
-  std::size_t shape_rank() const { return spec_.axes.size(); }
-  /// The names of the shape's variables in launch expressions, in shape order, then
+  /// The names of the whole axes' variables in launch expressions, in order, then
   /// RESIDENT_BLOCKS and SM_COUNT.
   std::vector<std::string> shape_variables() const;
-  /// The shape a sweep uses when neither --shape nor --size is on the command line: the axes'
-  /// defaults.
-  std::vector<std::uint64_t> default_shape() const;
-  /// The real-valued axes (set with --axis NAME=VALUES).
-  std::vector<real_axis> real_axes() const;
+  /// Every axis: the whole ones (at least one; the spec reader refuses a family without) in
+  /// --shape order, then the real ones, in the file's order.
+  std::vector<axis_info> axes() const;
+  /// Every axis at its default: the configuration a sweep makes when no option gives the axes.
+  std::vector<axis_value> default_axes() const;
   /// The roofline the family's tables and records report against.
   roofline_kind roofline() const { return roofline_of_word(spec_.roofline); }
   /// The bytes the algorithm must move for a configuration (each input read once, each output
@@ -73,8 +70,6 @@ class family {
   /// Dynamic shared memory for one instantiation.
   unsigned dynamic_shared_bytes(const variant_descriptor& v, unsigned block,
                                 const problem_config& c) const;
-  /// The largest problem size the family accepts: its first axis' limit.
-  std::uint64_t max_size() const;
   /// The device memory a problem of this config needs, to refuse sizes that do not fit.
   std::size_t device_bytes_needed(const problem_config& c) const;
   /// Evaluates every expression of the family's description at configuration `c` as a run of it
@@ -96,8 +91,8 @@ class family {
   std::unique_ptr<pipeline_problem> make_pipeline_problem(const problem_config& c,
                                                           const cuda::device_info& device) const;
 
-  /// The axes' values of a configuration (its shape, or its size for a one-axis family), with
-  /// TSIZE; throws std::invalid_argument for a value outside an axis' limits.
+  /// The whole axes' values of a configuration, by their names, with TSIZE; throws
+  /// std::invalid_argument for a value outside an axis' limits.
   std::map<std::string, std::int64_t> axis_variables(const problem_config& c) const;
   /// A variant's launch (plan single) at one block size and configuration: its header's
   /// dimensions, else the family's. Throws std::invalid_argument naming the expression for a

@@ -45,10 +45,7 @@ std::unique_ptr<chunk_launch> pipeline_problem::launch(const variant_descriptor&
                         " takes scratch buffers, which --pipeline does not make per chunk");
   // The chunk is a problem of `count` units: its own axis value, for the scalars and the grid.
   problem_config chunk = problem_.config();
-  if (chunk.shape.empty())
-    chunk.size = count;
-  else
-    chunk.shape.at(axis_index_) = count;
+  chunk.axes.at(axis_index_).value = count;  // the whole axes come first, in the spec's order
   const kl::family& fam = problem_.family();
   auto vars = fam.axis_variables(chunk);
   auto out = std::make_unique<chunk_launch>();

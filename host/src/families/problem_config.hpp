@@ -1,7 +1,9 @@
-// A point of a family's configuration space (problem_config), its real-valued axes, and the
+// A point of a family's configuration space (problem_config), its axes, and the
 // roofline a family's throughput is measured against: the words tables, the journal and the
 // results files share, known without a device or a family.
 #pragma once
+
+#include "spec/axes.hpp"
 
 #include <cstdint>
 #include <map>
@@ -10,36 +12,46 @@
 
 namespace kl {
 
+/// One value of a configuration's axes, as nvbench's named values: {"N", 16777216},
+/// {"SNR_DB", 20.5}.
+struct axis_value {
+  /// The axis; "" for a whole axis read back from a results file, which gives those by place.
+  std::string name;
+  axis_number value;
+  bool whole() const { return std::holds_alternative<std::uint64_t>(value); }
+};
+
 /// One point of a family's configuration space apart from the block size.
 struct problem_config {
-  std::string dtype;  ///< "int32", "float32"
-  std::string op;     ///< reduce: "sum", "min", "max"
-  std::uint64_t size = 0;
+  std::string dtype;                 ///< "int32", "float32"
+  std::string op;                    ///< reduce: "sum", "min", "max"; "" for a family without ops
   std::string input_mode = "exact";  ///< "exact" or "random"
   std::uint64_t seed = 0;
-  /// The problem's dimensions for families that have more than one (matmul: {M, N, K});
-  /// empty for 1-D families, which use `size`.
-  std::vector<std::uint64_t> shape;
-  /// The family's real-valued axes (`type = "real"` in its family.toml), in its order, each with
-  /// its value: {"SNR_DB", 20}. Empty for a family without them.
-  std::vector<std::pair<std::string, double>> reals = {};
+  /// The family's axes with their values: its whole axes in order (N; M, N, K), then its others
+  /// (SNR_DB), in the family's order.
+  std::vector<axis_value> axes = {};
 
   /// The configuration's key, the one text that names it in tables, the journal, the results
-  /// files and `compare`: "int32 sum n=16777216", "float32 4095x4097x1023", with the real axes
-  /// after it ("float32 demap n=1000 SNR_DB=20").
+  /// files and `compare`: "int32 sum n=16777216", "float32 4095x4097x1023", with the axes that are
+  /// not whole after it ("float32 demap n=1000 SNR_DB=20").
   std::string describe() const;
-  /// " SNR_DB=20" for each real axis; "" for a configuration without them.
-  std::string reals_text() const;
-  /// "4095x4097x1023"; "" for a 1-D configuration.
+  /// " SNR_DB=20" for each axis that is not whole; "" for a configuration without them.
+  std::string named_axes_text() const;
+  /// The whole axes' values in order: {16777216}, {4095, 4097, 1023}.
+  std::vector<std::uint64_t> shape() const;
+  /// "4095x4097x1023"; "" for a configuration of one whole axis (its key reads "n=").
   std::string shape_text() const;
 };
 
-/// A real-valued axis as the runner sees it: its name, default and limits, and where it is
-/// declared (for errors).
-struct real_axis {
+/// An axis of a family as the runner sees it: its name, its default and limits (of its kind), and
+/// where it is declared (for errors).
+struct axis_info {
   std::string name;
-  double default_value = 0, min = 0, max = 0;
+  axis_number default_value, min, max;
   std::string where;  ///< "family.toml:12"
+  bool whole() const { return std::holds_alternative<std::uint64_t>(default_value); }
+  /// Whether `v` is a value of the axis' kind within its limits.
+  bool admits(const axis_number& v) const;
 };
 
 /// What a family's throughput is measured against: DRAM bandwidth (GB/s, reduce), the FP32

@@ -32,7 +32,7 @@ std::string number(const nlohmann::json& j) {
 // "4095x4097x1023"; "" for a 1-D configuration.
 // "SNR_DB=20" for a configuration with real-valued axes, "" otherwise.
 std::string real_axes_text(const nlohmann::json& config) {
-  const std::string text = config_from_json(config).reals_text();
+  const std::string text = config_from_json(config).named_axes_text();
   return text.empty() ? text : text.substr(1);
 }
 

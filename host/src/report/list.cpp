@@ -73,19 +73,20 @@ void print_families(std::ostream& os, const registry& reg,
       continue;
     }
     os << "family " << name << ": ";
-    const auto vars = f->shape_variables();
-    const auto defaults = f->default_shape();
+    const std::vector<axis_info> axes = f->axes();
+    const auto wholes = static_cast<std::size_t>(
+        std::count_if(axes.begin(), axes.end(), [](const axis_info& a) { return a.whole(); }));
     os << "axes ";
-    for (std::size_t i = 0; i < f->shape_rank(); ++i) {
-      os << (i ? " x " : "") << vars.at(i) << "=" << defaults.at(i);
-      os << " [" << f->spec().axes[i].min << ".." << f->spec().axes[i].max << "]";
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      const axis_info& a = axes[i];
+      os << (i == 0      ? ""
+             : a.whole() ? " x "
+                         : ", ")
+         << a.name << "=" << axis_text(a.default_value) << " [" << axis_text(a.min) << ".."
+         << axis_text(a.max) << "]";
+      if (a.whole() && i + 1 == wholes) os << (wholes == 1 ? " (--shape or --size)" : " (--shape)");
+      if (!a.whole()) os << " (--axis " << a.name << "=...)";
     }
-    os << " (--shape";
-    if (f->shape_rank() == 1) os << " or --size";
-    os << ")";
-    for (const real_axis& a : f->real_axes())
-      os << ", " << a.name << "=" << a.default_value << " [" << a.min << ".." << a.max
-         << "] (--axis " << a.name << "=...)";
     os << "; dtypes " << joined(f->dtypes());
     if (!f->ops().empty()) os << "; ops " << joined(f->ops());
     os << "; " << f->spec().path;

@@ -164,7 +164,9 @@ json results_to_json(const sweep_result& sweep, const run_context& ctx) {
   std::map<std::string, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < sweep.results.size(); ++i) {
     const auto& c = sweep.results[i].config;
-    groups[c.dtype + "|" + c.op + "|" + std::to_string(c.size) + "|" + c.shape_text()].push_back(i);
+    groups[c.dtype + "|" + c.op + "|" +
+           std::to_string(c.shape().size() == 1 ? c.shape().front() : 0) + "|" + c.shape_text()]
+        .push_back(i);
   }
   for (const auto& [key, idx] : groups) {
     std::vector<result_record> group;

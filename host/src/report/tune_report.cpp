@@ -121,12 +121,13 @@ std::string upper(std::string s) {
 std::vector<std::pair<std::string, std::uint64_t>> axes_of(const problem_config& c,
                                                            const std::vector<std::string>& names) {
   std::vector<std::pair<std::string, std::uint64_t>> out;
-  if (c.shape.empty()) {
-    out.emplace_back("n", c.size);
+  const auto shape = c.shape();
+  if (shape.size() == 1) {
+    out.emplace_back("n", shape.front());
     return out;
   }
-  for (std::size_t i = 0; i < c.shape.size(); ++i)
-    out.emplace_back(i < names.size() ? names[i] : "D" + std::to_string(i), c.shape[i]);
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out.emplace_back(i < names.size() ? names[i] : "D" + std::to_string(i), shape[i]);
   return out;
 }
 

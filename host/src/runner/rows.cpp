@@ -66,49 +66,39 @@ std::vector<problem_config> configs_for(const family& f, const run_request& r) {
     if (out.empty() && !named && !has.empty()) out.push_back(has.front());
     return out;
   };
-  // A family without operations (matmul) gets one configuration per dtype and size, op "".
+  // A family without operations (matmul) gets one configuration per dtype and point, op "".
   const std::vector<std::string> op_list =
       ops.empty() ? std::vector<std::string>{""} : pick(r.ops, ops, r.ops_explicit);
-  // The shapes: --shape, else each size W as W x W x ..., else the family's default.
-  std::vector<std::vector<std::uint64_t>> shapes;
-  const std::size_t rank = f.shape_rank();
-  if (!r.shapes.empty())
-    shapes = r.shapes;
-  else if (r.sizes_for_shapes || (rank == 1 && r.sizes_for_one_axis))
-    for (auto n : r.sizes) shapes.emplace_back(rank, n);
-  else
-    shapes.push_back(f.default_shape());
-  // The real axes' values: the product of the --axis lists (a default where none is given).
-  std::vector<std::vector<std::pair<std::string, double>>> real_points = {{}};
-  for (const real_axis& a : f.real_axes()) {
-    const auto given = r.real_axes.find(a.name);
-    const std::vector<double> values =
-        given == r.real_axes.end() ? std::vector<double>{a.default_value} : given->second;
-    std::vector<std::vector<std::pair<std::string, double>>> next;
-    for (const auto& p : real_points)
-      for (double v : values) {
+  // The axes' points: the product of the choices that reach the family, the whole axes' choice
+  // (--shape, --size) first, then each named axis in the family's order; the rest at defaults.
+  const std::vector<axis_info> axes = f.axes();
+  std::vector<std::size_t> wholes;
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    if (axes[i].whole()) wholes.push_back(i);
+  std::vector<std::vector<axis_value>> points = {f.default_axes()};
+  // Each point times each of `values`, which set the axes `at` (one value fills each of them).
+  const auto times = [&](const std::vector<std::size_t>& at,
+                         const std::vector<std::vector<axis_number>>& values) {
+    std::vector<std::vector<axis_value>> next;
+    for (const auto& p : points)
+      for (const auto& v : values) {
         next.push_back(p);
-        next.back().emplace_back(a.name, v);
-      }
-    real_points = std::move(next);
-  }
-  for (const auto& d : pick(r.dtypes, dtypes, r.dtypes_explicit)) {
-    for (const auto& o : op_list) {
-      auto add = [&](std::uint64_t n, const std::vector<std::uint64_t>& shape) {
-        for (const auto& reals : real_points) {
-          problem_config c{d, o, n, r.input_mode, r.seed, shape};
-          c.reals = reals;
-          out.push_back(std::move(c));
+        for (std::size_t k = 0; k < at.size(); ++k) {
+          auto& a = next.back()[at[k]];
+          a.value = as_kind_of(v.at(v.size() == 1 ? 0 : k), a.value).value();
         }
-      };
-      if (rank == 1) {
-        // One axis is a size: its configurations read "int32 sum n=1000", as they always did.
-        for (const auto& s : shapes) add(s.front(), {});
-      } else {
-        for (const auto& s : shapes) add(0, s);
       }
-    }
-  }
+    points = std::move(next);
+  };
+  for (const axis_choice& c : r.axes)
+    if (c.name.empty() && (!c.one_axis_families_only || wholes.size() == 1))
+      times(wholes, c.points);
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    for (const axis_choice& c : r.axes)
+      if (c.name == axes[i].name) times({i}, c.points);
+  for (const auto& d : pick(r.dtypes, dtypes, r.dtypes_explicit))
+    for (const auto& o : op_list)
+      for (const auto& p : points) out.push_back({d, o, r.input_mode, r.seed, p});
   return out;
 }
 

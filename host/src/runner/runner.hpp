@@ -32,14 +32,9 @@ struct run_request {
   bool blocks_all = false;
   std::vector<std::string> dtypes;
   std::vector<std::string> ops;
-  std::vector<std::uint64_t> sizes;
-  /// Shapes (--shape) for families with more than one dimension; when empty, each size W is the
-  /// shape W x W x ... x W, or, without sizes_for_shapes, the family's default_shape().
-  std::vector<std::vector<std::uint64_t>> shapes;
-  bool sizes_for_shapes = true;  ///< false: `sizes` came from the config file (1-D families only)
-  /// The sizes apply to one-axis families even without sizes_for_shapes: --size on the command
-  /// line of a sweep that also has families of several axes (those take their default shape).
-  bool sizes_for_one_axis = false;
+  /// The axes' values (--size, --shape, --axis NAME=...): each family takes those that reach its
+  /// axes, the product of them (configs_for); an axis none gives is at its default.
+  std::vector<axis_choice> axes;
   std::string input_mode = "exact";
   std::uint64_t seed = 0;
   std::string fallback_arch = "sm_90";  ///< compile target when there is no device
@@ -88,9 +83,6 @@ struct run_request {
   /// Make each file's cache key (scanning its headers) even without a cache: --watch compares
   /// them. Otherwise a run without a cache scans no header at all.
   bool want_keys = false;
-  /// Values of real-valued axes (--axis NAME=v1,v2): a family that has the axis gets a
-  /// configuration per value; one that has not ignores it; an axis not given takes its default.
-  std::map<std::string, std::vector<double>> real_axes;
   /// Whether the dtypes and ops were asked for (--dtype, --op) or are the defaults. A family
   /// that has none of the default ones (qam256 has float32 and "demap", not "sum") runs its own
   /// first dtype and op then, so that `--variant all` covers every family.
@@ -137,7 +129,8 @@ class runner {
   row_callback row_;
 };
 
-/// The configurations (dtype x op x size) of a family that a request asks for.
+/// The configurations of a family that a request asks for: dtype x op x each axis choice that
+/// reaches it (request.axes), made here and nowhere else.
 std::vector<problem_config> configs_for(const family& f, const run_request& r);
 
 /// The block sizes a variant's rows take under a request ({0} for a variant without a block).
