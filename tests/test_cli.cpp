@@ -39,6 +39,90 @@ TEST(Cli, SizesThatWouldWrap) {
     EXPECT_THROW(parse_size(bad), usage_error) << bad;
 }
 
+// Ranges FIRST:LAST[:STEP] in --size, --shape dimensions and --axis, LAST included when a step
+// lands on it; each bad one names its option and item.
+TEST(Cli, SizeRanges) {
+  using sizes = std::vector<std::uint64_t>;
+  EXPECT_EQ(parse_sizes("2^20:2^23:*2", "--size"), (sizes{1u << 20, 1u << 21, 1u << 22, 1u << 23}));
+  EXPECT_EQ(parse_sizes("2^20:2^23", "--size"), parse_sizes("2^20:2^23:*2", "--size"));
+  EXPECT_EQ(parse_sizes("1024:4000:+1024,7", "--size"), (sizes{1024, 2048, 3072, 7}));
+  EXPECT_EQ(parse_sizes("1:100:*10", "--size"), (sizes{1, 10, 100}));
+  EXPECT_EQ(parse_sizes("5:5", "--size"), sizes{5});
+  EXPECT_EQ(parse_sizes("1:1024:*3", "--size"), (sizes{1, 3, 9, 27, 81, 243, 729}));
+  // The last step stops short of 2^64 instead of wrapping around it.
+  EXPECT_EQ(parse_sizes("2^59:2^60:*3", "--size"), sizes{std::uint64_t{1} << 59});
+  EXPECT_EQ(parse_sizes("2^60-1:2^60:+2", "--size"), sizes{(std::uint64_t{1} << 60) - 1});
+  EXPECT_EQ(parse_sizes("1:4096:+1", "--size").size(), max_range_values);
+  for (const char* bad : {"2^28:2^20", "1:8:*1", "1:8:+0", "1:8:/2", "1:8:*", "1:8:*2:4",
+                          "1:2^20:+1", "0:8", "1:x", ":8", "1:8:*2x", "1::*2"}) {
+    try {
+      parse_sizes(bad, "--axis K");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find("--axis K"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(parse_shapes("1024:4096:*2x512"),
+            (std::vector<sizes>{{1024, 512}, {2048, 512}, {4096, 512}}));
+  EXPECT_EQ(parse_shapes("2:3:+1x5x1:2:+1"),
+            (std::vector<sizes>{{2, 5, 1}, {2, 5, 2}, {3, 5, 1}, {3, 5, 2}}));
+  EXPECT_EQ(parse_shapes("17x33"), (std::vector<sizes>{{17, 33}}));
+  for (const char* bad : {"1:8x0", "0:8x2", "1:2^31:*2x2", "1:64:+1x1:64:+1x1:2:+1", "8:1x2"}) {
+    try {
+      parse_shapes(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find("--shape"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(parse_real_range("0:1:+0.25", "--axis A"),
+            (std::vector<double>{0, 0.25, 0.5, 0.75, 1}));
+  EXPECT_EQ(parse_real_range("0:1:+0.1", "--axis A")->size(), 11u);
+  EXPECT_EQ(parse_real_range("-10:10:+10", "--axis A"), (std::vector<double>{-10, 0, 10}));
+  EXPECT_EQ(parse_real_range("1e-3:1:*10", "--axis A")->size(), 4u);
+  EXPECT_FALSE(parse_real_range("2.5", "--axis A"));
+  for (const char* bad : {"0:1", "1:0:+1", "0:1:+0", "0:1:*10", "1:2:*1", "0:x:+1", "0:1:+nan"})
+    EXPECT_THROW(parse_real_range(bad, "--axis A"), usage_error) << bad;
+
+  // On the command line: a --size range, a --shape of ranges, and --axis ranges of each kind.
+  EXPECT_EQ(parse({"--size", "2^10:2^12"}).axes.at(0).points.size(), 3u);
+  EXPECT_EQ(parse({"--shape", "64:256:*2x32"}).axes.at(0).points.size(), 3u);
+  const auto snr = parse({"--axis", "SNR_DB=5:20:+5"}).axes.at(0);
+  ASSERT_EQ(snr.points.size(), 4u);
+  EXPECT_EQ(std::get<std::uint64_t>(snr.points[1].at(0)), 10u);  // whole: a size range
+  EXPECT_EQ(parse({"--axis", "SNR_DB=0:20:+5"}).axes.at(0).points.size(), 5u);  // 0: reals
+  const auto real = parse({"--axis", "SNR_DB=-5:5:+2.5"}).axes.at(0);
+  ASSERT_EQ(real.points.size(), 5u);
+  EXPECT_EQ(std::get<double>(real.points[0].at(0)), -5.0);
+  for (const auto& [arg, said] : std::vector<std::pair<const char*, const char*>>{
+           {"K=2^10:2^5", "its first value is above its last"},
+           {"SNR_DB=0.5:0.1:+0.1", "its first value is above its last"},
+           {"SNR_DB=0:1.5", "needs a step"}}) {
+    try {
+      parse({"--axis", arg});
+      ADD_FAILURE() << arg << " was accepted";
+    } catch (const usage_error& e) {
+      EXPECT_NE(std::string(e.what()).find(said), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A config file's size is the one-axis families' (a family of several axes keeps its default
+// shape); the command line's --size replaces it.
+TEST(Cli, TheConfigFilesSizeIsTheOneAxisFamilies) {
+  test::temp_dir dir("cli");
+  default_paths d;
+  d.config = dir.write("k.cfg", "size = 1000,2^10:2^11\n");
+  const auto o = parse({}, d);
+  ASSERT_EQ(o.axes.size(), 1u);
+  EXPECT_TRUE(o.axes[0].one_axis_families_only);
+  EXPECT_EQ(o.axes[0].points.size(), 3u);
+  const auto cli = parse({"--size", "7"}, d);
+  ASSERT_EQ(cli.axes.size(), 1u);
+  EXPECT_FALSE(cli.axes[0].one_axis_families_only);
+  EXPECT_EQ(std::get<std::uint64_t>(cli.axes[0].points.at(0).at(0)), 7u);
+}
+
 TEST(Cli, Blocks) {
   EXPECT_EQ(parse_blocks("all"), (std::vector<unsigned>{128, 256, 512, 1024}));
   EXPECT_EQ(parse_blocks("512"), std::vector<unsigned>{512});
@@ -270,9 +354,9 @@ TEST(Cli, ConfigFileDefaultsAndPrecedence) {
   const auto o = parse({"--config", cfg.c_str(), "--seed", "6"});
   ASSERT_EQ(o.kernels_dirs.size(), 1u);
   EXPECT_EQ(o.kernels_dirs[0], (dir.path() / "kernels").string());  // relative to the file
-  // The file's size is read (a bad one is an error), but sets no axis: only --size on the command
-  // line does, and a sweep takes each family's default shape otherwise.
-  EXPECT_TRUE(o.axes.empty());
+  // The file's size is the one-axis families' (TheConfigFilesSizeIsTheOneAxisFamilies).
+  ASSERT_EQ(o.axes.size(), 1u);
+  EXPECT_TRUE(o.axes[0].one_axis_families_only);
   EXPECT_EQ(o.seed, 6u);  // the command line wins
   EXPECT_EQ(o.dtypes, std::vector<std::string>{"int32"});
   EXPECT_EQ(o.config_path, cfg);

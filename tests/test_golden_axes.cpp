@@ -75,6 +75,13 @@ std::vector<std::string> golden_commands() {
   out.push_back("--variant matmul.naive,softmax.thread_per_row --block 256 --size 100");
   out.push_back("--variant matmul.naive,transpose.naive --block 256 --shape 17x33");
   out.push_back("--variant reduce5 --block 256 --axis SNR_DB=1");
+  // Ranges: of sizes, of a shape's dimensions, of an axis by name (whole and real).
+  out.push_back("--variant reduce5,scan.blelloch --block 256 --size 2^10:2^13,1000:3000:+1000");
+  out.push_back("--variant matmul.naive --block 256 --shape 16:64:*2x33x1:2:+1");
+  out.push_back("--variant matmul.naive --block 256 --shape 16x16x16 --axis K=8:32");
+  out.push_back("--variant qam256.baseline --block 256 --size 1000 --axis SNR_DB=-5:5:+2.5");
+  out.push_back("--variant reduce5 --block 256 --size 2^13:2^10");
+  out.push_back("--variant reduce5 --block 256 --size 1:2^20:+1");
   out.push_back(
       "--variant reduce5,qam256.baseline --block 256 --size 1000 --axis SNR_DB=3,4 --dtype "
       "float32");

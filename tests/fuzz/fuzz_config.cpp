@@ -7,9 +7,11 @@
 // only exception these may throw; anything else escapes and libFuzzer reports it. What parses
 // must keep the promises checked below; parse_size's value is checked against exact arithmetic.
 #include "cli/options.hpp"
+#include "spec/names.hpp"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -120,6 +122,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!exact) broken_promise("parse_size accepted '" + text + "', which is no size");
     if (n == 0 || *exact != n)
       broken_promise("parse_size('" + text + "') = " + std::to_string(n) + ", not its value");
+  } catch (const kl::usage_error&) {
+  }
+
+  // A list of sizes and ranges: no value 0, and a list without ranges parse_size of each item.
+  try {
+    const auto sizes = kl::parse_sizes(text, "--size");
+    if (std::any_of(sizes.begin(), sizes.end(), [](std::uint64_t v) { return v == 0; }))
+      broken_promise("parse_sizes('" + text + "') gave a value that is no size");
+    if (text.find(':') == std::string::npos) {
+      std::vector<std::uint64_t> each;
+      for (const auto& item : kl::split_list(text)) each.push_back(kl::parse_size(item));
+      if (each != sizes) broken_promise("parse_sizes('" + text + "') is not parse_size's values");
+    }
+  } catch (const kl::usage_error&) {
+  }
+  try {
+    for (const auto& shape : kl::parse_shapes(text))
+      if (shape.empty() || std::any_of(shape.begin(), shape.end(), [](std::uint64_t v) {
+            return v == 0 || v >= (std::uint64_t{1} << 31);
+          }))
+        broken_promise("parse_shapes('" + text + "') gave a dimension out of range");
   } catch (const kl::usage_error&) {
   }
 

@@ -26,14 +26,16 @@ po::options_description make_description() {
     ("problem", po::value<std::string>(), "same as --family")
     ("block,b", po::value<std::string>(), "block sizes: a comma list or 'all' (128,256,512,1024)")
     ("size,n", po::value<std::string>(),
-     "problem sizes: a comma list of 268435456, 2^28, 2^20+3, 16M (a family with several axes: W "
-     "in every axis)")
+     "problem sizes: a comma list of 268435456, 2^28, 2^20+3, 16M and ranges FIRST:LAST[:*F|:+D] "
+     "(2^20:2^28:*2, 1024:8192:+1024; *2 without a step); a family with several axes: W in every "
+     "axis")
     ("shape", po::value<std::string>(),
-     "shapes, one value per axis of the family, e.g. 4096x1000,4095x17 (kernlab --list shows each "
-     "family's axes and defaults)")
+     "shapes, one value per axis of the family, e.g. 4096x1000,4095x17; a dimension may be a range "
+     "(1024:4096:*2x512) (kernlab --list shows each family's axes and defaults)")
     ("axis", po::value<std::vector<std::string>>()->composing(),
-     "values of an axis, NAME=v1,v2 (repeatable; kernlab --list shows a family's axes): one "
-     "configuration per value, in the families that have the axis")
+     "values of an axis, NAME=v1,v2 or a range (SNR_DB=0:20:+5, K=64:1024:*2) (repeatable; "
+     "kernlab --list shows a family's axes): one configuration per value, in the families that "
+     "have the axis")
     ("dtype", po::value<std::string>(),
      ("element types, a comma list of " + dtype_names +
       "; each family runs the ones it has (kernlab --list shows them)").c_str())

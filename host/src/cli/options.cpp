@@ -174,17 +174,23 @@ void read_selection(const po::variables_map& vm, const default_paths& defaults, 
   o.blocks_explicit = blocks != "all";
   o.dtypes = split_list(str(vm, "dtype", "int32,float32"));
   o.ops = split_list(str(vm, "op", "sum"));
-  std::vector<std::uint64_t> sizes;
-  for (const auto& s : split_list(str(vm, "size", "2^24"))) sizes.push_back(parse_size(s));
+  const auto sizes = parse_sizes(str(vm, "size", "2^24"), "--size");
   if (sizes.empty()) throw usage_error("--size needs at least one size");
   if (vm.count("shape")) {
     std::vector<std::vector<std::uint64_t>> shapes;
     for (const auto& s : split_list(vm["shape"].as<std::string>()))
-      shapes.push_back(parse_shape(s));
+      for (auto& shape : parse_shapes(s)) shapes.push_back(std::move(shape));
     if (shapes.empty()) throw usage_error("--shape needs at least one shape");
     o.axes.push_back(axis_choice::shapes(shapes));
   } else if (size_given) {
     o.axes.push_back(axis_choice::sizes(sizes));
+  } else if (vm.count("size")) {
+    // The config file's size is the one-axis families' (a family of several axes keeps its
+    // default shape: W x W x W of a reduce size would be a matmul of 2^72 multiply-adds).
+    auto from_file = axis_choice::sizes(sizes);
+    from_file.option = "size (config file)";
+    from_file.one_axis_families_only = true;
+    o.axes.push_back(std::move(from_file));
   }
   o.seed = 12345;
   if (vm.count("seed")) o.seed = read_seed(vm["seed"].as<std::string>());
@@ -340,6 +346,23 @@ void read_axes(const po::variables_map& vm, cli_options& o) {
     if (given.count(name)) throw usage_error("--axis " + name + " is given twice");
     auto& values = given[name];
     for (const auto& v : split_list(text.substr(eq + 1))) {
+      if (v.find(':') != std::string::npos) {
+        // A range of sizes, else of reals; the error is the reals' when the text has a real's
+        // marks (a point, an exponent, a sign in front), else the sizes'.
+        try {
+          for (auto w : parse_sizes(v, "--axis " + name)) values.push_back(w);
+          continue;
+        } catch (const usage_error& as_sizes) {
+          try {
+            const auto reals = parse_real_range(v, "--axis " + name);
+            values.insert(values.end(), reals->begin(), reals->end());
+            continue;
+          } catch (const usage_error&) {
+            if (v.find_first_of(".eE") == std::string::npos && v.front() != '-') throw as_sizes;
+            throw;
+          }
+        }
+      }
       try {
         values.push_back(parse_size(v));
         continue;

@@ -126,6 +126,22 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
 /// "268435456", "2^28", "2^20+3", "1M"/"16K" (binary) -> elements. Throws usage_error.
 std::uint64_t parse_size(const std::string& text);
 
+/// The most values one range may give: a longer one is more often a slip (`1:2^20:+1`) than a
+/// plan, and each value is a configuration of every selected variant.
+inline constexpr std::size_t max_range_values = 4096;
+
+/// A comma list of sizes, each a size (parse_size) or a range FIRST:LAST[:STEP], LAST included
+/// when a step lands on it: STEP is *F (each value F times the last, F >= 2) or +D (D more);
+/// without one, *2. "2^20:2^28:*2,1000" -> 2^20, 2^21, ..., 2^28, 1000. Throws usage_error naming
+/// `option` and the item.
+std::vector<std::uint64_t> parse_sizes(const std::string& text, const std::string& option);
+
+/// A range of real numbers, FIRST:LAST:+D or FIRST:LAST:*F (F > 1, FIRST > 0), LAST included
+/// within a rounding; nothing when `text` has no ':' (not a range). Throws usage_error naming
+/// `option` for a malformed one.
+std::optional<std::vector<double>> parse_real_range(const std::string& text,
+                                                    const std::string& option);
+
 /// A number of bytes: "2GiB", "2G", "500MiB", "500M", "64K", "1000000" (K, M, G, T are powers of
 /// 1024, with or without "B" or "iB"). Throws usage_error naming `option` ("--max-size").
 std::uint64_t parse_byte_size(const std::string& text, const std::string& option);
@@ -133,6 +149,11 @@ std::uint64_t parse_byte_size(const std::string& text, const std::string& option
 /// "4095x4097x1023" -> {4095, 4097, 1023}: dimensions >= 1 separated by 'x', each below 2^31.
 /// Throws usage_error naming --shape.
 std::vector<std::uint64_t> parse_shape(const std::string& text);
+
+/// A --shape item whose dimensions may be ranges of plain numbers (FIRST:LAST[:STEP], as
+/// parse_sizes): "1024:4096:*2x512" -> 1024x512, 2048x512, 4096x512, the first dimension
+/// outermost. Throws usage_error naming --shape.
+std::vector<std::vector<std::uint64_t>> parse_shapes(const std::string& text);
 
 /// --budget: "200" (evaluations), "90s", "5m", "1h" (wall time). Throws usage_error.
 void parse_budget(const std::string& text, std::size_t& evaluations, double& seconds);

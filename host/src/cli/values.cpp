@@ -115,6 +115,149 @@ std::vector<std::uint64_t> parse_shape(const std::string& text) {
   }
 }
 
+namespace {
+
+// One range FIRST:LAST[:STEP] of whole numbers, each end read by `end_value`; *2 without a step.
+// The next value is formed only when it stays at most LAST, so no step can wrap around 2^64.
+template <class EndValue>
+std::vector<std::uint64_t> whole_range(const std::string& item, const std::string& option,
+                                       EndValue end_value) {
+  const auto fail = [&](const std::string& why) -> std::vector<std::uint64_t> {
+    throw usage_error(option + " '" + item + "' is not a range (" + why +
+                      "; examples: 2^20:2^28:*2, 1024:8192:+1024)");
+  };
+  const std::size_t c1 = item.find(':');
+  const std::size_t c2 = item.find(':', c1 + 1);
+  const std::uint64_t first = end_value(item.substr(0, c1));
+  const std::uint64_t last =
+      end_value(item.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1));
+  const std::string step = c2 == std::string::npos ? "*2" : item.substr(c2 + 1);
+  if (step.size() < 2 || step.size() > 10 || (step[0] != '*' && step[0] != '+') ||
+      step.find_first_not_of("0123456789", 1) != std::string::npos)
+    return fail("the step '" + step + "' is not *F or +D");
+  const std::uint64_t by = std::stoull(step.substr(1));
+  const bool times = step[0] == '*';
+  if (times && by < 2) return fail("a factor below 2 never reaches the last value");
+  if (!times && by < 1) return fail("a step of +0 never reaches the last value");
+  if (first > last) return fail("its first value is above its last");
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t v = first;;) {
+    out.push_back(v);
+    if (out.size() > max_range_values)
+      return fail("more than " + std::to_string(max_range_values) + " values");
+    if (times ? v > last / by : last - v < by) return out;
+    v = times ? v * by : v + by;
+  }
+}
+
+// A size as `option` names it (--axis K, --size).
+std::uint64_t size_for(const std::string& text, const std::string& option) {
+  try {
+    return parse_size(text);
+  } catch (const usage_error&) {
+    if (option == "--size") throw;
+    throw usage_error(option + ": '" + text +
+                      "' is not a size (examples: 268435456, 2^28, 2^20+3, 16M)");
+  }
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> parse_sizes(const std::string& text, const std::string& option) {
+  std::vector<std::uint64_t> out;
+  for (const auto& item : split_list(text)) {
+    if (item.find(':') == std::string::npos) {
+      out.push_back(size_for(item, option));
+      continue;
+    }
+    const auto range =
+        whole_range(item, option, [&](const std::string& end) { return size_for(end, option); });
+    out.insert(out.end(), range.begin(), range.end());
+  }
+  return out;
+}
+
+std::vector<std::vector<std::uint64_t>> parse_shapes(const std::string& text) {
+  if (text.find(':') == std::string::npos) return {parse_shape(text)};
+  // Each dimension's values, then their product (the first dimension outermost).
+  std::vector<std::vector<std::uint64_t>> dims;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t x = text.find_first_of("xX", start);
+    const std::string dim = text.substr(start, x == std::string::npos ? x : x - start);
+    const auto one = [&](const std::string& t) { return parse_shape(t).at(0); };
+    if (dim.find(':') == std::string::npos)
+      dims.push_back({one(dim)});
+    else
+      dims.push_back(whole_range(dim, "--shape", [&](const std::string& end) {
+        const auto v = parse_shape(end);  // one plain dimension: "a:bxc" is split before this
+        if (v.size() != 1) throw usage_error("--shape '" + text + "' is not a shape");
+        return v[0];
+      }));
+    if (x == std::string::npos) break;
+    start = x + 1;
+  }
+  std::vector<std::vector<std::uint64_t>> out{{}};
+  for (const auto& values : dims) {
+    std::vector<std::vector<std::uint64_t>> next;
+    for (const auto& head : out)
+      for (auto v : values) {
+        next.push_back(head);
+        next.back().push_back(v);
+        if (next.size() > max_range_values)
+          throw usage_error("--shape '" + text + "' gives more than " +
+                            std::to_string(max_range_values) + " shapes");
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+std::optional<std::vector<double>> parse_real_range(const std::string& text,
+                                                    const std::string& option) {
+  if (text.find(':') == std::string::npos) return std::nullopt;
+  const auto fail = [&](const std::string& why) -> std::vector<double> {
+    throw usage_error(option + " '" + text + "' is not a range (" + why +
+                      "; examples: 0:20:+2.5, 1e-3:1:*10)");
+  };
+  const std::size_t c1 = text.find(':');
+  const std::size_t c2 = text.find(':', c1 + 1);
+  if (c2 == std::string::npos) return fail("a range of reals needs a step, +D or *F");
+  const auto real = [&](const std::string& t) {
+    char* end = nullptr;
+    errno = 0;
+    const double v = t.empty() ? 0 : std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size() || errno == ERANGE || !std::isfinite(v))
+      fail("'" + t + "' is not a finite number");
+    return v;
+  };
+  const double first = real(text.substr(0, c1));
+  const double last = real(text.substr(c1 + 1, c2 - c1 - 1));
+  const std::string step = text.substr(c2 + 1);
+  if (step.size() < 2 || (step[0] != '*' && step[0] != '+'))
+    return fail("the step '" + step + "' is not *F or +D");
+  const double by = real(step.substr(1));
+  if (first > last) return fail("its first value is above its last");
+  // LAST counts as reached within a millionth of the step, so 0:1:+0.1 ends at 1.
+  std::vector<double> out;
+  if (step[0] == '+') {
+    if (!(by > 0)) return fail("a step must be above 0");
+    const double n = std::floor((last - first) / by + 1e-6);
+    if (n >= static_cast<double>(max_range_values))
+      return fail("more than " + std::to_string(max_range_values) + " values");
+    for (double i = 0; i <= n; ++i) out.push_back(first + i * by);
+  } else {
+    if (!(by > 1)) return fail("a factor must be above 1");
+    if (!(first > 0)) return fail("a range by a factor starts above 0");
+    for (double v = first; v <= last * (1 + 1e-9); v *= by) {
+      out.push_back(v);
+      if (out.size() > max_range_values)
+        return fail("more than " + std::to_string(max_range_values) + " values");
+    }
+  }
+  return out;
+}
+
 device_selection parse_devices(const std::string& text, const std::string& option) {
   device_selection s;
   s.option = option;
