@@ -131,12 +131,24 @@ inline std::vector<readme_command> readme_commands() {
   return out;
 }
 
+/// Whether `c` is `kernlab new ...`, which writes files to start from.
+inline bool is_new_command(const readme_command& c) {
+  return c.is_kernlab && c.text.rfind(" new ", 0) == 0;
+}
+
 /// The shell command that runs `c` in `dir` (a scratch copy of kernels_src is in dir/kernels_src),
 /// with an empty config, as the pages' reader would from the source tree (the files the pages
-/// tell them to write are in dir/my_kernels: write_doc_files).
+/// tell them to write are in dir/my_kernels: write_doc_files). `kernlab new` gets a config that
+/// names the scratch kernels_src instead, as the shipped config names the shipped one: it writes
+/// into the command line's first --kernels-dir, else my_kernels, as the reader's does.
 inline std::string readme_shell_command(const readme_command& c, const std::string& dir,
                                         const std::string& config) {
   if (!c.is_kernlab) return "cd " + dir + " && " + c.text;
+  if (is_new_command(c)) {
+    const std::string shipped = dir + "/kernels_src.cfg";
+    std::ofstream(shipped) << "kernels-dir = kernels_src\n";
+    return "cd " + dir + " && " + KERNLAB_BINARY + " --config " + shipped + c.text;
+  }
   return "cd " + dir + " && " + KERNLAB_BINARY + " --config " + config +
          " --kernels-dir kernels_src --plugin-dir " + KERNLAB_PLUGIN_DIR + c.text;
 }

@@ -30,7 +30,7 @@ bool has_word(const std::string& args, const std::string& word) {
 // The commands that only list, compile, read results or manage the cache: no timed table.
 bool prints_no_timed_table(const std::string& args) {
   for (const char* w : {"--list", "--plan", "--compile-only", "--resources", "--pipeline",
-                        "compare", "plot", "cache"})
+                        "compare", "plot", "cache", "new"})
     if (has_word(args, w)) return true;
   return false;
 }

@@ -2,6 +2,7 @@
 // the work is in host/src/app/ and below.
 #include "app/commands.hpp"
 #include "app/environment.hpp"
+#include "app/scaffold.hpp"
 #include "app/sweep.hpp"
 #include "app/tune.hpp"
 #include "cli/options.hpp"
@@ -69,6 +70,7 @@ int run(int argc, char** argv) {
   }
   if (!opt.command.empty()) {
     if (opt.command[0] == "tune") return kl::app::tune_command(opt, argc, argv);
+    if (opt.command[0] == "new") return kl::app::new_command(opt, argv[0]);
     return opt.command[0] == "cache" ? kl::app::cache_command(opt) : kl::app::results_command(opt);
   }
   return kl::app::sweep_command(opt, argc, argv);

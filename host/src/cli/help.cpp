@@ -41,11 +41,20 @@ std::string command_help(const std::string& command) {
        {cli::mode::tune,
         "usage: kernlab tune --variant FILE [--strategy S] [--budget N|90s] [--size/--shape ...]\n"
         "Searches a tunable kernel file's space (its tune: and require: lines) and ranks the "
-        "points\nit measured; docs/tuning.md tells the strategies and the store.\n"}}};
+        "points\nit measured; docs/tuning.md tells the strategies and the store.\n"}},
+      {"new",
+       {cli::mode::scaffold,
+        "usage: kernlab new family NAME [--kernels-dir DIR]\n"
+        "       kernlab new variant FAMILY NAME [--from VARIANT] [--kernels-dir DIR]\n"
+        "Writes files to start from, that compile, validate and are timed unchanged: a family "
+        "folder\n(family.toml, a reference and a first variant), or a variant copied from one of "
+        "the family's.\nThey go into DIR (the first --kernels-dir; default my_kernels); no file "
+        "is written over.\n"}}};
   const auto it = commands.find(command);
   if (it == commands.end())
-    throw usage_error("unknown command '" + command +
-                      "' (kernlab tune, kernlab compare, kernlab plot, kernlab cache)");
+    throw usage_error(
+        "unknown command '" + command +
+        "' (kernlab tune, kernlab compare, kernlab plot, kernlab cache, kernlab new)");
   // The options that apply to this command, in --help's groups.
   po::options_description own("options of kernlab " + command);
   // Left out: the switches that make another command, and for the commands that read results
@@ -61,7 +70,9 @@ std::string command_help(const std::string& command) {
   const po::options_description all = make_description();
   for (const auto& option : all.options()) {
     const std::string& key = option->long_name();
-    if (other_commands.count(key) || (command != "tune" && kernel_folders.count(key))) continue;
+    if (other_commands.count(key) ||
+        (command != "tune" && command != "new" && kernel_folders.count(key)))
+      continue;
     if (cli::option_applies(key, it->second.first)) own.add(option);
   }
   std::ostringstream os;
@@ -75,6 +86,7 @@ std::string help_text(const cli_options& o, const std::string& appendix) {
         "usage: kernlab [options]\n"
         "       kernlab tune --variant FILE [--strategy S] [--budget N|90s] [--size/--shape ...]\n"
         "       kernlab cache info|clear|prune [--cache-dir DIR] [--max-size SIZE]\n"
+        "       kernlab new family NAME | new variant FAMILY NAME [--kernels-dir DIR]\n"
         "  kernlab --list --variant all              every family, its axes and its variants\n"
         "  kernlab --variant my_idea --block 512\n"
         "  kernlab --variant 'my_idea*' --size 2^28 --dtype int32,float32\n"

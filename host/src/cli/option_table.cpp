@@ -65,7 +65,10 @@ po::options_description make_description() {
      "cap on the compile cache's entries, e.g. 2GiB (the default), 500M; the least recently used "
      "go first")
     ("max-size", po::value<std::string>(),
-     "cache prune: prune down to this size, e.g. 500M (default: the cap, --cache-max-size)");
+     "cache prune: prune down to this size, e.g. 500M (default: the cap, --cache-max-size)")
+    ("from", po::value<std::string>(),
+     "new variant: the variant (or tunable file) of the family to copy (default: the first of its "
+     "sequence)");
   po::options_description timing("Timing");
   timing.add_options()
     ("warmup", po::value<int>(), "untimed runs before sampling (default 2)")
@@ -237,6 +240,7 @@ const char* mode_name(mode m) {
     case mode::plot: return "kernlab plot";
     case mode::cache: return "kernlab cache";
     case mode::tune: return "kernlab tune";
+    case mode::scaffold: return "kernlab new";
   }
   return "?";
 }
@@ -300,6 +304,7 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"compile-timeout", compiling},
       {"cache-max-size", {m::sweep, m::compile_only, m::resources, m::pipeline, m::cache, m::tune}},
       {"max-size", {m::cache}},
+      {"from", {m::scaffold}},
       // A launch's time limit, and a plugin probe's (whatever reads the plugins' tables).
       {"kernel-timeout", selecting},
       {"in-process", running},

@@ -25,7 +25,8 @@ enum class mode {
   compare,
   plot,
   cache,
-  tune
+  tune,
+  scaffold  ///< kernlab new
 };
 
 /// "a sweep", "--list", "kernlab compare"...: a mode as messages name it.

@@ -291,13 +291,21 @@ void read_command_words(const po::variables_map& vm, cli_options& o) {
   else if (c == "cache" && o.command.size() > 2)
     throw usage_error("too many words on the command line: 'cache " + o.command[1] +
                       "' takes no argument");
+  else if (c == "new" && !((o.command.size() == 3 && o.command[1] == "family") ||
+                           (o.command.size() == 4 && o.command[1] == "variant")))
+    throw usage_error(
+        "usage: kernlab new family NAME, or kernlab new variant FAMILY NAME [--from "
+        "VARIANT] (each with --kernels-dir DIR; default my_kernels)");
   else if (c == "tune" && o.command.size() > 1)
     throw usage_error("too many words on the command line: 'tune' takes options only (" +
                       o.command[1] + "?); name the kernel with --variant");
-  else if (c != "compare" && c != "plot" && c != "cache" && c != "tune")
-    throw usage_error(
-        "unknown command '" + c +
-        "' (kernlab tune, kernlab compare, kernlab plot, kernlab cache; options start with --)");
+  else if (c != "compare" && c != "plot" && c != "cache" && c != "tune" && c != "new")
+    throw usage_error("unknown command '" + c +
+                      "' (kernlab tune, kernlab compare, kernlab plot, kernlab cache, kernlab new; "
+                      "options start with --)");
+  o.new_from = str(vm, "from", "");
+  if (c == "new" && o.command[1] == "family" && vm.count("from"))
+    throw usage_error("--from is for kernlab new variant: a new family starts from its skeleton");
 }
 
 // --watch, the compile cache and the compiler's threads and time-out.
@@ -517,6 +525,7 @@ mode command_mode(const cli_options& o) {
   return !o.command.empty() ? (o.command[0] == "compare" ? mode::compare
                                : o.command[0] == "plot"  ? mode::plot
                                : o.command[0] == "tune"  ? mode::tune
+                               : o.command[0] == "new"   ? mode::scaffold
                                                          : mode::cache)
          : o.list           ? mode::list
          : o.plan           ? mode::plan
@@ -545,6 +554,7 @@ cli_options parse_command_line(int argc, const char* const argv[], const default
   po::notify(r.vm);
 
   read_selection(vm, defaults, size_given, o);
+  o.kernels_dir_given = r.given.count("kernels-dir") > 0;
   read_outputs(vm, o);
   read_execution(vm, o);
   read_command_words(vm, o);

@@ -57,13 +57,15 @@ struct cli_options {
   std::vector<unsigned> blocks;
   bool blocks_explicit = false;  ///< the user named blocks (not "all")
   std::vector<std::string> dtypes, ops;
-  /// The axes' values: --shape (else --size, when the command line gives it: the config file's
-  /// is checked, and a sweep takes each family's default), then each --axis by name.
+  /// The axes' values: --shape (else --size; the config file's size is the one-axis families'),
+  /// then each --axis by name.
   std::vector<axis_choice> axes;
   std::uint64_t seed = 0;
   std::string input_mode;
   std::vector<std::string> kernels_dirs, plugin_dirs;
-  std::string config_path;  ///< the config file read; "" for none
+  bool kernels_dir_given = false;  ///< --kernels-dir on the command line: kernels_dirs[0] is its
+  std::string new_from;            ///< kernlab new variant --from VARIANT
+  std::string config_path;         ///< the config file read; "" for none
   /// What the config file sets (key, value), in its order: the defaults in effect, for --help.
   std::vector<std::pair<std::string, std::string>> config_settings;
   std::string arch;

@@ -11,6 +11,7 @@
 #include "spec/expression.hpp"
 #include "spec/family_spec.hpp"
 #include "spec/metadata.hpp"
+#include "spec/names.hpp"
 
 // toml++ (libtomlplusplus-dev) is used header-only, by the files that read a family.toml alone:
 // nothing to link, nothing to carry to a GPU machine.
@@ -26,12 +27,7 @@
 
 namespace kl::family_toml {
 
-inline bool is_identifier(const std::string& s) {
-  return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
-         std::all_of(s.begin(), s.end(), [](char c) {
-           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-         });
-}
+using kl::is_identifier;
 
 inline bool is_dtype(const std::string& t) { return data_dtype_size(t) != 0; }
 

@@ -20,13 +20,6 @@ namespace {
 const std::vector<std::string> reserved_names = {"BLOCK", "TSIZE", "DTYPE", "GRID", "M",
                                                  "N",     "K",     "T",     "OP",   "sqrt"};
 
-bool is_identifier(const std::string& s) {
-  return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
-         std::all_of(s.begin(), s.end(), [](char c) {
-           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-         });
-}
-
 // The names below are checked by hand, not with std::regex: libstdc++'s matcher recurses once
 // per character, so a long enough line (tens of KB) overflowed the stack (found by tests/fuzz).
 bool ascii_lower(char c) { return c >= 'a' && c <= 'z'; }

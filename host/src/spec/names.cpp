@@ -1,6 +1,7 @@
 #include "spec/names.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 
 namespace kl {
@@ -60,6 +61,13 @@ std::vector<std::string> nearest_names(const std::string& name,
     out.push_back(s.second);
   }
   return out;
+}
+
+bool is_identifier(const std::string& s) {
+  return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
+         std::all_of(s.begin(), s.end(), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+         });
 }
 
 std::vector<std::string> split_list(const std::string& text) {

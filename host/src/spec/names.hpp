@@ -18,6 +18,10 @@ std::vector<std::string> nearest_names(const std::string& name,
                                        const std::vector<std::string>& candidates,
                                        std::size_t limit = 3);
 
+/// A C identifier: a letter or '_', then letters, digits and '_' (a variant's or family's name,
+/// an axis, a buffer).
+bool is_identifier(const std::string& s);
+
 /// Splits "a, b,c" on commas and spaces, dropping empty items.
 std::vector<std::string> split_list(const std::string& text);
 
