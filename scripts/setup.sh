@@ -12,12 +12,13 @@ cd "$(dirname "$0")/.."
 # libeigen3-dev: the linear algebra of `kernlab tune`'s model-based strategy (header-only).
 # python3-pandas, python3-pytest: the Python package in python/ (kernlab.read) and its tests;
 # python3-jsonschema: the test that checks results files against docs/results.schema.json.
+# zsh: the test that loads `kernlab --completion zsh`.
 # libopenmpi-dev, openmpi-bin: the MPI transport (libkernlab_mpi.so, loaded only under mpirun or
 # srun; kernlab itself never links libmpi) and ctest's mpirun tests (docs/many_gpus.md).
 packages=(build-essential cmake libboost-dev libboost-program-options-dev
           nlohmann-json3-dev libgtest-dev libxxhash-dev libtomlplusplus-dev clang-14 libclang-rt-14-dev
           clang-format-14 libeigen3-dev libopenmpi-dev openmpi-bin python3-pandas python3-pytest
-          python3-jsonschema)
+          python3-jsonschema zsh)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

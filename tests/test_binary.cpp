@@ -311,6 +311,29 @@ TEST(Binary, BashCompletion) {
   EXPECT_EQ(fish.code, 2) << fish.output;
 }
 
+// `kernlab --completion zsh` is a script zsh parses and that registers _kernlab for kernlab after
+// compinit, as its first comment tells the user to load it.
+TEST(Binary, ZshCompletionLoads) {
+  if (test::run_command("command -v zsh").code != 0)
+    GTEST_SKIP() << "zsh is not installed here (scripts/setup.sh installs it)";
+  test::temp_dir dir("zsh_completion");
+  const std::string script = dir.write("_kernlab", run_kernlab("--completion zsh").output);
+  auto r = test::run_command("zsh -n " + script);
+  EXPECT_EQ(r.code, 0) << r.output;
+  r = test::run_command("HOME=" + dir.str() + " zsh -f -c 'autoload -Uz compinit && compinit -u " +
+                        "-D && source " + script +
+                        " && (( $+functions[_kernlab] && $+functions[_kernlab_variants] )) && " +
+                        "print -r -- ${_comps[kernlab]}'");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(r.output, "_kernlab\n");
+  // What its variant completer runs: kernlab --list-names, one name a line.
+  r = test::run_command("zsh -f -c 'compdef() { :; }; words=(" + std::string(KERNLAB_BINARY) +
+                        "); source " + script +
+                        "; compadd() { print -rl -- ${(P)${@[-1]}} }; _kernlab_variants' | "
+                        "grep -cx reduce5");
+  EXPECT_EQ(r.output, "1\n") << r.output;
+}
+
 // A user's own kernels folder, given alone: its kernels still get kernlab's family headers
 // (kernlab/reduce.cuh is included into every reduce kernel). It failed with "cannot open source
 // file kernlab/reduce.cuh" when --kernels-dir replaced the shipped folder.
