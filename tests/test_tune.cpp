@@ -319,6 +319,52 @@ TEST(TuneReport, TheHeaderCompilesAndHoldsTheBestConfiguration) {
   EXPECT_EQ(r.code, 0) << r.output << "\n" << header;
 }
 
+// Tunes at several sizes give a selector: any size gets the measured configuration nearest in log
+// scale, the first on a tie, at compile time as at run time.
+TEST(TuneReport, TheHeaderSelectsTheNearestMeasuredSize) {
+  finished_tune f;
+  // The same space tuned at 2^10, 2^20 and 2^24, its best point a different one each time.
+  f.tunes[0].config.axes = {{"N", std::uint64_t{1} << 10}};
+  for (const unsigned shift : {20u, 24u}) {
+    tune::tune_outcome t = f.tunes[0];
+    t.config.axes = {{"N", std::uint64_t{1} << shift}};
+    t.evaluations[shift == 20 ? 0 : 1].record.timing->median_ms = 0.1;
+    f.tunes.push_back(t);
+  }
+  const std::string header = tuning_header(f.tunes, f.device, f.ctx);
+  const auto& c = f.spaces[0].candidates;
+  test::temp_dir dir("tune_header_select");
+  dir.write("tuned.h", header);
+  const auto items = [&](std::size_t i) { return std::to_string(c[i].values[0].second); };
+  const std::string cpp = dir.write(
+      "use.cpp",
+      "#include \"tuned.h\"\n"
+      "static_assert(reduce_k_select(1).n == 1024);\n"
+      "static_assert(reduce_k_select(1024).ITEMS == " +
+          items(2) +
+          ");\n"
+          "static_assert(reduce_k_select(32767).n == 1024);\n"  // 32x above, 32x below: the first
+          "static_assert(reduce_k_select(32769).n == 1048576);\n"
+          "static_assert(reduce_k_select(1 << 20).ITEMS == " +
+          items(0) +
+          ");\n"
+          "static_assert(reduce_k_select(4194304).n == 1048576);\n"  // 4x from each: the first
+          "static_assert(reduce_k_select(4194305).n == 16777216);\n"
+          "static_assert(reduce_k_select(1LL << 40).ITEMS == " +
+          items(1) +
+          ");\n"
+          "int main(int argc, char**) { return reduce_k_select(argc).n == 1024 ? 0 : 1; }\n");
+  const auto r = test::run_command("c++ -std=c++17 -Wall -Werror -o " + dir.str() + "/use " + cpp +
+                                   " && " + dir.str() + "/use");
+  EXPECT_EQ(r.code, 0) << r.output << "\n" << header;
+  // Tunes that differ in more than their sizes get no selector, and say why.
+  f.tunes[1].config.dtype = "float32";
+  const std::string mixed = tuning_header(f.tunes, f.device, f.ctx);
+  EXPECT_EQ(mixed.find("reduce_k_select("), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("No reduce_k_select: the table holds more than sizes"), std::string::npos)
+      << mixed;
+}
+
 TEST(TuneCommand, WithoutAGpuItShowsTheSpaceAndSaysThereIsNoDevice) {
   test::temp_dir dir("tune_cli");
   test::write_tunable_reduce(dir, "tsum");

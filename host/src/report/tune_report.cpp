@@ -131,6 +131,46 @@ std::vector<std::pair<std::string, std::uint64_t>> axes_of(const problem_config&
   return out;
 }
 
+// Whether the tunes differ in their sizes alone (one dtype, op, input, real axes and GPU model):
+// then a size picks one of them.
+bool sizes_alone_differ(const std::vector<const tune::tune_outcome*>& tunes) {
+  const auto others = [](const tune::tune_outcome& t) {
+    const problem_config& c = t.config;
+    return c.dtype + "|" + c.op + "|" + c.input_mode + "|" + c.named_axes_text() + "|" + t.model;
+  };
+  return std::all_of(tunes.begin(), tunes.end(),
+                     [&](const auto* t) { return others(*t) == others(*tunes.front()); });
+}
+
+// `ID_select(sizes)`: the configuration to launch at any size, the measured one nearest in log
+// scale (the product over the axes of the larger over the smaller size), the first on a tie; a
+// constexpr function, so a size known at compile time picks at compile time.
+void write_selector(std::ostream& h, const std::string& id,
+                    const std::vector<const tune::tune_outcome*>& mine) {
+  if (!sizes_alone_differ(mine)) {
+    h << "// No " << id << "_select: the table holds more than sizes (dtypes, ops, real axes or "
+      << "GPU models);\n// tune one of each at a time for a selector.\n";
+    return;
+  }
+  const auto axes = axes_of(mine.front()->config, mine.front()->axis_names);
+  h << "// The configuration to launch at any size: the measured one nearest in log scale (the\n"
+    << "// product over the axes of larger / smaller), the first on a tie.\n"
+    << "constexpr double " << id << "_ratio(long long a, long long b) {\n"
+    << "  a = a < 1 ? 1 : a;\n  b = b < 1 ? 1 : b;\n"
+    << "  return a > b ? static_cast<double>(a) / b : static_cast<double>(b) / a;\n}\n"
+    << "constexpr const " << id << "_config& " << id << "_select(";
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    h << (i ? ", " : "") << "long long " << identifier(axes[i].first);
+  h << ") {\n  unsigned long best = 0;\n  double best_d = 0;\n"
+    << "  for (unsigned long i = 0; i < sizeof " << id << "_configs / sizeof " << id
+    << "_configs[0]; ++i) {\n    const " << id << "_config& c = " << id << "_configs[i];\n"
+    << "    const double d = 1";
+  for (const auto& [name, v] : axes)
+    h << " * " << id << "_ratio(" << identifier(name) << ", c." << identifier(name) << ")";
+  h << ";\n    if (i == 0 || d < best_d) {\n      best = i;\n      best_d = d;\n    }\n  }\n"
+    << "  return " << id << "_configs[best];\n}\n";
+}
+
 }  // namespace
 
 void print_tune_best(std::ostream& os, const tune::tune_outcome& t, const cuda::device_info& d) {
@@ -416,6 +456,7 @@ std::string tuning_header(const std::vector<tune::tune_outcome>& tunes, const cu
       h << "},  // " << comment(t->config.describe()) << "\n";
     }
     h << "};\n";
+    write_selector(h, id, mine);
     h << "// " << comment(mine.front()->config.describe()) << ":\n";
     for (const auto& [name, v] : s.candidates[mine.front()->best()->point].values)
       h << "#define " << upper(id) << "_" << identifier(name) << " " << v << "\n";
