@@ -220,7 +220,7 @@ std::vector<std::pair<std::string, json>> picture_inputs() {
   for (const char* k :
        {"peak_fp32_tflops", "peak_tensor16_tflops", "peak_tf32_tflops", "peak_fp64_tensor_tflops"})
     dev.erase(k);
-  inputs.push_back({"every, no bandwidth, no compute peaks (an older file)", every});
+  inputs.push_back({"every, no bandwidth, no compute peaks", every});
   dev.erase("compute_capability");
   dev.erase("l2_bytes");
   inputs.push_back({"every, no peaks", every});

@@ -1,14 +1,12 @@
 // `kernlab plot --roofline`: each timed row at its arithmetic intensity and throughput, under the
 // device's roofs, a panel per family and configuration (docs/results_format.md, "The roofline
 // picture", says what each axis holds and why).
-#include "cuda/device.hpp"
 #include "families/problem_config.hpp"
 #include "report/exports.hpp"
 #include "report/svg_text.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -19,10 +17,14 @@ namespace kl {
 namespace {
 
 using nlohmann::json;
+using svg::bytes_text;
+using svg::decade_label;
 using svg::esc;
+using svg::intensity_text;
 using svg::num;
 using svg::number_at;
 using svg::text_width;
+using svg::value_text;
 
 // The device's peaks as the results file gives them; 0 when unknown.
 struct peaks {
@@ -40,27 +42,11 @@ peaks peaks_of(const json& dev) {
   if (!dev.is_object()) return p;
   p.dram_gbs = number_at(dev, "peak_bandwidth_gbs").value_or(0);
   p.l2_bytes = number_at(dev, "l2_bytes").value_or(0);
-  if (const auto f = number_at(dev, "peak_fp32_tflops")) {
-    p.fp32_tflops = *f;
-    p.tensor16_tflops = number_at(dev, "peak_tensor16_tflops").value_or(0);
-    p.tf32_tflops = number_at(dev, "peak_tf32_tflops").value_or(0);
-    p.fp64_tensor_tflops = number_at(dev, "peak_fp64_tensor_tflops").value_or(0);
-    return p;
-  }
-  // Files written before the sweep recorded the FP32 peak: the same product the sweep computes
-  // (SMs x FP32 lanes of the compute capability x 2 x the maximum SM clock), from what they hold.
-  cuda::device_info d;
-  const auto cc = dev.find("compute_capability");
-  if (cc == dev.end() || !cc->is_string() ||
-      std::sscanf(cc->get<std::string>().c_str(), "%d.%d", &d.cc_major, &d.cc_minor) != 2)
-    return p;
-  d.sm_count = static_cast<int>(std::min(number_at(dev, "sm_count").value_or(0), 1e6));
-  d.sm_clock_khz =
-      static_cast<int>(std::min(number_at(dev, "max_sm_clock_mhz").value_or(0), 1e6) * 1000);
-  p.fp32_tflops = d.peak_fp32_flops() / 1e12;
-  p.tensor16_tflops = d.peak_tensor16_flops() / 1e12;
-  p.tf32_tflops = d.peak_tf32_flops() / 1e12;
-  p.fp64_tensor_tflops = d.peak_fp64_tensor_flops() / 1e12;
+  // Every device of a results file of format 2 has its peaks (docs/results.schema.json).
+  p.fp32_tflops = number_at(dev, "peak_fp32_tflops").value_or(0);
+  p.tensor16_tflops = number_at(dev, "peak_tensor16_tflops").value_or(0);
+  p.tf32_tflops = number_at(dev, "peak_tf32_tflops").value_or(0);
+  p.fp64_tensor_tflops = number_at(dev, "peak_fp64_tensor_tflops").value_or(0);
   return p;
 }
 
@@ -127,39 +113,6 @@ double roof_at(double x, const axes& a, const peaks& p) {
   if (p.dram_gbs > 0) r = by_bw;
   if (p.fp32_tflops > 0) r = r > 0 ? std::min(r, by_fp32) : by_fp32;
   return r;
-}
-
-// A decade's label: 10^k as a plain number where that is short, with SI prefixes for bytes.
-std::string decade_label(int k, bool bytes) {
-  if (bytes) {
-    static const char* const prefix[] = {"", "k", "M", "G", "T", "P"};
-    if (k >= 0 && k < 18) {
-      const int step = k / 3;
-      return std::to_string(k % 3 == 0 ? 1 : k % 3 == 1 ? 10 : 100) + " " + prefix[step] + "B";
-    }
-    return "1e" + std::to_string(k) + " B";
-  }
-  if (k >= -3 && k <= 5) return num(std::pow(10.0, k), "%g");
-  return "1e" + std::to_string(k);
-}
-
-std::string value_text(double v) { return num(v, v < 10 ? "%.2f" : v < 100 ? "%.1f" : "%.0f"); }
-
-std::string intensity_text(double x) { return num(x, x >= 100 ? "%.0f" : "%.3g"); }
-
-// Bytes in the axis's decimal units, and in binary ones beside them when those are round (the
-// L2 size, a power-of-two problem): "67.1 MB (64 MiB)".
-std::string bytes_text(double b) {
-  const std::string decimal = b >= 1e9   ? num(b / 1e9, "%.3g") + " GB"
-                              : b >= 1e6 ? num(b / 1e6, "%.3g") + " MB"
-                              : b >= 1e3 ? num(b / 1e3, "%.3g") + " kB"
-                                         : num(b, "%.0f") + " B";
-  for (const auto& [unit, name] : {std::pair<double, const char*>{1073741824.0, " GiB"},
-                                   {1048576.0, " MiB"},
-                                   {1024.0, " KiB"}})
-    if (b >= unit && std::fmod(b, unit) == 0)
-      return decimal + " (" + num(b / unit, "%.0f") + name + ")";
-  return decimal;
 }
 
 // A label of the column beside the plot: a variant's best row.

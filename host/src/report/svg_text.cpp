@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <utility>
 
 namespace kl::svg {
 
@@ -109,6 +111,39 @@ std::string panel_title(const json& r) {
 
 int text_width(const std::string& text, double font_px) {
   return static_cast<int>(static_cast<double>(text.size()) * font_px * 0.62) + 8;
+}
+
+// A decade's label: 10^k as a plain number where that is short, with SI prefixes for bytes.
+std::string decade_label(int k, bool bytes) {
+  if (bytes) {
+    static const char* const prefix[] = {"", "k", "M", "G", "T", "P"};
+    if (k >= 0 && k < 18) {
+      const int step = k / 3;
+      return std::to_string(k % 3 == 0 ? 1 : k % 3 == 1 ? 10 : 100) + " " + prefix[step] + "B";
+    }
+    return "1e" + std::to_string(k) + " B";
+  }
+  if (k >= -3 && k <= 5) return num(std::pow(10.0, k), "%g");
+  return "1e" + std::to_string(k);
+}
+
+std::string value_text(double v) { return num(v, v < 10 ? "%.2f" : v < 100 ? "%.1f" : "%.0f"); }
+
+std::string intensity_text(double x) { return num(x, x >= 100 ? "%.0f" : "%.3g"); }
+
+// Bytes in the axis's decimal units, and in binary ones beside them when those are round (the
+// L2 size, a power-of-two problem): "67.1 MB (64 MiB)".
+std::string bytes_text(double b) {
+  const std::string decimal = b >= 1e9   ? num(b / 1e9, "%.3g") + " GB"
+                              : b >= 1e6 ? num(b / 1e6, "%.3g") + " MB"
+                              : b >= 1e3 ? num(b / 1e3, "%.3g") + " kB"
+                                         : num(b, "%.0f") + " B";
+  for (const auto& [unit, name] : {std::pair<double, const char*>{1073741824.0, " GiB"},
+                                   {1048576.0, " MiB"},
+                                   {1024.0, " KiB"}})
+    if (b >= unit && std::fmod(b, unit) == 0)
+      return decimal + " (" + num(b / unit, "%.0f") + name + ")";
+  return decimal;
 }
 
 }  // namespace kl::svg

@@ -34,6 +34,19 @@ int text_width(const std::string& text, double font_px);
 /// spaces where lines break; an empty text is one empty line.
 std::vector<std::string> wrap(const std::string& text, int max_px, double font_px);
 
+/// A log axis' label of the decade 10^k: a plain number where that is short ("0.01", "1000"),
+/// else "1e7"; with `bytes`, SI prefixes ("10 MB").
+std::string decade_label(int k, bool bytes);
+
+/// A throughput with the digits that matter: "1.23", "45.6", "3075".
+std::string value_text(double v);
+
+/// An arithmetic intensity in FLOP/byte: "0.25", "170".
+std::string intensity_text(double x);
+
+/// Bytes in decimal units, with binary ones beside them when those are round: "67.1 MB (64 MiB)".
+std::string bytes_text(double b);
+
 /// The panel a record belongs to: its family and configuration ("matmul float32
 /// 1024x1024x1024", "reduce int32 sum n=16777216", qam256's SNR, the input mode when it is not
 /// "exact").
