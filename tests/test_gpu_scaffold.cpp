@@ -21,9 +21,9 @@ std::map<std::string, int> outcomes(const std::string& json_path, std::string& t
   std::map<std::string, int> out;
   for (const auto& r : nlohmann::json::parse(test::read_file(json_path)).at("records")) {
     ++out[r.at("outcome").get<std::string>()];
-    text += r.at("variant").at("qualified_name").get<std::string>() + " " +
-            r.at("config").dump() + ": " + r.at("outcome").get<std::string>() + " " +
-            r.at("message").get<std::string>() + "\n";
+    text += r.at("variant").at("qualified_name").get<std::string>() + " " + r.at("config").dump() +
+            ": " + r.at("outcome").get<std::string>() + " " + r.at("message").get<std::string>() +
+            "\n";
   }
   return out;
 }
@@ -67,9 +67,9 @@ TEST(GpuScaffold, ANewVariantOfEveryShippedFamilyValidatesAsWritten) {
     // A small problem: a one-axis family's 1000003, a shape's 257 in every axis.
     const bool one_axis = fams.find(family)->spec().axes.size() == 1;
     const std::string json = dir.str() + "/" + family + ".json";
-    const auto r = test::run_command(kernlab_in(dir) + dirs + " --variant " + family +
-                                     ".idea --size " + (one_axis ? "1000003" : "257") +
-                                     " --json " + json + quick);
+    const auto r =
+        test::run_command(kernlab_in(dir) + dirs + " --variant " + family + ".idea --size " +
+                          (one_axis ? "1000003" : "257") + " --json " + json + quick);
     std::string text;
     const auto got = r.code == 0 ? outcomes(json, text) : std::map<std::string, int>{};
     ASSERT_EQ(r.code, 0) << r.output;

@@ -79,8 +79,8 @@ TEST(Scaffold, ANewVariantOfEveryShippedFamilyCompilesAsWritten) {
                           "new variant " + family + " idea");
     ASSERT_EQ(made.code, 0) << made.output;
     ASSERT_TRUE(fs::exists(dir.path() / "my_kernels" / family / "idea.cu")) << made.output;
-    const auto compiled = kernlab_in(dir, "--kernels-dir my_kernels --variant " + family +
-                                              ".idea --compile-only");
+    const auto compiled =
+        kernlab_in(dir, "--kernels-dir my_kernels --variant " + family + ".idea --compile-only");
     ASSERT_EQ(compiled.code, 0) << compiled.output;
     expect_compiled(compiled.output, family + ".idea");
   }
@@ -139,8 +139,8 @@ TEST(Scaffold, ACopySaysWhereItCameFromAndLeavesTheSequence) {
   EXPECT_NE(copy.find("// order: in the code stays"), std::string::npos) << copy;
   EXPECT_NE(copy.find("// step 3\n/* kernlab\nfamily:  reduce\n"), std::string::npos) << copy;
   // A header without a summary gets one.
-  const std::string bare = app::variant_from("/* kernlab\nfamily: reduce\n*/\n", "reduce.b",
-                                             "reduce", "mine");
+  const std::string bare =
+      app::variant_from("/* kernlab\nfamily: reduce\n*/\n", "reduce.b", "reduce", "mine");
   EXPECT_NE(bare.find("family: reduce\nsummary: started from reduce.b\n*/"), std::string::npos)
       << bare;
   // The family skeleton names itself in every file.

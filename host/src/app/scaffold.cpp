@@ -22,15 +22,15 @@ namespace {
 
 // Replaces every "@NAME@" in `text`.
 std::string fill(std::string text, const std::string& name) {
-  for (std::size_t at; (at = text.find("@NAME@")) != std::string::npos;)
-    text.replace(at, 6, name);
+  for (std::size_t at; (at = text.find("@NAME@")) != std::string::npos;) text.replace(at, 6, name);
   return text;
 }
 
 // The skeleton family's description. The exact inputs are quarters in [-128, 128], so x * x + 1
 // is exact in float32 and the comparison can be tight; 2 ulps allow for a variant computed without
 // a fused multiply-add (x * x rounded, then + 1 rounded) against the float64 reference.
-constexpr const char* family_toml_text = R"text(# @NAME@: a family of one axis, N, whose kernels compute y[i] = x[i] * x[i] + 1. It was
+constexpr const char* family_toml_text =
+    R"text(# @NAME@: a family of one axis, N, whose kernels compute y[i] = x[i] * x[i] + 1. It was
 # written by `kernlab new family @NAME@` and runs as it is:
 #   @RUN@
 # Make it your problem: the math in reference.cu and simple.cu, then the buffers, axes, bytes and
@@ -77,7 +77,8 @@ max_ulp = 2
 copy = { from = "x", to = "y" }     # the speed of light of a kernel that reads x and writes y
 )text";
 
-constexpr const char* reference_text = R"text(// The reference of @NAME@: what every variant must compute, as plainly as possible and in
+constexpr const char* reference_text =
+    R"text(// The reference of @NAME@: what every variant must compute, as plainly as possible and in
 // double precision (family.toml's [reference] type = "float64"). It runs once per configuration,
 // before the variants, so its speed does not matter. It takes the variants' arguments, but its
 // output is double.
@@ -92,7 +93,8 @@ __global__ void @NAME@_reference(const T* x, double* y, int n) {
 }
 )text";
 
-constexpr const char* simple_text = R"text(// The first variant of @NAME@: one thread per element, in a grid-stride loop over as many blocks
+constexpr const char* simple_text =
+    R"text(// The first variant of @NAME@: one thread per element, in a grid-stride loop over as many blocks
 // as fit on the GPU at once (family.toml's grid_dims). Copy it to try an idea
 // (`kernlab new variant @NAME@ IDEA`): each file is a variant, named after the file.
 /* kernlab
@@ -149,7 +151,8 @@ int new_family(const std::string& program, const family_registry& families, cons
     throw usage_error("kernlab new family " + name + ": " + (dir / name).string() +
                       " exists; kernlab new writes no file over another");
   const std::string run = program + " --kernels-dir " + dir.string() + " --family " + name;
-  for (const auto& [file, text] : family_skeleton(name, run)) write_new_file(dir / name / file, text);
+  for (const auto& [file, text] : family_skeleton(name, run))
+    write_new_file(dir / name / file, text);
   std::cout << "kernlab new: wrote " << (dir / name).string()
             << "/ (family.toml, reference.cu, simple.cu)\n"
             << "  compile it:        " << run << " --compile-only\n"
@@ -195,26 +198,24 @@ const registry_entry& source_of(const registry& reg, const std::string& family,
   return *best;
 }
 
-int new_variant(const std::string& program, const cli_options& opt,
-                const family_registry& families, const fs::path& dir, const std::string& family,
-                const std::string& name) {
+int new_variant(const std::string& program, const cli_options& opt, const family_registry& families,
+                const fs::path& dir, const std::string& family, const std::string& name) {
   if (!families.find(family)) {
     const auto near = nearest_names(family, families.names());
-    throw usage_error("kernlab new variant: unknown family '" + family + "'" +
-                      (near.empty() ? " (kernlab --list shows them)"
-                                    : "; did you mean '" + near[0] + "'?"));
+    throw usage_error(
+        "kernlab new variant: unknown family '" + family + "'" +
+        (near.empty() ? " (kernlab --list shows them)" : "; did you mean '" + near[0] + "'?"));
   }
   check_name("variant", name);
   const auto reg = load_registry(opt, families);
   for (const auto& e : reg->entries())
     if (e.descriptor.family == family &&
         (e.descriptor.name == name || e.descriptor.tunable_file == name))
-      throw usage_error("kernlab new variant " + family + " " + name + ": " + family + "." +
-                        name + " exists (" + e.descriptor.origin_path + "); pick another name");
+      throw usage_error("kernlab new variant " + family + " " + name + ": " + family + "." + name +
+                        " exists (" + e.descriptor.origin_path + "); pick another name");
   const registry_entry& from = source_of(*reg, family, opt.new_from);
-  const std::string from_name = from.descriptor.tunable_file.empty()
-                                    ? from.descriptor.name
-                                    : from.descriptor.tunable_file;
+  const std::string from_name =
+      from.descriptor.tunable_file.empty() ? from.descriptor.name : from.descriptor.tunable_file;
   const fs::path path = dir / family / (name + ".cu");
   write_new_file(path, variant_from(from.source, family + "." + from_name, family, name));
   const std::string kd = program + " --kernels-dir " + dir.string();
@@ -242,8 +243,8 @@ std::string variant_from(const std::string& source, const std::string& from,
                          const std::string& family, const std::string& name) {
   std::istringstream in(source);
   std::ostringstream out;
-  out << "// " << name << ": written by `kernlab new variant " << family << " " << name
-      << "` from " << from << ".\n"
+  out << "// " << name << ": written by `kernlab new variant " << family << " " << name << "` from "
+      << from << ".\n"
       << "// Change the kernel to your idea, keeping the header in step with it (entry, blocks, "
          "the launch:\n// docs/kernel_contract.md).\n";
   bool in_header = false, summary_seen = false;
