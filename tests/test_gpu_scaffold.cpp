@@ -19,7 +19,8 @@ const char* quick = " --min-time 0 --timeout 0.2 --no-cache";
 // "outcome: count" of a --json file, and its rows as text for messages.
 std::map<std::string, int> outcomes(const std::string& json_path, std::string& text) {
   std::map<std::string, int> out;
-  for (const auto& r : nlohmann::json::parse(test::read_file(json_path)).at("records")) {
+  const auto results = nlohmann::json::parse(test::read_file(json_path));
+  for (const auto& r : results.at("records")) {
     ++out[r.at("outcome").get<std::string>()];
     text += r.at("variant").at("qualified_name").get<std::string>() + " " + r.at("config").dump() +
             ": " + r.at("outcome").get<std::string>() + " " + r.at("message").get<std::string>() +
