@@ -140,8 +140,8 @@ struct run_log {
 // With `ahead`, as the tune command does on a GPU: each batch after the first is proposed before
 // the last one's times are in (propose_ahead), when the strategy can.
 run_log drive(const std::string& name, const problem& p, std::uint64_t seed, std::size_t budget,
-              std::size_t max_batch, bool ahead = false) {
-  const auto s = make_strategy(name, p.space, {seed, budget});
+              std::size_t max_batch, bool ahead = false, std::vector<std::size_t> start = {}) {
+  const auto s = make_strategy(name, p.space, {seed, budget, std::move(start)});
   run_log log;
   std::vector<proposal> next;
   // Each call proposes at least one point, and there are at most budget of them: more calls
@@ -373,6 +373,34 @@ TEST_P(StrategyContract, AheadKeepsTheContract) {
     for (std::size_t i = 0; i < log.history.size(); ++i)
       EXPECT_EQ(again.history[i].point, log.history[i].point) << "max_batch " << max_batch;
   }
+}
+
+// A warm start: the start points come first, in their order and at full fidelity, count against
+// the budget, and the contract holds after them (ahead too: a strategy waits for their results).
+TEST_P(StrategyContract, AWarmStartComesFirst) {
+  const problem p = rugged();
+  std::size_t optimum = 0;
+  for (std::size_t i = 0; i < p.truth.size(); ++i)
+    if (p.truth[i] < p.truth[optimum]) optimum = i;
+  const std::vector<std::size_t> start = {optimum, 3, optimum, 11};  // a repeat is proposed once
+  for (const bool ahead : {false, true})
+    for (const std::size_t max_batch : {1, 2, 16}) {
+      const run_log log = drive(GetParam(), p, 7, 60, max_batch, ahead, start);
+      ASSERT_GE(log.history.size(), 3u);
+      EXPECT_EQ(log.history[0].point, optimum);
+      EXPECT_EQ(log.history[1].point, 3u);
+      EXPECT_EQ(log.history[2].point, 11u);
+      // Within the budget; halving may leave a point of it unspent when its rungs do not divide.
+      EXPECT_LE(log.history.size(), 60u);
+      EXPECT_GE(log.history.size(), 55u);
+      std::set<std::pair<std::size_t, fidelity>> seen;
+      for (const observation& o : log.history)
+        EXPECT_TRUE(seen.insert({o.point, o.level}).second) << "point " << o.point << " again";
+      // The best stays the start's optimum: nothing the strategy finds later beats it.
+      EXPECT_EQ(best_found(log, p), p.truth[optimum]);
+    }
+  EXPECT_THROW(make_strategy(GetParam(), p.space, {1, 10, {p.space.points.size()}}),
+               std::invalid_argument);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, StrategyContract, ::testing::ValuesIn(strategy_names()), param_name);

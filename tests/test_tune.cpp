@@ -319,6 +319,46 @@ TEST(TuneReport, TheHeaderCompilesAndHoldsTheBestConfiguration) {
   EXPECT_EQ(r.code, 0) << r.output << "\n" << header;
 }
 
+// The best line says how soon the search got within 1% of the best, and from where a warm start
+// began; a size's warm start is the best points of the two nearest sizes tuned before it, of the
+// same space and configuration otherwise.
+TEST(TuneReport, AWarmStartFromTheNearestSizesAndWhenTheBestWasFound) {
+  finished_tune f;
+  std::ostringstream os;
+  print_tune_best(os, f.tunes[0], f.device);
+  EXPECT_NE(os.str().find("\nfound: within 1% of the best at evaluation 3 of 4\n"),
+            std::string::npos)
+      << os.str();
+  std::vector<tune::tune_outcome> done;
+  for (const unsigned shift : {10u, 20u, 26u, 14u}) {
+    tune::tune_outcome t = f.tunes[0];
+    t.config.axes = {{"N", std::uint64_t{1} << shift}};
+    // The best point is a different one at each size: 2^10 -> 0, 2^20 -> 1, 2^26 and 2^14 -> 2.
+    if (shift == 10 || shift == 20)
+      t.evaluations[shift == 10 ? 0 : 1].record.timing->median_ms = 0.1;
+    done.push_back(t);
+  }
+  tune::tune_outcome next = f.tunes[0];
+  next.config.axes = {{"N", std::uint64_t{1} << 18}};
+  const auto [points, from] = tune::warm_start(done, next);
+  EXPECT_EQ(points, (std::vector<std::size_t>{1, 2}));  // 2^20 (4x), then 2^14 (16x)
+  EXPECT_EQ(from, (std::vector<std::string>{"int32 sum n=1048576", "int32 sum n=16384"}));
+  // Another dtype, another space or the same size: no warm start from it.
+  next.config.dtype = "float32";
+  EXPECT_TRUE(tune::warm_start(done, next).first.empty());
+  next = f.tunes[0];
+  next.config.axes = {{"N", std::uint64_t{1} << 10}};
+  EXPECT_EQ(tune::warm_start(done, next).second.front(), "int32 sum n=16384");
+  next.start_points = points;
+  next.started_from = from;
+  std::ostringstream warm;
+  print_tune_best(warm, next, f.device);
+  EXPECT_NE(warm.str().find("(a warm start from the best of int32 sum n=1048576 and int32 sum "
+                            "n=16384)"),
+            std::string::npos)
+      << warm.str();
+}
+
 // Tunes at several sizes give a selector: any size gets the measured configuration nearest in log
 // scale, the first on a tie, at compile time as at run time.
 TEST(TuneReport, TheHeaderSelectsTheNearestMeasuredSize) {

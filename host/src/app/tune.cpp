@@ -34,6 +34,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 namespace kl::app {
@@ -457,6 +458,12 @@ class tune_run {
     const tune_search::row_callback on_row = [this](const result_record& r) { row_done(r); };
     for (std::size_t m = 0; m < model_rows_.size(); ++m) {
       if (model_rows_.size() > 1) outcomes[m].model = models_[m];
+      // A size after others of the same space starts from their best points (exhaustive
+      // measures every point anyway).
+      if (opt_.strategy != "exhaustive")
+        std::tie(outcomes[m].start_points, outcomes[m].started_from) =
+            tune::warm_start(tunes_, outcomes[m]);
+      so.start_points = outcomes[m].start_points;
       strategies.push_back(tune::make_strategy(opt_.strategy, s.space, so));
       searches.push_back(std::make_unique<tune_search>(outcomes[m], *strategies[m], settings_,
                                                        model_rows_[m], store_.get(), provenance_,

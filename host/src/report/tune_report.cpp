@@ -197,6 +197,16 @@ void print_tune_best(std::ostream& os, const tune::tune_outcome& t, const cuda::
        << b->variant.name;
   if (many_gpus(t) && best->record.gpu) os << "; measured on GPU " << best->record.gpu->ordinal;
   os << "\n";
+  // How soon the search got there, and where it started.
+  os << "found: within 1% of the best at evaluation " << t.found_at() << " of "
+     << t.evaluations.size();
+  if (!t.started_from.empty()) {
+    os << " (a warm start from the best of ";
+    for (std::size_t i = 0; i < t.started_from.size(); ++i)
+      os << (i ? " and " : "") << t.started_from[i];
+    os << ")";
+  }
+  os << "\n";
   // The points a rerun could rank above the best: full-fidelity points whose intervals overlap.
   if (t.goal == tune::objective::time) {
     std::vector<std::string> ties;

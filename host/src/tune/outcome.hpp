@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kl::tune {
@@ -52,6 +53,10 @@ struct tune_outcome {
   /// The GPU model searched, when a tune spans GPUs of several models (each is searched apart,
   /// on its own GPUs); "" for a tune over one model.
   std::string model;
+  /// A warm start: the points proposed first (the best points of the nearest sizes tuned before
+  /// in the same run), and those sizes' keys ("int32 sum n=4096"); empty for a cold start.
+  std::vector<std::size_t> start_points;
+  std::vector<std::string> started_from;
 
   /// The passed evaluation at full fidelity with the least objective value: the fastest, or the
   /// one with the least energy per operation (brief ones only when no full one has a value: their
@@ -68,11 +73,28 @@ struct tune_outcome {
       }
     return out;
   }
+  /// The evaluation (1-based, in order) at which the search first held a point within `within`
+  /// (0.01: 1 %) of the best's objective value; 0 when there is no best.
+  std::size_t found_at(double within = 0.01) const {
+    const evaluation* b = best();
+    if (!b) return 0;
+    const double bar = objective_value(b->record, goal) * (1 + within);
+    for (std::size_t i = 0; i < evaluations.size(); ++i)
+      if (objective_value(evaluations[i].record, goal) <= bar) return i + 1;
+    return 0;
+  }
   std::size_t measured() const {
     std::size_t n = 0;
     for (const auto& e : evaluations) n += e.from_store ? 0 : 1;
     return n;
   }
 };
+
+/// A warm start for tuning `next`: the best points of the (at most two) tunes in `done` of the
+/// same space, GPU model and configuration but its sizes, nearest to `next`'s sizes in log scale
+/// (the product over the axes of larger / smaller), nearest first; and their keys. Empty when
+/// none was tuned before.
+std::pair<std::vector<std::size_t>, std::vector<std::string>> warm_start(
+    const std::vector<tune_outcome>& done, const tune_outcome& next);
 
 }  // namespace kl::tune

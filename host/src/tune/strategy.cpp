@@ -232,6 +232,10 @@ bool sparse(const search_space& space) {
 
 strategy_base::strategy_base(const search_space& space, const strategy_options& options)
     : space_(space), options_(options), ledger_(space.points.size()), rng_(options.seed) {
+  for (const std::size_t p : options_.start_points)
+    if (p >= space_.points.size())
+      throw std::invalid_argument("start point " + std::to_string(p) + " is outside the space of " +
+                                  std::to_string(space_.points.size()) + " points");
   order_.resize(space_.points.size());
   for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = i;
   shuffle(order_, rng_);
@@ -245,9 +249,24 @@ std::vector<proposal> strategy_base::propose(const std::vector<observation>& his
   const std::size_t used = ledger_.count();
   if (used >= options_.budget) return {};
   const std::size_t limit = std::min(max_batch, options_.budget - used);
-  std::vector<proposal> batch = next(limit);
+  std::vector<proposal> batch = start_proposals(limit);
+  if (batch.empty()) batch = next(limit);
   check(batch, limit);
   return batch;
+}
+
+std::vector<proposal> strategy_base::start_proposals(std::size_t limit) const {
+  std::vector<proposal> out;
+  for (const std::size_t p : options_.start_points)
+    if (out.size() < limit && !ledger_.observed(p, fidelity::full) && !pending(p, fidelity::full) &&
+        !in(out, p))
+      out.push_back({p, fidelity::full});
+  return out;
+}
+
+bool strategy_base::start_pending() const {
+  return std::any_of(options_.start_points.begin(), options_.start_points.end(),
+                     [&](std::size_t p) { return pending(p, fidelity::full); });
 }
 
 std::vector<proposal> strategy_base::propose_ahead(const std::vector<observation>& history,
@@ -266,7 +285,9 @@ std::vector<proposal> strategy_base::propose_ahead(const std::vector<observation
   pending_ = pending;
   std::vector<proposal> batch;
   try {
-    batch = next_ahead(limit);
+    // The start points first; while one is pending the strategy waits for its result.
+    batch = start_proposals(limit);
+    if (batch.empty() && !start_pending()) batch = next_ahead(limit);
   } catch (...) {
     pending_.clear();
     throw;

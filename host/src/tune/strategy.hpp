@@ -83,6 +83,10 @@ struct observation {
 struct strategy_options {
   std::uint64_t seed = 0;
   std::size_t budget = 100;  ///< evaluations in all (each proposal, brief or full, counts as one)
+  /// Points proposed first, at full fidelity, before the strategy's own (a warm start: the best
+  /// points of neighbouring problem sizes). They count against the budget like any other, and
+  /// the strategy then goes on knowing their results.
+  std::vector<std::size_t> start_points = {};
 };
 
 class strategy {

@@ -117,6 +117,10 @@ class strategy_base : public strategy {
   std::vector<std::size_t> order_;
   std::size_t cursor_ = 0;
   std::vector<proposal> pending_;  // during propose_ahead only
+  // The start points (options_.start_points) not observed at full fidelity, nor pending, at
+  // most `limit`; and whether one is pending.
+  std::vector<proposal> start_proposals(std::size_t limit) const;
+  bool start_pending() const;
   // The checks of the contract on a batch, for both kinds of call.
   void check(const std::vector<proposal>& batch, std::size_t limit) const;
 };
