@@ -8,6 +8,7 @@ set(layers
   "measure plugin_host"                    # timing, L2 flush, clocks; plugin probing and loading
   "families cli"                           # the problems; the command line
   "registry"                               # discovery and selection of variants
+  "record"                                 # result records and their JSON (the results format)
   "exec"                                   # one row: load, validate, time; a family's own jobs
   "tune"                                   # the tuning space, strategies and store
   "worker"                                 # rows in a child process

@@ -12,8 +12,8 @@
 // it runs in its file of journal PATH (PATH.rank<N>), as kernlab's ranks do.
 // --exit: rank 0 ends with CODE (as kernlab ends with its command's), which the launcher returns
 // even when a lost rank makes rank 0 end the job with MPI_Abort.
-#include "exec/record_json.hpp"
 #include "mpi/world.hpp"
+#include "record/record_json.hpp"
 #include "runner/device_pool.hpp"
 
 #include <nlohmann/json.hpp>

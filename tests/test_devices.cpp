@@ -3,7 +3,7 @@
 // --device/--devices parsing, the GPU in each record, the baseline of a row's own GPU, and a
 // tune over GPUs of two models (one search per model, each on its own GPUs).
 #include "cli/options.hpp"
-#include "exec/record_json.hpp"
+#include "record/record_json.hpp"
 #include "registry/registry.hpp"
 #include "report/table.hpp"
 #include "runner/device_pool.hpp"

@@ -2,9 +2,9 @@
 // for, the energy arithmetic on traces and on a fake meter, the options, and the record's JSON.
 #include "cli/options.hpp"
 #include "cuda/device.hpp"
-#include "exec/record_json.hpp"
 #include "measure/energy.hpp"
 #include "measure/nvml.hpp"
+#include "record/record_json.hpp"
 
 #include <gtest/gtest.h>
 

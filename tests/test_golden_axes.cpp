@@ -8,9 +8,9 @@
 // KERNLAB_UPDATE_GOLDEN=1 and is reviewed.
 #include "app/plan.hpp"
 #include "cli/options.hpp"
-#include "exec/record_json.hpp"
 #include "families/family.hpp"
 #include "golden.hpp"
+#include "record/record_json.hpp"
 #include "registry/registry.hpp"
 #include "runner/journal.hpp"
 #include "runner/runner.hpp"

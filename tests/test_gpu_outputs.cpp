@@ -1,8 +1,8 @@
 // Ctrl-C in a real sweep keeps what was measured, and --resume reports those rows with their
 // numbers: the binary started in a process group of its own, as a shell starts a job, and the
 // signal sent to the whole group, as a terminal's Ctrl-C is (so the worker gets it too).
-#include "exec/record_json.hpp"
 #include "gpu_test_util.hpp"
+#include "record/record_json.hpp"
 #include "test_util.hpp"
 
 #include <gtest/gtest.h>

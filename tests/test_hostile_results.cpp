@@ -3,7 +3,7 @@
 // every output, and pictures too large to draw. No GPU needed.
 #include "core/json_text.hpp"
 #include "core/utf8.hpp"
-#include "exec/record_json.hpp"
+#include "record/record_json.hpp"
 #include "report/exports.hpp"
 #include "report/results_json.hpp"
 #include "report/results_writer.hpp"

@@ -2,9 +2,9 @@
 // the rows' summaries, the profiling pass around a stand-in ncu (a script that starts a fake
 // worker, and one that fails like ncu without counter rights), the profile in the results files
 // and the table, the search for ncu and its errors.
-#include "exec/record_json.hpp"
 #include "measure/ncu_report.hpp"
 #include "process/command.hpp"
+#include "record/record_json.hpp"
 #include "report/exports.hpp"
 #include "report/results_json.hpp"
 #include "report/table.hpp"

@@ -2,7 +2,7 @@
 // without a GPU: fake workers that each time a row at a median of their own, so which worker
 // timed which placement, whether it moved the problem first, and how the row's statistics come
 // together can all be read back.
-#include "exec/record_json.hpp"
+#include "record/record_json.hpp"
 #include "runner/runner.hpp"
 #include "shipped_families.hpp"
 #include "worker/spread_executor.hpp"

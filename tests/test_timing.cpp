@@ -1,6 +1,6 @@
 // The statistics and the stopping rule, with synthetic samples (no GPU).
-#include "exec/record_json.hpp"
 #include "measure/timing.hpp"
+#include "record/record_json.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 #include "exec/pipeline.hpp"
 
 #include "cuda/resources.hpp"
-#include "exec/record_json.hpp"
 #include "families/pipeline.hpp"
+#include "record/record_json.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -2,9 +2,9 @@
 
 #include "core/interrupt.hpp"
 #include "cuda/nvtx.hpp"
-#include "exec/record_json.hpp"
 #include "families/problem.hpp"
 #include "nvrtc/hash.hpp"
+#include "record/record_json.hpp"
 
 #include <chrono>
 #include <functional>

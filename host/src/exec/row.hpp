@@ -5,7 +5,6 @@
 
 #include "cuda/device.hpp"
 #include "cuda/resources.hpp"
-#include "exec/result.hpp"
 #include "families/family.hpp"
 #include "measure/clock_monitor.hpp"
 #include "measure/energy.hpp"
@@ -13,6 +12,7 @@
 #include "measure/nvml.hpp"
 #include "measure/timing.hpp"
 #include "plugin_host/plugin_loader.hpp"
+#include "record/result.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -15,9 +15,9 @@
 #include "core/interrupt.hpp"
 #include "core/json_text.hpp"
 #include "cuda/driver.hpp"
-#include "exec/record_json.hpp"
 #include "mpi/transport_abi.hpp"
 #include "process/protocol.hpp"
+#include "record/record_json.hpp"
 #include "runner/journal.hpp"
 
 #include <dlfcn.h>

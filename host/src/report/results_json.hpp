@@ -3,8 +3,8 @@
 // docs/results_format.md; `version` changes whenever a field changes meaning or goes away.
 #pragma once
 
-#include "exec/record_json.hpp"
-#include "exec/result.hpp"
+#include "record/record_json.hpp"
+#include "record/result.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 // Reading results files: the records of a file that `compare` and `plot` take (each record read
-// by exec/record_json.cpp). Apart from results_json.cpp (which writes them), so that the readers
+// by record/record_read.cpp). Apart from results_json.cpp (which writes them), so that the readers
 // link without the rest of kernlab (the fuzz target tests/fuzz/fuzz_results.cpp).
 #include "report/results_json.hpp"
 

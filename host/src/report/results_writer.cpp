@@ -2,7 +2,7 @@
 
 #include "core/errors.hpp"
 #include "core/json_text.hpp"
-#include "exec/record_json.hpp"
+#include "record/record_json.hpp"
 #include "report/exports.hpp"
 #include "report/output_file.hpp"
 

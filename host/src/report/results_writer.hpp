@@ -6,7 +6,7 @@
 //   every few seconds while rows finish, marked "complete": false, and once more at the end.
 #pragma once
 
-#include "exec/result.hpp"
+#include "record/result.hpp"
 #include "report/results_json.hpp"
 
 #include <chrono>

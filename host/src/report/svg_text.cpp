@@ -1,7 +1,7 @@
 #include "report/svg_text.hpp"
 
 #include "core/utf8.hpp"
-#include "exec/record_json.hpp"
+#include "record/record_json.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -3,9 +3,9 @@
 #pragma once
 
 #include "cuda/device.hpp"
-#include "exec/result.hpp"
 #include "families/family.hpp"
 #include "nvrtc/compile_cache.hpp"
+#include "record/result.hpp"
 #include "registry/registry.hpp"
 
 #include <map>

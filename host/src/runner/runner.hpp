@@ -3,10 +3,10 @@
 #pragma once
 
 #include "cuda/device.hpp"
-#include "exec/result.hpp"
 #include "exec/row.hpp"
 #include "measure/timing.hpp"
 #include "nvrtc/compile_cache.hpp"
+#include "record/result.hpp"
 #include "registry/registry.hpp"
 #include "runner/device_pool.hpp"
 #include "worker/executor.hpp"

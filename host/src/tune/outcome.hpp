@@ -1,7 +1,7 @@
 // What one tune came to: a file's space searched at one problem configuration.
 #pragma once
 
-#include "exec/result.hpp"
+#include "record/result.hpp"
 #include "tune/space.hpp"
 
 #include <cstddef>

@@ -3,7 +3,7 @@
 #include "core/errors.hpp"
 #include "core/file_read.hpp"
 #include "core/json_text.hpp"
-#include "exec/record_json.hpp"
+#include "record/record_json.hpp"
 
 #include <cstring>
 #include <sstream>

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "core/file_write.hpp"
-#include "exec/result.hpp"
+#include "record/result.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,9 +1,9 @@
 #include "worker/executor.hpp"
 
 #include "exec/family_jobs.hpp"
-#include "exec/record_json.hpp"
 #include "process/protocol.hpp"
 #include "process/worker_process.hpp"
+#include "record/record_json.hpp"
 
 #include <algorithm>
 #include <atomic>

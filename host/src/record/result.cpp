@@ -1,4 +1,4 @@
-#include "exec/result.hpp"
+#include "record/result.hpp"
 
 namespace kl {
 

@@ -1,7 +1,7 @@
 // A result record, and the timing figures in it, as JSON: the worker's replies and the results
 // file's records (docs/results_format.md). Reading them back is record_read.cpp's, apart, so that
 // the readers link without the rest of kernlab (the fuzz target tests/fuzz/fuzz_results.cpp).
-#include "exec/record_json.hpp"
+#include "record/record_json.hpp"
 
 namespace kl {
 namespace {

@@ -1,8 +1,8 @@
 // A result record, and the timing figures in it, as JSON and back (docs/results_format.md).
 #pragma once
 
-#include "exec/result.hpp"
 #include "measure/timing.hpp"
+#include "record/result.hpp"
 
 #include <nlohmann/json.hpp>
 

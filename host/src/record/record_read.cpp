@@ -1,6 +1,6 @@
 // Result records read back from JSON (the worker's replies, results files), with the checks a
 // file from anywhere needs, and their configuration keys. Fuzzed (tests/fuzz/fuzz_results.cpp).
-#include "exec/record_json.hpp"
+#include "record/record_json.hpp"
 
 #include <cmath>
 #include <cstdint>
