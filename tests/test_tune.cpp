@@ -397,12 +397,22 @@ TEST(TuneReport, TheHeaderSelectsTheNearestMeasuredSize) {
   const auto r = test::run_command("c++ -std=c++17 -Wall -Werror -o " + dir.str() + "/use " + cpp +
                                    " && " + dir.str() + "/use");
   EXPECT_EQ(r.code, 0) << r.output << "\n" << header;
+  // The same selector as data, for other languages: the rule and a row per size.
+  const auto table = tuning_table_json(f.tunes, f.device, f.ctx);
+  ASSERT_EQ(table.at("selectors").size(), 1u) << table.dump(1);
+  const auto& sel = table.at("selectors").at(0);
+  EXPECT_EQ(sel.at("rule"), "nearest_log");
+  ASSERT_EQ(sel.at("table").size(), 3u);
+  EXPECT_EQ(sel.at("table").at(1).at("sizes").at("n"), 1u << 20);
+  EXPECT_EQ(sel.at("table").at(1).at("values").at("ITEMS"), c[0].values[0].second);
+  EXPECT_EQ(table.at("tunes").at(1).at("found_at"), 1u);
   // Tunes that differ in more than their sizes get no selector, and say why.
   f.tunes[1].config.dtype = "float32";
   const std::string mixed = tuning_header(f.tunes, f.device, f.ctx);
   EXPECT_EQ(mixed.find("reduce_k_select("), std::string::npos) << mixed;
   EXPECT_NE(mixed.find("No reduce_k_select: the table holds more than sizes"), std::string::npos)
       << mixed;
+  EXPECT_TRUE(tuning_table_json(f.tunes, f.device, f.ctx).at("selectors").empty());
 }
 
 TEST(TuneCommand, WithoutAGpuItShowsTheSpaceAndSaysThereIsNoDevice) {

@@ -374,6 +374,8 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
     for (const auto& ev : t.evaluations)
       if (!ev.record.timed() && ev.record.status != outcome::skipped) ++failed;
     e["failed"] = failed;
+    e["found_at"] = t.found_at();
+    e["warm_start_from"] = t.started_from;
     if (const tune::evaluation* best = t.best()) {
       nlohmann::json values = nlohmann::json::object();
       for (const auto& [name, v] : t.space->candidates[best->point].values) values[name] = v;
@@ -394,6 +396,32 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
     }
     entries.push_back(std::move(e));
   }
+  // Per file tuned at sizes alone, the header's selector as data: the rule and its table.
+  nlohmann::json selectors = nlohmann::json::array();
+  std::vector<std::string> files;
+  for (const auto& t : tunes)
+    if (std::find(files.begin(), files.end(), t.space->file) == files.end())
+      files.push_back(t.space->file);
+  for (const auto& file : files) {
+    std::vector<const tune::tune_outcome*> mine;
+    for (const auto& t : tunes)
+      if (t.space->file == file && t.best()) mine.push_back(&t);
+    if (mine.empty() || !sizes_alone_differ(mine)) continue;
+    nlohmann::json table = nlohmann::json::array();
+    for (const auto* t : mine) {
+      nlohmann::json sizes = nlohmann::json::object(), values = nlohmann::json::object();
+      for (const auto& [name, v] : axes_of(t->config, t->axis_names)) sizes[name] = v;
+      for (const auto& [name, v] : t->space->candidates[t->best()->point].values) values[name] = v;
+      table.push_back({{"sizes", sizes}, {"values", values}});
+    }
+    selectors.push_back({{"variant", mine.front()->space->family + "." + mine.front()->space->name},
+                         {"file", file},
+                         {"rule", "nearest_log"},
+                         {"rule_text",
+                          "the row whose sizes are nearest in log scale (the product over the "
+                          "axes of larger / smaller), the first on a tie"},
+                         {"table", table}});
+  }
   return {{"format", "kernlab-tuning-table"},
           {"version", 1},
           {"provenance",
@@ -407,7 +435,8 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
             {"date", ctx.date},
             {"command", ctx.command},
             {"timing", to_json(ctx.timing)}}},
-          {"tunes", entries}};
+          {"tunes", entries},
+          {"selectors", selectors}};
 }
 
 std::string tuning_header(const std::vector<tune::tune_outcome>& tunes, const cuda::device_info& d,
