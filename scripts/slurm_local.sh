@@ -5,7 +5,7 @@
 #   scripts/slurm_local.sh         install (when missing), write /etc/slurm/slurm.conf, start
 #   scripts/slurm_local.sh stop    stop the three daemons this script started
 # Logs and state in /tmp/slurm. Then: sinfo; srun -n 2 hostname; srun -n 2 --mpi=pmix PROGRAM.
-# Not for CI: the srun tests of tests/test_mpi.cpp skip where no Slurm answers.
+# Not for CI: the srun tests of tests/unit/mpi/test_mpi.cpp skip where no Slurm answers.
 set -euo pipefail
 dir=/tmp/slurm
 

@@ -1,8 +1,9 @@
 // A stand-in for `kernlab --worker` that misbehaves on request, for the worker-protocol tests:
 // each job's "action" says what to do. With --rows it is a worker the executor accepts (a device
 // in its ready message) that passes every row job without running anything and prints the job's
-// NVTX range, for the --profile tests (a fake ncu starts it, tests/test_profile.cpp), and, for
-// the watchdog's tests (tests/test_worker.cpp), waits past the time-out for variants named so.
+// NVTX range, for the --profile tests (a fake ncu starts it, tests/unit/measure/test_profile.cpp),
+// and, for the watchdog's tests (tests/unit/worker/test_worker.cpp), waits past the time-out for
+// variants named so.
 #include "process/protocol.hpp"
 #include "process/worker_process.hpp"
 

@@ -1,6 +1,6 @@
-// kernlab's MPI path with fake GPUs, for tests/test_mpi.cpp: started by mpirun with N ranks, rank
-// 0 builds the device pool of kernlab's runs (its own fake GPU, then one lane per other rank,
-// mpi::world::remote_lanes) and queues rows; every other rank serves its fake GPU
+// kernlab's MPI path with fake GPUs, for tests/unit/mpi/test_mpi.cpp: started by mpirun with N
+// ranks, rank 0 builds the device pool of kernlab's runs (its own fake GPU, then one lane per other
+// rank, mpi::world::remote_lanes) and queues rows; every other rank serves its fake GPU
 // (mpi::world::serve). Rank 0 alone writes OUT: each row's records in ticket order, the GPUs,
 // which left, and how many rows each ran.
 //

@@ -18,7 +18,8 @@ namespace {
 
 run_request compile_request_for(const registry& reg, const std::string& kernels) {
   run_request r;
-  r.variants = test::shipped_compile_selection(reg, "reduce");  // qam256: tests/test_qam256.cpp
+  r.variants = test::shipped_compile_selection(
+      reg, "reduce");  // qam256: tests/unit/families/test_qam256.cpp
   r.blocks = {128, 256, 512, 1024};
   r.dtypes = {"int32", "float32"};
   r.ops = {"sum", "min", "max"};

@@ -1,6 +1,6 @@
 // Family plugins (include/kernlab/family_api.h) without a GPU: the description's `plugin`,
 // plugin generators and a plugin reference, their mistakes, and the loader's checks of the file.
-// tests/test_gpu_data_family.cpp runs the same family on the GPU.
+// tests/gpu/test_gpu_data_family.cpp runs the same family on the GPU.
 #include "core/errors.hpp"
 #include "data_family_fixture.hpp"
 #include "plugin_host/family_plugin.hpp"

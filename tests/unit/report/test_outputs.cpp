@@ -1,7 +1,7 @@
 // What a run writes while it goes and what it keeps: JSON lines per row, --json/--csv rewritten
 // whole as rows finish, every sample on request, the journal's records for --resume, the T4
 // export of a tune, and the options that ask for them. The GPU side (Ctrl-C in a real sweep,
-// --resume with the numbers) is tests/test_gpu_outputs.cpp.
+// --resume with the numbers) is tests/gpu/test_gpu_outputs.cpp.
 #include "cli/options.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
