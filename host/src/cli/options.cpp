@@ -45,21 +45,6 @@ std::vector<std::string> split_all(const std::vector<std::string>& items) {
   return out;
 }
 
-// The number a text option holds, when the whole text is one finite number. --axis and
-// --compile-timeout are read as text so that their errors quote what was written; Boost would
-// take "nan" and "inf" as doubles.
-std::optional<double> finite_number(const std::string& text) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (text.empty() || used != text.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
 // A number option's value, checked once for every option: finite and within [lo, hi] (or (lo, hi]
 // when lo itself is not allowed). Boost reads "nan", "inf" and "1e300" as doubles; each passed a
 // plain `> 0` test and then overflowed a conversion (--kernel-timeout 1e300 killed every row as a

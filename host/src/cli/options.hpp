@@ -138,6 +138,11 @@ inline constexpr std::size_t max_range_values = 4096;
 /// `option` and the item.
 std::vector<std::uint64_t> parse_sizes(const std::string& text, const std::string& option);
 
+/// The number a text option holds, when the whole text is one finite number. --axis and
+/// --compile-timeout are read as text so that their errors quote what was written; Boost would
+/// take "nan" and "inf" as doubles.
+std::optional<double> finite_number(const std::string& text);
+
 /// A range of real numbers, FIRST:LAST:+D or FIRST:LAST:*F (F > 1, FIRST > 0), LAST included
 /// within a rounding; nothing when `text` has no ':' (not a range). Throws usage_error naming
 /// `option` for a malformed one.

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -115,7 +116,32 @@ std::vector<std::uint64_t> parse_shape(const std::string& text) {
   }
 }
 
+std::optional<double> finite_number(const std::string& text) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (text.empty() || used != text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
 namespace {
+
+// A range's text, FIRST:LAST[:STEP], in its parts. Everything after the second ':' is the step
+// (a third ':' makes a step that is not one).
+struct range_parts {
+  std::string first, last;
+  std::optional<std::string> step;  ///< none without a second ':'
+};
+range_parts split_range(const std::string& item) {
+  const std::size_t c1 = item.find(':');
+  const std::size_t c2 = item.find(':', c1 + 1);
+  if (c2 == std::string::npos) return {item.substr(0, c1), item.substr(c1 + 1), std::nullopt};
+  return {item.substr(0, c1), item.substr(c1 + 1, c2 - c1 - 1), item.substr(c2 + 1)};
+}
 
 // One range FIRST:LAST[:STEP] of whole numbers, each end read by `end_value`; *2 without a step.
 // The next value is formed only when it stays at most LAST, so no step can wrap around 2^64.
@@ -126,12 +152,10 @@ std::vector<std::uint64_t> whole_range(const std::string& item, const std::strin
     throw usage_error(option + " '" + item + "' is not a range (" + why +
                       "; examples: 2^20:2^28:*2, 1024:8192:+1024)");
   };
-  const std::size_t c1 = item.find(':');
-  const std::size_t c2 = item.find(':', c1 + 1);
-  const std::uint64_t first = end_value(item.substr(0, c1));
-  const std::uint64_t last =
-      end_value(item.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1));
-  const std::string step = c2 == std::string::npos ? "*2" : item.substr(c2 + 1);
+  const range_parts parts = split_range(item);
+  const std::uint64_t first = end_value(parts.first);
+  const std::uint64_t last = end_value(parts.last);
+  const std::string step = parts.step.value_or("*2");
   if (step.size() < 2 || step.size() > 10 || (step[0] != '*' && step[0] != '+') ||
       step.find_first_not_of("0123456789", 1) != std::string::npos)
     return fail("the step '" + step + "' is not *F or +D");
@@ -220,20 +244,16 @@ std::optional<std::vector<double>> parse_real_range(const std::string& text,
     throw usage_error(option + " '" + text + "' is not a range (" + why +
                       "; examples: 0:20:+2.5, 1e-3:1:*10)");
   };
-  const std::size_t c1 = text.find(':');
-  const std::size_t c2 = text.find(':', c1 + 1);
-  if (c2 == std::string::npos) return fail("a range of reals needs a step, +D or *F");
+  const range_parts parts = split_range(text);
+  if (!parts.step) return fail("a range of reals needs a step, +D or *F");
   const auto real = [&](const std::string& t) {
-    char* end = nullptr;
-    errno = 0;
-    const double v = t.empty() ? 0 : std::strtod(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size() || errno == ERANGE || !std::isfinite(v))
-      fail("'" + t + "' is not a finite number");
-    return v;
+    const auto v = finite_number(t);
+    if (!v) fail("'" + t + "' is not a finite number");
+    return *v;
   };
-  const double first = real(text.substr(0, c1));
-  const double last = real(text.substr(c1 + 1, c2 - c1 - 1));
-  const std::string step = text.substr(c2 + 1);
+  const double first = real(parts.first);
+  const double last = real(parts.last);
+  const std::string& step = *parts.step;
   if (step.size() < 2 || (step[0] != '*' && step[0] != '+'))
     return fail("the step '" + step + "' is not *F or +D");
   const double by = real(step.substr(1));

@@ -134,12 +134,22 @@ std::vector<std::pair<std::string, std::uint64_t>> axes_of(const problem_config&
 // Whether the tunes differ in their sizes alone (one dtype, op, input, real axes and GPU model):
 // then a size picks one of them.
 bool sizes_alone_differ(const std::vector<const tune::tune_outcome*>& tunes) {
-  const auto others = [](const tune::tune_outcome& t) {
-    const problem_config& c = t.config;
-    return c.dtype + "|" + c.op + "|" + c.input_mode + "|" + c.named_axes_text() + "|" + t.model;
-  };
   return std::all_of(tunes.begin(), tunes.end(),
-                     [&](const auto* t) { return others(*t) == others(*tunes.front()); });
+                     [&](const auto* t) { return tune::same_but_sizes(*t, *tunes.front()); });
+}
+
+// The tunes by file, in the order the files were first tuned: each file's tunes that found a
+// best point (none for a file where nothing passed).
+std::vector<std::pair<std::string, std::vector<const tune::tune_outcome*>>> by_file(
+    const std::vector<tune::tune_outcome>& tunes) {
+  std::vector<std::pair<std::string, std::vector<const tune::tune_outcome*>>> out;
+  for (const auto& t : tunes) {
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const auto& f) { return f.first == t.space->file; });
+    if (it == out.end()) it = out.insert(out.end(), {t.space->file, {}});
+    if (t.best()) it->second.push_back(&t);
+  }
+  return out;
 }
 
 // `ID_select(sizes)`: the configuration to launch at any size, the measured one nearest in log
@@ -398,14 +408,7 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
   }
   // Per file tuned at sizes alone, the header's selector as data: the rule and its table.
   nlohmann::json selectors = nlohmann::json::array();
-  std::vector<std::string> files;
-  for (const auto& t : tunes)
-    if (std::find(files.begin(), files.end(), t.space->file) == files.end())
-      files.push_back(t.space->file);
-  for (const auto& file : files) {
-    std::vector<const tune::tune_outcome*> mine;
-    for (const auto& t : tunes)
-      if (t.space->file == file && t.best()) mine.push_back(&t);
+  for (const auto& [file, mine] : by_file(tunes)) {
     if (mine.empty() || !sizes_alone_differ(mine)) continue;
     nlohmann::json table = nlohmann::json::array();
     for (const auto* t : mine) {
@@ -451,14 +454,7 @@ std::string tuning_header(const std::vector<tune::tune_outcome>& tunes, const cu
   for (const auto& a : ctx.command) h << " " << comment(a);
   h << "\n#pragma once\n";
   // The tunes of one file together: one table each.
-  std::vector<std::string> files;
-  for (const auto& t : tunes)
-    if (std::find(files.begin(), files.end(), t.space->file) == files.end())
-      files.push_back(t.space->file);
-  for (const auto& file : files) {
-    std::vector<const tune::tune_outcome*> mine;
-    for (const auto& t : tunes)
-      if (t.space->file == file && t.best()) mine.push_back(&t);
+  for (const auto& [file, mine] : by_file(tunes)) {
     if (mine.empty()) {
       h << "\n// " << comment(file) << ": no configuration passed; nothing to export\n";
       continue;
