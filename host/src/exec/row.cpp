@@ -158,10 +158,9 @@ timing_stats row_runner::time_in_placements(problem& prob, std::unique_ptr<opera
         std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     if (placements_done(opt, so_far, elapsed) || interrupt_requested()) break;
   }
-  timing_stats t = combine_placements(parts, opt.keep_samples, opt.min_interval);
+  // The rule is judged on the whole row: the placements' interval, the row's timeout, the race.
+  timing_stats t = combine_row(opt, parts);
   if (t.note.empty()) t.note = stayed;
-  // The rule is judged on the whole row: the placements' interval, the row's timeout.
-  t.timed_out = row_timed_out(opt, t, parts.back().timed_out);
   return t;
 }
 
@@ -343,7 +342,8 @@ void row_runner::time_row(problem& prob, std::unique_ptr<operation>& op, const b
   if (r.timing->note.empty()) r.timing->note = stayed;
   // Energy after the samples, never before validation; where NVML cannot be used the row has
   // none, and the run says why once (energy_status).
-  if (job.timing.energy.enabled && meter_->why_unavailable().empty())
+  // A row raced out of a tune is not ranked: its energy would be measured for nothing.
+  if (job.timing.energy.enabled && !r.timing->raced && meter_->why_unavailable().empty())
     r.energy = measure_energy(  // back to back: an untimed start is restored in the loop
         [&](CUstream s) {
           op->prepare(s);

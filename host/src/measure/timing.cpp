@@ -110,6 +110,7 @@ timing_stats combine_placements(const std::vector<timing_stats>& parts, bool kee
   t.sm_clock_min_mhz = parts.front().sm_clock_min_mhz;
   for (const auto& p : parts) {
     t.timed_out = t.timed_out || p.timed_out;
+    t.raced = t.raced || p.raced;
     t.clock_dropped = t.clock_dropped || p.clock_dropped;
     if (p.sm_clock_min_mhz > 0)
       t.sm_clock_min_mhz = t.sm_clock_min_mhz > 0 ? std::min(t.sm_clock_min_mhz, p.sm_clock_min_mhz)
@@ -133,6 +134,7 @@ timing_stats combine_placements(const std::vector<timing_stats>& parts, bool kee
 }
 
 bool placements_done(const timing_options& opt, const timing_stats& t, double elapsed_s) {
+  if (raced_out(opt, t)) return true;
   if (t.placements < opt.placements) return elapsed_s >= opt.timeout_s;
   if (t.placements >= std::max(opt.placements, opt.max_placements)) return true;
   if (elapsed_s >= opt.timeout_s) return true;
@@ -142,15 +144,31 @@ bool placements_done(const timing_options& opt, const timing_stats& t, double el
 
 bool row_timed_out(const timing_options& opt, const timing_stats& combined,
                    bool last_placement_timed_out) {
+  if (combined.raced) return false;
   return last_placement_timed_out ||
          (opt.rule == stop_rule::ci && combined.placements >= opt.placements &&
           !(combined.has_ci() && combined.ci_half_width() <= opt.max_ci));
+}
+
+bool raced_out(const timing_options& opt, const timing_stats& t) {
+  if (opt.race_ms <= 0) return false;
+  return t.raced || (t.samples >= static_cast<std::size_t>(timing_options::race_min_samples) &&
+                     t.has_ci() && t.ci_low_ms > opt.race_ms);
+}
+
+timing_stats combine_row(const timing_options& opt, const std::vector<timing_stats>& parts) {
+  timing_stats t = combine_placements(parts, opt.keep_samples, opt.min_interval);
+  t.raced = raced_out(opt, t);
+  t.timed_out = !parts.empty() && row_timed_out(opt, t, parts.back().timed_out);
+  return t;
 }
 
 timing_options placement_options(const timing_options& opt) {
   timing_options each = opt;
   const int k = std::max(1, opt.placements);
   each.min_samples = std::max(1, (opt.min_samples + k - 1) / k);
+  if (opt.race_ms > 0)
+    each.min_samples = std::max(each.min_samples, timing_options::race_min_samples);
   each.min_time_s = opt.min_time_s / k;
   each.timeout_s = opt.timeout_s / k;
   each.keep_samples = true;
@@ -181,7 +199,11 @@ bool sample_stream::add(double ms, double elapsed_s) {
 
   const bool minimum_reached =
       n >= static_cast<std::size_t>(opt_.min_samples) && sampled_s_ >= opt_.min_time_s;
-  if (opt_.rule == stop_rule::ci && minimum_reached && n >= next_check_) {
+  // Under a race the interval is wanted from its first samples on, whatever the rule: a row that
+  // cannot beat the best so far stops as soon as that shows.
+  const bool racing =
+      opt_.race_ms > 0 && n >= static_cast<std::size_t>(timing_options::race_min_samples);
+  if (((opt_.rule == stop_rule::ci && minimum_reached) || racing) && n >= next_check_) {
     // The interval from order statistics: three selections in a copy, O(n) each.
     if (const auto ranks = median_ci_ranks(n)) {
       scratch_ = samples_;
@@ -203,6 +225,10 @@ bool sample_stream::add(double ms, double elapsed_s) {
     }
     next_check_ = n + std::max<std::size_t>(1, n / 16);
   }
+  if (racing && running_.has_ci() && running_.ci_low_ms > opt_.race_ms) {
+    raced_ = true;
+    return true;
+  }
   timing_options no_timeout = opt_;
   no_timeout.timeout_s = 1e300;
   no_timeout.max_samples = 0x7fffffff;
@@ -218,7 +244,8 @@ timing_stats sample_stream::finish() const {
   timing_options no_limits = opt_;
   no_limits.timeout_s = 1e300;
   no_limits.max_samples = 0x7fffffff;
-  t.timed_out = !rule_met_ && !should_stop(no_limits, t, sampled_s_, 0);
+  t.raced = raced_;
+  t.timed_out = !raced_ && !rule_met_ && !should_stop(no_limits, t, sampled_s_, 0);
   if (opt_.keep_samples) t.samples_ms = samples_;
   return t;
 }

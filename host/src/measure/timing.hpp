@@ -79,6 +79,11 @@ struct timing_options {
   /// --energy: after the samples, the operation runs back to back while NVML is read
   /// (measure/energy.hpp). Not part of the samples or of their statistics.
   energy_options energy;
+  /// Racing (kernlab tune --race): a row whose interval lies wholly above this median, in ms,
+  /// cannot beat the tune's best so far, and stops being timed as soon as that shows, after
+  /// race_min_samples at least (an interval needs them). 0: no race, the row is timed in full.
+  double race_ms = 0;
+  static constexpr int race_min_samples = 6;
 };
 
 struct timing_stats {
@@ -104,6 +109,9 @@ struct timing_stats {
   std::vector<double> placement_medians_ms;
   double placement_spread = 0;
   launch_mode launch = launch_mode::graph;  ///< how the samples launched the operation
+  /// Raced out (timing_options::race_ms): sampling stopped once the interval lay wholly above the
+  /// race's bound, before the stopping rule was met; the figures are as precise as the interval.
+  bool raced = false;
   /// Why the row was timed otherwise than asked ("" when it was as asked): a graph that could not
   /// be captured, a problem too large to move for a second placement.
   std::string note;
@@ -139,12 +147,22 @@ timing_stats combine_placements(const std::vector<timing_stats>& parts, bool kee
 bool placements_done(const timing_options& opt, const timing_stats& combined, double elapsed_s);
 
 /// Whether a row stopped before its rule was met: its last placement ran into the timeout, or
-/// under the `ci` rule its placements' interval is still wider than max_ci.
+/// under the `ci` rule its placements' interval is still wider than max_ci. A raced row did not
+/// time out: it stopped by the race.
 bool row_timed_out(const timing_options& opt, const timing_stats& combined,
                    bool last_placement_timed_out);
 
+/// Whether a row (or a placement) under a race is out: its interval, from race_min_samples at
+/// least, lies wholly above opt.race_ms; or one of its placements was raced out already.
+bool raced_out(const timing_options& opt, const timing_stats& t);
+
+/// A row's statistics from its placements: combine_placements(), with the row's verdicts, whether
+/// it timed out (row_timed_out) and whether it was raced out (raced_out).
+timing_stats combine_row(const timing_options& opt, const std::vector<timing_stats>& parts);
+
 /// The options each placement is timed with: the row's minimum samples, minimum time and timeout
-/// shared out among opt.placements, with the samples kept (combine_placements pools them).
+/// shared out among opt.placements, with the samples kept (combine_placements pools them). Under
+/// a race, each placement takes race_min_samples at least, so that the first can be judged.
 timing_options placement_options(const timing_options& opt);
 
 /// The 1-based ranks (lower, upper) of the order statistics that bound a distribution-free
@@ -182,6 +200,7 @@ class sample_stream {
   timing_stats running_;
   std::size_t next_check_ = 0, checks_ = 0;
   bool rule_met_ = false;
+  bool raced_ = false;
 };
 
 /// Measures `op` (which enqueues the whole operation on the stream it gets), flushing L2 with

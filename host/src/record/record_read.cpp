@@ -144,6 +144,7 @@ timing_stats timing_stats_from_json(const json& t) {
   s.placements = whole_at<int>(t, "placements");
   s.placement_spread = t.at("placement_spread").get<double>();
   s.note = t.at("note").get<std::string>();
+  s.raced = t.value("raced", false);
   const json& medians = t.at("placement_medians_us");
   if (!medians.is_array()) throw std::runtime_error("placement_medians_us is not an array");
   for (const auto& us : medians) s.placement_medians_ms.push_back(us.get<double>() / 1e3);
@@ -175,6 +176,7 @@ timing_options timing_options_from_json(const json& j) {
   t.min_interval = j.at("min_interval");
   t.energy.enabled = j.at("energy");
   t.energy.min_time_s = j.at("energy_time_s");
+  t.race_ms = j.value("race_us", 0.0) / 1e3;
   return t;
 }
 

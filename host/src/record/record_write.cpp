@@ -89,6 +89,7 @@ json to_json(const timing_stats& t) {
             {"placements", t.placements},
             {"placement_spread", t.placement_spread},
             {"note", t.note}};
+  if (t.raced) j["raced"] = true;  // only a tune's rows race (--race); others keep their bytes
   json& medians = j["placement_medians_us"] = json::array();
   for (double ms : t.placement_medians_ms) medians.push_back(ms * 1e3);
   if (!t.samples_ms.empty()) {
@@ -99,23 +100,25 @@ json to_json(const timing_stats& t) {
 }
 
 json to_json(const timing_options& t) {
-  return {{"warmup_runs", t.warmup_runs},
-          {"min_samples", t.min_samples},
-          {"max_samples", t.max_samples},
-          {"min_time_s", t.min_time_s},
-          {"max_noise", t.max_noise},
-          {"timeout_s", t.timeout_s},
-          {"flush", to_string(t.flush)},
-          {"stop_rule", to_string(t.rule)},
-          {"max_ci", t.max_ci},
-          {"energy", t.energy.enabled},
-          {"energy_time_s", t.energy.min_time_s},
-          {"keep_samples", t.keep_samples},
-          {"launch", to_string(t.launch)},
-          {"placements", t.placements},
-          {"max_placements", t.max_placements},
-          {"placement_workers", t.placement_workers},
-          {"min_interval", t.min_interval}};
+  json j = {{"warmup_runs", t.warmup_runs},
+            {"min_samples", t.min_samples},
+            {"max_samples", t.max_samples},
+            {"min_time_s", t.min_time_s},
+            {"max_noise", t.max_noise},
+            {"timeout_s", t.timeout_s},
+            {"flush", to_string(t.flush)},
+            {"stop_rule", to_string(t.rule)},
+            {"max_ci", t.max_ci},
+            {"energy", t.energy.enabled},
+            {"energy_time_s", t.energy.min_time_s},
+            {"keep_samples", t.keep_samples},
+            {"launch", to_string(t.launch)},
+            {"placements", t.placements},
+            {"max_placements", t.max_placements},
+            {"placement_workers", t.placement_workers},
+            {"min_interval", t.min_interval}};
+  if (t.race_ms > 0) j["race_us"] = t.race_ms * 1e3;  // a tune's row to a worker, not a run's
+  return j;
 }
 
 json to_json(const energy_stats& e) {

@@ -69,10 +69,7 @@ class spread final : public row_executor {
         break;
     }
     first_ = (first_ + 1) % n;
-    const bool last_timed_out = parts.back().timed_out;
-    timing_stats t = combine_placements(parts, opt.keep_samples, opt.min_interval);
-    t.timed_out = row_timed_out(opt, t, last_timed_out);
-    row.timing = std::move(t);
+    row.timing = combine_row(opt, parts);
     return row;
   }
 

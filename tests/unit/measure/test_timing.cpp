@@ -307,6 +307,19 @@ TEST(Placements, TheFloorIsKeptInTheResultsTimingOptions) {
   EXPECT_THROW(timing_options_from_json(without), std::exception) << "every field is in version 2";
 }
 
+TEST(Racing, ARacedRowSaysSoInItsRecordAndOthersKeepTheirBytes) {
+  timing_stats t = placement(1.0);
+  EXPECT_FALSE(to_json(t).contains("raced")) << "a row that did not race writes what it always did";
+  EXPECT_FALSE(timing_stats_from_json(to_json(t)).raced);
+  t.raced = true;
+  EXPECT_EQ(to_json(t).at("raced"), true);
+  EXPECT_TRUE(timing_stats_from_json(to_json(t)).raced);
+  timing_options o;
+  EXPECT_FALSE(to_json(o).contains("race_us")) << "a run's timing options keep their bytes";
+  o.race_ms = 0.25;
+  EXPECT_DOUBLE_EQ(timing_options_from_json(to_json(o)).race_ms, 0.25);
+}
+
 TEST(Placements, AStreamLaunchOrANoteInAnyPlacementIsTheRows) {
   timing_stats a = placement(1.0), b = placement(1.0);
   b.launch = launch_mode::stream;
@@ -369,6 +382,93 @@ TEST(Placements, OverlappingIntervalsAreTies) {
   EXPECT_TRUE(intervals_overlap(c, d));
   d.median_ms = 1.0001;
   EXPECT_FALSE(intervals_overlap(c, d));
+}
+
+// Racing (kernlab tune --race): a row whose interval lies wholly above the bound stops as soon as
+// that shows, from race_min_samples on; a row that may still beat the bound is timed in full.
+TEST(Racing, ASlowRowStopsAtTheFirstIntervalAboveTheBound) {
+  timing_options o;
+  o.rule = stop_rule::ci;
+  o.min_samples = 10;
+  o.min_time_s = 0.05;  // 25 samples of 2 ms
+  o.timeout_s = 10;
+  o.max_ci = 0.005;
+  std::vector<double> slow;
+  for (int i = 0; i < 1000; ++i) slow.push_back(2.0 + 0.01 * (i % 7));  // 2.00 .. 2.06 ms
+
+  o.race_ms = 1.5;  // the best so far's bound: every sample lies above it
+  sample_stream raced(o);
+  EXPECT_EQ(samples_until_stop(raced, slow),
+            static_cast<std::size_t>(timing_options::race_min_samples));  // before the minimum
+  const timing_stats r = raced.finish();
+  EXPECT_TRUE(r.raced);
+  EXPECT_FALSE(r.timed_out);  // stopped by the race, not by the timeout
+  EXPECT_GT(r.median_ms, 1.5);
+
+  o.race_ms = 2.03;  // within the samples' spread: the row could still be the best
+  sample_stream close(o);
+  EXPECT_GE(samples_until_stop(close, slow), 25u);  // the minimum time, as without a race
+  EXPECT_FALSE(close.finish().raced);
+
+  o.race_ms = 0;  // no race: the stopping rule alone
+  sample_stream plain(o);
+  EXPECT_GE(samples_until_stop(plain, slow), 25u);
+  EXPECT_FALSE(plain.finish().raced);
+}
+
+TEST(Racing, AStdrelRowRacesToo) {
+  timing_options o;
+  o.rule = stop_rule::stdrel;
+  o.min_samples = 10;
+  o.min_time_s = 1;
+  o.race_ms = 1.0;
+  sample_stream s(o);
+  std::size_t n = 0;
+  while (!s.add(3.0, 0.001 * static_cast<double>(++n))) ASSERT_LT(n, 100u);
+  EXPECT_EQ(n, static_cast<std::size_t>(timing_options::race_min_samples));
+  EXPECT_TRUE(s.finish().raced);
+}
+
+TEST(Racing, ARowStopsAfterThePlacementThatShowsIt) {
+  timing_options o;
+  o.rule = stop_rule::ci;
+  o.placements = 4;
+  o.max_placements = 4;
+  o.timeout_s = 10;
+  o.min_interval = 0.003;
+  o.race_ms = 1.02;
+  // One placement 5% above the bound: out, after it alone.
+  std::vector<timing_stats> parts = {placement(1.07)};
+  EXPECT_TRUE(placements_done(o, combine_placements(parts, false, o.min_interval), 0.1));
+  timing_stats row = combine_row(o, parts);
+  EXPECT_TRUE(row.raced);
+  EXPECT_FALSE(row.timed_out);
+  EXPECT_EQ(row.placements, 1);
+  // Its interval reaches below the bound: all four placements, as without a race.
+  parts = {placement(1.021, 101, 0.01)};
+  EXPECT_FALSE(placements_done(o, combine_placements(parts, false, o.min_interval), 0.1));
+  EXPECT_FALSE(combine_row(o, parts).raced);
+  // Too few samples for an interval of its own: never raced on the floor's width alone.
+  parts = {placement(1.07, 4)};
+  EXPECT_FALSE(placements_done(o, combine_placements(parts, false, o.min_interval), 0.1));
+  // A placement raced out in its own sampling makes the row raced out.
+  parts = {placement(1.07, 6)};
+  parts.back().raced = true;
+  EXPECT_TRUE(combine_row(o, parts).raced);
+  // No race: the same placement is one of four.
+  o.race_ms = 0;
+  parts = {placement(1.07)};
+  EXPECT_FALSE(placements_done(o, combine_placements(parts, false, o.min_interval), 0.1));
+  EXPECT_FALSE(combine_row(o, parts).raced);
+}
+
+TEST(Racing, EachPlacementTakesEnoughSamplesForAnInterval) {
+  timing_options o;
+  o.min_samples = 10;
+  o.placements = 4;
+  EXPECT_EQ(placement_options(o).min_samples, 3);
+  o.race_ms = 1;
+  EXPECT_EQ(placement_options(o).min_samples, timing_options::race_min_samples);
 }
 
 TEST(LaunchMode, Names) {

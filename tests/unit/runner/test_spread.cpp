@@ -127,6 +127,30 @@ TEST(Spread, EachPlacementRunsInTheNextWorkerAndTheRowPoolsThemAll) {
   EXPECT_EQ(x->run_family_job("f", "n", nullptr), 0);
 }
 
+// Racing: a row whose first placement lies wholly above the race's bound is not sent to the
+// other workers; one that could still beat it gets every placement.
+TEST(Spread, ARowRacedOutInItsFirstPlacementGoesNoFurther) {
+  worker_log log;
+  auto x = workers(4, log);
+  row_job job = job_named("reduce5", 4, 4);
+  job.timing.race_ms = 0.9;  // the fake rows lie at 1 ms and above
+  const result_record r = x->run(job);
+  ASSERT_EQ(r.status, outcome::passed) << r.message;
+  EXPECT_EQ(log.seen.size(), 1u);
+  ASSERT_TRUE(r.timing);
+  EXPECT_TRUE(r.timing->raced);
+  EXPECT_FALSE(r.timing->timed_out);
+  EXPECT_EQ(r.timing->placements, 1);
+  // The race's bound travels to the worker with the row (a worker is another process).
+  EXPECT_DOUBLE_EQ(timing_options_from_json(to_json(job.timing)).race_ms, 0.9);
+
+  log.seen.clear();
+  job.timing.race_ms = 1.02;  // within the workers' spread (1.00 .. 1.03 ms)
+  const result_record full = x->run(job);
+  EXPECT_EQ(log.seen.size(), 4u);
+  EXPECT_FALSE(full.timing->raced);
+}
+
 TEST(Spread, RowsStartInTheWorkersInTurnAndAWorkerMovesTheProblemForItsSecondPlacement) {
   worker_log log;
   auto x = workers(4, log);
