@@ -88,6 +88,37 @@ TEST(GpuTune, ExhaustiveTuneRanksEveryPointExportsTheBestAndRerunsFromTheStore) 
   EXPECT_EQ(evaluated_measured(fresh.output), std::make_pair(11, 11)) << fresh.output;
 }
 
+// Racing on the GPU: every point raced out is slower than the best by more than the margin, the
+// best is timed in full, and --race off times every point in full.
+TEST(GpuTune, RacedPointsLieAboveTheBestByTheMarginAndTheBestIsTimedInFull) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("tune_gpu_race");
+  test::write_tunable_reduce(dir, "tsum");
+  const std::string d = dir.str();
+  const std::string args = "tune --kernels-dir " + d + " --variant tsum --strategy exhaustive" +
+                           " --fresh --store " + d + "/store.jsonl -j 1" + quick;
+  for (const std::string race : {"1", "off"}) {
+    const auto r = test::run_kernlab(args + " --race " + race + " --json " + d + "/" + race +
+                                     ".json --export " + d + "/" + race + ".best.json");
+    ASSERT_EQ(r.code, 0) << r.output;
+    const auto run = nlohmann::json::parse(test::read_file(d + "/" + race + ".json"));
+    const auto best = nlohmann::json::parse(test::read_file(d + "/" + race + ".best.json"));
+    const auto& t = best.at("tunes").at(0);
+    const double best_us = t.at("best").at("timing").at("median_us");
+    EXPECT_FALSE(t.at("best").at("timing").contains("raced")) << "the best is timed in full";
+    std::size_t raced = 0;
+    for (const auto& rec : run.at("records")) {
+      if (rec.at("timing").is_null() || !rec.at("timing").contains("raced")) continue;
+      ++raced;
+      EXPECT_GT(rec.at("timing").at("median_us").get<double>(), best_us * 1.01) << rec.dump();
+    }
+    EXPECT_EQ(t.at("raced"), raced);
+    EXPECT_GT(t.at("found_after_s").get<double>(), 0);
+    EXPECT_EQ(r.output.find("(raced)") != std::string::npos, raced > 0) << r.output;
+    if (race == "off") EXPECT_EQ(raced, 0u);
+  }
+}
+
 TEST(GpuTune, AKilledTuneResumesWithoutMeasuringWhatItStored) {
   KL_REQUIRE_GPU();
   test::temp_dir dir("tune_gpu_kill");

@@ -13,6 +13,7 @@
 #include "report/results_json.hpp"
 #include "report/results_writer.hpp"
 #include "report/table.hpp"
+#include "report/text_table.hpp"
 #include "report/tune_report.hpp"
 #include "runner/row_session.hpp"
 #include "runner/tune_search.hpp"
@@ -93,7 +94,11 @@ class tune_run {
                 << ": every point compiled, none run, NVRTC " << nvrtc::version() << "\n";
     else
       std::cout << "kernlab " << KERNLAB_VERSION << " tune: strategy " << opt_.strategy << ", seed "
-                << opt_.seed << ", NVRTC " << nvrtc::version() << "\n";
+                << opt_.seed
+                << (opt_.race_margin > 0 && opt_.objective == "time"
+                        ? ", racing (--race " + fmt("%g", opt_.race_margin * 100) + "%)"
+                        : "")
+                << ", NVRTC " << nvrtc::version() << "\n";
     for (const auto& s : spaces_) {
       std::cout << s.family << "." << s.name << " (" << s.file << "): " << s.candidates.size()
                 << " points over";
@@ -150,6 +155,7 @@ class tune_run {
     settings_.budget_seconds = opt_.budget_seconds;
     settings_.compile_jobs = opt_.compile_jobs;
     settings_.fresh = opt_.fresh;
+    settings_.race_margin = opt_.race_margin;
 
     ctx_ = context_of(opt_, req_, argc_, argv_);
     provenance_ = {{"device", d.name},

@@ -206,6 +206,9 @@ po::options_description make_description() {
     ("objective", po::value<std::string>(),
      "tune: what the search minimises: time (the median; default) or energy (joules per "
      "operation, measured with --energy for every point)")
+    ("race", po::value<std::string>(),
+     "tune: stop timing a point once its interval lies this many percent above the best so "
+     "far's (default 3), or 'off' to time every point in full; the best is always timed in full")
     ("replay", po::value<std::string>(),
      "tune: answer every point from a recorded exhaustive tune (its --json) instead of the GPU, to "
      "compare strategies on a measured space at no GPU time");
@@ -328,6 +331,7 @@ const std::map<std::string, std::vector<mode>>& option_modes() {
       {"export-header", {m::tune}},
       {"replay", {m::tune}},
       {"objective", {m::tune}},
+      {"race", {m::tune}},
       {"output", {m::plot}},
       {"roofline", {m::plot}},
       {"timeline", {m::plot}},

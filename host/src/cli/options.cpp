@@ -384,6 +384,13 @@ void read_tune(const po::variables_map& vm, cli_options& o) {
   o.objective = str(vm, "objective", "time");
   if (o.objective != "time" && o.objective != "energy")
     throw usage_error("--objective must be time or energy, not '" + o.objective + "'");
+  if (vm.count("race")) {
+    const std::string race = vm["race"].as<std::string>();
+    const auto pct = finite_number(race);
+    if (race != "off" && !(pct && *pct > 0 && *pct <= 100))
+      throw usage_error("--race " + race + ": must be a percentage in (0, 100] or 'off'");
+    o.race_margin = race == "off" ? 0 : *pct / 100;
+  }
 }
 
 // --pipeline's streams, issue orders, chunks and runs.

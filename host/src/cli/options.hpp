@@ -108,6 +108,9 @@ struct cli_options {
   /// --objective: what a tune minimises, "time" (the median) or "energy" (joules per operation,
   /// which turns --energy on for every point).
   std::string objective = "time";
+  /// --race: a point stops being timed once its interval lies this fraction above the best so
+  /// far's (0.03: 3 %); 0 ('off'): every point is timed in full. Time objective only.
+  double race_margin = 0.03;
   /// A subcommand and its arguments: {"compare", "a.json", "b.json"}, {"plot", "r.json"},
   /// {"cache", "info"}, {"cache", "clear"}, {"cache", "prune"}; empty for a sweep.
   std::vector<std::string> command;

@@ -210,6 +210,9 @@ void print_tune_best(std::ostream& os, const tune::tune_outcome& t, const cuda::
   // How soon the search got there, and where it started.
   os << "found: within 1% of the best at evaluation " << t.found_at() << " of "
      << t.evaluations.size();
+  if (t.replayed_from.empty())  // a replay measures nothing: its wall time says nothing
+    os << ", after " << fmt("%.1f", t.found_after_s()) << " s of " << fmt("%.1f", t.seconds)
+       << " s";
   if (!t.started_from.empty()) {
     os << " (a warm start from the best of ";
     for (std::size_t i = 0; i < t.started_from.size(); ++i)
@@ -302,6 +305,7 @@ void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda:
       row.push_back(std::to_string(params[i].values[coords[i]]));
     std::string status = to_string(r.status);
     if (e->level == tune::fidelity::brief) status += " (brief)";
+    if (e->raced()) status += " (raced)";
     if (e->from_store) status += " *";
     row.push_back(status);
     if (r.timed()) {
@@ -354,6 +358,10 @@ void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda:
   bool any_stored = false;
   for (const auto& e : t.evaluations) any_stored = any_stored || e.from_store;
   if (any_stored) os << "*: from the tuning store (measured by an earlier tune)\n";
+  if (const std::size_t raced = t.raced())
+    os << "(raced): " << raced << " of " << t.evaluations.size()
+       << " points were timed only until their interval (ci95) lay wholly above the best so "
+          "far's by the --race margin; their figures are as precise as that interval\n";
   for (const auto* e : failures)
     os << "  " << to_string(e->record.status) << " "
        << tune::describe(t.space->candidates[e->point]) << ": " << why_failed(e->record.message)
@@ -385,6 +393,8 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
       if (!ev.record.timed() && ev.record.status != outcome::skipped) ++failed;
     e["failed"] = failed;
     e["found_at"] = t.found_at();
+    e["found_after_s"] = t.found_after_s();
+    e["raced"] = t.raced();
     e["warm_start_from"] = t.started_from;
     if (const tune::evaluation* best = t.best()) {
       nlohmann::json values = nlohmann::json::object();
@@ -542,7 +552,10 @@ nlohmann::json t4_results_json(const std::vector<tune::tune_outcome>& tunes) {
           {{"name", "variant"}, {"value", r.variant.qualified_name()}, {"unit", ""}},
           {{"name", "fidelity"},
            {"value", e.level == tune::fidelity::full ? "full" : "brief"},
-           {"unit", ""}}};
+           {"unit", ""}},
+          // When the point came back, since the search began: a time-to-quality curve.
+          {{"name", "elapsed"}, {"value", e.at_s}, {"unit", "s"}}};
+      if (e.raced()) measurements.push_back({{"name", "raced"}, {"value", 1}, {"unit", ""}});
       if (r.timed()) {
         measurements.push_back({{"name", "time"}, {"value", r.timing->median_ms}, {"unit", "ms"}});
         if (r.timing->has_ci()) {

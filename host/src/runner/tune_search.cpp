@@ -144,6 +144,7 @@ tune_search::~tune_search() = default;
 
 tune_search::batch_rows tune_search::rows_for(const std::vector<tune::proposal>& batch) const {
   const tune::tuning_space& s = *t_.space;
+  const double race_ms = race_bound_ms();
   batch_rows b;
   b.evaluated.resize(batch.size());
   b.keys.resize(batch.size());
@@ -153,17 +154,34 @@ tune_search::batch_rows tune_search::rows_for(const std::vector<tune::proposal>&
     b.evaluated[i].level = batch[i].level;
     b.keys[i] = store_key(*c.entry, c.block, t_.config, *rows_at_.device, batch[i].level,
                           settings_.timing.energy.enabled);
-    if (store_ && !settings_.fresh)
-      if (const tune::stored_result* hit = store_->find(b.keys[i])) {
+    if (store_ && !settings_.fresh) {
+      const tune::stored_result* hit = store_->find(b.keys[i]);
+      if (!hit && race_ms > 0) hit = store_->find(b.keys[i] + "|raced");
+      if (hit) {
         b.evaluated[i].record = hit->record;
         b.evaluated[i].from_store = true;
         continue;
       }
-    b.rows.push_back({c.entry, c.block, t_.config,
-                      batch[i].level == tune::fidelity::brief ? brief_ : settings_.timing});
+    }
+    timing_options timing = batch[i].level == tune::fidelity::brief ? brief_ : settings_.timing;
+    if (batch[i].level == tune::fidelity::full) timing.race_ms = race_ms;
+    b.rows.push_back({c.entry, c.block, t_.config, timing});
     b.row_of.push_back(i);
   }
   return b;
+}
+
+// Racing: the median a point's interval must lie wholly above to be out, the best so far's
+// interval's top plus the margin (the figures of one placement move by up to about 1.4 % from the
+// row's over all placements: docs/tuning.md); 0 when there is no race (--race off, the energy
+// objective) or no best yet. A batch queued ahead races against the best when it was queued: a
+// bound that is higher than the latest best only races out less.
+double tune_search::race_bound_ms() const {
+  if (settings_.race_margin <= 0 || t_.goal != tune::objective::time) return 0;
+  const tune::evaluation* best = t_.best();
+  if (!best || best->level != tune::fidelity::full || best->raced()) return 0;
+  const timing_stats& b = *best->record.timing;
+  return (b.has_ci() ? b.ci_high_ms : b.median_ms) * (1 + settings_.race_margin);
 }
 
 bool tune_search::begin() {
@@ -225,14 +243,18 @@ void tune_search::end() {
         where["uuid"] = r.gpu->uuid;
         where["ordinal"] = r.gpu->ordinal;
       }
-      store_->add({b.keys[b.row_of[k]], r, where});
+      const bool raced = r.timing && r.timing->raced;
+      store_->add({b.keys[b.row_of[k]] + (raced ? "|raced" : ""), r, where});
     }
     if (on_row_) on_row_(r);
     t_.seconds = seconds_since(t0_);
     progress_->show(t_, budget, k + 1, rows_at_.compiles, false);
     b.evaluated[b.row_of[k]].record = r;
+    b.evaluated[b.row_of[k]].at_s = t_.seconds;
   });
+  t_.seconds = seconds_since(t0_);
   for (auto& e : b.evaluated) {
+    if (e.from_store) e.at_s = t_.seconds;
     // The strategies minimise whatever value they are given: the median, or the energy.
     history_.push_back({e.point, e.level, tune::objective_value(e.record, t_.goal)});
     t_.evaluations.push_back(std::move(e));

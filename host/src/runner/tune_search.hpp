@@ -55,12 +55,16 @@ struct search_settings {
   double budget_seconds = 0;           ///< --budget-time (0: none)
   unsigned compile_jobs = 0;           ///< compile threads (0: the hardware's)
   bool fresh = false;                  ///< --fresh: the store answers nothing
+  /// --race: a full-fidelity point stops being timed once its interval lies this fraction above
+  /// the best so far's (timing_options::race_ms); 0: every point in full. Time objective only.
+  double race_margin = 0;
 };
 
 /// A point's key in the store: its configuration, seed and source (the journal's key), the
 /// device model, the toolkit, the fidelity, and whether it was measured for energy (so that a row
 /// without energy figures never answers a tune that needs them). Any of them changed, the point
-/// is measured again.
+/// is measured again. A point raced out is stored under its key with "|raced" added: it answers
+/// racing tunes only, since a tune that times every point in full wants its full figure.
 std::string store_key(const registry_entry& e, unsigned block, const problem_config& c,
                       const cuda::device_info& d, tune::fidelity level, bool energy);
 
@@ -90,6 +94,7 @@ class tune_search {
  private:
   struct batch_rows;
   batch_rows rows_for(const std::vector<tune::proposal>& batch) const;
+  double race_bound_ms() const;
   void finish();
 
   tune::tune_outcome& t_;

@@ -34,6 +34,9 @@ struct evaluation {
   fidelity level = fidelity::full;
   result_record record;
   bool from_store = false;  ///< taken from the tuning store, not measured in this run
+  double at_s = 0;          ///< when its row came back, in seconds since the search began
+  /// Raced out (--race): timed only until it showed it could not beat the best so far.
+  bool raced() const { return record.timing && record.timing->raced; }
 };
 
 struct tune_outcome {
@@ -59,29 +62,43 @@ struct tune_outcome {
   std::vector<std::string> started_from;
 
   /// The passed evaluation at full fidelity with the least objective value: the fastest, or the
-  /// one with the least energy per operation (brief ones only when no full one has a value: their
-  /// figures are rougher); null when none has one.
+  /// one with the least energy per operation (brief or raced ones only when no full one has a
+  /// value: their figures are rougher); null when none has one.
   const evaluation* best() const {
     const evaluation* out = nullptr;
     for (int pass = 0; pass < 2 && !out; ++pass)
       for (const auto& e : evaluations) {
         const double v = objective_value(e.record, goal);
         if (v == std::numeric_limits<double>::infinity() ||
-            (pass == 0 && e.level != fidelity::full))
+            (pass == 0 && (e.level != fidelity::full || e.raced())))
           continue;
         if (!out || v < objective_value(out->record, goal)) out = &e;
       }
     return out;
   }
   /// The evaluation (1-based, in order) at which the search first held a point within `within`
-  /// (0.01: 1 %) of the best's objective value; 0 when there is no best.
+  /// (0.01: 1 %) of the best's objective value (a raced one's rough figure does not count); 0
+  /// when there is no best.
   std::size_t found_at(double within = 0.01) const {
     const evaluation* b = best();
     if (!b) return 0;
     const double bar = objective_value(b->record, goal) * (1 + within);
     for (std::size_t i = 0; i < evaluations.size(); ++i)
-      if (objective_value(evaluations[i].record, goal) <= bar) return i + 1;
+      if (!evaluations[i].raced() && objective_value(evaluations[i].record, goal) <= bar)
+        return i + 1;
     return 0;
+  }
+  /// The wall time (seconds since the search began) at which found_at()'s evaluation came back:
+  /// the time to quality; 0 when there is no best.
+  double found_after_s(double within = 0.01) const {
+    const std::size_t k = found_at(within);
+    return k ? evaluations[k - 1].at_s : 0;
+  }
+  /// How many evaluations were raced out (--race).
+  std::size_t raced() const {
+    std::size_t n = 0;
+    for (const auto& e : evaluations) n += e.raced() ? 1 : 0;
+    return n;
   }
   std::size_t measured() const {
     std::size_t n = 0;

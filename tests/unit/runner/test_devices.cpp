@@ -686,6 +686,108 @@ TEST(DeviceSweep, ABatchSubmittedAheadRunsWhileTheLastIsReadBack) {
   EXPECT_EQ(runs, 3u);
 }
 
+// A tune's rows answered without a GPU: point k of the space times at 1 + k/100 ms (the
+// distribution-free interval of ten samples within +-0.05%), and a row under a race whose
+// interval lies above the race's bound comes back raced out, as the workers do.
+struct synthetic_rows {
+  const tune::tuning_space& space;
+  std::vector<row_request> queued;
+  std::vector<double> bounds;  // every row's race bound, in the order the rows were queued
+  cuda::device_info device;
+  row_source source() {
+    device.name = "Fake GPU";
+    row_source out;
+    out.device = &device;
+    out.submit = [this](const std::vector<row_request>& rows) {
+      queued.insert(queued.end(), rows.begin(), rows.end());
+      for (const auto& r : rows) bounds.push_back(r.timing.race_ms);
+      return rows.size();
+    };
+    out.collect = [this](std::size_t n, const auto& done) {
+      for (std::size_t k = 0; k < n; ++k) done(k, answer(queued.at(queued.size() - n + k)));
+    };
+    out.discard = [](std::size_t) {};
+    return out;
+  }
+  result_record answer(const row_request& row) const {
+    std::size_t point = 0;
+    while (space.candidates.at(point).entry != row.entry ||
+           space.candidates[point].block != row.block)
+      ++point;
+    std::vector<double> samples;
+    for (int i = 0; i < 10; ++i) samples.push_back(1 + point / 100.0 + (i - 5) * 1e-4);
+    timing_stats t = summarize(samples);
+    t.raced = raced_out(row.timing, t);
+    result_record r;
+    r.variant = row.entry->descriptor;
+    r.block = row.block;
+    r.config = row.config;
+    r.status = outcome::passed;
+    r.timing = t;
+    return r;
+  }
+};
+
+// Racing (--race): a point whose interval lies wholly above the best so far's by the margin is
+// raced out; the best is one timed in full, the same as without the race.
+TEST(DeviceTune, RacingStopsThePointsThatCannotWinAndKeepsTheBest) {
+  fake_sweep f;
+  const auto spaces =
+      tune::make_spaces(f.reg->select({"reduce_tunable"}, "reduce"), {128, 256, 512, 1024}, 1024);
+  ASSERT_EQ(spaces.size(), 1u);
+  ASSERT_GE(spaces[0].candidates.size(), 100u);
+  test::temp_dir dir("racing");
+  const auto tune_with = [&](double margin, tune::objective goal, synthetic_rows& rows,
+                             tune::tuning_store& store) {
+    tune::tune_outcome t;
+    t.space = &spaces[0];
+    t.config = problem_config{"int32", "sum", "exact", 0, {{"N", std::uint64_t{1000}}}};
+    t.budget = 64;
+    t.goal = goal;
+    tune::strategy_options so;
+    so.seed = 3;
+    so.budget = t.budget;
+    auto strategy = tune::make_strategy("random", spaces[0].space, so);
+    search_settings settings;
+    settings.compile_jobs = 1;
+    settings.race_margin = margin;
+    tune_search(t, *strategy, settings, rows.source(), &store, nlohmann::json::object(), nullptr)
+        .run();
+    return t;
+  };
+
+  synthetic_rows raced{spaces[0]}, full{spaces[0]}, energy{spaces[0]};
+  tune::tuning_store store(dir.path() / "raced.jsonl"), store_full(dir.path() / "full.jsonl"),
+      store_energy(dir.path() / "energy.jsonl");
+  const tune::tune_outcome with = tune_with(0.03, tune::objective::time, raced, store);
+  const tune::tune_outcome without = tune_with(0, tune::objective::time, full, store_full);
+  ASSERT_EQ(with.evaluations.size(), 64u);
+  ASSERT_NE(with.best(), nullptr);
+  ASSERT_NE(without.best(), nullptr);
+  EXPECT_EQ(with.best()->point, without.best()->point) << "the same seed, the same best";
+  EXPECT_FALSE(with.best()->raced());
+  EXPECT_EQ(without.raced(), 0u);
+  for (double b : full.bounds) EXPECT_EQ(b, 0) << "--race off: every row timed in full";
+  // The first batches race against nothing; later ones against the best so far, 3% above its
+  // interval's top, so that every raced point is more than 3% slower than the final best.
+  EXPECT_EQ(raced.bounds.front(), 0);
+  EXPECT_GT(with.raced(), 20u) << "most random points are far from the best";
+  const double best = with.best()->record.timing->median_ms;
+  for (const auto& e : with.evaluations)
+    if (e.raced()) {
+      EXPECT_GT(e.record.timing->median_ms, best * 1.03);
+      EXPECT_NE(store.find(store_key(*spaces[0].candidates[e.point].entry,
+                                     spaces[0].candidates[e.point].block, with.config, raced.device,
+                                     tune::fidelity::full, false) +
+                           "|raced"),
+                nullptr)
+          << "stored apart: a tune without a race wants its full figure";
+    }
+  // Under the energy objective nothing races: a time bound says nothing of energy.
+  tune_with(0.03, tune::objective::energy, energy, store_energy);
+  for (double b : energy.bounds) EXPECT_EQ(b, 0);
+}
+
 // A tune over GPUs of two models: one search per model, side by side, each on its own GPUs
 // (the shipped reduce_unrolling, really compiled, on fake GPUs), each with its own best point
 // and its own baselines.

@@ -214,6 +214,7 @@ struct finished_tune {
       tune::evaluation e;
       e.point = i;
       e.record = passed_record(c.entry->descriptor.name, c.block, 1.0 - 0.2 * i);
+      e.at_s = 1.5 * static_cast<double>(i + 1);
       t.evaluations.push_back(e);
     }
     tune::evaluation failed;
@@ -225,6 +226,7 @@ struct finished_tune {
     cub.variant.is_baseline = true;
     t.baselines.push_back(cub);
     t.stopped_by = "the budget";
+    t.seconds = 6.5;
     tunes.push_back(t);
     device.name = "Test GPU";
     device.mem_clock_khz = 1000000;
@@ -319,6 +321,31 @@ TEST(TuneReport, TheHeaderCompilesAndHoldsTheBestConfiguration) {
   EXPECT_EQ(r.code, 0) << r.output << "\n" << header;
 }
 
+// A point raced out (--race) is marked in the table, counted under it and in the tuning table,
+// and never the best, even where its rough median is the least.
+TEST(TuneReport, RacedPointsAreMarkedCountedAndNeverTheBest) {
+  finished_tune f;
+  tune::tune_outcome& t = f.tunes[0];
+  t.evaluations[0].record.timing->raced = true;
+  t.evaluations[0].record.timing->median_ms = 0.1;  // rough, and would be the least
+  ASSERT_NE(t.best(), nullptr);
+  EXPECT_EQ(t.best()->point, 2u);
+  EXPECT_EQ(t.raced(), 1u);
+  std::ostringstream os;
+  print_tune_table(os, t, f.device, {});
+  EXPECT_NE(os.str().find("passed (raced)"), std::string::npos) << os.str();
+  EXPECT_NE(os.str().find("(raced): 1 of 4 points were timed only until"), std::string::npos)
+      << os.str();
+  const auto j = tuning_table_json(f.tunes, f.device, f.ctx);
+  EXPECT_EQ(j.at("tunes").at(0).at("raced"), 1);
+  EXPECT_DOUBLE_EQ(j.at("tunes").at(0).at("found_after_s").get<double>(), 4.5);
+  // Without it, nothing says so.
+  finished_tune plain;
+  std::ostringstream none;
+  print_tune_table(none, plain.tunes[0], plain.device, {});
+  EXPECT_EQ(none.str().find("raced"), std::string::npos) << none.str();
+}
+
 // The best line says how soon the search got within 1% of the best, and from where a warm start
 // began; a size's warm start is the best points of the two nearest sizes tuned before it, of the
 // same space and configuration otherwise.
@@ -326,9 +353,18 @@ TEST(TuneReport, AWarmStartFromTheNearestSizesAndWhenTheBestWasFound) {
   finished_tune f;
   std::ostringstream os;
   print_tune_best(os, f.tunes[0], f.device);
-  EXPECT_NE(os.str().find("\nfound: within 1% of the best at evaluation 3 of 4\n"),
+  EXPECT_NE(os.str().find("\nfound: within 1% of the best at evaluation 3 of 4, after 4.5 s of "
+                          "6.5 s\n"),
             std::string::npos)
       << os.str();
+  // A replay measured nothing: no wall time.
+  tune::tune_outcome replayed = f.tunes[0];
+  replayed.replayed_from = "space.json";
+  std::ostringstream r;
+  print_tune_best(r, replayed, f.device);
+  EXPECT_NE(r.str().find("\nfound: within 1% of the best at evaluation 3 of 4\n"),
+            std::string::npos)
+      << r.str();
   std::vector<tune::tune_outcome> done;
   for (const unsigned shift : {10u, 20u, 26u, 14u}) {
     tune::tune_outcome t = f.tunes[0];
