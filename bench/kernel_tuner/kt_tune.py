@@ -1111,6 +1111,7 @@ def run_tuning(args, h, space, kt, report):
                                                 "problem_size", "smem_args")}
     report["kernel_tuner_call"]["problem_size"] = "grid_dims per configuration, grid_div_* = [] (grid = problem_size)"
     t0 = time.perf_counter()
+    started = datetime.datetime.now(datetime.timezone.utc)
     try:
         results, env = kernel_tuner.tune_kernel(**kwargs)
     finally:
@@ -1128,6 +1129,12 @@ def run_tuning(args, h, space, kt, report):
                "grid": c["grid"] if c else None, "name_expression": kt_name_for(kt["kernel_name"], p)}
         err = r.get("__error__")
         times = [float(t) for t in (r.get("times") or [])]
+        # When its result came back, from Kernel Tuner's own timestamp: the time to quality.
+        if r.get("timestamp"):
+            try:
+                row["at_s"] = (datetime.datetime.fromisoformat(str(r["timestamp"])) - started).total_seconds()
+            except (TypeError, ValueError):
+                pass
         if err is not None:
             row["status"], row["error"] = "failed", f"{type(err).__name__}: {err}"
         elif key in verifier.wrong:
