@@ -231,6 +231,9 @@ class tune_run {
                 << " worker restart(s): see the CRASHED and TIMEOUT rows)\n";
   }
 
+  // After a range tune: which rule the size selector learnt, and the evidence for it.
+  void report_selectors() const { print_selectors(std::cout, tunes_); }
+
   // 8. Outputs: the records (full-fidelity points and baselines) like a sweep's, with the tuning
   // table beside them; the tuning table alone; the header.
   void export_files() {
@@ -563,6 +566,7 @@ int tune_command(const cli_options& opt, int argc, char** argv) {
   tune.check_objective();
   tune.start_search();
   tune.search();
+  tune.report_selectors();
   tune.report_session();
   tune.export_files();
   return tune.exit_code();

@@ -1,6 +1,7 @@
 #include "report/tune_report.hpp"
 
 #include "core/utf8.hpp"
+#include "report/selector_export.hpp"
 #include "report/text_table.hpp"
 
 #include <algorithm>
@@ -75,14 +76,6 @@ bool many_gpus(const tune::tune_outcome& t) {
   return gpus.size() > 1;
 }
 
-// A C identifier from a name: "my-kernel" -> "my_kernel".
-std::string identifier(const std::string& s) {
-  std::string out;
-  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
-  return out;
-}
-
 // `text` as it may stand in a `//` comment of the generated header: valid UTF-8, and on its
 // line. A newline would end the comment (and put the rest in the code), and a backslash at the
 // end of the line, or a trigraph "??/" for one, would continue it onto the next line: a text
@@ -117,27 +110,6 @@ std::string upper(std::string s) {
   return s;
 }
 
-// The problem's axes as (name, value): the shape's dimensions by the family's names, or n.
-std::vector<std::pair<std::string, std::uint64_t>> axes_of(const problem_config& c,
-                                                           const std::vector<std::string>& names) {
-  std::vector<std::pair<std::string, std::uint64_t>> out;
-  const auto shape = c.shape();
-  if (shape.size() == 1) {
-    out.emplace_back("n", shape.front());
-    return out;
-  }
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    out.emplace_back(i < names.size() ? names[i] : "D" + std::to_string(i), shape[i]);
-  return out;
-}
-
-// Whether the tunes differ in their sizes alone (one dtype, op, input, real axes and GPU model):
-// then a size picks one of them.
-bool sizes_alone_differ(const std::vector<const tune::tune_outcome*>& tunes) {
-  return std::all_of(tunes.begin(), tunes.end(),
-                     [&](const auto* t) { return tune::same_but_sizes(*t, *tunes.front()); });
-}
-
 // The tunes by file, in the order the files were first tuned: each file's tunes that found a
 // best point (none for a file where nothing passed).
 std::vector<std::pair<std::string, std::vector<const tune::tune_outcome*>>> by_file(
@@ -150,35 +122,6 @@ std::vector<std::pair<std::string, std::vector<const tune::tune_outcome*>>> by_f
     if (t.best()) it->second.push_back(&t);
   }
   return out;
-}
-
-// `ID_select(sizes)`: the configuration to launch at any size, the measured one nearest in log
-// scale (the product over the axes of the larger over the smaller size), the first on a tie; a
-// constexpr function, so a size known at compile time picks at compile time.
-void write_selector(std::ostream& h, const std::string& id,
-                    const std::vector<const tune::tune_outcome*>& mine) {
-  if (!sizes_alone_differ(mine)) {
-    h << "// No " << id << "_select: the table holds more than sizes (dtypes, ops, real axes or "
-      << "GPU models);\n// tune one of each at a time for a selector.\n";
-    return;
-  }
-  const auto axes = axes_of(mine.front()->config, mine.front()->axis_names);
-  h << "// The configuration to launch at any size: the measured one nearest in log scale (the\n"
-    << "// product over the axes of larger / smaller), the first on a tie.\n"
-    << "constexpr double " << id << "_ratio(long long a, long long b) {\n"
-    << "  a = a < 1 ? 1 : a;\n  b = b < 1 ? 1 : b;\n"
-    << "  return a > b ? static_cast<double>(a) / b : static_cast<double>(b) / a;\n}\n"
-    << "constexpr const " << id << "_config& " << id << "_select(";
-  for (std::size_t i = 0; i < axes.size(); ++i)
-    h << (i ? ", " : "") << "long long " << identifier(axes[i].first);
-  h << ") {\n  unsigned long best = 0;\n  double best_d = 0;\n"
-    << "  for (unsigned long i = 0; i < sizeof " << id << "_configs / sizeof " << id
-    << "_configs[0]; ++i) {\n    const " << id << "_config& c = " << id << "_configs[i];\n"
-    << "    const double d = 1";
-  for (const auto& [name, v] : axes)
-    h << " * " << id << "_ratio(" << identifier(name) << ", c." << identifier(name) << ")";
-  h << ";\n    if (i == 0 || d < best_d) {\n      best = i;\n      best_d = d;\n    }\n  }\n"
-    << "  return " << id << "_configs[best];\n}\n";
 }
 
 }  // namespace
@@ -372,6 +315,11 @@ void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda:
          << first_line(b.message) << "\n";
 }
 
+void print_selectors(std::ostream& os, const std::vector<tune::tune_outcome>& tunes) {
+  for (const auto& [file, mine] : by_file(tunes))
+    if (const std::string line = selector_summary(mine); !line.empty()) os << line << "\n";
+}
+
 nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
                                  const cuda::device_info& d, const run_context& ctx) {
   nlohmann::json entries = nlohmann::json::array();
@@ -416,25 +364,11 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
     }
     entries.push_back(std::move(e));
   }
-  // Per file tuned at sizes alone, the header's selector as data: the rule and its table.
+  // Per file tuned at sizes alone, the header's selector as data: the rule, its table and cells.
   nlohmann::json selectors = nlohmann::json::array();
-  for (const auto& [file, mine] : by_file(tunes)) {
-    if (mine.empty() || !sizes_alone_differ(mine)) continue;
-    nlohmann::json table = nlohmann::json::array();
-    for (const auto* t : mine) {
-      nlohmann::json sizes = nlohmann::json::object(), values = nlohmann::json::object();
-      for (const auto& [name, v] : axes_of(t->config, t->axis_names)) sizes[name] = v;
-      for (const auto& [name, v] : t->space->candidates[t->best()->point].values) values[name] = v;
-      table.push_back({{"sizes", sizes}, {"values", values}});
-    }
-    selectors.push_back({{"variant", mine.front()->space->family + "." + mine.front()->space->name},
-                         {"file", file},
-                         {"rule", "nearest_log"},
-                         {"rule_text",
-                          "the row whose sizes are nearest in log scale (the product over the "
-                          "axes of larger / smaller), the first on a tie"},
-                         {"table", table}});
-  }
+  for (const auto& [file, mine] : by_file(tunes))
+    if (nlohmann::json sel = selector_json(file, mine); !sel.is_null())
+      selectors.push_back(std::move(sel));
   return {{"format", "kernlab-tuning-table"},
           {"version", 1},
           {"provenance",
@@ -470,8 +404,8 @@ std::string tuning_header(const std::vector<tune::tune_outcome>& tunes, const cu
       continue;
     }
     const tune::tuning_space& s = *mine.front()->space;
-    const std::string id = identifier(s.family + "_" + s.name);
-    const auto axes = axes_of(mine.front()->config, mine.front()->axis_names);
+    const std::string id = c_identifier(s.family + "_" + s.name);
+    const auto axes = named_sizes(mine.front()->config, mine.front()->axis_names);
     h << "\n// " << comment(s.family + "." + s.name) << " (" << comment(file) << "), strategy "
       << comment(mine.front()->strategy) << ", seed " << mine.front()->seed << "\n";
     for (const auto* t : mine) {
@@ -486,14 +420,14 @@ std::string tuning_header(const std::vector<tune::tune_outcome>& tunes, const cu
         << " points evaluated\n";
     }
     h << "struct " << id << "_config {\n";
-    for (const auto& [name, v] : axes) h << "  long long " << identifier(name) << ";\n";
+    for (const auto& [name, v] : axes) h << "  long long " << c_identifier(name) << ";\n";
     for (const auto& [name, v] : s.candidates.front().values)
-      h << "  int " << identifier(name) << ";\n";
+      h << "  int " << c_identifier(name) << ";\n";
     h << "};\ninline constexpr " << id << "_config " << id << "_configs[] = {\n";
     for (const auto* t : mine) {
       h << "    {";
       bool first = true;
-      for (const auto& [name, v] : axes_of(t->config, t->axis_names)) {
+      for (const auto& [name, v] : named_sizes(t->config, t->axis_names)) {
         h << (first ? "" : ", ") << v;
         first = false;
       }
@@ -504,7 +438,7 @@ std::string tuning_header(const std::vector<tune::tune_outcome>& tunes, const cu
     write_selector(h, id, mine);
     h << "// " << comment(mine.front()->config.describe()) << ":\n";
     for (const auto& [name, v] : s.candidates[mine.front()->best()->point].values)
-      h << "#define " << upper(id) << "_" << identifier(name) << " " << v << "\n";
+      h << "#define " << upper(id) << "_" << c_identifier(name) << " " << v << "\n";
   }
   return h.str();
 }

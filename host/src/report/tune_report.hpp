@@ -24,6 +24,10 @@ void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda:
 /// The summary line: the best point, its time and throughput, and the baseline ratio.
 void print_tune_best(std::ostream& os, const tune::tune_outcome& t, const cuda::device_info& d);
 
+/// After a range tune: per file tuned at several sizes alone, a line with the size selector's rule
+/// and the leave-one-out figures that chose it (report/selector_export.hpp).
+void print_selectors(std::ostream& os, const std::vector<tune::tune_outcome>& tunes);
+
 /// The tuning table: per file and configuration, the best point with its numbers, and the
 /// provenance (device, driver, toolkit, commit, date, command, strategy, budget, seed).
 nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,

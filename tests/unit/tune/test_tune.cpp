@@ -5,6 +5,7 @@
 #include "report/tune_report.hpp"
 #include "spec/metadata.hpp"
 #include "test_util.hpp"
+#include "tune/selector.hpp"
 #include "tune/space.hpp"
 #include "tune/store.hpp"
 #include "tune_fixture.hpp"
@@ -449,6 +450,104 @@ TEST(TuneReport, TheHeaderSelectsTheNearestMeasuredSize) {
   EXPECT_NE(mixed.find("No reduce_k_select: the table holds more than sizes"), std::string::npos)
       << mixed;
   EXPECT_TRUE(tuning_table_json(f.tunes, f.device, f.ctx).at("selectors").empty());
+}
+
+// A range tune where each size has a specialist (fastest there, 20% slower everywhere else) and
+// one point is 2% from the best at every size: the nearest size's best is a poor guess between
+// sizes, the point least bad at both neighbours a good one. Leave-one-out sees it, and the
+// selector keeps the `between` rule, with a cell per gap.
+struct specialists_tune {
+  finished_tune f;
+  static constexpr std::size_t generalist = 5;
+  specialists_tune() {
+    const tune::tune_outcome first = f.tunes[0];
+    f.tunes.clear();
+    for (std::size_t k = 0; k < 5; ++k) {
+      tune::tune_outcome t = first;
+      t.config.axes = {{"N", std::uint64_t{1} << (10 + 2 * k)}};
+      t.evaluations.clear();
+      for (std::size_t p = 0; p <= generalist; ++p) {
+        const auto& c = f.spaces[0].candidates[p];
+        tune::evaluation e;
+        e.point = p;
+        e.record = passed_record(c.entry->descriptor.name, c.block,
+                                 p == k            ? 1.0
+                                 : p == generalist ? 1.02
+                                                   : 1.2);
+        t.evaluations.push_back(e);
+      }
+      f.tunes.push_back(t);
+    }
+  }
+  std::vector<const tune::tune_outcome*> tunes() const {
+    std::vector<const tune::tune_outcome*> out;
+    for (const auto& t : f.tunes) out.push_back(&t);
+    return out;
+  }
+};
+
+TEST(SizeSelector, BetweenMeasuredSizesThePointLeastBadAtBothNeighboursWins) {
+  const specialists_tune s;
+  const tune::size_selector sel = tune::fit_selector(s.tunes());
+  EXPECT_EQ(sel.rule, tune::selector_rule::between);
+  EXPECT_EQ(sel.check.sizes, 3u);  // the three inside the range, each left out in turn
+  EXPECT_NEAR(sel.check.mean_loss_nearest, 0.2, 1e-9);
+  EXPECT_NEAR(sel.check.mean_loss_between, 0.02, 1e-9);
+  ASSERT_EQ(sel.cells.size(), 4u);  // one per gap
+  for (const auto& c : sel.cells) {
+    EXPECT_EQ(c.point, specialists_tune::generalist);
+    EXPECT_NEAR(c.worst_loss, 0.02, 1e-9);
+  }
+  EXPECT_EQ(sel.pick({1024}), 0u);  // a measured size: its own best
+  EXPECT_EQ(sel.pick({1u << 14}), 2u);
+  EXPECT_EQ(sel.pick({2048}), specialists_tune::generalist);    // between 2^10 and 2^12
+  EXPECT_EQ(sel.pick({100000}), specialists_tune::generalist);  // between 2^16 and 2^18
+  EXPECT_EQ(sel.pick({100}), 0u);                               // outside: the nearest's best
+  EXPECT_EQ(sel.pick({1u << 30}), 4u);
+  // One point best everywhere: nothing to learn, the nearest rule stays.
+  specialists_tune flat;
+  for (auto& t : flat.f.tunes)
+    for (auto& e : t.evaluations) e.record.timing->median_ms = e.point == 3 ? 0.5 : 1.0;
+  const tune::size_selector plain = tune::fit_selector(flat.tunes());
+  EXPECT_EQ(plain.rule, tune::selector_rule::nearest_log);
+  EXPECT_TRUE(plain.cells.empty());
+  EXPECT_EQ(plain.pick({2048}), 3u);
+}
+
+TEST(SizeSelector, TheHeaderAndTheJsonCarryTheCells) {
+  const specialists_tune s;
+  const std::string header = tuning_header(s.f.tunes, s.f.device, s.f.ctx);
+  const auto& c = s.f.spaces[0].candidates;
+  const auto is = [&](const std::string& call, std::size_t point) {
+    std::string out;
+    for (const auto& [name, v] : c[point].values)
+      out += "static_assert(" + call + "." + name + " == " + std::to_string(v) + ");\n";
+    return out;
+  };
+  test::temp_dir dir("tune_header_cells");
+  dir.write("tuned.h", header);
+  const std::string cpp = dir.write(
+      "use.cpp",
+      "#include \"tuned.h\"\n" + is("reduce_k_select(1024)", 0) + is("reduce_k_select(16384)", 2) +
+          is("reduce_k_select(2048)", 5) + is("reduce_k_select(100000)", 5) +
+          is("reduce_k_select(100)", 0) + is("reduce_k_select(1LL << 30)", 4) +
+          "static_assert(reduce_k_select(2048).n == 1024);\n"  // the cell's low corner
+          "int main(int argc, char**) { return reduce_k_select(argc).n == 1024 ? 0 : 1; }\n");
+  const auto r = test::run_command("c++ -std=c++17 -Wall -Werror -o " + dir.str() + "/use " + cpp +
+                                   " && " + dir.str() + "/use");
+  EXPECT_EQ(r.code, 0) << r.output << "\n" << header;
+  const auto sel = tuning_table_json(s.f.tunes, s.f.device, s.f.ctx).at("selectors").at(0);
+  EXPECT_EQ(sel.at("rule"), "between");
+  ASSERT_EQ(sel.at("cells").size(), 4u);
+  EXPECT_EQ(sel.at("cells").at(0).at("low").at("n"), 1024);
+  EXPECT_EQ(sel.at("cells").at(0).at("high").at("n"), 4096);
+  EXPECT_EQ(sel.at("leave_one_out").at("sizes"), 3);
+  std::ostringstream os;
+  print_selectors(os, s.f.tunes);
+  EXPECT_NE(os.str().find("size selector: between (each of the 3 measured sizes inside the range "
+                          "left out in turn: the nearest size's best lost a mean 20.00%"),
+            std::string::npos)
+      << os.str();
 }
 
 TEST(TuneCommand, WithoutAGpuItShowsTheSpaceAndSaysThereIsNoDevice) {

@@ -1,0 +1,45 @@
+// The size selector of a range tune in the exported files (tune/selector.hpp fits it): the
+// header's `ID_select(sizes...)` and the tuning table's "selectors".
+#pragma once
+
+#include "tune/outcome.hpp"
+#include "tune/selector.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kl {
+
+/// A C identifier from a name: "my-kernel" -> "my_kernel".
+std::string c_identifier(const std::string& s);
+
+/// The problem's axes as (name, value): the shape's dimensions by the family's names, or n.
+std::vector<std::pair<std::string, std::uint64_t>> named_sizes(
+    const problem_config& c, const std::vector<std::string>& names);
+
+/// Whether the tunes differ in their sizes alone (one dtype, op, input, real axes and GPU model):
+/// then a size picks one of them.
+bool sizes_alone_differ(const std::vector<const tune::tune_outcome*>& tunes);
+
+/// `ID_select(sizes...)` for one file's tunes (ID_configs[] written before it): a measured size's
+/// own row; with the `between` rule, the cell's configuration for a size between measured ones
+/// (ID_cells[]); else the measured row nearest in log scale. A comment instead where the tunes
+/// differ in more than their sizes.
+void write_selector(std::ostream& h, const std::string& id,
+                    const std::vector<const tune::tune_outcome*>& mine);
+
+/// The same selector as data: its rule, the table of measured sizes and their values, the cells,
+/// and the leave-one-out figures that chose the rule. Null where the tunes differ in more than
+/// their sizes.
+nlohmann::json selector_json(const std::string& file,
+                             const std::vector<const tune::tune_outcome*>& mine);
+
+/// One line for the tune's output, after a range tune: the rule kept and why.
+std::string selector_summary(const std::vector<const tune::tune_outcome*>& mine);
+
+}  // namespace kl

@@ -1,0 +1,229 @@
+#include "tune/selector.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+namespace kl::tune {
+namespace {
+
+// What the fit needs of each tune: its sizes, its best point and every point measured in full.
+struct measured_size {
+  std::vector<std::uint64_t> sizes;
+  std::size_t best = 0;
+  std::map<std::size_t, double> value;  // point -> objective value; full, passed, not raced
+  /// The point's loss against this size's best (0.02: 2 % slower); none where it was not measured.
+  std::optional<double> loss(std::size_t point) const {
+    const auto it = value.find(point);
+    if (it == value.end()) return std::nullopt;
+    return it->second / value.at(best) - 1;
+  }
+};
+
+double ratio(std::uint64_t a, std::uint64_t b) {
+  const double x = static_cast<double>(std::max<std::uint64_t>(a, 1));
+  const double y = static_cast<double>(std::max<std::uint64_t>(b, 1));
+  return x > y ? x / y : y / x;
+}
+
+// The best of the size in `among` nearest to `at` in log scale (the product over the axes of
+// larger / smaller), the first on a tie.
+std::size_t nearest(const std::vector<measured_size>& m, const std::vector<std::size_t>& among,
+                    const std::vector<std::uint64_t>& at) {
+  std::size_t out = among.front();
+  double best_d = std::numeric_limits<double>::infinity();
+  for (std::size_t k : among) {
+    double d = 1;
+    for (std::size_t i = 0; i < at.size(); ++i) d *= ratio(at[i], m[k].sizes[i]);
+    if (d < best_d) best_d = d, out = k;
+  }
+  return m[out].best;
+}
+
+// On each axis, the nearest values of `among`'s sizes at or below and at or above `at`; none when
+// `at` lies outside their range on some axis.
+std::optional<std::pair<std::vector<std::uint64_t>, std::vector<std::uint64_t>>> bracket(
+    const std::vector<measured_size>& m, const std::vector<std::size_t>& among,
+    const std::vector<std::uint64_t>& at) {
+  std::vector<std::uint64_t> low(at.size()), high(at.size());
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    std::optional<std::uint64_t> lo, hi;
+    for (std::size_t k : among) {
+      const std::uint64_t v = m[k].sizes[i];
+      if (v <= at[i] && (!lo || v > *lo)) lo = v;
+      if (v >= at[i] && (!hi || v < *hi)) hi = v;
+    }
+    if (!lo || !hi) return std::nullopt;
+    low[i] = *lo;
+    high[i] = *hi;
+  }
+  return std::make_pair(low, high);
+}
+
+// The point least bad at every measured corner of the box [low, high] among `among`: the least
+// worst loss, then the least summed loss, then the lowest point; none with fewer than two corners
+// or no point measured at all of them.
+std::optional<selector_cell> robust(const std::vector<measured_size>& m,
+                                    const std::vector<std::size_t>& among,
+                                    const std::vector<std::uint64_t>& low,
+                                    const std::vector<std::uint64_t>& high) {
+  std::vector<std::size_t> corners;
+  for (std::size_t k : among) {
+    bool corner = true;
+    for (std::size_t i = 0; i < low.size() && corner; ++i)
+      corner = m[k].sizes[i] == low[i] || m[k].sizes[i] == high[i];
+    if (corner) corners.push_back(k);
+  }
+  if (corners.size() < 2) return std::nullopt;
+  std::optional<selector_cell> out;
+  double out_sum = 0;
+  for (const auto& [point, v] : m[corners.front()].value) {
+    double worst = 0, sum = 0;
+    bool everywhere = true;
+    for (std::size_t k : corners) {
+      const auto l = m[k].loss(point);
+      if (!l) {
+        everywhere = false;
+        break;
+      }
+      worst = std::max(worst, *l);
+      sum += *l;
+    }
+    if (!everywhere) continue;
+    if (!out || worst < out->worst_loss || (worst == out->worst_loss && sum < out_sum)) {
+      out = selector_cell{low, high, point, worst};
+      out_sum = sum;
+    }
+  }
+  return out;
+}
+
+std::vector<std::size_t> all_but(std::size_t n, std::size_t left_out) {
+  std::vector<std::size_t> out;
+  for (std::size_t k = 0; k < n; ++k)
+    if (k != left_out) out.push_back(k);
+  return out;
+}
+
+// Leave-one-out over the sizes inside the others' range: each rule's pick at the size left out.
+selector_check leave_one_out(const std::vector<measured_size>& m) {
+  selector_check c;
+  double sum_n = 0, sum_b = 0;
+  for (std::size_t h = 0; h < m.size(); ++h) {
+    const auto rest = all_but(m.size(), h);
+    const auto box = rest.empty() ? std::nullopt : bracket(m, rest, m[h].sizes);
+    if (!box) continue;
+    const auto cell = robust(m, rest, box->first, box->second);
+    if (!cell) continue;
+    const auto ln = m[h].loss(nearest(m, rest, m[h].sizes));
+    const auto lb = m[h].loss(cell->point);
+    if (!ln || !lb) continue;
+    ++c.sizes;
+    sum_n += *ln;
+    sum_b += *lb;
+    c.worst_loss_nearest = std::max(c.worst_loss_nearest, *ln);
+    c.worst_loss_between = std::max(c.worst_loss_between, *lb);
+  }
+  if (c.sizes) {
+    c.mean_loss_nearest = sum_n / static_cast<double>(c.sizes);
+    c.mean_loss_between = sum_b / static_cast<double>(c.sizes);
+  }
+  return c;
+}
+
+// Every cell inside the measured range: on each axis a measured value or the gap between two
+// neighbouring ones, not a measured value on every axis (a measured size is its own best).
+std::vector<selector_cell> cells_of(const std::vector<measured_size>& m) {
+  const std::size_t axes = m.front().sizes.size();
+  std::vector<std::vector<std::uint64_t>> values(axes);
+  for (std::size_t i = 0; i < axes; ++i) {
+    for (const auto& s : m) values[i].push_back(s.sizes[i]);
+    std::sort(values[i].begin(), values[i].end());
+    values[i].erase(std::unique(values[i].begin(), values[i].end()), values[i].end());
+  }
+  // A slot per axis: 2j is the value j, 2j + 1 the gap above it.
+  std::vector<std::size_t> slot(axes, 0);
+  const auto all = all_but(m.size(), m.size());
+  std::vector<selector_cell> out;
+  for (;;) {
+    std::vector<std::uint64_t> low(axes), high(axes);
+    bool gap = false;
+    for (std::size_t i = 0; i < axes; ++i) {
+      low[i] = values[i][slot[i] / 2];
+      high[i] = values[i][(slot[i] + 1) / 2];
+      gap = gap || slot[i] % 2;
+    }
+    if (gap)
+      if (auto c = robust(m, all, low, high)) out.push_back(std::move(*c));
+    std::size_t i = 0;
+    while (i < axes && ++slot[i] == 2 * values[i].size() - 1) slot[i++] = 0;
+    if (i == axes) return out;
+  }
+}
+
+}  // namespace
+
+const char* to_string(selector_rule r) {
+  return r == selector_rule::between ? "between" : "nearest_log";
+}
+
+std::size_t size_selector::pick(const std::vector<std::uint64_t>& at) const {
+  for (std::size_t k = 0; k < sizes.size(); ++k)
+    if (sizes[k] == at) return best[k];
+  if (rule == selector_rule::between)
+    for (const auto& c : cells) {
+      bool inside = true;
+      for (std::size_t i = 0; i < at.size() && inside; ++i)
+        inside = c.low[i] == c.high[i] ? at[i] == c.low[i] : c.low[i] < at[i] && at[i] < c.high[i];
+      if (inside) return c.point;
+    }
+  std::vector<measured_size> m(sizes.size());
+  std::vector<std::size_t> all;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    m[k].sizes = sizes[k];
+    m[k].best = best[k];
+    all.push_back(k);
+  }
+  return nearest(m, all, at);
+}
+
+size_selector fit_selector(const std::vector<const tune_outcome*>& tunes) {
+  if (tunes.empty()) throw std::invalid_argument("fit_selector: no tunes");
+  std::vector<measured_size> m;
+  for (const tune_outcome* t : tunes) {
+    if (!same_but_sizes(*t, *tunes.front()))
+      throw std::invalid_argument("fit_selector: " + t->config.describe() +
+                                  " is not of the same space and configuration as " +
+                                  tunes.front()->config.describe());
+    const evaluation* b = t->best();
+    if (!b) throw std::invalid_argument("fit_selector: " + t->config.describe() + " has no best");
+    measured_size s;
+    s.sizes = t->config.shape();
+    s.best = b->point;
+    for (const auto& e : t->evaluations) {
+      const double v = objective_value(e.record, t->goal);
+      if (e.level != fidelity::full || e.raced() || v == std::numeric_limits<double>::infinity())
+        continue;
+      // A point measured twice (a store answer and a run) counts at its better figure.
+      auto [it, fresh] = s.value.emplace(e.point, v);
+      if (!fresh) it->second = std::min(it->second, v);
+    }
+    s.value[s.best] = objective_value(b->record, t->goal);
+    m.push_back(std::move(s));
+  }
+  size_selector out;
+  for (const auto& s : m) {
+    out.sizes.push_back(s.sizes);
+    out.best.push_back(s.best);
+  }
+  out.check = leave_one_out(m);
+  if (out.check.sizes > 0 && out.check.mean_loss_between < out.check.mean_loss_nearest) {
+    out.rule = selector_rule::between;
+    out.cells = cells_of(m);
+  }
+  return out;
+}
+
+}  // namespace kl::tune
