@@ -69,7 +69,8 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (!opt.command.empty()) {
-    if (opt.command[0] == "tune") return kl::app::tune_command(opt, argc, argv);
+    if (opt.command[0] == "tune" || opt.command[0] == "check-dispatch")
+      return kl::app::tune_command(opt, argc, argv);
     if (opt.command[0] == "new") return kl::app::new_command(opt, argv[0]);
     return opt.command[0] == "cache" ? kl::app::cache_command(opt) : kl::app::results_command(opt);
   }

@@ -78,7 +78,7 @@ std::string bash_script() {
      << options
      << "\" -- \"$cur\"))\n"
         "  elif [[ $COMP_CWORD -eq 1 ]]; then\n"
-        "    COMPREPLY=($(compgen -W \"tune compare plot cache new\" -- \"$cur\"))\n"
+        "    COMPREPLY=($(compgen -W \"tune check-dispatch compare plot cache new\" -- \"$cur\"))\n"
         "  elif [[ $COMP_CWORD -eq 2 && \"${COMP_WORDS[1]}\" == cache ]]; then\n"
         "    COMPREPLY=($(compgen -W \"info clear prune\" -- \"$cur\"))\n"
         "  else\n"
@@ -129,7 +129,7 @@ std::string zsh_script() {
     if (o.takes_value) os << ":value:" << zsh_action(o.name);
     os << "'\n";
   }
-  os << "    '1: :(tune compare plot cache new)'\n"
+  os << "    '1: :(tune check-dispatch compare plot cache new)'\n"
         "    '*: :->rest'\n"
         "  )\n"
         "  _arguments -s $args && return\n"

@@ -42,6 +42,12 @@ std::string command_help(const std::string& command) {
         "usage: kernlab tune --variant FILE [--strategy S] [--budget N|90s] [--size/--shape ...]\n"
         "Searches a tunable kernel file's space (its tune: and require: lines) and ranks the "
         "points\nit measured; docs/tuning.md tells the strategies and the store.\n"}},
+      {"check-dispatch",
+       {cli::mode::tune,
+        "usage: kernlab check-dispatch FILE.h --variant FILE --size SIZES [tune's options]\n"
+        "Measures the size selector of a header that kernlab tune --export-header wrote: at each "
+        "size\n(those not in the tune, most usefully) the file is tuned, the header's pick first, "
+        "and the pick's\nloss against that size's best is printed; docs/tuning.md.\n"}},
       {"new",
        {cli::mode::scaffold,
         "usage: kernlab new family NAME [--kernels-dir DIR]\n"
@@ -54,7 +60,8 @@ std::string command_help(const std::string& command) {
   if (it == commands.end())
     throw usage_error(
         "unknown command '" + command +
-        "' (kernlab tune, kernlab compare, kernlab plot, kernlab cache, kernlab new)");
+        "' (kernlab tune, kernlab check-dispatch, kernlab compare, kernlab plot, kernlab cache, "
+        "kernlab new)");
   // The options that apply to this command, in --help's groups.
   po::options_description own("options of kernlab " + command);
   // Left out: the switches that make another command, and for the commands that read results
@@ -70,8 +77,8 @@ std::string command_help(const std::string& command) {
   const po::options_description all = make_description();
   for (const auto& option : all.options()) {
     const std::string& key = option->long_name();
-    if (other_commands.count(key) ||
-        (command != "tune" && command != "new" && kernel_folders.count(key)))
+    if (other_commands.count(key) || (command != "tune" && command != "check-dispatch" &&
+                                      command != "new" && kernel_folders.count(key)))
       continue;
     if (cli::option_applies(key, it->second.first)) own.add(option);
   }

@@ -90,7 +90,8 @@ void write_selector(std::ostream& h, const std::string& id,
     h << "a measured size's own row; between measured sizes,\n"
       << "// the cell's: the point least bad at the cell's corners (left out in turn, the "
       << sel.check.sizes << " measured\n// sizes inside the range lost a mean "
-      << percent(sel.check.mean_loss_between) << " with it, " << percent(sel.check.mean_loss_nearest)
+      << percent(sel.check.mean_loss_between) << " with it, "
+      << percent(sel.check.mean_loss_nearest)
       << " with the nearest size's best); outside\n// the measured range, the measured one "
       << "nearest in log scale, the first on a tie.\n";
   else
@@ -117,8 +118,8 @@ void write_selector(std::ostream& h, const std::string& id,
       const std::string a = c_identifier(axes[i].first);
       h << (i ? " && " : "") << id << "_configs[i]." << a << " == " << a;
     }
-    h << ") return " << id << "_configs[i];\n  }\n" << each("cells") << "    const " << id
-      << "_cell& c = " << id << "_cells[i];\n    if (";
+    h << ") return " << id << "_configs[i];\n  }\n"
+      << each("cells") << "    const " << id << "_cell& c = " << id << "_cells[i];\n    if (";
     for (std::size_t i = 0; i < axes.size(); ++i) {
       const std::string a = c_identifier(axes[i].first);
       h << (i ? " &&\n        " : "") << "(c.low_" << a << " == c.high_" << a << " ? " << a
@@ -127,8 +128,8 @@ void write_selector(std::ostream& h, const std::string& id,
     }
     h << ")\n      return c.config;\n  }\n";
   }
-  h << "  unsigned long best = 0;\n  double best_d = 0;\n" << each("configs") << "    const " << id
-    << "_config& c = " << id << "_configs[i];\n"
+  h << "  unsigned long best = 0;\n  double best_d = 0;\n"
+    << each("configs") << "    const " << id << "_config& c = " << id << "_configs[i];\n"
     << "    const double d = 1";
   for (const auto& [name, v] : axes)
     h << " * " << id << "_ratio(" << c_identifier(name) << ", c." << c_identifier(name) << ")";
@@ -153,7 +154,8 @@ nlohmann::json selector_json(const std::string& file,
   };
   nlohmann::json table = nlohmann::json::array();
   for (const auto* t : mine)
-    table.push_back({{"sizes", sizes_of(t->config.shape())}, {"values", values_of(t->best()->point)}});
+    table.push_back(
+        {{"sizes", sizes_of(t->config.shape())}, {"values", values_of(t->best()->point)}});
   const tune::size_selector sel = tune::fit_selector(mine);
   nlohmann::json cells = nlohmann::json::array();
   for (const auto& c : sel.cells)
@@ -175,10 +177,12 @@ nlohmann::json selector_json(const std::string& file,
           {"cells", cells},
           {"leave_one_out",
            {{"sizes", sel.check.sizes},
-            {"nearest_log", {{"mean_loss", sel.check.mean_loss_nearest},
-                             {"worst_loss", sel.check.worst_loss_nearest}}},
-            {"between", {{"mean_loss", sel.check.mean_loss_between},
-                         {"worst_loss", sel.check.worst_loss_between}}}}}};
+            {"nearest_log",
+             {{"mean_loss", sel.check.mean_loss_nearest},
+              {"worst_loss", sel.check.worst_loss_nearest}}},
+            {"between",
+             {{"mean_loss", sel.check.mean_loss_between},
+              {"worst_loss", sel.check.worst_loss_between}}}}}};
 }
 
 std::string selector_summary(const std::vector<const tune::tune_outcome*>& mine) {
@@ -187,8 +191,9 @@ std::string selector_summary(const std::vector<const tune::tune_outcome*>& mine)
   const auto& c = sel.check;
   std::string out = "size selector: " + std::string(tune::to_string(sel.rule));
   if (c.sizes == 0)
-    return out + " (no measured size lies between two others with a point measured at both: "
-                 "nothing to learn a rule between sizes from)";
+    return out +
+           " (no measured size lies between two others with a point measured at both: "
+           "nothing to learn a rule between sizes from)";
   return out + " (each of the " + std::to_string(c.sizes) +
          " measured sizes inside the range left out in turn: the nearest size's best lost a mean " +
          percent(c.mean_loss_nearest) + ", worst " + percent(c.worst_loss_nearest) +

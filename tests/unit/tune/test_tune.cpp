@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 
 namespace kl {
 namespace {
@@ -714,6 +715,69 @@ TEST(TuneCommand, AnEnergyTuneReplaysFromARecordedSpace) {
   EXPECT_NE(none.output.find("--objective energy: " + json + " has no energy figures"),
             std::string::npos)
       << none.output;
+}
+
+// kernlab check-dispatch: a header exported from a tune at two sizes, checked at two others
+// against their own exhaustive best, all replayed from a recorded space where each size's best
+// is another point and every step away from it costs 1%.
+TEST(CheckDispatch, TheHeadersPickAgainstEachSizesBestReplayed) {
+  test::temp_dir dir("check_dispatch");
+  const std::string file = test::write_tunable_reduce(dir, "tsum");
+  sweep_result sweep;
+  sweep.device = cuda::device_info{};
+  sweep.device->name = "Test GPU";
+  sweep.arch = "sm_90";
+  const std::map<std::uint64_t, int> target = {{1000, 0}, {2000, 2}, {4000, 4}, {8000, 6}};
+  for (const auto& [n, best] : target) {
+    int i = 0;
+    for (const auto& p : parse_header(test::read_file(file), file).points)
+      for (unsigned block : {128u, 256u, 512u}) {
+        if (block * p.point.at(0).second > 2048) continue;
+        result_record r = passed_record(p.name, block, 1.0 + 0.01 * std::abs(i++ - best));
+        r.variant = p;
+        r.config = problem_config{"int32", "sum", "exact", 12345, {{"N", n}}};
+        sweep.results.push_back(r);
+      }
+  }
+  run_context ctx;
+  ctx.date = "2026-11-28T12:00:00Z";
+  const std::string json = dir.str() + "/space.json", h = dir.str() + "/dispatch.h";
+  std::ofstream(json) << results_to_json(sweep, ctx).dump();
+  const std::string common = " --kernels-dir " + dir.str() +
+                             " --variant tsum --dtype int32 --strategy exhaustive --replay " + json;
+  const auto tuned = test::run_kernlab("tune --size 1000,4000 --export-header " + h + common);
+  ASSERT_EQ(tuned.code, 0) << tuned.output;
+  // 2000 lies as far from 1000 as from 4000: the first, 1000's best, 2 steps from 2000's; 8000
+  // takes 4000's, 2 steps from its own.
+  const auto r = test::run_kernlab("check-dispatch " + h + " --size 2000,8000" + common);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto at = r.output.find("== dispatch check: reduce_tsum_select of " + h);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string table = r.output.substr(at);
+  EXPECT_NE(table.find("int32 sum n=2000"), std::string::npos) << table;
+  EXPECT_NE(table.find("int32 sum n=8000"), std::string::npos) << table;
+  EXPECT_NE(table.find("the header's picks against each size's best: median +2.00%, worst +2.00% "
+                       "(2 sizes)"),
+            std::string::npos)
+      << table;
+
+  // Bad input: a header without a selector, one that does not exist, a missing header.
+  const std::string plain = dir.write("plain.h", "int x;\n");
+  const auto none = test::run_kernlab("check-dispatch " + plain + " --size 2000" + common);
+  EXPECT_EQ(none.code, 2) << none.output;
+  EXPECT_NE(none.output.find(plain + ": no ID_select function in it"), std::string::npos)
+      << none.output;
+  const auto missing =
+      test::run_kernlab("check-dispatch " + dir.str() + "/nope.h --size 2000" + common);
+  EXPECT_NE(missing.code, 0) << missing.output;
+  EXPECT_NE(missing.output.find(dir.str() + "/nope.h"), std::string::npos) << missing.output;
+  const auto words = test::run_kernlab("check-dispatch --size 2000" + common);
+  EXPECT_EQ(words.code, 2) << words.output;
+  EXPECT_NE(words.output.find("usage: kernlab check-dispatch FILE.h"), std::string::npos)
+      << words.output;
+  // A shape where the header takes one size.
+  const auto axes = test::run_kernlab("check-dispatch " + h + " --size 2000x3" + common);
+  EXPECT_NE(axes.code, 0) << axes.output;
 }
 
 TEST(TuneCommand, BadInputIsAUsageErrorNamingIt) {
