@@ -30,8 +30,8 @@ std::string head_of(const std::string& path, int lines) {
 
 // A folder of its own for the program, removed with it.
 struct scratch_dir {
-  fs::path path = fs::temp_directory_path() /
-                  ("kernlab-check-dispatch-" + std::to_string(::getpid()));
+  fs::path path =
+      fs::temp_directory_path() / ("kernlab-check-dispatch-" + std::to_string(::getpid()));
   scratch_dir() { fs::create_directories(path); }
   ~scratch_dir() {
     std::error_code ec;
@@ -50,12 +50,13 @@ dispatch_picks::dispatch_picks(const std::string& header,
   std::smatch m;
   static const std::regex select_re(R"(constexpr const (\w+)_config& (\w+_select)\(([^)]*)\))");
   if (!std::regex_search(text, m, select_re))
-    throw usage_error(header + ": no ID_select function in it (kernlab tune --export-header "
-                               "writes one for a tune over sizes alone)");
+    throw usage_error(header +
+                      ": no ID_select function in it (kernlab tune --export-header "
+                      "writes one for a tune over sizes alone)");
   const std::string id = m[1];
   function_ = m[2];
-  const auto axes = static_cast<std::size_t>(
-      std::count(m[3].first, m[3].second, ',') + (m[3].length() > 0 ? 1 : 0));
+  const auto axes = static_cast<std::size_t>(std::count(m[3].first, m[3].second, ',') +
+                                             (m[3].length() > 0 ? 1 : 0));
   std::vector<std::string> params;
   static const std::regex field_re(R"(\n  int (\w+);)");
   const auto body = text.find("struct " + id + "_config {");
@@ -122,7 +123,8 @@ std::size_t dispatch_picks::point_at(const tune::tuning_space& space,
     if (same && have.size() == want.size()) return p;
   }
   std::string values;
-  for (const auto& [name, v] : want) values += (values.empty() ? "" : " ") + name + "=" + std::to_string(v);
+  for (const auto& [name, v] : want)
+    values += (values.empty() ? "" : " ") + name + "=" + std::to_string(v);
   throw usage_error(header_ + ": " + function_ + " picks " + values + ", which is no point of " +
                     space.file + " (a header of another file, or the file changed since)");
 }
@@ -146,12 +148,11 @@ void print_dispatch_check(std::ostream& os, const dispatch_picks& picks,
     if (!timed || !best) {
       // Why there is no loss: the pick's own outcome (a failure, a skip: a replay's file without
       // the point), or no best at this size.
-      const std::string why = !pick ? "the pick was not evaluated"
-                              : !timed
-                                  ? "the pick: " + std::string(to_string(pick->record.status)) +
-                                        " " + pick->record.message.substr(
-                                                  0, pick->record.message.find('\n'))
-                                  : "no point passed";
+      const std::string why =
+          !pick    ? "the pick was not evaluated"
+          : !timed ? "the pick: " + std::string(to_string(pick->record.status)) + " " +
+                         pick->record.message.substr(0, pick->record.message.find('\n'))
+                   : "no point passed";
       row.insert(row.end(), {timed ? fmt("%.2f", pick->record.timing->median_ms * 1e3) : "-",
                              best ? tune::describe(t.space->candidates[best->point]) : "-",
                              best ? fmt("%.2f", best->record.timing->median_ms * 1e3) : "-", "-"});

@@ -88,8 +88,8 @@ void write_selector(std::ostream& h, const std::string& id,
   h << "// The configuration to launch at any size: ";
   if (cells)
     h << "a measured size's own row; between measured sizes,\n"
-      << "// the cell's: the point least bad at the cell's corners (left out in turn, the "
-      << sel.check.sizes << " measured\n// sizes inside the range lost a mean "
+      << "// the cell's: the point least bad at the cell's corners (left out in turn, "
+      << sel.check.sizes << " measured\n// sizes inside the others' range lost a mean "
       << percent(sel.check.mean_loss_between) << " with it, "
       << percent(sel.check.mean_loss_nearest)
       << " with the nearest size's best); outside\n// the measured range, the measured one "
@@ -98,7 +98,8 @@ void write_selector(std::ostream& h, const std::string& id,
     h << "the measured one nearest in log scale (the\n"
       << "// product over the axes of larger / smaller), the first on a tie.\n";
   if (!cells && sel.check.sizes > 0)
-    h << "// (Left out in turn, the " << sel.check.sizes << " measured sizes inside the range lost "
+    h << "// (Left out in turn, " << sel.check.sizes
+      << " measured sizes inside the others' range lost "
       << "a mean " << percent(sel.check.mean_loss_nearest) << " with it, "
       << percent(sel.check.mean_loss_between) << " with the cells' rule.)\n";
   h << "constexpr double " << id << "_ratio(long long a, long long b) {\n"
@@ -194,8 +195,9 @@ std::string selector_summary(const std::vector<const tune::tune_outcome*>& mine)
     return out +
            " (no measured size lies between two others with a point measured at both: "
            "nothing to learn a rule between sizes from)";
-  return out + " (each of the " + std::to_string(c.sizes) +
-         " measured sizes inside the range left out in turn: the nearest size's best lost a mean " +
+  return out + " (" + std::to_string(c.sizes) +
+         " measured sizes left out in turn, each from inside the others' range: the nearest "
+         "size's best lost a mean " +
          percent(c.mean_loss_nearest) + ", worst " + percent(c.worst_loss_nearest) +
          "; the point least bad at its neighbours lost a mean " + percent(c.mean_loss_between) +
          ", worst " + percent(c.worst_loss_between) + ")";

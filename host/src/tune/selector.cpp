@@ -100,32 +100,44 @@ std::optional<selector_cell> robust(const std::vector<measured_size>& m,
   return out;
 }
 
-std::vector<std::size_t> all_but(std::size_t n, std::size_t left_out) {
-  std::vector<std::size_t> out;
-  for (std::size_t k = 0; k < n; ++k)
-    if (k != left_out) out.push_back(k);
+std::vector<std::size_t> every(std::size_t n) {
+  std::vector<std::size_t> out(n);
+  for (std::size_t k = 0; k < n; ++k) out[k] = k;
   return out;
 }
 
-// Leave-one-out over the sizes inside the others' range: each rule's pick at the size left out.
+// The sizes whose value on `axis` is not `value`: a slice through a grid of sizes left out.
+std::vector<std::size_t> all_but_slice(const std::vector<measured_size>& m, std::size_t axis,
+                                       std::uint64_t value) {
+  std::vector<std::size_t> out;
+  for (std::size_t k = 0; k < m.size(); ++k)
+    if (m[k].sizes[axis] != value) out.push_back(k);
+  return out;
+}
+
+// Leave-one-out: each measured value of each axis left out in turn (the sizes at that value, a
+// slice through a grid; on one axis, the size itself), and each rule's pick, from the rest, at
+// every size left out that lies inside the rest's range. Leaving out one size of a grid would
+// leave its own value on every axis measured elsewhere: no cell around it to learn from.
 selector_check leave_one_out(const std::vector<measured_size>& m) {
   selector_check c;
   double sum_n = 0, sum_b = 0;
-  for (std::size_t h = 0; h < m.size(); ++h) {
-    const auto rest = all_but(m.size(), h);
-    const auto box = rest.empty() ? std::nullopt : bracket(m, rest, m[h].sizes);
-    if (!box) continue;
-    const auto cell = robust(m, rest, box->first, box->second);
-    if (!cell) continue;
-    const auto ln = m[h].loss(nearest(m, rest, m[h].sizes));
-    const auto lb = m[h].loss(cell->point);
-    if (!ln || !lb) continue;
-    ++c.sizes;
-    sum_n += *ln;
-    sum_b += *lb;
-    c.worst_loss_nearest = std::max(c.worst_loss_nearest, *ln);
-    c.worst_loss_between = std::max(c.worst_loss_between, *lb);
-  }
+  for (std::size_t h = 0; h < m.size(); ++h)
+    for (std::size_t axis = 0; axis < m[h].sizes.size(); ++axis) {
+      const auto rest = all_but_slice(m, axis, m[h].sizes[axis]);
+      const auto box = rest.empty() ? std::nullopt : bracket(m, rest, m[h].sizes);
+      if (!box) continue;
+      const auto cell = robust(m, rest, box->first, box->second);
+      if (!cell) continue;
+      const auto ln = m[h].loss(nearest(m, rest, m[h].sizes));
+      const auto lb = m[h].loss(cell->point);
+      if (!ln || !lb) continue;
+      ++c.sizes;
+      sum_n += *ln;
+      sum_b += *lb;
+      c.worst_loss_nearest = std::max(c.worst_loss_nearest, *ln);
+      c.worst_loss_between = std::max(c.worst_loss_between, *lb);
+    }
   if (c.sizes) {
     c.mean_loss_nearest = sum_n / static_cast<double>(c.sizes);
     c.mean_loss_between = sum_b / static_cast<double>(c.sizes);
@@ -145,7 +157,7 @@ std::vector<selector_cell> cells_of(const std::vector<measured_size>& m) {
   }
   // A slot per axis: 2j is the value j, 2j + 1 the gap above it.
   std::vector<std::size_t> slot(axes, 0);
-  const auto all = all_but(m.size(), m.size());
+  const auto all = every(m.size());
   std::vector<selector_cell> out;
   for (;;) {
     std::vector<std::uint64_t> low(axes), high(axes);

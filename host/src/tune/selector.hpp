@@ -33,12 +33,13 @@ struct selector_cell {
   double worst_loss = 0;  ///< its loss at the worst corner, against that corner's own best
 };
 
-/// How well a rule predicted the measured sizes it was not given (leave-one-out): each size
-/// inside the measured range taken out in turn, the rule fitted on the rest, and its pick timed
-/// at the size taken out, against that size's own best. Sizes where a rule's pick was not
+/// How well a rule predicted the measured sizes it was not given (leave-one-out): each measured
+/// value of each axis taken out in turn (on one axis, each size; on a grid, the slice of sizes
+/// at that value), the rule fitted on the rest, and its pick timed at each size taken out that
+/// lies inside the rest's range, against that size's own best. Sizes where a rule's pick was not
 /// measured are left out of both rules' figures.
 struct selector_check {
-  std::size_t sizes = 0;  ///< sizes counted
+  std::size_t sizes = 0;  ///< the picks judged (a size of a grid once per axis it is inside)
   double mean_loss_nearest = 0, worst_loss_nearest = 0;
   double mean_loss_between = 0, worst_loss_between = 0;
 };
