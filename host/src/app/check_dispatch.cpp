@@ -3,6 +3,7 @@
 #include "cli/options.hpp"
 #include "core/file_read.hpp"
 #include "process/command.hpp"
+#include "report/selector_export.hpp"
 #include "report/text_table.hpp"
 
 #include <unistd.h>
@@ -41,22 +42,32 @@ struct scratch_dir {
 
 }  // namespace
 
-dispatch_picks::dispatch_picks(const std::string& header,
+dispatch_picks::dispatch_picks(const std::string& header, const tune::tuning_space& space,
                                const std::vector<std::vector<std::uint64_t>>& sizes)
-    : header_(header) {
+    : header_(header), space_(&space) {
   const std::string text = read_regular_file_or_throw(header, std::uint64_t{16} << 20);
   // kernlab tune --export-header writes `constexpr const ID_config& ID_select(long long n, ...)`
-  // after `struct ID_config { long long AXIS; ... int PARAM; ... };`.
-  std::smatch m;
-  static const std::regex select_re(R"(constexpr const (\w+)_config& (\w+_select)\(([^)]*)\))");
-  if (!std::regex_search(text, m, select_re))
-    throw usage_error(header +
-                      ": no ID_select function in it (kernlab tune --export-header "
-                      "writes one for a tune over sizes alone)");
-  const std::string id = m[1];
-  function_ = m[2];
-  const auto axes = static_cast<std::size_t>(std::count(m[3].first, m[3].second, ',') +
-                                             (m[3].length() > 0 ? 1 : 0));
+  // after `struct ID_config { long long AXIS; ... int PARAM; ... };`, ID from the file's family
+  // and name; a header of several files has one of each per file.
+  const std::string id = c_identifier(space.family + "_" + space.name);
+  function_ = id + "_select";
+  static const std::regex select_re(R"(constexpr const \w+_config& (\w+_select)\(([^)]*)\))");
+  std::string found, args;
+  bool mine = false;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), select_re);
+       it != std::sregex_iterator() && !mine; ++it) {
+    mine = (*it)[1] == function_;
+    if (mine) args = (*it)[2];
+    found += (found.empty() ? "" : ", ") + (*it)[1].str();
+  }
+  if (!mine)
+    throw usage_error(header + ": no " + function_ + " in it (" +
+                      (found.empty() ? "kernlab tune --export-header writes one for a tune over "
+                                       "sizes alone"
+                                     : "it has " + found) +
+                      ")");
+  const auto axes =
+      static_cast<std::size_t>(std::count(args.begin(), args.end(), ',') + (args.empty() ? 0 : 1));
   std::vector<std::string> params;
   static const std::regex field_re(R"(\n  int (\w+);)");
   const auto body = text.find("struct " + id + "_config {");
@@ -112,8 +123,8 @@ dispatch_picks::dispatch_picks(const std::string& header,
   }
 }
 
-std::size_t dispatch_picks::point_at(const tune::tuning_space& space,
-                                     const std::vector<std::uint64_t>& sizes) const {
+std::size_t dispatch_picks::point_at(const std::vector<std::uint64_t>& sizes) const {
+  const tune::tuning_space& space = *space_;
   const auto& want = picks_.at(sizes);
   for (std::size_t p = 0; p < space.candidates.size(); ++p) {
     const auto& have = space.candidates[p].values;
@@ -126,7 +137,7 @@ std::size_t dispatch_picks::point_at(const tune::tuning_space& space,
   for (const auto& [name, v] : want)
     values += (values.empty() ? "" : " ") + name + "=" + std::to_string(v);
   throw usage_error(header_ + ": " + function_ + " picks " + values + ", which is no point of " +
-                    space.file + " (a header of another file, or the file changed since)");
+                    space.file + " (the file changed since the header was written?)");
 }
 
 void print_dispatch_check(std::ostream& os, const dispatch_picks& picks,
@@ -138,6 +149,7 @@ void print_dispatch_check(std::ostream& os, const dispatch_picks& picks,
   std::vector<double> losses;
   for (std::size_t k = 0; k < tunes.size() && k < picked.size(); ++k) {
     const tune::tune_outcome& t = tunes[k];
+    if (t.space != &picks.space()) continue;
     const tune::evaluation* best = t.best();
     const tune::evaluation* pick = nullptr;
     for (const auto& e : t.evaluations)

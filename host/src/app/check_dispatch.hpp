@@ -20,27 +20,29 @@ namespace kl::app {
 class dispatch_picks {
  public:
   /// Compiles a program around `header` with the host's C++ compiler ($CXX, else c++) that
-  /// prints ID_select's configuration at each of `sizes`, runs it, and reads what it printed.
-  /// Throws usage_error naming the header for one without a selector, one that does not compile
-  /// (with the compiler's first lines), or a selector over another number of axes than the sizes.
-  dispatch_picks(const std::string& header, const std::vector<std::vector<std::uint64_t>>& sizes);
+  /// prints `space`'s ID_select configuration (ID: its family and name, as --export-header
+  /// writes them) at each of `sizes`, runs it, and reads what it printed. Throws usage_error
+  /// naming the header for one without that selector (naming those it has), one that does not
+  /// compile (with the compiler's first lines), or a selector over another number of axes.
+  dispatch_picks(const std::string& header, const tune::tuning_space& space,
+                 const std::vector<std::vector<std::uint64_t>>& sizes);
 
-  /// The point of `space` the header picks at `sizes` (one of those given). Throws usage_error
-  /// naming the values where the space has no such point (the header is of another file, or the
-  /// file changed since).
-  std::size_t point_at(const tune::tuning_space& space,
-                       const std::vector<std::uint64_t>& sizes) const;
+  /// The point of the space the header picks at `sizes` (one of those given). Throws
+  /// usage_error naming the values where the space has no such point (the file changed since).
+  std::size_t point_at(const std::vector<std::uint64_t>& sizes) const;
+  const tune::tuning_space& space() const { return *space_; }
   const std::string& header() const { return header_; }
   const std::string& function() const { return function_; }  ///< e.g. "reduce_k_select"
 
  private:
   std::string header_, function_;
+  const tune::tuning_space* space_;
   std::map<std::vector<std::uint64_t>, std::vector<std::pair<std::string, std::int64_t>>> picks_;
 };
 
-/// The check's table: per tune (size), the header's pick and its median, the size's best and
-/// its median, and the pick's loss against that best; then the median and worst loss. `picked`
-/// holds each tune's picked point (in the order of `tunes`).
+/// The check's table for the picks' space: per tune of that space (a size), the header's pick
+/// and its median, the size's best and its median, and the pick's loss against that best; then
+/// the median and worst loss. `picked` holds each tune's picked point (in the order of `tunes`).
 void print_dispatch_check(std::ostream& os, const dispatch_picks& picks,
                           const std::vector<tune::tune_outcome>& tunes,
                           const std::vector<std::size_t>& picked);

@@ -182,13 +182,13 @@ class tune_run {
   // family's library; until Ctrl-C. kernlab check-dispatch: each search starts from the
   // header's pick at its size.
   void search() {
-    if (opt_.command.size() == 2 && opt_.command[0] == "check-dispatch") {
-      std::vector<std::vector<std::uint64_t>> sizes;
-      for (const auto& s : spaces_)
+    if (opt_.command.size() == 2 && opt_.command[0] == "check-dispatch")
+      for (const auto& s : spaces_) {
+        std::vector<std::vector<std::uint64_t>> sizes;
         for (const problem_config& config : configs_for(*families_.find(s.family), req_))
           sizes.push_back(config.shape());
-      picks_.emplace(opt_.command[1], sizes);
-    }
+        picks_.emplace(&s, dispatch_picks(opt_.command[1], s, sizes));
+      }
     start_up_s_ = seconds_since(started_);
     for (const auto& s : spaces_) {
       const family& fam = *families_.find(s.family);
@@ -242,10 +242,9 @@ class tune_run {
 
   // After a range tune: which rule the size selector learnt, and the evidence for it.
   void report_selectors() const {
-    if (picks_)
-      print_dispatch_check(std::cout, *picks_, tunes_, picked_);
-    else
-      print_selectors(std::cout, tunes_);
+    for (const auto& [space, picks] : picks_)
+      print_dispatch_check(std::cout, picks, tunes_, picked_);
+    if (picks_.empty()) print_selectors(std::cout, tunes_);
   }
 
   // 8. Outputs: the records (full-fidelity points and baselines) like a sweep's, with the tuning
@@ -483,8 +482,8 @@ class tune_run {
       if (model_rows_.size() > 1) outcomes[m].model = models_[m];
       // A size after others of the same space starts from their best points (exhaustive
       // measures every point anyway).
-      if (picks_)
-        outcomes[m].start_points = {picks_->point_at(s, config.shape())};
+      if (!picks_.empty())
+        outcomes[m].start_points = {picks_.at(&s).point_at(config.shape())};
       else if (opt_.strategy != "exhaustive")
         std::tie(outcomes[m].start_points, outcomes[m].started_from) =
             tune::warm_start(tunes_, outcomes[m]);
@@ -512,7 +511,7 @@ class tune_run {
       if (model_rows_.size() > 1) std::cout << "\n-- " << model.name << "\n";
       print_tune_table(std::cout, outcomes[m], model, table_);
       print_tune_best(std::cout, outcomes[m], model);
-      if (picks_) picked_.push_back(outcomes[m].start_points.front());
+      if (!picks_.empty()) picked_.push_back(outcomes[m].start_points.front());
       tunes_.push_back(std::move(outcomes[m]));
     }
     std::cout << std::flush;
@@ -561,8 +560,9 @@ class tune_run {
   std::vector<std::string> models_;     // the GPU models, when the run has several
   std::vector<row_source> model_rows_;  // one per model: its GPUs only
   tune::objective goal_ = tune::objective::time;
-  std::optional<dispatch_picks> picks_;  // kernlab check-dispatch: the header's picks
-  std::vector<std::size_t> picked_;      // ... and each tune's picked point, as tunes_
+  // kernlab check-dispatch: the header's picks for each space (spaces_ does not move).
+  std::map<const tune::tuning_space*, dispatch_picks> picks_;
+  std::vector<std::size_t> picked_;  // ... and each tune's picked point, as tunes_
   search_settings settings_;
   run_context ctx_;
   nlohmann::json provenance_;

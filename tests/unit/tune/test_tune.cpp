@@ -806,8 +806,18 @@ TEST(CheckDispatch, TheHeadersPickAgainstEachSizesBestReplayed) {
   const std::string plain = dir.write("plain.h", "int x;\n");
   const auto none = test::run_kernlab("check-dispatch " + plain + " --size 2000" + common);
   EXPECT_EQ(none.code, 2) << none.output;
-  EXPECT_NE(none.output.find(plain + ": no ID_select function in it"), std::string::npos)
+  EXPECT_NE(none.output.find(plain + ": no reduce_tsum_select in it (kernlab tune --export-header "
+                                     "writes one for a tune over sizes alone)"),
+            std::string::npos)
       << none.output;
+  // A header of another file: its selector is named, not taken.
+  const std::string other = dir.write(
+      "other.h", "constexpr const reduce_other_config& reduce_other_select(long long n) {}\n");
+  const auto wrong = test::run_kernlab("check-dispatch " + other + " --size 2000" + common);
+  EXPECT_EQ(wrong.code, 2) << wrong.output;
+  EXPECT_NE(wrong.output.find(other + ": no reduce_tsum_select in it (it has reduce_other_select)"),
+            std::string::npos)
+      << wrong.output;
   const auto missing =
       test::run_kernlab("check-dispatch " + dir.str() + "/nope.h --size 2000" + common);
   EXPECT_NE(missing.code, 0) << missing.output;
