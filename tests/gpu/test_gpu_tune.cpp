@@ -119,6 +119,35 @@ TEST(GpuTune, RacedPointsLieAboveTheBestByTheMarginAndTheBestIsTimedInFull) {
   }
 }
 
+// A range tune's header, checked on the GPU at sizes it was not tuned at: each size is tuned
+// with the header's pick first, and the table gives its loss against the size's best (never
+// below zero: the pick is one of the points that size's best is chosen from).
+TEST(GpuTune, ARangeTunesHeaderIsCheckedAtSizesItWasNotTunedAt) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("tune_gpu_dispatch");
+  test::write_tunable_reduce(dir, "tsum");
+  const std::string d = dir.str();
+  const std::string common = " --kernels-dir " + d +
+                             " --variant tsum --dtype int32 --strategy exhaustive --min-time 0 "
+                             "--timeout 0.2 --no-cache -j 1 --store " +
+                             d + "/store.jsonl";
+  const auto tuned =
+      test::run_kernlab("tune --size 2^16,2^20,2^24 --export-header " + d + "/dispatch.h" + common);
+  ASSERT_EQ(tuned.code, 0) << tuned.output;
+  EXPECT_NE(tuned.output.find("size selector: "), std::string::npos) << tuned.output;
+  const auto r = test::run_kernlab("check-dispatch " + d + "/dispatch.h --size 2^18,2^22" + common);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto at = r.output.find("== dispatch check: reduce_tsum_select of " + d + "/dispatch.h");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  std::smatch m;
+  const std::string rest = r.output.substr(at);
+  static const std::regex summary(
+      "the header's picks against each size's best: median \\+([0-9.]+)%, worst \\+([0-9.]+)% "
+      "\\(2 sizes\\)");
+  ASSERT_TRUE(std::regex_search(rest, m, summary)) << rest;
+  EXPECT_LE(std::stod(m[1]), std::stod(m[2]));
+}
+
 TEST(GpuTune, AKilledTuneResumesWithoutMeasuringWhatItStored) {
   KL_REQUIRE_GPU();
   test::temp_dir dir("tune_gpu_kill");
