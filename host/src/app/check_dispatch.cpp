@@ -86,7 +86,9 @@ dispatch_picks::dispatch_picks(const std::string& header, const tune::tuning_spa
   // A program that prints the pick at every size, one line each: the parameters' values.
   const scratch_dir dir;
   std::ostringstream cpp;
-  cpp << "#include \"" << fs::absolute(header).string() << "\"\n#include <cstdio>\nint main() {\n";
+  // The header's text as read, beside the program: its path may hold what an #include cannot.
+  std::ofstream((dir.path / "dispatch.h").string()) << text;
+  cpp << "#include \"dispatch.h\"\n#include <cstdio>\nint main() {\n";
   for (const auto& s : sizes) {
     cpp << "  {\n    const auto& c = " << function_ << "(";
     for (std::size_t i = 0; i < s.size(); ++i) cpp << (i ? ", " : "") << s[i] << "LL";
@@ -186,7 +188,8 @@ void print_dispatch_check(std::ostream& os, const dispatch_picks& picks,
   const std::size_t n = losses.size();
   const double median = n % 2 ? losses[n / 2] : (losses[n / 2 - 1] + losses[n / 2]) / 2;
   os << "the header's picks against each size's best: median " << fmt("%+.2f", median * 100)
-     << "%, worst " << fmt("%+.2f", losses.back() * 100) << "% (" << n << " sizes)\n";
+     << "%, worst " << fmt("%+.2f", losses.back() * 100) << "% (" << n
+     << (n == 1 ? " size)\n" : " sizes)\n");
 }
 
 }  // namespace kl::app
