@@ -57,6 +57,10 @@ std::string shortened(const std::string& args) {
   }
   if (!sized) out += matmul ? " --size 256" : " --size 2^20";
   if (has_word(args, "--pipeline")) return out + " --pipeline-runs 2";
+  // A tune (or a check of its header) without a budget: 20 points, not 100, still a ranked table.
+  if ((has_word(args, "tune") || has_word(args, "check-dispatch")) && !has_word(args, "--budget") &&
+      !has_word(args, "exhaustive"))
+    out += " --budget 20";
   return out + " --min-time 0 --timeout 0.2";
 }
 
@@ -82,6 +86,10 @@ TEST(GpuReadme, ShortenedKeepsWhatTheCommandShows) {
       " --family matmul --shape 4095x4097x1023 --variant warptile --min-time 0 --timeout 0.2");
   EXPECT_EQ(shortened(" --pipeline --variant qam256.vec2_stream --block 256 --size 2^27"),
             " --pipeline --variant qam256.vec2_stream --block 256 --size 2^20 --pipeline-runs 2");
+  EXPECT_EQ(shortened(" tune --variant reduce_tunable --size 2^10:2^26:*16"),
+            " tune --variant reduce_tunable --size 2^20 --budget 20 --min-time 0 --timeout 0.2");
+  EXPECT_EQ(shortened(" tune --variant tunable --budget 100 --size 2^24"),
+            " tune --variant tunable --budget 100 --size 2^20 --min-time 0 --timeout 0.2");
 }
 
 // Replays the shell blocks of the README and of every page of docs/ for real, in a scratch copy
@@ -117,9 +125,9 @@ TEST(GpuReadme, CommandsRunAndPrintTheirTables) {
     if (!sweep) continue;
     ++sweeps;
     // A tune's table ranks its points; a sweep's lists its variants.
-    EXPECT_TRUE(has_line_starting(r.output, has_word(c.text, "tune") ? "rank " : "variant "))
-        << c.line << "\n"
-        << r.output;
+    const bool tunes = has_word(c.text, "tune") || has_word(c.text, "check-dispatch");
+    EXPECT_TRUE(has_line_starting(r.output, tunes ? "rank " : "variant ")) << c.line << "\n"
+                                                                           << r.output;
     EXPECT_NE(r.output.find("median us"), std::string::npos) << c.line << "\n" << r.output;
     EXPECT_NE(r.output.find(" passed "), std::string::npos) << c.line << "\n" << r.output;
     EXPECT_TRUE(has_line_starting(r.output, "best: ")) << c.line << "\n" << r.output;
