@@ -43,6 +43,7 @@ struct scratch_dir {
 }  // namespace
 
 dispatch_picks::dispatch_picks(const std::string& header, const tune::tuning_space& space,
+                               const std::string& model,
                                const std::vector<std::vector<std::uint64_t>>& sizes)
     : header_(header), space_(&space) {
   const std::string text = read_regular_file_or_throw(header, std::uint64_t{16} << 20);
@@ -66,8 +67,17 @@ dispatch_picks::dispatch_picks(const std::string& header, const tune::tuning_spa
                                        "sizes alone"
                                      : "it has " + found) +
                       ")");
-  const auto axes =
-      static_cast<std::size_t>(std::count(args.begin(), args.end(), ',') + (args.empty() ? 0 : 1));
+  // A header of a tune over several GPU models selects by the model first: this GPU's.
+  const bool by_model = args.rfind("const char* model", 0) == 0;
+  const auto axes = static_cast<std::size_t>(std::count(args.begin(), args.end(), ',') +
+                                             (args.empty() || by_model ? 0 : 1));
+  std::string model_arg;
+  if (by_model) {
+    model_arg = "\"";
+    for (char ch : model)
+      model_arg += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
+    model_arg += "\", ";
+  }
   std::vector<std::string> params;
   static const std::regex field_re(R"(\n  int (\w+);)");
   const auto body = text.find("struct " + id + "_config {");
@@ -90,7 +100,7 @@ dispatch_picks::dispatch_picks(const std::string& header, const tune::tuning_spa
   std::ofstream((dir.path / "dispatch.h").string()) << text;
   cpp << "#include \"dispatch.h\"\n#include <cstdio>\nint main() {\n";
   for (const auto& s : sizes) {
-    cpp << "  {\n    const auto& c = " << function_ << "(";
+    cpp << "  {\n    const auto& c = " << function_ << "(" << model_arg;
     for (std::size_t i = 0; i < s.size(); ++i) cpp << (i ? ", " : "") << s[i] << "LL";
     cpp << ");\n    std::printf(\"";
     for (std::size_t i = 0; i < params.size(); ++i) cpp << (i ? " " : "") << "%d";

@@ -23,9 +23,11 @@ class dispatch_picks {
   /// prints `space`'s ID_select configuration (ID: its family and name, as --export-header
   /// writes them) at each of `sizes`, runs it, and reads what it printed. Throws usage_error
   /// naming the header for one without that selector (naming those it has), one that does not
-  /// compile (with the compiler's first lines), or a selector over another number of axes.
+  /// compile (with the compiler's first lines), or a selector over another number of axes. A
+  /// header of a tune over several GPU models is asked for `model`'s picks (the GPU the check
+  /// runs on).
   dispatch_picks(const std::string& header, const tune::tuning_space& space,
-                 const std::vector<std::vector<std::uint64_t>>& sizes);
+                 const std::string& model, const std::vector<std::vector<std::uint64_t>>& sizes);
 
   /// The point of the space the header picks at `sizes` (one of those given). Throws
   /// usage_error naming the values where the space has no such point (the file changed since).

@@ -187,7 +187,7 @@ class tune_run {
         std::vector<std::vector<std::uint64_t>> sizes;
         for (const problem_config& config : configs_for(*families_.find(s.family), req_))
           sizes.push_back(config.shape());
-        picks_.emplace(&s, dispatch_picks(opt_.command[1], s, sizes));
+        picks_.emplace(&s, dispatch_picks(opt_.command[1], s, device().name, sizes));
       }
     start_up_s_ = seconds_since(started_);
     for (const auto& s : spaces_) {

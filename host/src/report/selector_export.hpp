@@ -28,18 +28,21 @@ bool sizes_alone_differ(const std::vector<const tune::tune_outcome*>& tunes);
 
 /// `ID_select(sizes...)` for one file's tunes (ID_configs[] written before it): a measured size's
 /// own row; with the `between` rule, the cell's configuration for a size between measured ones
-/// (ID_cells[]); else the measured row nearest in log scale. A comment instead where the tunes
-/// differ in more than their sizes.
+/// (ID_cells[]); else the measured row nearest in log scale. For tunes over several GPU models,
+/// a table and a selector per model (ID_gpuK_configs[], ID_gpuK_select) and
+/// `ID_select(model, sizes...)`, which picks the model's by its name. A comment instead where the
+/// tunes differ in more than their sizes and models.
 void write_selector(std::ostream& h, const std::string& id,
                     const std::vector<const tune::tune_outcome*>& mine);
 
-/// The same selector as data: its rule, the table of measured sizes and their values, the cells,
-/// and the leave-one-out figures that chose the rule. Null where the tunes differ in more than
-/// their sizes.
-nlohmann::json selector_json(const std::string& file,
-                             const std::vector<const tune::tune_outcome*>& mine);
+/// The same selectors as data, one per GPU model ("model" given when there are several): the
+/// rule, the table of measured sizes and their values, the cells, and the leave-one-out figures
+/// that chose the rule. None where the tunes differ in more than their sizes and models.
+std::vector<nlohmann::json> selector_json(const std::string& file,
+                                          const std::vector<const tune::tune_outcome*>& mine);
 
-/// One line for the tune's output, after a range tune: the rule kept and why.
+/// For the tune's output after a range tune: a line per GPU model, the rule kept and why ("" for
+/// tunes of one size).
 std::string selector_summary(const std::vector<const tune::tune_outcome*>& mine);
 
 }  // namespace kl

@@ -367,8 +367,7 @@ nlohmann::json tuning_table_json(const std::vector<tune::tune_outcome>& tunes,
   // Per file tuned at sizes alone, the header's selector as data: the rule, its table and cells.
   nlohmann::json selectors = nlohmann::json::array();
   for (const auto& [file, mine] : by_file(tunes))
-    if (nlohmann::json sel = selector_json(file, mine); !sel.is_null())
-      selectors.push_back(std::move(sel));
+    for (auto& sel : selector_json(file, mine)) selectors.push_back(std::move(sel));
   return {{"format", "kernlab-tuning-table"},
           {"version", 1},
           {"provenance",
@@ -411,8 +410,9 @@ std::string tuning_header(const std::vector<tune::tune_outcome>& tunes, const cu
     for (const auto* t : mine) {
       const auto& r = t->best()->record;
       const auto [value, peak] = throughput(r, d);
-      h << "//   " << comment(t->config.describe()) << ": " << micros(r.timing->median_ms)
-        << " us (median of " << r.timing->samples << " samples";
+      h << "//   " << comment(t->config.describe() + (t->model.empty() ? "" : " on " + t->model))
+        << ": " << micros(r.timing->median_ms) << " us (median of " << r.timing->samples
+        << " samples";
       if (r.timing->has_ci())
         h << ", 95% CI +-" << fmt("%.2f", r.timing->ci_half_width() * 100) << "%";
       h << ", noise " << fmt("%.1f", r.timing->noise * 100) << "%), " << fmt("%.1f", value) << " "
@@ -432,7 +432,8 @@ std::string tuning_header(const std::vector<tune::tune_outcome>& tunes, const cu
         first = false;
       }
       for (const auto& [name, v] : s.candidates[t->best()->point].values) h << ", " << v;
-      h << "},  // " << comment(t->config.describe()) << "\n";
+      h << "},  // " << comment(t->config.describe() + (t->model.empty() ? "" : " on " + t->model))
+        << "\n";
     }
     h << "};\n";
     write_selector(h, id, mine);

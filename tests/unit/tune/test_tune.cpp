@@ -556,6 +556,52 @@ TEST(SizeSelector, OnAGridEachAxisValueIsLeftOutAsASlice) {
   EXPECT_EQ(r.code, 0) << r.output << "\n" << header;
 }
 
+// A tune over GPUs of two models: a table and a selector per model, and ID_select(model, sizes)
+// picking the model's by its name (a model not tuned gets the first's).
+TEST(SizeSelector, SeveralGpuModelsGetASelectorEachChosenByName) {
+  specialists_tune a;
+  std::vector<tune::tune_outcome> both;
+  for (auto t : a.f.tunes) {
+    t.model = "GPU \"A\"";
+    both.push_back(t);
+  }
+  for (auto t : a.f.tunes) {
+    t.model = "GPU B";
+    // On B, point 3 is the best everywhere.
+    for (auto& e : t.evaluations) e.record.timing->median_ms = e.point == 3 ? 0.5 : 1.0;
+    both.push_back(t);
+  }
+  const std::string header = tuning_header(both, a.f.device, a.f.ctx);
+  EXPECT_NE(header.find("reduce_k_gpu1_select"), std::string::npos) << header;
+  const auto& c = a.f.spaces[0].candidates;
+  const auto is = [&](const std::string& call, std::size_t point) {
+    std::string out;
+    for (const auto& [name, v] : c[point].values)
+      out += "static_assert(" + call + "." + name + " == " + std::to_string(v) + ");\n";
+    return out;
+  };
+  test::temp_dir dir("tune_header_models");
+  dir.write("tuned.h", header);
+  const std::string cpp = dir.write(
+      "use.cpp", "#include \"tuned.h\"\n" + is("reduce_k_select(\"GPU \\\"A\\\"\", 2048)", 5) +
+                     is("reduce_k_select(\"GPU \\\"A\\\"\", 1024)", 0) +
+                     is("reduce_k_select(\"GPU B\", 2048)", 3) +
+                     is("reduce_k_select(\"GPU B\", 1024)", 3) +
+                     is("reduce_k_select(\"GPU C\", 1024)", 0) + "int main() {}\n");
+  const auto r = test::run_command("c++ -std=c++17 -Wall -Werror -fsyntax-only " + cpp);
+  EXPECT_EQ(r.code, 0) << r.output << "\n" << header;
+  const auto sel = tuning_table_json(both, a.f.device, a.f.ctx).at("selectors");
+  ASSERT_EQ(sel.size(), 2u);
+  EXPECT_EQ(sel.at(0).at("model"), "GPU \"A\"");
+  EXPECT_EQ(sel.at(0).at("rule"), "between");
+  EXPECT_EQ(sel.at(1).at("model"), "GPU B");
+  EXPECT_EQ(sel.at(1).at("rule"), "nearest_log");
+  std::ostringstream os;
+  print_selectors(os, both);
+  EXPECT_NE(os.str().find("size selector on GPU \"A\": between"), std::string::npos) << os.str();
+  EXPECT_NE(os.str().find("size selector on GPU B: nearest_log"), std::string::npos) << os.str();
+}
+
 TEST(SizeSelector, TheHeaderAndTheJsonCarryTheCells) {
   const specialists_tune s;
   const std::string header = tuning_header(s.f.tunes, s.f.device, s.f.ctx);
@@ -826,6 +872,21 @@ TEST(CheckDispatch, TheHeadersPickAgainstEachSizesBestReplayed) {
   EXPECT_EQ(words.code, 2) << words.output;
   EXPECT_NE(words.output.find("usage: kernlab check-dispatch FILE.h"), std::string::npos)
       << words.output;
+  // A header of a tune over several GPU models is asked for this GPU's picks (the replay's:
+  // "Test GPU").
+  const std::string models = dir.write(
+      "models.h",
+      "struct reduce_tsum_config {\n  long long n;\n  int ITEMS;\n  int BLOCK;\n};\n"
+      "inline constexpr reduce_tsum_config reduce_tsum_rows[] = {{0, 1, 512}, {0, 8, 128}};\n"
+      "constexpr bool reduce_tsum_same(const char* a, const char* b) {\n"
+      "  while (*a && *a == *b) ++a, ++b;\n  return *a == *b;\n}\n"
+      "constexpr const reduce_tsum_config& reduce_tsum_select(const char* model, long long n) {\n"
+      "  return reduce_tsum_same(model, \"Test GPU\") && n > 0 ? reduce_tsum_rows[1] : "
+      "reduce_tsum_rows[0];\n}\n");
+  const auto by_model = test::run_kernlab("check-dispatch " + models + " --size 2000" + common);
+  ASSERT_EQ(by_model.code, 0) << by_model.output;
+  EXPECT_NE(by_model.output.find("int32 sum n=2000  ITEMS=8 BLOCK=128"), std::string::npos)
+      << by_model.output;
   // A shape where the header takes one size.
   const auto axes = test::run_kernlab("check-dispatch " + h + " --size 2000x3" + common);
   EXPECT_NE(axes.code, 0) << axes.output;
