@@ -2,11 +2,10 @@
 
 #include "cli/options.hpp"
 #include "core/file_read.hpp"
+#include "core/file_write.hpp"
 #include "process/command.hpp"
 #include "report/selector_export.hpp"
 #include "report/text_table.hpp"
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -29,11 +28,10 @@ std::string head_of(const std::string& path, int lines) {
   return out;
 }
 
-// A folder of its own for the program, removed with it.
+// A folder only this user may enter for the program (core/file_write.hpp), removed with it: the
+// program is run, so it must not be a path another user could have put something at.
 struct scratch_dir {
-  fs::path path =
-      fs::temp_directory_path() / ("kernlab-check-dispatch-" + std::to_string(::getpid()));
-  scratch_dir() { fs::create_directories(path); }
+  fs::path path = make_private_folder("kernlab-check-dispatch-");
   ~scratch_dir() {
     std::error_code ec;
     fs::remove_all(path, ec);
@@ -71,13 +69,7 @@ dispatch_picks::dispatch_picks(const std::string& header, const tune::tuning_spa
   const bool by_model = args.rfind("const char* model", 0) == 0;
   const auto axes = static_cast<std::size_t>(std::count(args.begin(), args.end(), ',') +
                                              (args.empty() || by_model ? 0 : 1));
-  std::string model_arg;
-  if (by_model) {
-    model_arg = "\"";
-    for (char ch : model)
-      model_arg += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
-    model_arg += "\", ";
-  }
+  const std::string model_arg = by_model ? c_string(model) + ", " : "";
   std::vector<std::string> params;
   static const std::regex field_re(R"(\n  int (\w+);)");
   const auto body = text.find("struct " + id + "_config {");

@@ -140,7 +140,15 @@ void write_one_selector(std::ostream& h, const std::string& id, const std::strin
     << "  return " << table << "_configs[best];\n}\n";
 }
 
-// A C string literal of `s`.
+}  // namespace
+
+std::string c_identifier(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
+  return out;
+}
+
 std::string c_string(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -154,15 +162,6 @@ std::string c_string(const std::string& s) {
       out += c;
   }
   return out + "\"";
-}
-
-}  // namespace
-
-std::string c_identifier(const std::string& s) {
-  std::string out;
-  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
-  return out;
 }
 
 std::vector<std::pair<std::string, std::uint64_t>> named_sizes(

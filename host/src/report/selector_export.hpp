@@ -18,6 +18,9 @@ namespace kl {
 /// A C identifier from a name: "my-kernel" -> "my_kernel".
 std::string c_identifier(const std::string& s);
 
+/// `s` as a C string literal: quotes, backslashes, '?' (trigraphs) and control characters escaped.
+std::string c_string(const std::string& s);
+
 /// The problem's axes as (name, value): the shape's dimensions by the family's names, or n.
 std::vector<std::pair<std::string, std::uint64_t>> named_sizes(
     const problem_config& c, const std::vector<std::string>& names);
