@@ -52,12 +52,6 @@ void write_cells(std::ostream& h, const std::string& id, const std::string& tabl
   h << "};\n";
 }
 
-// Whether two tunes differ in their sizes and GPU model alone.
-bool same_but_sizes_and_model(const tune::tune_outcome& a, tune::tune_outcome b) {
-  b.model = a.model;
-  return tune::same_but_sizes(a, b);
-}
-
 // The tunes a selector is made of: one group when they differ in their sizes alone; one per GPU
 // model (in the order first met) when they differ in their sizes and models alone; none else.
 std::vector<std::vector<const tune::tune_outcome*>> selector_groups(
@@ -66,7 +60,7 @@ std::vector<std::vector<const tune::tune_outcome*>> selector_groups(
   if (sizes_alone_differ(mine)) return {mine};
   std::vector<std::vector<const tune::tune_outcome*>> out;
   for (const auto* t : mine) {
-    if (!same_but_sizes_and_model(*mine.front(), *t)) return {};
+    if (!tune::same_but_sizes(*mine.front(), *t, true)) return {};
     auto it = std::find_if(out.begin(), out.end(),
                            [&](const auto& g) { return g.front()->model == t->model; });
     if (it == out.end()) it = out.insert(out.end(), std::vector<const tune::tune_outcome*>{});

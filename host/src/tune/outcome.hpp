@@ -109,8 +109,9 @@ struct tune_outcome {
 
 /// Whether two tunes are of the same space, GPU model and configuration but for their sizes (the
 /// same dtype, op, input, real axes and number of size axes): a range tune's neighbours, and the
-/// rows one size selector picks among.
-bool same_but_sizes(const tune_outcome& a, const tune_outcome& b);
+/// rows one size selector picks among. With `models_may_differ`, their GPU models may differ too
+/// (the tunes of a header with a selector per model).
+bool same_but_sizes(const tune_outcome& a, const tune_outcome& b, bool models_may_differ = false);
 
 /// A warm start for tuning `next`: the best points of the (at most two) tunes in `done` of the
 /// same space, GPU model and configuration but its sizes, nearest to `next`'s sizes in log scale

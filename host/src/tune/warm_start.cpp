@@ -20,9 +20,10 @@ double size_ratio(const problem_config& a, const problem_config& b) {
 
 }  // namespace
 
-bool same_but_sizes(const tune_outcome& a, const tune_outcome& b) {
-  return a.space == b.space && a.model == b.model && a.config.dtype == b.config.dtype &&
-         a.config.op == b.config.op && a.config.input_mode == b.config.input_mode &&
+bool same_but_sizes(const tune_outcome& a, const tune_outcome& b, bool models_may_differ) {
+  return a.space == b.space && (models_may_differ || a.model == b.model) &&
+         a.config.dtype == b.config.dtype && a.config.op == b.config.op &&
+         a.config.input_mode == b.config.input_mode &&
          a.config.named_axes_text() == b.config.named_axes_text() &&
          a.config.shape().size() == b.config.shape().size();
 }
