@@ -157,7 +157,7 @@ void print_tune_best(std::ostream& os, const tune::tune_outcome& t, const cuda::
     os << ", after " << fmt("%.1f", t.found_after_s()) << " s of " << fmt("%.1f", t.seconds)
        << " s";
   if (!t.started_from.empty()) {
-    os << " (a warm start from the best of ";
+    os << " (a warm start from the fastest points of ";
     for (std::size_t i = 0; i < t.started_from.size(); ++i)
       os << (i ? " and " : "") << t.started_from[i];
     os << ")";

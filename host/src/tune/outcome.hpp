@@ -56,8 +56,8 @@ struct tune_outcome {
   /// The GPU model searched, when a tune spans GPUs of several models (each is searched apart,
   /// on its own GPUs); "" for a tune over one model.
   std::string model;
-  /// A warm start: the points proposed first (the best points of the nearest sizes tuned before
-  /// in the same run), and those sizes' keys ("int32 sum n=4096"); empty for a cold start.
+  /// A warm start: the points proposed first (the fastest points of the nearest sizes tuned
+  /// before in the same run), and those sizes' keys ("int32 sum n=4096"); empty for a cold start.
   std::vector<std::size_t> start_points;
   std::vector<std::string> started_from;
 
@@ -113,10 +113,11 @@ struct tune_outcome {
 /// (the tunes of a header with a selector per model).
 bool same_but_sizes(const tune_outcome& a, const tune_outcome& b, bool models_may_differ = false);
 
-/// A warm start for tuning `next`: the best points of the (at most two) tunes in `done` of the
-/// same space, GPU model and configuration but its sizes, nearest to `next`'s sizes in log scale
-/// (the product over the axes of larger / smaller), nearest first; and their keys. Empty when
-/// none was tuned before.
+/// A warm start for tuning `next`, from the (at most two) tunes in `done` of the same space, GPU
+/// model and configuration but its sizes, nearest to `next`'s sizes in log scale (the product over
+/// the axes of larger / smaller): the points to propose first (the nearest's best, the second's
+/// best, then the nearest's three next fastest and the second's next fastest, each once), and
+/// those tunes' keys, nearest first. Empty when none was tuned before.
 std::pair<std::vector<std::size_t>, std::vector<std::string>> warm_start(
     const std::vector<tune_outcome>& done, const tune_outcome& next);
 

@@ -349,8 +349,8 @@ TEST(TuneReport, RacedPointsAreMarkedCountedAndNeverTheBest) {
 }
 
 // The best line says how soon the search got within 1% of the best, and from where a warm start
-// began; a size's warm start is the best points of the two nearest sizes tuned before it, of the
-// same space and configuration otherwise.
+// began; a size's warm start is the fastest points of the two nearest sizes tuned before it, of
+// the same space and configuration otherwise.
 TEST(TuneReport, AWarmStartFromTheNearestSizesAndWhenTheBestWasFound) {
   finished_tune f;
   std::ostringstream os;
@@ -379,7 +379,9 @@ TEST(TuneReport, AWarmStartFromTheNearestSizesAndWhenTheBestWasFound) {
   tune::tune_outcome next = f.tunes[0];
   next.config.axes = {{"N", std::uint64_t{1} << 18}};
   const auto [points, from] = tune::warm_start(done, next);
-  EXPECT_EQ(points, (std::vector<std::size_t>{1, 2}));  // 2^20 (4x), then 2^14 (16x)
+  // 2^20's best (4x away), 2^14's best (16x), then 2^20's runners-up in order (2 was proposed
+  // already, then 0) and 2^14's (1, already proposed).
+  EXPECT_EQ(points, (std::vector<std::size_t>{1, 2, 0}));
   EXPECT_EQ(from, (std::vector<std::string>{"int32 sum n=1048576", "int32 sum n=16384"}));
   // Another dtype, another space or the same size: no warm start from it.
   next.config.dtype = "float32";
@@ -391,7 +393,8 @@ TEST(TuneReport, AWarmStartFromTheNearestSizesAndWhenTheBestWasFound) {
   next.started_from = from;
   std::ostringstream warm;
   print_tune_best(warm, next, f.device);
-  EXPECT_NE(warm.str().find("(a warm start from the best of int32 sum n=1048576 and int32 sum "
+  EXPECT_NE(warm.str().find("(a warm start from the fastest points of int32 sum n=1048576 and "
+                            "int32 sum "
                             "n=16384)"),
             std::string::npos)
       << warm.str();
