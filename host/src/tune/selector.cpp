@@ -13,7 +13,7 @@ namespace {
 struct measured_size {
   std::vector<std::uint64_t> sizes;
   std::size_t best = 0;
-  std::map<std::size_t, double> value;  // point -> objective value; full, passed, not raced
+  std::map<std::size_t, double> value;  // point -> objective value; full and passed
   /// The point's loss against this size's best (0.02: 2 % slower); none where it was not measured.
   std::optional<double> loss(std::size_t point) const {
     const auto it = value.find(point);
@@ -216,8 +216,10 @@ size_selector fit_selector(const std::vector<const tune_outcome*>& tunes) {
     s.best = b->point;
     for (const auto& e : t->evaluations) {
       const double v = objective_value(e.record, t->goal);
-      if (e.level != fidelity::full || e.raced() || v == std::numeric_limits<double>::infinity())
-        continue;
+      // A raced point counts at its rough median: it lost to that size's best by the race's
+      // margin at least, and without it the corners of a cell tuned with a race (most points
+      // raced out) would share almost no point to choose from.
+      if (e.level != fidelity::full || v == std::numeric_limits<double>::infinity()) continue;
       // A point measured twice (a store answer and a run) counts at its better figure.
       auto [it, fresh] = s.value.emplace(e.point, v);
       if (!fresh) it->second = std::min(it->second, v);

@@ -508,6 +508,14 @@ TEST(SizeSelector, BetweenMeasuredSizesThePointLeastBadAtBothNeighboursWins) {
   EXPECT_EQ(sel.pick({100000}), specialists_tune::generalist);  // between 2^16 and 2^18
   EXPECT_EQ(sel.pick({100}), 0u);                               // outside: the nearest's best
   EXPECT_EQ(sel.pick({1u << 30}), 4u);
+  // Raced out at every size (a tune with --race: 2% behind, yet the margin set lower): the point
+  // still counts, at its rough figure, and the rule stays.
+  specialists_tune raced;
+  for (auto& t : raced.f.tunes)
+    t.evaluations[specialists_tune::generalist].record.timing->raced = true;
+  const tune::size_selector rough = tune::fit_selector(raced.tunes());
+  EXPECT_EQ(rough.rule, tune::selector_rule::between);
+  EXPECT_EQ(rough.pick({2048}), specialists_tune::generalist);
   // One point best everywhere: nothing to learn, the nearest rule stays.
   specialists_tune flat;
   for (auto& t : flat.f.tunes)
@@ -823,7 +831,10 @@ TEST(CheckDispatch, TheHeadersPickAgainstEachSizesBestReplayed) {
     for (const auto& p : parse_header(test::read_file(file), file).points)
       for (unsigned block : {128u, 256u, 512u}) {
         if (block * p.point.at(0).second > 2048) continue;
-        result_record r = passed_record(p.name, block, 1.0 + 0.01 * std::abs(i++ - best));
+        result_record r = passed_record(p.name, block, 1.0 + 0.01 * std::abs(i - best));
+        // 8000's pick (4000's best) was raced out there: a rough figure, shown and marked.
+        r.timing->raced = n == 8000 && i == target.at(4000);
+        ++i;
         r.variant = p;
         r.config = problem_config{"int32", "sum", "exact", 12345, {{"N", n}}};
         sweep.results.push_back(r);
@@ -848,6 +859,10 @@ TEST(CheckDispatch, TheHeadersPickAgainstEachSizesBestReplayed) {
   EXPECT_NE(table.find("int32 sum n=8000"), std::string::npos) << table;
   EXPECT_NE(table.find("the header's picks against each size's best: median +2.00%, worst +2.00% "
                        "(2 sizes)"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("+2.00%  (raced)"), std::string::npos) << table;
+  EXPECT_NE(table.find("(raced): 1 of the picks were raced out in the tune replayed"),
             std::string::npos)
       << table;
 
