@@ -20,6 +20,7 @@
 #include "runner/tune_search.hpp"
 #include "spec/names.hpp"
 #include "tune/outcome.hpp"
+#include "tune/selector.hpp"
 #include "tune/space.hpp"
 #include "tune/store.hpp"
 #include "tune/strategy.hpp"
@@ -450,6 +451,9 @@ class tune_run {
     t.seed = opt_.seed;
     t.budget_seconds = opt_.budget_seconds;
     t.replayed_from = opt_.replay_path;
+    t.sm_count = device_ ? device_->sm_count : replay_ ? replay_->device.sm_count : 0;
+    auto& g = grids_[{&s, config.dtype}];  // the selector's waves rule's, for every size
+    t.grids = g ? g : g = tune::point_grids(s, fam.spec().grid_dims, config.dtype, t.sm_count);
     // Without a budget in evaluations the space's size bounds the search (a time budget may end
     // it sooner); without any budget, 100 evaluations (exhaustive: all of them).
     const bool whole = opt_.budget_seconds > 0 || opt_.strategy == "exhaustive";
@@ -550,6 +554,8 @@ class tune_run {
   run_request req_;
   std::vector<const registry_entry*> sources_;
   std::optional<cuda::device_info> device_;
+  using grids = std::shared_ptr<const std::vector<tune::point_grid>>;
+  mutable std::map<std::pair<const tune::tuning_space*, std::string>, grids> grids_;  // a cache
   std::string no_device_;
   std::vector<tune::tuning_space> spaces_;
   std::unique_ptr<replay_file> replay_;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
+#include <set>
 
 namespace kl {
 namespace {
@@ -52,6 +54,109 @@ void write_cells(std::ostream& h, const std::string& id, const std::string& tabl
   h << "};\n";
 }
 
+// The waves rule's part of a header: every point of the space as a configuration, its resident
+// blocks, its time at each measured size (0: not measured there), and TABLE_blocks(p, sizes...),
+// the blocks of its grid, from the grid's expressions with the point's constants. Points whose
+// grids read alike share one case.
+void write_waves(std::ostream& h, const std::string& id, const std::string& table,
+                 const tune::size_selector& sel,
+                 const std::vector<std::pair<std::string, std::uint64_t>>& axes,
+                 const tune::tuning_space& s) {
+  const std::size_t points = s.candidates.size();
+  std::vector<std::pair<std::string, std::uint64_t>> none;
+  for (const auto& [name, v] : axes) none.emplace_back(name, 0);
+  h << "// Every point of the space (its sizes 0), for the waves rule.\ninline constexpr " << id
+    << "_config " << table << "_points[] = {\n";
+  for (std::size_t p = 0; p < points; ++p) {
+    h << "    ";
+    write_row(h, none, s, p);
+    h << ",\n";
+  }
+  h << "};\n// Each point's blocks resident at once on the GPU tuned (0: not known).\n"
+    << "inline constexpr long long " << table << "_resident[] = {";
+  for (std::size_t p = 0; p < points; ++p) h << (p ? ", " : "") << sel.waves.resident[p];
+  h << "};\n// Each point's time (us) at each row of " << table
+    << "_configs (0: not measured there).\ninline constexpr double " << table << "_times[]["
+    << points << "] = {\n";
+  for (const auto& values : sel.values) {
+    h << "    {";
+    for (std::size_t p = 0; p < points; ++p) {
+      const auto it = values.find(p);
+      h << (p ? ", " : "")
+        << (it == values.end() ? std::string("0") : fmt("%.6g", it->second * 1e3));
+    }
+    h << "},\n";
+  }
+  h << "};\n"
+    << "constexpr long long " << table << "_ceil_div(long long a, long long b) {\n"
+    << "  return a / b + (a % b != 0 && (a < 0) == (b < 0) ? 1 : 0);\n}\n"
+    << "constexpr long long " << table
+    << "_min(long long a, long long b) { return a < b ? a : b; }\n"
+    << "constexpr long long " << table
+    << "_max(long long a, long long b) { return a < b ? b : a; }\n"
+    << "constexpr long long " << table << "_sqrt(long long a) {\n  long long r = 0;\n"
+    << "  while ((r + 1) <= a / (r + 1)) ++r;\n  return r;\n}\n";
+  // Each point's case body; points with the same body share it.
+  const std::regex call(R"(\b(ceil_div|min|max|sqrt)\s*\()"), word(R"([A-Za-z_][A-Za-z0-9_]*)");
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> bodies;
+  for (std::size_t p = 0; p < points; ++p) {
+    const tune::point_grid& g = sel.waves.grids[p];
+    if (g.dims.empty() || sel.waves.resident[p] <= 0) continue;
+    std::string product, body;
+    std::set<std::string> used;
+    for (const auto& d : g.dims) {
+      product +=
+          (product.empty() ? "(" : " * (") + std::regex_replace(d, call, table + "_$1(") + ")";
+      for (std::sregex_iterator it(d.begin(), d.end(), word), end; it != end; ++it)
+        used.insert(it->str());
+    }
+    // A name the header does not know (a family's own launch variable): no blocks for it here,
+    // as the fit had none (wave_table::efficiency).
+    const auto& names = sel.waves.axis_names;  // the grid's names of the sizes
+    const bool known = std::all_of(used.begin(), used.end(), [&](const std::string& name) {
+      return name == "RESIDENT_BLOCKS" || g.constants.count(name) || name == "ceil_div" ||
+             name == "min" || name == "max" || name == "sqrt" ||
+             std::find(names.begin(), names.end(), name) != names.end();
+    });
+    if (!known) continue;
+    for (const auto& name : used)
+      if (const auto a = std::find(names.begin(), names.end(), name); a != names.end()) {
+        const std::string param =
+            c_identifier(axes[static_cast<std::size_t>(a - names.begin())].first);
+        if (param != name) body += "const long long " + name + " = " + param + "; ";
+      } else if (name == "RESIDENT_BLOCKS")
+        body += "const long long RESIDENT_BLOCKS = " + table + "_resident[p]; ";
+      else if (const auto c = g.constants.find(name); c != g.constants.end())
+        body += "const long long " + name + " = " + std::to_string(c->second) + "; ";
+    body += "return " + product + ";";
+    auto it =
+        std::find_if(bodies.begin(), bodies.end(), [&](const auto& b) { return b.first == body; });
+    if (it == bodies.end()) it = bodies.insert(bodies.end(), {body, {}});
+    it->second.push_back(p);
+  }
+  h << "constexpr long long " << table << "_blocks(unsigned long p";
+  std::string args;
+  for (const auto& [name, v] : axes) {
+    h << ", long long " << c_identifier(name);
+    args += ", " + c_identifier(name);
+  }
+  h << ") {\n";
+  for (const auto& [name, v] : axes) h << "  static_cast<void>(" << c_identifier(name) << ");\n";
+  h << "  switch (p) {\n";
+  for (const auto& [body, ps] : bodies) {
+    for (std::size_t i = 0; i < ps.size(); ++i)
+      h << (i % 8 ? " " : i ? "\n    " : "    ") << "case " << ps[i] << ":";
+    h << " {\n      " << body << "\n    }\n";
+  }
+  h << "    default:\n      return 0;\n  }\n}\n"
+    << "// How full the point's last wave of blocks is at these sizes (0: not known).\n"
+    << "constexpr double " << table << "_fill(unsigned long p";
+  for (const auto& [name, v] : axes) h << ", long long " << c_identifier(name);
+  h << ") {\n  const long long b = " << table << "_blocks(p" << args << "), w = " << table
+    << "_resident[p];\n  if (b <= 0 || w <= 0) return 0;\n"
+    << "  return static_cast<double>(b) / (static_cast<double>((b + w - 1) / w) * w);\n}\n";
+}
+
 // The tunes a selector is made of: one group when they differ in their sizes alone; one per GPU
 // model (in the order first met) when they differ in their sizes and models alone; none else.
 std::vector<std::vector<const tune::tune_outcome*>> selector_groups(
@@ -75,7 +180,9 @@ void write_one_selector(std::ostream& h, const std::string& id, const std::strin
                         const std::vector<const tune::tune_outcome*>& mine, bool& cell_struct) {
   const tune::size_selector sel = tune::fit_selector(mine);
   const bool cells = sel.rule == tune::selector_rule::between && !sel.cells.empty();
+  const bool waves = sel.rule == tune::selector_rule::waves;
   const auto axes = named_sizes(mine.front()->config, mine.front()->axis_names);
+  if (waves) write_waves(h, id, table, sel, axes, *mine.front()->space);
   if (cells && !cell_struct) {
     write_cell_struct(h, id, axes);
     cell_struct = true;
@@ -90,10 +197,19 @@ void write_one_selector(std::ostream& h, const std::string& id, const std::strin
       << percent(sel.check.mean_loss_nearest)
       << " with the nearest size's best); outside\n// the measured range, the measured one "
       << "nearest in log scale, the first on a tie.\n";
+  else if (waves)
+    h << "a measured size's own row; else, of the points\n"
+      << "// measured at the size nearest in log scale, the least time there scaled by how full "
+         "the\n"
+      << "// point's last wave of blocks is there against here (left out in turn, "
+      << sel.check.sizes << " measured sizes\n// inside the others' range lost a mean "
+      << percent(sel.check.mean_loss_waves) << " with it, " << percent(sel.check.mean_loss_nearest)
+      << " with the nearest size's best, " << percent(sel.check.mean_loss_between)
+      << " with the\n// cells' rule).\n";
   else
     h << "the measured one nearest in log scale (the\n"
       << "// product over the axes of larger / smaller), the first on a tie.\n";
-  if (!cells && sel.check.sizes > 0)
+  if (!cells && !waves && sel.check.sizes > 0)
     h << "// (Left out in turn, " << sel.check.sizes
       << " measured sizes inside the others' range lost "
       << "a mean " << percent(sel.check.mean_loss_nearest) << " with it, "
@@ -130,8 +246,26 @@ void write_one_selector(std::ostream& h, const std::string& id, const std::strin
     << "    const double d = 1";
   for (const auto& [name, v] : axes)
     h << " * " << table << "_ratio(" << c_identifier(name) << ", c." << c_identifier(name) << ")";
-  h << ";\n    if (i == 0 || d < best_d) {\n      best = i;\n      best_d = d;\n    }\n  }\n"
-    << "  return " << table << "_configs[best];\n}\n";
+  h << ";\n    if (i == 0 || d < best_d) {\n      best = i;\n      best_d = d;\n    }\n  }\n";
+  if (waves) {
+    std::string at, here;
+    for (const auto& [name, v] : axes) {
+      at += ", c." + c_identifier(name);
+      here += ", " + c_identifier(name);
+    }
+    h << "  const " << id << "_config& c = " << table << "_configs[best];\n"
+      << "  if (best_d == 1) return c;\n"
+      << "  unsigned long pick = 0;\n  double pick_time = 0;\n"
+      << "  for (unsigned long p = 0; p < sizeof " << table << "_resident / sizeof " << table
+      << "_resident[0]; ++p) {\n"
+      << "    const double t = " << table << "_times[best][p], there = " << table << "_fill(p" << at
+      << "),\n                 here = " << table << "_fill(p" << here << ");\n"
+      << "    if (t <= 0 || there <= 0 || here <= 0) continue;\n"
+      << "    if (pick_time == 0 || t * there / here < pick_time) {\n"
+      << "      pick = p;\n      pick_time = t * there / here;\n    }\n  }\n"
+      << "  if (pick_time > 0) return " << table << "_points[pick];\n";
+  }
+  h << "  return " << table << "_configs[best];\n}\n";
 }
 
 }  // namespace
@@ -250,25 +384,52 @@ nlohmann::json selector_json_of(const std::string& file,
                      {"values", values_of(c.point)},
                      {"worst_loss", c.worst_loss}});
   const bool between = sel.rule == tune::selector_rule::between;
-  return {{"variant", s.family + "." + s.name},
-          {"file", file},
-          {"rule", tune::to_string(sel.rule)},
-          {"rule_text",
-           std::string(between ? "a measured size's own row; between measured sizes, the cell's "
-                                 "values (least bad at the cell's corners); outside them, "
-                               : "") +
-               "the row whose sizes are nearest in log scale (the product over the axes of "
-               "larger / smaller), the first on a tie"},
-          {"table", table},
-          {"cells", cells},
-          {"leave_one_out",
-           {{"sizes", sel.check.sizes},
-            {"nearest_log",
-             {{"mean_loss", sel.check.mean_loss_nearest},
-              {"worst_loss", sel.check.worst_loss_nearest}}},
-            {"between",
-             {{"mean_loss", sel.check.mean_loss_between},
-              {"worst_loss", sel.check.worst_loss_between}}}}}};
+  const bool waves = sel.rule == tune::selector_rule::waves;
+  nlohmann::json out = {
+      {"variant", s.family + "." + s.name},
+      {"file", file},
+      {"rule", tune::to_string(sel.rule)},
+      {"rule_text",
+       std::string(between ? "a measured size's own row; between measured sizes, the cell's "
+                             "values (least bad at the cell's corners); outside them, "
+                   : waves ? "a measured size's own row; else, of the points in `waves` measured "
+                             "at the row nearest in log scale, the least time there times its "
+                             "fill there / its fill at the sizes asked (fill: blocks / (ceil("
+                             "blocks / resident) * resident), blocks the product of the grid's "
+                             "expressions); failing that, "
+                           : "") +
+           "the row whose sizes are nearest in log scale (the product over the axes of "
+           "larger / smaller), the first on a tie"},
+      {"table", table},
+      {"cells", cells},
+      {"leave_one_out",
+       {{"sizes", sel.check.sizes},
+        {"nearest_log",
+         {{"mean_loss", sel.check.mean_loss_nearest},
+          {"worst_loss", sel.check.worst_loss_nearest}}},
+        {"between",
+         {{"mean_loss", sel.check.mean_loss_between},
+          {"worst_loss", sel.check.worst_loss_between}}}}}};
+  if (sel.check.waves)
+    out["leave_one_out"]["waves"] = {{"mean_loss", sel.check.mean_loss_waves},
+                                     {"worst_loss", sel.check.worst_loss_waves}};
+  if (waves) {
+    nlohmann::json points = nlohmann::json::array();
+    for (std::size_t p = 0; p < s.candidates.size(); ++p) {
+      nlohmann::json times = nlohmann::json::array();
+      for (const auto& values : sel.values) {
+        const auto it = values.find(p);
+        times.push_back(it == values.end() ? nlohmann::json() : nlohmann::json(it->second * 1e3));
+      }
+      points.push_back({{"values", values_of(p)},
+                        {"grid", sel.waves.grids[p].dims},
+                        {"constants", sel.waves.grids[p].constants},
+                        {"resident", sel.waves.resident[p]},
+                        {"times_us", times}});
+    }
+    out["waves"] = points;
+  }
+  return out;
 }
 
 }  // namespace
@@ -289,7 +450,11 @@ std::string summary_of(const std::vector<const tune::tune_outcome*>& mine,
          "size's best lost a mean " +
          percent(c.mean_loss_nearest) + ", worst " + percent(c.worst_loss_nearest) +
          "; the point least bad at its neighbours lost a mean " + percent(c.mean_loss_between) +
-         ", worst " + percent(c.worst_loss_between) + ")";
+         ", worst " + percent(c.worst_loss_between) +
+         (c.waves ? "; the nearest size's times scaled wave by wave lost a mean " +
+                        percent(c.mean_loss_waves) + ", worst " + percent(c.worst_loss_waves)
+                  : std::string()) +
+         ")";
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <limits>
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,6 +41,13 @@ struct evaluation {
   bool raced() const { return record.timing && record.timing->raced; }
 };
 
+/// A point's launch grid as its file declares it (`grid_dims`): what the size selector's `waves`
+/// rule needs to count the point's blocks at sizes it was not measured at.
+struct point_grid {
+  std::vector<std::string> dims;                  ///< expressions over the axes and `constants`
+  std::map<std::string, std::int64_t> constants;  ///< BLOCK, TSIZE and the point's parameters
+};
+
 struct tune_outcome {
   const tuning_space* space = nullptr;
   problem_config config;
@@ -60,6 +69,10 @@ struct tune_outcome {
   /// before in the same run), and those sizes' keys ("int32 sum n=4096"); empty for a cold start.
   std::vector<std::size_t> start_points;
   std::vector<std::string> started_from;
+  /// Each point's grid (by point; empty dims where the family plans the launch or it is not
+  /// known), shared by the tunes of one space; null when none was given. And the GPU's SMs.
+  std::shared_ptr<const std::vector<point_grid>> grids;
+  int sm_count = 0;
 
   /// The passed evaluation at full fidelity with the least objective value: the fastest, or the
   /// one with the least energy per operation (brief or raced ones only when no full one has a

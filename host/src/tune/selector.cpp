@@ -1,6 +1,10 @@
 #include "tune/selector.hpp"
 
+#include "spec/dtypes.hpp"
+#include "spec/expression.hpp"
+
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
@@ -28,10 +32,10 @@ double ratio(std::uint64_t a, std::uint64_t b) {
   return x > y ? x / y : y / x;
 }
 
-// The best of the size in `among` nearest to `at` in log scale (the product over the axes of
-// larger / smaller), the first on a tie.
-std::size_t nearest(const std::vector<measured_size>& m, const std::vector<std::size_t>& among,
-                    const std::vector<std::uint64_t>& at) {
+// The size in `among` nearest to `at` in log scale (the product over the axes of larger /
+// smaller), the first on a tie.
+std::size_t nearest_size(const std::vector<measured_size>& m, const std::vector<std::size_t>& among,
+                         const std::vector<std::uint64_t>& at) {
   std::size_t out = among.front();
   double best_d = std::numeric_limits<double>::infinity();
   for (std::size_t k : among) {
@@ -39,7 +43,34 @@ std::size_t nearest(const std::vector<measured_size>& m, const std::vector<std::
     for (std::size_t i = 0; i < at.size(); ++i) d *= ratio(at[i], m[k].sizes[i]);
     if (d < best_d) best_d = d, out = k;
   }
-  return m[out].best;
+  return out;
+}
+
+// The best of that size.
+std::size_t nearest(const std::vector<measured_size>& m, const std::vector<std::size_t>& among,
+                    const std::vector<std::uint64_t>& at) {
+  return m[nearest_size(m, among, at)].best;
+}
+
+// The waves rule: among the points measured at the nearest size, the least time predicted at
+// `at`, each time scaled by its last wave's fullness there against at `at`; none when no point's
+// fullness is known at both.
+std::optional<std::size_t> by_waves(const std::vector<measured_size>& m,
+                                    const std::vector<std::size_t>& among,
+                                    const std::vector<std::uint64_t>& at, const wave_table& w) {
+  const measured_size& from = m[nearest_size(m, among, at)];
+  std::optional<std::size_t> out;
+  double out_time = 0;
+  for (const auto& [point, v] : from.value) {
+    const double there = w.efficiency(point, from.sizes), here = w.efficiency(point, at);
+    if (there <= 0 || here <= 0) continue;
+    const double predicted = v * there / here;
+    if (!out || predicted < out_time) {
+      out = point;
+      out_time = predicted;
+    }
+  }
+  return out;
 }
 
 // On each axis, the nearest values of `among`'s sizes at or below and at or above `at`; none when
@@ -119,9 +150,10 @@ std::vector<std::size_t> all_but_slice(const std::vector<measured_size>& m, std:
 // slice through a grid; on one axis, the size itself), and each rule's pick, from the rest, at
 // every size left out that lies inside the rest's range. Leaving out one size of a grid would
 // leave its own value on every axis measured elsewhere: no cell around it to learn from.
-selector_check leave_one_out(const std::vector<measured_size>& m) {
+selector_check leave_one_out(const std::vector<measured_size>& m, const wave_table& w) {
   selector_check c;
-  double sum_n = 0, sum_b = 0;
+  c.waves = !w.empty();
+  double sum_n = 0, sum_b = 0, sum_w = 0;
   for (std::size_t h = 0; h < m.size(); ++h)
     for (std::size_t axis = 0; axis < m[h].sizes.size(); ++axis) {
       const auto rest = all_but_slice(m, axis, m[h].sizes[axis]);
@@ -137,11 +169,23 @@ selector_check leave_one_out(const std::vector<measured_size>& m) {
       sum_b += *lb;
       c.worst_loss_nearest = std::max(c.worst_loss_nearest, *ln);
       c.worst_loss_between = std::max(c.worst_loss_between, *lb);
+      // The waves rule is judged at every such size or not at all.
+      const auto pw = c.waves ? by_waves(m, rest, m[h].sizes, w) : std::nullopt;
+      const auto lw = pw ? m[h].loss(*pw) : std::nullopt;
+      c.waves = c.waves && lw;
+      if (!c.waves) continue;
+      sum_w += *lw;
+      c.worst_loss_waves = std::max(c.worst_loss_waves, *lw);
     }
+  c.waves = c.waves && c.sizes > 0;
   if (c.sizes) {
     c.mean_loss_nearest = sum_n / static_cast<double>(c.sizes);
     c.mean_loss_between = sum_b / static_cast<double>(c.sizes);
   }
+  if (c.waves)
+    c.mean_loss_waves = sum_w / static_cast<double>(c.sizes);
+  else
+    c.worst_loss_waves = 0;
   return c;
 }
 
@@ -175,10 +219,53 @@ std::vector<selector_cell> cells_of(const std::vector<measured_size>& m) {
   }
 }
 
+// The tunes' wave table: the first tune's grids, and each point's resident blocks from the
+// first row that measured its occupancy; empty without grids or a GPU's SM count.
+wave_table waves_of(const std::vector<const tune_outcome*>& tunes) {
+  const tune_outcome& first = *tunes.front();
+  wave_table w;
+  if (!first.grids || first.sm_count <= 0) return w;
+  w.axis_names = first.axis_names;  // the sizes' names, then the family's other launch names
+  w.axis_names.resize(std::min(w.axis_names.size(), first.config.shape().size()));
+  w.grids = *first.grids;
+  w.resident.assign(w.grids.size(), 0);
+  for (const tune_outcome* t : tunes)
+    for (const auto& e : t->evaluations)
+      if (e.point < w.resident.size() && w.resident[e.point] == 0 && e.record.occupancy &&
+          e.record.occupancy->blocks_per_sm > 0)
+        w.resident[e.point] =
+            static_cast<std::int64_t>(e.record.occupancy->blocks_per_sm) * first.sm_count;
+  return w;
+}
+
 }  // namespace
 
 const char* to_string(selector_rule r) {
-  return r == selector_rule::between ? "between" : "nearest_log";
+  return r == selector_rule::between ? "between"
+         : r == selector_rule::waves ? "waves"
+                                     : "nearest_log";
+}
+
+double wave_table::efficiency(std::size_t point, const std::vector<std::uint64_t>& sizes) const {
+  if (point >= grids.size() || point >= resident.size() || resident[point] <= 0 ||
+      grids[point].dims.empty() || sizes.size() != axis_names.size())
+    return 0;
+  std::map<std::string, std::int64_t> vars = grids[point].constants;
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    vars[axis_names[i]] = static_cast<std::int64_t>(sizes[i]);
+  vars["RESIDENT_BLOCKS"] = resident[point];
+  double blocks = 1;
+  try {
+    for (const auto& d : grids[point].dims) {
+      const std::int64_t v = evaluate(d, vars);
+      if (v <= 0) return 0;
+      blocks *= static_cast<double>(v);
+    }
+  } catch (const std::exception&) {
+    return 0;  // a name the grid needs that is not known here (a family's own launch variable)
+  }
+  const double w = static_cast<double>(resident[point]);
+  return blocks / (std::ceil(blocks / w) * w);
 }
 
 std::size_t size_selector::pick(const std::vector<std::uint64_t>& at) const {
@@ -196,9 +283,32 @@ std::size_t size_selector::pick(const std::vector<std::uint64_t>& at) const {
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     m[k].sizes = sizes[k];
     m[k].best = best[k];
+    if (rule == selector_rule::waves) m[k].value = values[k];
     all.push_back(k);
   }
+  if (rule == selector_rule::waves)
+    if (const auto p = by_waves(m, all, at, waves)) return *p;
   return nearest(m, all, at);
+}
+
+std::shared_ptr<const std::vector<point_grid>> point_grids(
+    const tuning_space& space, const std::vector<std::string>& family_grid_dims,
+    const std::string& dtype, int sm_count) {
+  auto out = std::make_shared<std::vector<point_grid>>(space.candidates.size());
+  for (std::size_t p = 0; p < space.candidates.size(); ++p) {
+    const variant_descriptor& d = space.candidates[p].entry->descriptor;
+    point_grid& g = (*out)[p];
+    g.constants = {{"TSIZE", static_cast<std::int64_t>(data_dtype_size(dtype))},
+                   {"BLOCK", space.candidates[p].block},
+                   {"SM_COUNT", sm_count}};
+    try {
+      for (const auto& [name, text] : d.params) g.constants[name] = evaluate(text, g.constants);
+      g.dims = d.grid_dims.empty() ? family_grid_dims : d.grid_dims;
+    } catch (const std::exception&) {
+      g.dims.clear();  // a param of the sizes: no grid to count at other sizes
+    }
+  }
+  return out;
 }
 
 size_selector fit_selector(const std::vector<const tune_outcome*>& tunes) {
@@ -232,8 +342,16 @@ size_selector fit_selector(const std::vector<const tune_outcome*>& tunes) {
     out.sizes.push_back(s.sizes);
     out.best.push_back(s.best);
   }
-  out.check = leave_one_out(m);
-  if (out.check.sizes > 0 && out.check.mean_loss_between < out.check.mean_loss_nearest) {
+  const wave_table w = waves_of(tunes);
+  out.check = leave_one_out(m, w);
+  const selector_check& c = out.check;
+  const bool between = c.sizes > 0 && c.mean_loss_between < c.mean_loss_nearest;
+  const bool waves = c.waves && c.mean_loss_waves < c.mean_loss_nearest;
+  if (waves && (!between || c.mean_loss_waves < c.mean_loss_between)) {
+    out.rule = selector_rule::waves;
+    for (const auto& s : m) out.values.push_back(s.value);
+    out.waves = w;
+  } else if (between) {
     out.rule = selector_rule::between;
     out.cells = cells_of(m);
   }

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 
@@ -524,6 +525,82 @@ TEST(SizeSelector, BetweenMeasuredSizesThePointLeastBadAtBothNeighboursWins) {
   EXPECT_EQ(plain.rule, tune::selector_rule::nearest_log);
   EXPECT_TRUE(plain.cells.empty());
   EXPECT_EQ(plain.pick({2048}), 3u);
+}
+
+// Times that go by waves of blocks: point 0 cuts N into tiles of 1000, point 1 into tiles of 1500,
+// and a wave (4 resident blocks) costs 1.0 and 1.45. At 6000 point 0 needs a second wave, point 1
+// one; at 8000 point 1's second wave is a quarter empty. The nearest size's best misses both;
+// scaling the nearest size's times by how full each point's last wave is finds them. Left out in
+// turn, the waves rule wins, and the header computes its pick from the grids.
+TEST(SizeSelector, TheWavesRuleScalesTheNearestSizesTimesByHowFullTheLastWaveIs) {
+  finished_tune f;
+  const tune::tune_outcome first = f.tunes[0];
+  f.tunes.clear();
+  auto grids = std::make_shared<std::vector<tune::point_grid>>(f.spaces[0].candidates.size());
+  (*grids)[0] = {{"ceil_div(N, TILE)"}, {{"TILE", 1000}}};
+  (*grids)[1] = {{"ceil_div(N, TILE)"}, {{"TILE", 1500}}};
+  const auto waves = [](double n, double tile) { return std::ceil(std::ceil(n / tile) / 4); };
+  for (const std::uint64_t n : {4000u, 6000u, 8000u, 12000u, 16000u}) {
+    tune::tune_outcome t = first;
+    t.config.axes = {{"N", n}};
+    t.axis_names = {"N"};
+    t.grids = grids;
+    t.sm_count = 4;
+    t.evaluations.clear();
+    for (std::size_t p = 0; p < 2; ++p) {
+      const auto& c = f.spaces[0].candidates[p];
+      tune::evaluation e;
+      e.point = p;
+      e.record = passed_record(c.entry->descriptor.name, c.block,
+                               p == 0 ? waves(n, 1000) : 1.45 * waves(n, 1500));
+      e.record.occupancy = occupancy_info{1, 0.5};  // 1 block per SM, 4 SMs
+      t.evaluations.push_back(e);
+    }
+    f.tunes.push_back(t);
+  }
+  std::vector<const tune::tune_outcome*> tunes;
+  for (const auto& t : f.tunes) tunes.push_back(&t);
+  const tune::size_selector sel = tune::fit_selector(tunes);
+  EXPECT_TRUE(sel.check.waves);
+  EXPECT_EQ(sel.rule, tune::selector_rule::waves);
+  EXPECT_NEAR(sel.check.mean_loss_waves, 0, 1e-9);
+  EXPECT_GT(sel.check.mean_loss_nearest, 0.1);
+  EXPECT_NEAR(sel.waves.efficiency(1, {8000}), 0.75, 1e-12);  // 6 blocks in 2 waves of 4
+  EXPECT_EQ(sel.pick({5000}), 1u);   // 6000's times: point 0's second wave is 5/8 full here
+  EXPECT_EQ(sel.pick({7000}), 0u);   // 8000's
+  EXPECT_EQ(sel.pick({12000}), 1u);  // measured: its own best
+  // Without the grids (a family that plans its launch), no waves rule.
+  for (auto& t : f.tunes) t.grids.reset();
+  EXPECT_FALSE(tune::fit_selector(tunes).check.waves);
+  for (auto& t : f.tunes) t.grids = grids;
+  // The header picks the same at compile time.
+  const std::string header = tuning_header(f.tunes, f.device, f.ctx);
+  // The grid says N where the header's selector says n.
+  EXPECT_NE(header.find("reduce_k_blocks(unsigned long p, long long n)"), std::string::npos)
+      << header;
+  EXPECT_NE(header.find("const long long N = n; const long long TILE = 1500; return "
+                        "(reduce_k_ceil_div(N, TILE));"),
+            std::string::npos)
+      << header;
+  test::temp_dir dir("tune_header_waves");
+  dir.write("tuned.h", header);
+  const auto& c = f.spaces[0].candidates;
+  std::string checks;
+  for (const auto& [at, p] : {std::pair{5000, 1}, {7000, 0}, {12000, 1}, {100000, 0}})
+    for (const auto& [name, v] : c[static_cast<std::size_t>(p)].values)
+      checks += "static_assert(reduce_k_select(" + std::to_string(at) + ")." + name +
+                " == " + std::to_string(v) + ");\n";
+  const std::string cpp =
+      dir.write("use.cpp", "#include \"tuned.h\"\n" + checks + "int main() {}\n");
+  const auto r = test::run_command("c++ -std=c++17 -Wall -Wextra -Werror -fsyntax-only " + cpp);
+  EXPECT_EQ(r.code, 0) << r.output << "\n" << header;
+  // And the JSON carries what the rule needs.
+  const auto j = tuning_table_json(f.tunes, f.device, f.ctx).at("selectors").at(0);
+  EXPECT_EQ(j.at("rule"), "waves");
+  EXPECT_EQ(j.at("waves").at(0).at("grid").at(0), "ceil_div(N, TILE)");
+  EXPECT_EQ(j.at("waves").at(1).at("resident"), 4);
+  EXPECT_EQ(j.at("waves").at(1).at("times_us").size(), 5u);
+  EXPECT_TRUE(j.at("leave_one_out").contains("waves"));
 }
 
 // A grid of shapes (M x N): leaving out one size would leave its M and its N measured elsewhere,
