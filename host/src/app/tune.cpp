@@ -472,9 +472,7 @@ class tune_run {
                    const std::vector<const registry_entry*>& baselines,
                    const problem_config& config) {
     const tune::tune_outcome t = outcome_for(s, fam, config);
-    tune::strategy_options so;
-    so.seed = opt_.seed;
-    so.budget = t.budget;
+    tune::strategy_options so{opt_.seed, t.budget};
     // One search per GPU model (one in all but a tune over several models), side by side, each
     // with the same strategy and seed.
     std::vector<tune::tune_outcome> outcomes(model_rows_.size(), t);
@@ -484,13 +482,15 @@ class tune_run {
     const tune_search::row_callback on_row = [this](const result_record& r) { row_done(r); };
     for (std::size_t m = 0; m < model_rows_.size(); ++m) {
       if (model_rows_.size() > 1) outcomes[m].model = models_[m];
-      // A size after others of the same space starts from their best points (exhaustive
-      // measures every point anyway).
-      if (!picks_.empty())
+      // A size after others of the same space starts from their fastest points and knows
+      // what the nearest measured (exhaustive measures every point anyway).
+      if (!picks_.empty()) {
         outcomes[m].start_points = {picks_.at(&s).point_at(config.shape())};
-      else if (opt_.strategy != "exhaustive")
+      } else if (opt_.strategy != "exhaustive") {
         std::tie(outcomes[m].start_points, outcomes[m].started_from) =
             tune::warm_start(tunes_, outcomes[m]);
+        so.prior = tune::prior_of(tunes_, outcomes[m]);
+      }
       so.start_points = outcomes[m].start_points;
       strategies.push_back(tune::make_strategy(opt_.strategy, s.space, so));
       searches.push_back(std::make_unique<tune_search>(outcomes[m], *strategies[m], settings_,

@@ -38,7 +38,8 @@ class bayes final : public strategy_base {
         features_(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(d)) =
             steps > 0 ? space_.points[i][d] / steps : 0.0;
       }
-    design();
+    learn_prior();
+    if (prior_.size() == 0) design();
   }
   const char* name() const override { return "bayes"; }
 
@@ -54,6 +55,30 @@ class bayes final : public strategy_base {
   // Batches are chosen among this many points of largest expected improvement (or 4 per point
   // of the batch, if more), on which the kriging believer's updates are exact and cheap.
   static constexpr std::size_t shortlist_min = 64;
+
+  // A neighbouring size's times (strategy_options::prior), when there are enough to model: a
+  // process fitted to them gives every point a prior mean of log(time), and its length-scales
+  // are the first ones here. This size's model then learns only how it differs (the residual,
+  // whose mean absorbs the sizes' difference in scale), and needs no design of its own: the
+  // warm start's points and the expected improvement under the prior take its place.
+  void learn_prior() {
+    std::vector<std::size_t> points;
+    std::vector<double> logs;
+    for (const auto& [point, value] : options_.prior)
+      if (point < space_.points.size() && value > 0 && std::isfinite(value)) {
+        points.push_back(point);
+        logs.push_back(std::log(value));
+      }
+    if (points.size() < min_design) return;
+    const Eigen::MatrixXd x = rows(points);
+    const Eigen::VectorXd y =
+        Eigen::Map<const Eigen::VectorXd>(logs.data(), static_cast<Eigen::Index>(logs.size()));
+    const gp_hyperparameters fitted = gaussian_process::fit(x, y, nullptr);
+    Eigen::VectorXd variance;
+    gaussian_process(x, y, fitted).predict(features_, prior_, variance);
+    hyper_ = fitted;
+    fitted_with_ = min_design;  // the first refit on this size's own residuals at 10 points
+  }
 
   // A space-filling start (greedy maximin over random candidates): a random design leaves holes
   // and clusters that cost the first fit dearly when it is a handful of points.
@@ -99,7 +124,7 @@ class bayes final : public strategy_base {
     std::vector<std::size_t> timed;  // successful, in the order observed
     for (const std::size_t p : ledger_.order(fidelity::full))
       if (!failed(ledger_.value(p, fidelity::full))) timed.push_back(p);
-    if (timed.size() < 3) {
+    if (timed.size() < (prior_.size() ? 1 : 3)) {
       // Ahead of the design's last results: wait for them rather than draw at random.
       if (!pending_proposals().empty()) return out;
       // Nothing to model yet (the design failed): more random points until some succeed.
@@ -119,7 +144,8 @@ class bayes final : public strategy_base {
     const Eigen::MatrixXd x = rows(timed);
     Eigen::VectorXd y(static_cast<Eigen::Index>(timed.size()));
     for (std::size_t i = 0; i < timed.size(); ++i)
-      y[static_cast<Eigen::Index>(i)] = std::log(ledger_.value(timed[i], fidelity::full));
+      y[static_cast<Eigen::Index>(i)] =
+          std::log(ledger_.value(timed[i], fidelity::full)) - prior_at(timed[i]);
     if (!hyper_ || static_cast<double>(timed.size()) >= refit_growth * fitted_with_) {
       hyper_ = gaussian_process::fit(x, y, hyper_ ? &*hyper_ : nullptr);
       fitted_with_ = static_cast<double>(timed.size());
@@ -127,10 +153,15 @@ class bayes final : public strategy_base {
     const gaussian_process model(x, y, *hyper_);
     // The incumbent is the best posterior mean at a timed point, not the best time: with noisy
     // times the luckiest sample would make every improvement look smaller than it is.
-    double best = model.fitted().minCoeff();
+    Eigen::VectorXd fitted = model.fitted();
+    for (std::size_t i = 0; i < timed.size(); ++i)
+      fitted[static_cast<Eigen::Index>(i)] += prior_at(timed[i]);
+    double best = fitted.minCoeff();
 
     Eigen::VectorXd mean, variance;
     model.predict(rows(candidates), mean, variance);
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+      mean[static_cast<Eigen::Index>(i)] += prior_at(candidates[i]);
     std::vector<double> ei(candidates.size());
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const auto k = static_cast<Eigen::Index>(i);
@@ -153,7 +184,11 @@ class bayes final : public strategy_base {
       if (p.level == fidelity::full) chosen_points.push_back(p.point);
     const std::size_t believed = chosen_points.size();
     Eigen::VectorXd believed_mean, believed_variance;
-    if (believed > 0) model.predict(rows(chosen_points), believed_mean, believed_variance);
+    if (believed > 0) {
+      model.predict(rows(chosen_points), believed_mean, believed_variance);
+      for (std::size_t i = 0; i < believed; ++i)
+        believed_mean[static_cast<Eigen::Index>(i)] += prior_at(chosen_points[i]);
+    }
     for (const std::size_t s : shortlist) chosen_points.push_back(candidates[s]);
     const std::size_t all = chosen_points.size();
     Eigen::MatrixXd cov = model.covariance(rows(chosen_points));
@@ -200,7 +235,13 @@ class bayes final : public strategy_base {
     return out;
   }
 
+  // The prior mean of log(time) at a point: 0 without a prior.
+  double prior_at(std::size_t point) const {
+    return prior_.size() ? prior_[static_cast<Eigen::Index>(point)] : 0.0;
+  }
+
   Eigen::MatrixXd features_;  ///< per point, each value index divided by the parameter's steps
+  Eigen::VectorXd prior_;     ///< per point, the prior mean of log(time); empty without a prior
   std::vector<proposal> design_;
   std::optional<gp_hyperparameters> hyper_;
   double fitted_with_ = 0;  ///< successful observations at the last fit

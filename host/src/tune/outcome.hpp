@@ -134,4 +134,10 @@ bool same_but_sizes(const tune_outcome& a, const tune_outcome& b, bool models_ma
 std::pair<std::vector<std::size_t>, std::vector<std::string>> warm_start(
     const std::vector<tune_outcome>& done, const tune_outcome& next);
 
+/// What the nearest of those tunes measured: each passed full-fidelity evaluation's point and
+/// objective value (a raced one's rough figure too), for strategy_options::prior; empty when none
+/// was tuned before.
+std::vector<std::pair<std::size_t, double>> prior_of(const std::vector<tune_outcome>& done,
+                                                     const tune_outcome& next);
+
 }  // namespace kl::tune

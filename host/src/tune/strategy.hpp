@@ -87,6 +87,9 @@ struct strategy_options {
   /// points of neighbouring problem sizes). They count against the budget like any other, and
   /// the strategy then goes on knowing their results.
   std::vector<std::size_t> start_points = {};
+  /// What a neighbouring problem size measured (point, time), for the strategies that model the
+  /// space (bayes: the model's prior mean, and its first length-scales); the others ignore it.
+  std::vector<std::pair<std::size_t, double>> prior = {};
 };
 
 class strategy {

@@ -76,4 +76,21 @@ std::pair<std::vector<std::size_t>, std::vector<std::string>> warm_start(
   return out;
 }
 
+std::vector<std::pair<std::size_t, double>> prior_of(const std::vector<tune_outcome>& done,
+                                                     const tune_outcome& next) {
+  const tune_outcome* near = nullptr;
+  for (const auto& t : done)
+    if (same_but_sizes(t, next) && t.best() && t.config.shape() != next.config.shape() &&
+        (!near || size_ratio(t.config, next.config) < size_ratio(near->config, next.config)))
+      near = &t;
+  std::vector<std::pair<std::size_t, double>> out;
+  if (!near) return out;
+  for (const auto& e : near->evaluations) {
+    const double v = objective_value(e.record, near->goal);
+    if (e.level == fidelity::full && v != std::numeric_limits<double>::infinity())
+      out.emplace_back(e.point, v);
+  }
+  return out;
+}
+
 }  // namespace kl::tune
