@@ -384,9 +384,14 @@ TEST(TuneReport, AWarmStartFromTheNearestSizesAndWhenTheBestWasFound) {
   // already, then 0) and 2^14's (1, already proposed).
   EXPECT_EQ(points, (std::vector<std::size_t>{1, 2, 0}));
   EXPECT_EQ(from, (std::vector<std::string>{"int32 sum n=1048576", "int32 sum n=16384"}));
+  // Bayes's prior: all the nearest size (2^20) measured that passed (point 3 failed).
+  const auto prior = tune::prior_of(done, next);
+  ASSERT_EQ(prior.size(), 3u);
+  EXPECT_EQ(prior[1], (std::pair<std::size_t, double>{1, 0.1}));
   // Another dtype, another space or the same size: no warm start from it.
   next.config.dtype = "float32";
   EXPECT_TRUE(tune::warm_start(done, next).first.empty());
+  EXPECT_TRUE(tune::prior_of(done, next).empty());
   next = f.tunes[0];
   next.config.axes = {{"N", std::uint64_t{1} << 10}};
   EXPECT_EQ(tune::warm_start(done, next).second.front(), "int32 sum n=16384");
