@@ -5,6 +5,7 @@
 #include "app/scaffold.hpp"
 #include "app/sweep.hpp"
 #include "app/tune.hpp"
+#include "cli/option_table.hpp"
 #include "cli/options.hpp"
 #include "core/errors.hpp"
 #include "core/interrupt.hpp"
@@ -69,10 +70,12 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (!opt.command.empty()) {
-    if (opt.command[0] == "tune" || opt.command[0] == "check-dispatch")
-      return kl::app::tune_command(opt, argc, argv);
-    if (opt.command[0] == "new") return kl::app::new_command(opt, argv[0]);
-    return opt.command[0] == "cache" ? kl::app::cache_command(opt) : kl::app::results_command(opt);
+    switch (kl::cli::find_command(opt.command[0])->runs) {  // the parser knows every word
+      case kl::cli::mode::tune: return kl::app::tune_command(opt, argc, argv);
+      case kl::cli::mode::scaffold: return kl::app::new_command(opt, argv[0]);
+      case kl::cli::mode::cache: return kl::app::cache_command(opt);
+      default: return kl::app::results_command(opt);
+    }
   }
   return kl::app::sweep_command(opt, argc, argv);
 }

@@ -45,6 +45,13 @@ std::string dtype_words() {
   return out;
 }
 
+// The command words (cli::command_words), as a shell list.
+std::string command_names() {
+  std::string out;
+  for (const auto& w : cli::command_words()) out += (out.empty() ? "" : " ") + std::string(w.name);
+  return out;
+}
+
 std::string bash_script() {
   std::string options, folders;
   for (const auto& o : option_words()) options += (options.empty() ? "" : " ") + o.name;
@@ -78,7 +85,9 @@ std::string bash_script() {
      << options
      << "\" -- \"$cur\"))\n"
         "  elif [[ $COMP_CWORD -eq 1 ]]; then\n"
-        "    COMPREPLY=($(compgen -W \"tune check-dispatch compare plot cache new\" -- \"$cur\"))\n"
+        "    COMPREPLY=($(compgen -W \""
+     << command_names()
+     << "\" -- \"$cur\"))\n"
         "  elif [[ $COMP_CWORD -eq 2 && \"${COMP_WORDS[1]}\" == cache ]]; then\n"
         "    COMPREPLY=($(compgen -W \"info clear prune\" -- \"$cur\"))\n"
         "  else\n"
@@ -129,7 +138,8 @@ std::string zsh_script() {
     if (o.takes_value) os << ":value:" << zsh_action(o.name);
     os << "'\n";
   }
-  os << "    '1: :(tune check-dispatch compare plot cache new)'\n"
+  os << "    '1: :(" << command_names()
+     << ")'\n"
         "    '*: :->rest'\n"
         "  )\n"
         "  _arguments -s $args && return\n"

@@ -6,10 +6,8 @@
 
 #include <boost/program_options.hpp>
 
-#include <map>
 #include <set>
 #include <sstream>
-#include <utility>
 
 namespace po = boost::program_options;
 
@@ -18,50 +16,8 @@ namespace kl {
 using cli::make_description;
 
 std::string command_help(const std::string& command) {
-  static const std::map<std::string, std::pair<cli::mode, const char*>> commands = {
-      {"compare",
-       {cli::mode::compare,
-        "usage: kernlab compare OLD.json NEW.json (or OLD_DIR NEW_DIR: their *.json paired by "
-        "name)\n"
-        "Pairs the rows of two results files by configuration and says which changed (their "
-        "intervals apart)\nand which regressed (changed, slower by more than --threshold %, or "
-        "no longer passing).\nExit 0: no regression; 1: a regression; 4: a file that cannot be "
-        "read, or no row in common.\n"}},
-      {"plot",
-       {cli::mode::plot,
-        "usage: kernlab plot [--roofline | --timeline] RESULTS.json [-o FILE.svg]\n"
-        "Draws a results file as an SVG: the roofline of a sweep, or the timeline of a "
-        "--pipeline run.\n"}},
-      {"cache",
-       {cli::mode::cache,
-        "usage: kernlab cache info|clear|prune [--cache-dir DIR] [--max-size SIZE]\n"
-        "The compile cache: what it holds, emptying it, or pruning it to a size (oldest "
-        "first).\n"}},
-      {"tune",
-       {cli::mode::tune,
-        "usage: kernlab tune --variant FILE [--strategy S] [--budget N|90s] [--size/--shape ...]\n"
-        "Searches a tunable kernel file's space (its tune: and require: lines) and ranks the "
-        "points\nit measured; docs/tuning.md tells the strategies and the store.\n"}},
-      {"check-dispatch",
-       {cli::mode::tune,
-        "usage: kernlab check-dispatch FILE.h --variant FILE --size SIZES [tune's options]\n"
-        "Measures the size selector of a header that kernlab tune --export-header wrote: at each "
-        "size\n(those not in the tune, most usefully) the file is tuned, the header's pick first, "
-        "and the pick's\nloss against that size's best is printed; docs/tuning.md.\n"}},
-      {"new",
-       {cli::mode::scaffold,
-        "usage: kernlab new family NAME [--kernels-dir DIR]\n"
-        "       kernlab new variant FAMILY NAME [--from VARIANT] [--kernels-dir DIR]\n"
-        "Writes files to start from, that compile, validate and are timed unchanged: a family "
-        "folder\n(family.toml, a reference and a first variant), or a variant copied from one of "
-        "the family's.\nThey go into DIR (the first --kernels-dir; default my_kernels); no file "
-        "is written over.\n"}}};
-  const auto it = commands.find(command);
-  if (it == commands.end())
-    throw usage_error(
-        "unknown command '" + command +
-        "' (kernlab tune, kernlab check-dispatch, kernlab compare, kernlab plot, kernlab cache, "
-        "kernlab new)");
+  const cli::command_word* word = cli::find_command(command);
+  if (!word) throw usage_error("unknown command '" + command + "' (" + cli::command_list() + ")");
   // The options that apply to this command, in --help's groups.
   po::options_description own("options of kernlab " + command);
   // Left out: the switches that make another command, and for the commands that read results
@@ -80,10 +36,10 @@ std::string command_help(const std::string& command) {
     if (other_commands.count(key) || (command != "tune" && command != "check-dispatch" &&
                                       command != "new" && kernel_folders.count(key)))
       continue;
-    if (cli::option_applies(key, it->second.first)) own.add(option);
+    if (cli::option_applies(key, word->runs)) own.add(option);
   }
   std::ostringstream os;
-  os << it->second.second << "\n" << own;
+  os << word->usage << "\n" << own;
   return os.str();
 }
 

@@ -248,6 +248,55 @@ const char* mode_name(mode m) {
   return "?";
 }
 
+const std::vector<command_word>& command_words() {
+  static const std::vector<command_word> words = {
+      {"tune", mode::tune,
+       "usage: kernlab tune --variant FILE [--strategy S] [--budget N|90s] [--size/--shape ...]\n"
+       "Searches a tunable kernel file's space (its tune: and require: lines) and ranks the "
+       "points\nit measured; docs/tuning.md tells the strategies and the store.\n"},
+      {"check-dispatch", mode::tune,
+       "usage: kernlab check-dispatch FILE.h --variant FILE --size SIZES [tune's options]\n"
+       "Measures the size selector of a header that kernlab tune --export-header wrote: at each "
+       "size\n(those not in the tune, most usefully) the file is tuned, the header's pick first, "
+       "and the pick's\nloss against that size's best is printed; docs/tuning.md.\n"},
+      {"compare", mode::compare,
+       "usage: kernlab compare OLD.json NEW.json (or OLD_DIR NEW_DIR: their *.json paired by "
+       "name)\n"
+       "Pairs the rows of two results files by configuration and says which changed (their "
+       "intervals apart)\nand which regressed (changed, slower by more than --threshold %, or "
+       "no longer passing).\nExit 0: no regression; 1: a regression; 4: a file that cannot be "
+       "read, or no row in common.\n"},
+      {"plot", mode::plot,
+       "usage: kernlab plot [--roofline | --timeline] RESULTS.json [-o FILE.svg]\n"
+       "Draws a results file as an SVG: the roofline of a sweep, or the timeline of a "
+       "--pipeline run.\n"},
+      {"cache", mode::cache,
+       "usage: kernlab cache info|clear|prune [--cache-dir DIR] [--max-size SIZE]\n"
+       "The compile cache: what it holds, emptying it, or pruning it to a size (oldest "
+       "first).\n"},
+      {"new", mode::scaffold,
+       "usage: kernlab new family NAME [--kernels-dir DIR]\n"
+       "       kernlab new variant FAMILY NAME [--from VARIANT] [--kernels-dir DIR]\n"
+       "Writes files to start from, that compile, validate and are timed unchanged: a family "
+       "folder\n(family.toml, a reference and a first variant), or a variant copied from one of "
+       "the family's.\nThey go into DIR (the first --kernels-dir; default my_kernels); no file "
+       "is written over.\n"}};
+  return words;
+}
+
+const command_word* find_command(const std::string& name) {
+  for (const auto& w : command_words())
+    if (name == w.name) return &w;
+  return nullptr;
+}
+
+std::string command_list() {
+  std::string out;
+  for (const auto& w : command_words())
+    out += (out.empty() ? "kernlab " : ", kernlab ") + std::string(w.name);
+  return out;
+}
+
 // Which modes each option applies to; an option not listed here applies everywhere (help,
 // version, config, the folders). One table, so that an option is never silently ignored: naming it
 // on the command line for a mode it does not apply to is a usage error.

@@ -32,6 +32,22 @@ enum class mode {
 /// "a sweep", "--list", "kernlab compare"...: a mode as messages name it.
 const char* mode_name(mode m);
 
+/// A command word (`kernlab WORD ...`): the mode it runs in, and the first lines of its --help.
+struct command_word {
+  const char* name;
+  mode runs;
+  const char* usage;
+};
+
+/// Every command word, in the order messages, --help and shell completion list them.
+const std::vector<command_word>& command_words();
+
+/// The command word `name`; null when there is none.
+const command_word* find_command(const std::string& name);
+
+/// The words as messages list them: "kernlab tune, kernlab check-dispatch, ..., kernlab new".
+std::string command_list();
+
 /// Whether option `key` (its long name) applies to `m`: listed for it, or listed for no mode.
 bool option_applies(const std::string& key, mode m);
 

@@ -288,11 +288,9 @@ void read_command_words(const po::variables_map& vm, cli_options& o) {
   else if (c == "tune" && o.command.size() > 1)
     throw usage_error("too many words on the command line: 'tune' takes options only (" +
                       o.command[1] + "?); name the kernel with --variant");
-  else if (c != "compare" && c != "plot" && c != "cache" && c != "tune" && c != "new" &&
-           c != "check-dispatch")
-    throw usage_error("unknown command '" + c +
-                      "' (kernlab tune, kernlab check-dispatch, kernlab compare, kernlab plot, "
-                      "kernlab cache, kernlab new; options start with --)");
+  else if (!cli::find_command(c))
+    throw usage_error("unknown command '" + c + "' (" + cli::command_list() +
+                      "; options start with --)");
   o.new_from = str(vm, "from", "");
   if (c == "new" && o.command[1] == "family" && vm.count("from"))
     throw usage_error("--from is for kernlab new variant: a new family starts from its skeleton");
@@ -519,18 +517,15 @@ void read_energy_and_profile(const po::variables_map& vm, const std::set<std::st
 
 // Which command this is.
 mode command_mode(const cli_options& o) {
-  return !o.command.empty()
-             ? (o.command[0] == "compare"                                    ? mode::compare
-                : o.command[0] == "plot"                                     ? mode::plot
-                : o.command[0] == "tune" || o.command[0] == "check-dispatch" ? mode::tune
-                : o.command[0] == "new"                                      ? mode::scaffold
-                                                                             : mode::cache)
-         : o.list         ? mode::list
-         : o.plan         ? mode::plan
-         : o.pipeline     ? mode::pipeline
-         : o.resources    ? mode::resources
-         : o.compile_only ? mode::compile_only
-                          : mode::sweep;
+  // An unknown word gets this far only with --help, whose command_help names it.
+  const cli::command_word* word = o.command.empty() ? nullptr : cli::find_command(o.command[0]);
+  return !o.command.empty() ? (word ? word->runs : mode::cache)
+         : o.list           ? mode::list
+         : o.plan           ? mode::plan
+         : o.pipeline       ? mode::pipeline
+         : o.resources      ? mode::resources
+         : o.compile_only   ? mode::compile_only
+                            : mode::sweep;
 }
 
 }  // namespace
