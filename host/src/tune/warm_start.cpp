@@ -39,6 +39,21 @@ std::vector<std::size_t> fastest_points(const tune_outcome& t, std::size_t k) {
   return out;
 }
 
+// The tunes in `done` of the same space, GPU model and configuration as `next` but its sizes,
+// with a best, nearest to `next` in log scale first (the first tuned on a tie); at most `k`.
+std::vector<const tune_outcome*> nearest_tunes(const std::vector<tune_outcome>& done,
+                                               const tune_outcome& next, std::size_t k) {
+  std::vector<const tune_outcome*> near;
+  for (const auto& t : done)
+    if (same_but_sizes(t, next) && t.best() && t.config.shape() != next.config.shape())
+      near.push_back(&t);
+  std::stable_sort(near.begin(), near.end(), [&](const tune_outcome* a, const tune_outcome* b) {
+    return size_ratio(a->config, next.config) < size_ratio(b->config, next.config);
+  });
+  if (near.size() > k) near.resize(k);
+  return near;
+}
+
 }  // namespace
 
 bool same_but_sizes(const tune_outcome& a, const tune_outcome& b, bool models_may_differ) {
@@ -51,14 +66,7 @@ bool same_but_sizes(const tune_outcome& a, const tune_outcome& b, bool models_ma
 
 std::pair<std::vector<std::size_t>, std::vector<std::string>> warm_start(
     const std::vector<tune_outcome>& done, const tune_outcome& next) {
-  std::vector<const tune_outcome*> near;
-  for (const auto& t : done)
-    if (same_but_sizes(t, next) && t.best() && t.config.shape() != next.config.shape())
-      near.push_back(&t);
-  std::stable_sort(near.begin(), near.end(), [&](const tune_outcome* a, const tune_outcome* b) {
-    return size_ratio(a->config, next.config) < size_ratio(b->config, next.config);
-  });
-  if (near.size() > 2) near.resize(2);
+  const auto near = nearest_tunes(done, next, 2);
   // Each neighbour's fastest points: the best of one size is often only among the first few of
   // the next (a recorded H200 range tune of reduce_tunable: the next size's optimum within 1% lay
   // at rank 0 to 4 of the nearest size's ranking, at rank 16 once in 11 sizes).
@@ -78,15 +86,11 @@ std::pair<std::vector<std::size_t>, std::vector<std::string>> warm_start(
 
 std::vector<std::pair<std::size_t, double>> prior_of(const std::vector<tune_outcome>& done,
                                                      const tune_outcome& next) {
-  const tune_outcome* near = nullptr;
-  for (const auto& t : done)
-    if (same_but_sizes(t, next) && t.best() && t.config.shape() != next.config.shape() &&
-        (!near || size_ratio(t.config, next.config) < size_ratio(near->config, next.config)))
-      near = &t;
   std::vector<std::pair<std::size_t, double>> out;
-  if (!near) return out;
-  for (const auto& e : near->evaluations) {
-    const double v = objective_value(e.record, near->goal);
+  const auto near = nearest_tunes(done, next, 1);
+  if (near.empty()) return out;
+  for (const auto& e : near.front()->evaluations) {
+    const double v = objective_value(e.record, near.front()->goal);
     if (e.level == fidelity::full && v != std::numeric_limits<double>::infinity())
       out.emplace_back(e.point, v);
   }
