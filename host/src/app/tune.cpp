@@ -441,7 +441,7 @@ class tune_run {
 
   // A tune's outcome before its search: what is searched, how, and its budget.
   tune::tune_outcome outcome_for(const tune::tuning_space& s, const family& fam,
-                                 const problem_config& config) const {
+                                 const problem_config& config) {
     tune::tune_outcome t;
     t.space = &s;
     t.config = config;
@@ -555,7 +555,7 @@ class tune_run {
   std::vector<const registry_entry*> sources_;
   std::optional<cuda::device_info> device_;
   using grids = std::shared_ptr<const std::vector<tune::point_grid>>;
-  mutable std::map<std::pair<const tune::tuning_space*, std::string>, grids> grids_;  // a cache
+  std::map<std::pair<const tune::tuning_space*, std::string>, grids> grids_;  // by space, dtype
   std::string no_device_;
   std::vector<tune::tuning_space> spaces_;
   std::unique_ptr<replay_file> replay_;

@@ -100,7 +100,7 @@ void write_waves(std::ostream& h, const std::string& id, const std::string& tabl
   const std::regex call(R"(\b(ceil_div|min|max|sqrt)\s*\()"), word(R"([A-Za-z_][A-Za-z0-9_]*)");
   std::vector<std::pair<std::string, std::vector<std::size_t>>> bodies;
   for (std::size_t p = 0; p < points; ++p) {
-    const tune::point_grid& g = sel.waves.grids[p];
+    const tune::point_grid& g = (*sel.waves.grids)[p];
     if (g.dims.empty() || sel.waves.resident[p] <= 0) continue;
     std::string product, body;
     std::set<std::string> used;
@@ -422,8 +422,8 @@ nlohmann::json selector_json_of(const std::string& file,
         times.push_back(it == values.end() ? nlohmann::json() : nlohmann::json(it->second * 1e3));
       }
       points.push_back({{"values", values_of(p)},
-                        {"grid", sel.waves.grids[p].dims},
-                        {"constants", sel.waves.grids[p].constants},
+                        {"grid", (*sel.waves.grids)[p].dims},
+                        {"constants", (*sel.waves.grids)[p].constants},
                         {"resident", sel.waves.resident[p]},
                         {"times_us", times}});
     }

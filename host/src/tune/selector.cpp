@@ -227,8 +227,8 @@ wave_table waves_of(const std::vector<const tune_outcome*>& tunes) {
   if (!first.grids || first.sm_count <= 0) return w;
   w.axis_names = first.axis_names;  // the sizes' names, then the family's other launch names
   w.axis_names.resize(std::min(w.axis_names.size(), first.config.shape().size()));
-  w.grids = *first.grids;
-  w.resident.assign(w.grids.size(), 0);
+  w.grids = first.grids;
+  w.resident.assign(w.grids->size(), 0);
   for (const tune_outcome* t : tunes)
     for (const auto& e : t->evaluations)
       if (e.point < w.resident.size() && w.resident[e.point] == 0 && e.record.occupancy &&
@@ -247,16 +247,17 @@ const char* to_string(selector_rule r) {
 }
 
 double wave_table::efficiency(std::size_t point, const std::vector<std::uint64_t>& sizes) const {
-  if (point >= grids.size() || point >= resident.size() || resident[point] <= 0 ||
-      grids[point].dims.empty() || sizes.size() != axis_names.size())
+  if (empty() || point >= grids->size() || point >= resident.size() || resident[point] <= 0 ||
+      (*grids)[point].dims.empty() || sizes.size() != axis_names.size())
     return 0;
-  std::map<std::string, std::int64_t> vars = grids[point].constants;
+  const point_grid& grid = (*grids)[point];
+  std::map<std::string, std::int64_t> vars = grid.constants;
   for (std::size_t i = 0; i < sizes.size(); ++i)
     vars[axis_names[i]] = static_cast<std::int64_t>(sizes[i]);
   vars["RESIDENT_BLOCKS"] = resident[point];
   double blocks = 1;
   try {
-    for (const auto& d : grids[point].dims) {
+    for (const auto& d : grid.dims) {
       const std::int64_t v = evaluate(d, vars);
       if (v <= 0) return 0;
       blocks *= static_cast<double>(v);

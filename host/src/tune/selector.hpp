@@ -35,9 +35,9 @@ const char* to_string(selector_rule r);  ///< "nearest_log", "between", "waves"
 /// GPU holds at once (blocks per SM times SMs, as measured); 0 where either is unknown.
 struct wave_table {
   std::vector<std::string> axis_names;  ///< the names the grids' expressions give the sizes
-  std::vector<point_grid> grids;        ///< by point
-  std::vector<std::int64_t> resident;   ///< by point
-  bool empty() const { return grids.empty(); }
+  std::shared_ptr<const std::vector<point_grid>> grids;  ///< by point (tune_outcome::grids)
+  std::vector<std::int64_t> resident;                    ///< by point
+  bool empty() const { return !grids || grids->empty(); }
   /// How full the point's last wave is at `sizes`: blocks / (waves * resident), in (0, 1]; 0 when
   /// unknown (no grid, no occupancy, an expression that does not evaluate there).
   double efficiency(std::size_t point, const std::vector<std::uint64_t>& sizes) const;
