@@ -202,10 +202,10 @@ void write_one_selector(std::ostream& h, const std::string& id, const std::strin
       << "// measured at the size nearest in log scale, the least time there scaled by how full "
          "the\n"
       << "// point's last wave of blocks is there against here (left out in turn, "
-      << sel.check.sizes << " measured sizes\n// inside the others' range lost a mean "
-      << percent(sel.check.mean_loss_waves) << " with it, " << percent(sel.check.mean_loss_nearest)
-      << " with the nearest size's best, " << percent(sel.check.mean_loss_between)
-      << " with the\n// cells' rule).\n";
+      << sel.check.sizes << " measured sizes\n// " << (sel.check.outside ? "outside" : "inside")
+      << " the others' range lost a mean " << percent(sel.check.mean_loss_waves) << " with it, "
+      << percent(sel.check.mean_loss_nearest) << " with the nearest size's best, "
+      << percent(sel.check.mean_loss_between) << " with the\n// cells' rule).\n";
   else
     h << "the measured one nearest in log scale (the\n"
       << "// product over the axes of larger / smaller), the first on a tie.\n";
@@ -404,6 +404,7 @@ nlohmann::json selector_json_of(const std::string& file,
       {"cells", cells},
       {"leave_one_out",
        {{"sizes", sel.check.sizes},
+        {"outside", sel.check.outside},
         {"nearest_log",
          {{"mean_loss", sel.check.mean_loss_nearest},
           {"worst_loss", sel.check.worst_loss_nearest}}},
@@ -445,12 +446,19 @@ std::string summary_of(const std::vector<const tune::tune_outcome*>& mine,
     return out +
            " (no measured size lies between two others with a point measured at both: "
            "nothing to learn a rule between sizes from)";
-  return out + " (" + std::to_string(c.sizes) +
-         " measured sizes left out in turn, each from inside the others' range: the nearest "
-         "size's best lost a mean " +
-         percent(c.mean_loss_nearest) + ", worst " + percent(c.worst_loss_nearest) +
-         "; the point least bad at its neighbours lost a mean " + percent(c.mean_loss_between) +
-         ", worst " + percent(c.worst_loss_between) +
+  if (c.outside)
+    out +=
+        " (no measured size lies between two others, so each was left out in turn and "
+        "predicted from outside the others' range";
+  else
+    out += " (" + std::to_string(c.sizes) +
+           " measured sizes left out in turn, each from inside the others' range";
+  return out + ": the nearest size's best lost a mean " + percent(c.mean_loss_nearest) +
+         ", worst " + percent(c.worst_loss_nearest) +
+         (c.outside
+              ? std::string()
+              : "; the point least bad at its neighbours lost a mean " +
+                    percent(c.mean_loss_between) + ", worst " + percent(c.worst_loss_between)) +
          (c.waves ? "; the nearest size's times scaled wave by wave lost a mean " +
                         percent(c.mean_loss_waves) + ", worst " + percent(c.worst_loss_waves)
                   : std::string()) +

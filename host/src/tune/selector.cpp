@@ -150,19 +150,26 @@ std::vector<std::size_t> all_but_slice(const std::vector<measured_size>& m, std:
 // slice through a grid; on one axis, the size itself), and each rule's pick, from the rest, at
 // every size left out that lies inside the rest's range. Leaving out one size of a grid would
 // leave its own value on every axis measured elsewhere: no cell around it to learn from.
-selector_check leave_one_out(const std::vector<measured_size>& m, const wave_table& w) {
+// `outside`: at every size left out instead, the rest's range or not, nearest_log against waves
+// alone (outside the range `between` picks as nearest_log does).
+selector_check leave_one_out(const std::vector<measured_size>& m, const wave_table& w,
+                             bool outside) {
   selector_check c;
   c.waves = !w.empty();
+  c.outside = outside;
   double sum_n = 0, sum_b = 0, sum_w = 0;
   for (std::size_t h = 0; h < m.size(); ++h)
     for (std::size_t axis = 0; axis < m[h].sizes.size(); ++axis) {
       const auto rest = all_but_slice(m, axis, m[h].sizes[axis]);
-      const auto box = rest.empty() ? std::nullopt : bracket(m, rest, m[h].sizes);
-      if (!box) continue;
-      const auto cell = robust(m, rest, box->first, box->second);
-      if (!cell) continue;
+      if (rest.empty()) continue;
       const auto ln = m[h].loss(nearest(m, rest, m[h].sizes));
-      const auto lb = m[h].loss(cell->point);
+      std::optional<double> lb = ln;
+      if (!outside) {
+        const auto box = bracket(m, rest, m[h].sizes);
+        const auto cell = box ? robust(m, rest, box->first, box->second) : std::nullopt;
+        if (!cell) continue;
+        lb = m[h].loss(cell->point);
+      }
       if (!ln || !lb) continue;
       ++c.sizes;
       sum_n += *ln;
@@ -344,7 +351,10 @@ size_selector fit_selector(const std::vector<const tune_outcome*>& tunes) {
     out.best.push_back(s.best);
   }
   const wave_table w = waves_of(tunes);
-  out.check = leave_one_out(m, w);
+  out.check = leave_one_out(m, w, false);
+  // No size inside the others' range (two values per axis): the waves rule predicts from a size's
+  // grid, not from a cell around it, so it is judged from outside the range instead.
+  if (out.check.sizes == 0 && !w.empty()) out.check = leave_one_out(m, w, true);
   const selector_check& c = out.check;
   const bool between = c.sizes > 0 && c.mean_loss_between < c.mean_loss_nearest;
   const bool waves = c.waves && c.mean_loss_waves < c.mean_loss_nearest;

@@ -56,9 +56,13 @@ struct selector_cell {
 /// value of each axis taken out in turn (on one axis, each size; on a grid, the slice of sizes
 /// at that value), the rule fitted on the rest, and its pick timed at each size taken out that
 /// lies inside the rest's range, against that size's own best. Sizes where a rule's pick was not
-/// measured are left out of both rules' figures.
+/// measured are left out of both rules' figures. Where no size lies inside and the points' grids
+/// are known, every size left out is judged instead, from outside the rest's range (`outside`).
 struct selector_check {
   std::size_t sizes = 0;  ///< the picks judged (a size of a grid once per axis it is inside)
+  /// Judged at sizes outside the rest's range (none lay inside, e.g. two values per axis): only
+  /// nearest_log against waves; `between` picks as nearest_log there, so its figures are those.
+  bool outside = false;
   double mean_loss_nearest = 0, worst_loss_nearest = 0;
   double mean_loss_between = 0, worst_loss_between = 0;
   bool waves = false;  ///< whether the waves rule could pick at every size judged

@@ -578,6 +578,20 @@ TEST(SizeSelector, TheWavesRuleScalesTheNearestSizesTimesByHowFullTheLastWaveIs)
   for (auto& t : f.tunes) t.grids.reset();
   EXPECT_FALSE(tune::fit_selector(tunes).check.waves);
   for (auto& t : f.tunes) t.grids = grids;
+  // Two sizes (4000 and 6000): neither lies between others, so each is judged from the other,
+  // outside its range, and the waves rule is kept on that (a 2 x 2 grid of shapes is the same).
+  const std::vector<const tune::tune_outcome*> two = {tunes[0], tunes[1]};
+  const tune::size_selector pair = tune::fit_selector(two);
+  EXPECT_TRUE(pair.check.outside);
+  EXPECT_EQ(pair.check.sizes, 2u);
+  EXPECT_EQ(pair.rule, tune::selector_rule::waves);
+  EXPECT_NEAR(pair.check.mean_loss_waves, 0, 1e-9);
+  EXPECT_NEAR(pair.check.mean_loss_nearest, (0.45 + 2 / 1.45 - 1) / 2, 1e-9);
+  EXPECT_EQ(pair.pick({5000}), 1u);
+  for (auto& t : f.tunes) t.grids.reset();
+  EXPECT_EQ(tune::fit_selector(two).check.sizes, 0u);  // nothing to judge with nearest alone
+  EXPECT_FALSE(tune::fit_selector(two).check.outside);
+  for (auto& t : f.tunes) t.grids = grids;
   // The header picks the same at compile time.
   const std::string header = tuning_header(f.tunes, f.device, f.ctx);
   // The grid says N where the header's selector says n.
