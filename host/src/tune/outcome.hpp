@@ -135,8 +135,10 @@ std::pair<std::vector<std::size_t>, std::vector<std::string>> warm_start(
     const std::vector<tune_outcome>& done, const tune_outcome& next);
 
 /// What the nearest of those tunes measured: each passed full-fidelity evaluation's point and
-/// objective value (a raced one's rough figure too), for strategy_options::prior; empty when none
-/// was tuned before.
+/// objective value (a raced one's rough figure too), for strategy_options::prior; where the
+/// points' grids are known (`grids`, `sm_count`, the occupancy measured), each value scaled by how
+/// full the point's last wave of blocks is there against at `next`'s sizes. Empty when none was
+/// tuned before.
 std::vector<std::pair<std::size_t, double>> prior_of(const std::vector<tune_outcome>& done,
                                                      const tune_outcome& next);
 

@@ -226,8 +226,8 @@ std::vector<selector_cell> cells_of(const std::vector<measured_size>& m) {
   }
 }
 
-// The tunes' wave table: the first tune's grids, and each point's resident blocks from the
-// first row that measured its occupancy; empty without grids or a GPU's SM count.
+}  // namespace
+
 wave_table waves_of(const std::vector<const tune_outcome*>& tunes) {
   const tune_outcome& first = *tunes.front();
   wave_table w;
@@ -244,8 +244,6 @@ wave_table waves_of(const std::vector<const tune_outcome*>& tunes) {
             static_cast<std::int64_t>(e.record.occupancy->blocks_per_sm) * first.sm_count;
   return w;
 }
-
-}  // namespace
 
 const char* to_string(selector_rule r) {
   return r == selector_rule::between ? "between"

@@ -43,6 +43,10 @@ struct wave_table {
   double efficiency(std::size_t point, const std::vector<std::uint64_t>& sizes) const;
 };
 
+/// The tunes' wave table: the first tune's grids and SM count, and each point's resident blocks
+/// from the first row of any tune that measured its occupancy; empty without grids or SM count.
+wave_table waves_of(const std::vector<const tune_outcome*>& tunes);
+
 /// The sizes strictly inside a box of measured sizes: on each axis, `low` and `high` are the
 /// nearest measured values at or below and at or above (equal where the size is a measured
 /// value); `point` is the one launched there.

@@ -1,4 +1,5 @@
 #include "tune/outcome.hpp"
+#include "tune/selector.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -19,23 +20,42 @@ double size_ratio(const problem_config& a, const problem_config& b) {
   return r;
 }
 
-// A tune's `k` fastest points under its objective: passed, at full fidelity and timed in full
-// (a raced point's figure is rough, and it lost to the best by the margin), fastest first; the
-// best first of all.
-std::vector<std::size_t> fastest_points(const tune_outcome& t, std::size_t k) {
-  std::vector<const evaluation*> full;
-  for (const auto& e : t.evaluations)
-    if (e.level == fidelity::full && !e.raced() &&
-        objective_value(e.record, t.goal) != std::numeric_limits<double>::infinity())
-      full.push_back(&e);
-  std::stable_sort(full.begin(), full.end(), [&](const evaluation* a, const evaluation* b) {
-    return objective_value(a->record, t.goal) < objective_value(b->record, t.goal);
-  });
-  std::vector<std::size_t> out = {t.best()->point};
-  for (const auto* e : full) {
-    if (out.size() == k) break;
-    if (std::find(out.begin(), out.end(), e->point) == out.end()) out.push_back(e->point);
+// What `from` measured: each passed full-fidelity evaluation's point and objective value (its
+// better figure when measured twice; a raced point's rough figure only `with_raced`), in the order
+// measured. `as_at`, for a file whose grid is declared: each value scaled by how full the point's
+// last wave of blocks is at `from`'s sizes against at `as_at`'s, as the selector's waves rule
+// predicts (a GEMM tile that fills its waves at one size can leave most of the GPU idle in its
+// last wave at the next).
+std::vector<std::pair<std::size_t, double>> seen_from(const tune_outcome& from, bool with_raced,
+                                                      const tune_outcome* as_at = nullptr) {
+  const wave_table w = as_at ? waves_of({&from}) : wave_table{};
+  std::vector<std::pair<std::size_t, double>> out;
+  for (const auto& e : from.evaluations) {
+    double v = objective_value(e.record, from.goal);
+    if (e.level != fidelity::full || (e.raced() && !with_raced) ||
+        v == std::numeric_limits<double>::infinity())
+      continue;
+    const double there = w.efficiency(e.point, from.config.shape());
+    const double here = as_at ? w.efficiency(e.point, as_at->config.shape()) : 0;
+    if (there > 0 && here > 0) v *= there / here;
+    const auto it =
+        std::find_if(out.begin(), out.end(), [&](const auto& s) { return s.first == e.point; });
+    if (it == out.end())
+      out.emplace_back(e.point, v);
+    else
+      it->second = std::min(it->second, v);
   }
+  return out;
+}
+
+// A tune's `k` fastest points as measured (raced points left out: their figure is rough, and they
+// lost to the best by the race's margin), the best first.
+std::vector<std::size_t> fastest_points(const tune_outcome& t, std::size_t k) {
+  auto seen = seen_from(t, false);
+  std::stable_sort(seen.begin(), seen.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < std::min(k, seen.size()); ++i) out.push_back(seen[i].first);
   return out;
 }
 
@@ -77,7 +97,8 @@ std::pair<std::vector<std::size_t>, std::vector<std::string>> warm_start(
   const auto add = [&](std::size_t p) {
     if (std::find(out.first.begin(), out.first.end(), p) == out.first.end()) out.first.push_back(p);
   };
-  for (const auto& r : ranked) add(r.front());
+  for (const auto& r : ranked)
+    if (!r.empty()) add(r.front());
   for (const auto& r : ranked)
     for (std::size_t i = 1; i < r.size(); ++i) add(r[i]);
   for (const auto* t : near) out.second.push_back(t->config.describe());
@@ -86,15 +107,13 @@ std::pair<std::vector<std::size_t>, std::vector<std::string>> warm_start(
 
 std::vector<std::pair<std::size_t, double>> prior_of(const std::vector<tune_outcome>& done,
                                                      const tune_outcome& next) {
-  std::vector<std::pair<std::size_t, double>> out;
   const auto near = nearest_tunes(done, next, 1);
-  if (near.empty()) return out;
-  for (const auto& e : near.front()->evaluations) {
-    const double v = objective_value(e.record, near.front()->goal);
-    if (e.level == fidelity::full && v != std::numeric_limits<double>::infinity())
-      out.emplace_back(e.point, v);
-  }
-  return out;
+  if (near.empty()) return {};
+  // Scaled wave by wave to this size: the prior is a model of every point's time here. The warm
+  // start above stays with what was measured fastest; replayed on recorded H200 range tunes
+  // (bayes, budget 100, seeds 1-5), scaling both sent the scan's search astray (its blocks wait
+  // on each other and do not run in waves), scaling neither the matmul file's (its tiles do).
+  return seen_from(*near.front(), true, &next);
 }
 
 }  // namespace kl::tune

@@ -388,6 +388,29 @@ TEST(TuneReport, AWarmStartFromTheNearestSizesAndWhenTheBestWasFound) {
   const auto prior = tune::prior_of(done, next);
   ASSERT_EQ(prior.size(), 3u);
   EXPECT_EQ(prior[1], (std::pair<std::size_t, double>{1, 0.1}));
+  // With the points' grids, the prior is what the nearest size measured scaled to this size wave
+  // by wave: point 1 cuts N into blocks of 2^18, 4 at 2^20 (one full wave of 4 resident blocks),
+  // 1 at 2^18 (a quarter full), so its 0.1 ms there is 0.4 ms here. The warm start stays with
+  // what was measured fastest.
+  auto grids = std::make_shared<std::vector<tune::point_grid>>(f.spaces[0].candidates.size());
+  (*grids)[1] = {{"ceil_div(N, 262144)"}, {}};
+  std::vector<tune::tune_outcome> gridded = done;
+  for (auto& t : gridded) {
+    t.axis_names = {"N"};
+    t.grids = grids;
+    t.sm_count = 4;
+    for (auto& e : t.evaluations) e.record.occupancy = occupancy_info{1, 0.5};
+  }
+  tune::tune_outcome at = next;
+  at.axis_names = {"N"};
+  at.grids = grids;
+  at.sm_count = 4;
+  const auto scaled = tune::prior_of(gridded, at);
+  ASSERT_EQ(scaled.size(), 3u);
+  EXPECT_EQ(scaled[0], prior[0]);  // no grid: as measured
+  EXPECT_EQ(scaled[1].first, 1u);
+  EXPECT_NEAR(scaled[1].second, 0.4, 1e-12);
+  EXPECT_EQ(tune::warm_start(gridded, at).first, points);
   // Another dtype, another space or the same size: no warm start from it.
   next.config.dtype = "float32";
   EXPECT_TRUE(tune::warm_start(done, next).first.empty());
