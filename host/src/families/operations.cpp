@@ -185,7 +185,15 @@ class passes_op final : public operation {
 
 // The copy baseline: cuMemcpyDtoDAsync of one buffer into another, checked byte for byte
 // against the source; its poison is the complement of the source, so a byte not copied shows.
+// The copy goes in pieces of at most 256 MiB: on an H200 (driver 580) one call moved 256 MiB at
+// 4238 GB/s but 1 GiB at 2719 GB/s, where a float4 copy kernel held 3905 GB/s.
 class copy_op final : public operation {
+  static constexpr std::size_t piece = std::size_t{256} << 20;
+  static void copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes, CUstream stream) {
+    for (std::size_t at = 0; at < bytes; at += piece)
+      KL_CU(cuMemcpyDtoDAsync(to + at, from + at, std::min(piece, bytes - at), stream));
+  }
+
  public:
   copy_op(problem& p, const baseline_spec& b)
       : from_(p.buffer(b.copy_from)), to_(p.buffer(b.copy_to)) {
@@ -200,10 +208,10 @@ class copy_op final : public operation {
     poison_.upload(complement.data(), complement.size());
   }
   void enqueue(CUstream stream) override {
-    KL_CU(cuMemcpyDtoDAsync(to_.device.get(), from_.device.get(), from_.host.size(), stream));
+    copy(to_.device.get(), from_.device.get(), from_.host.size(), stream);
   }
   void poison_output(CUstream stream) override {
-    KL_CU(cuMemcpyDtoDAsync(to_.device.get(), poison_.get(), poison_.bytes(), stream));
+    copy(to_.device.get(), poison_.get(), poison_.bytes(), stream);
   }
   check_result check() const override {
     std::vector<std::uint8_t> got(from_.host.size());
