@@ -14,8 +14,10 @@ Kernel Tuner `#define`s every tunable before the source; kernlab has no per-poin
 tunables are template arguments of the entry (`entry: f<BLOCK, ITEMS>`). So the kernel named
 `kernel_name` is made a template over the tunables: `template <int block_size_x, ...>` is put in
 front of its `__global__`, and nothing else of the source changes. A tunable used in the body of the
-kernel then means what its #define meant; one used outside that function (another function, a
-preprocessor `#if`) does not exist, and that is a compile error naming it.
+kernel then means what its #define meant; one used outside that function (another function)
+does not exist, and that is a compile error naming it. The preprocessor does not see template
+parameters, so an `#if` on a tunable raises ValueError (check_preprocessor) rather than take it
+as 0; `#ifdef` of one is true, as under Kernel Tuner.
 """
 import ast
 import itertools
@@ -53,6 +55,31 @@ MAX_ANSWER_ELEMENTS = 1 << 20
 
 # kernlab's largest block (docs/kernel_contract.md: `blocks`, each 1..1024).
 MAX_BLOCK = 1024
+
+# Kernel Tuner's tune_kernel arguments that kernlab does not take: their Kernel Tuner default
+# (which asks for nothing, so it passes) and why. Any other keyword argument goes on to kernlab
+# tune as an option, so these are caught here, before anything is written, not as kernlab's
+# "unrecognised option" after.
+NOT_TAKEN = {
+    "verify": (None, "kernlab compares with the answer by tolerance only (answer=, atol=)"),
+    "platform": (0, "an OpenCL platform; kernlab compiles CUDA only"),
+    "smem_args": (None, "kernlab gives a kernel of tune_kernel no dynamic shared memory"),
+    "cmem_args": (None, "kernlab has no constant-memory arguments"),
+    "texmem_args": (None, "kernlab has no texture arguments"),
+    "compiler": (None, "kernlab compiles with NVRTC"),
+    "compiler_options": (None, "kernlab takes no compiler options for a family"),
+    "defines": (None, "kernlab passes tunables as template arguments, it has no per-point "
+                      "defines"),
+    "log": (None, "kernlab does not log through Python's logging (verbose=True prints its "
+                  "output)"),
+    "cache": (None, "kernlab keeps its own tuning store (store=) and compile cache "
+                    "(cache_dir=)"),
+    "simulation_mode": (None, "kernlab's replay= answers points from a recorded exhaustive tune"),
+    "parallel": (None, "kernlab's devices= spreads a tune over several GPUs"),
+    "observers": (None, "kernlab measures time, and energy with objective=\"energy\""),
+    "objective_higher_is_better": (None, "kernlab's objective (time or energy) is minimised"),
+    "objectives": (None, "kernlab tunes for one objective (objective=time or energy)"),
+}
 
 
 def strategy_name(strategy):
@@ -165,6 +192,63 @@ def callable_restriction(function, tune_params):
     if len(allowed) <= len(refused):
         return " || ".join(one(p) for p in allowed)
     return "!(" + " || ".join(one(p) for p in refused) + ")"
+
+
+# --- the preprocessor ---------------------------------------------------------------------------
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def _directives(source):
+    """The preprocessor directives of `source` as (line, directive, the rest), comments removed
+    and continued lines joined."""
+    # a block comment keeps its newlines, so that lines keep their numbers
+    text = re.sub(r"/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group()), source, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        first, line = i, lines[i]
+        while line.rstrip().endswith("\\") and i + 1 < len(lines):
+            i += 1
+            line = line.rstrip()[:-1] + " " + lines[i]
+        m = re.match(r"\s*#\s*(\w+)\s*(.*)", line)
+        if m:
+            out.append((first + 1, m.group(1), m.group(2).strip()))
+        i += 1
+    return out
+
+
+def check_preprocessor(source, names):
+    """Raises ValueError where an #if or #elif of `source` uses one of `names` (the tunables and
+    block dimensions), itself or through a macro whose definition uses one. Kernel Tuner #defines
+    them, so there they have the point's value; here they are template parameters, which the
+    preprocessor does not see: an #if would take each as 0, for every point, silently.
+    `defined(name)` is not a use (it is true, as under Kernel Tuner: see templated_source)."""
+    directives = _directives(source)
+    macros = []
+    for _, directive, rest in directives:
+        m = re.match(r"(\w+)(?:\([^)]*\))?\s*(.*)", rest) if directive == "define" else None
+        if m:
+            macros.append((m.group(1), set(_IDENTIFIER.findall(m.group(2)))))
+    tainted, grown = set(names), True
+    while grown:
+        grown = False
+        for name, body in macros:
+            if name not in tainted and body & tainted:
+                tainted.add(name)
+                grown = True
+    for line, directive, rest in directives:
+        if directive not in ("if", "elif"):
+            continue
+        expression = re.sub(r"\bdefined\s*(?:\(\s*\w+\s*\)|\w+)", "1", rest)
+        used = sorted(set(_IDENTIFIER.findall(expression)) & tainted)
+        if used:
+            how = ", ".join(n if n in names else f"{n} (a macro over the tunables)" for n in used)
+            raise ValueError(
+                f"kernel_source line {line}: `#{directive} {rest}` uses {how}. kernlab passes "
+                "the tunables as template arguments, which the preprocessor does not see (an #if "
+                "would take them as 0 for every point); write the condition in C++ (an `if` on "
+                "the tunable, which the compiler folds, or `if constexpr`)")
 
 
 # --- the kernel file ---------------------------------------------------------------------------
@@ -318,7 +402,12 @@ def templated_source(source, kernel_name, parameters):
         raise ValueError(f"{kernel_name} is already a template: kernlab.tune_kernel makes it one "
                          "over the tunables, and cannot add to a template of the source's own")
     params = "template <" + ", ".join(f"int {p}" for p in parameters) + ">\n"
-    return source[:m.start()] + params + source[m.start():]
+    # Kernel Tuner #defines each tunable, so `#ifdef tile` is true and the common default
+    # `#ifndef tile` / `#define tile 1` / `#endif` is skipped: a macro that names itself does the
+    # same here, and leaves the name to the template parameter (check_preprocessor refuses the
+    # #if that would need its value).
+    defines = "".join(f"#define {p} {p}\n" for p in parameters)
+    return defines + source[:m.start()] + params + source[m.start():]
 
 
 # --- the family --------------------------------------------------------------------------------
@@ -414,8 +503,9 @@ def write_family(folder, kernel_name, kernel_source, problem_size, arguments, tu
     args = _arguments(arguments, answer)
     header = kernel_header(family, kernel_name, problem_size, tune_params, restrictions,
                            grid_div_x, grid_div_y, grid_div_z, block_size_names)
-    source = templated_source(kernel_source, kernel_name,
-                              template_parameters(block_size_names, tune_params))
+    parameters = template_parameters(block_size_names, tune_params)
+    check_preprocessor(kernel_source, parameters)
+    source = templated_source(kernel_source, kernel_name, parameters)
     checked = [a for a in args if a[0] == "array" and a[2] is not None]
     if sum(a[1].size for a in checked) > MAX_ANSWER_ELEMENTS:
         raise NotImplementedError(
@@ -522,21 +612,55 @@ def results_of(df, tune_params, problem_size, block_size_names=None):
     return results, env
 
 
+def _check_metrics(metrics):
+    if metrics is None:
+        return
+    if not isinstance(metrics, dict):
+        raise ValueError("metrics: a dict of name -> function of the point or expression, in "
+                         "order (a later metric may use an earlier one)")
+    for name, how in metrics.items():
+        if not (callable(how) or isinstance(how, str)):
+            raise ValueError(f"metrics[{name!r}]: a function of the point or an expression")
+
+
+def add_metrics(results, metrics):
+    """Kernel Tuner's metrics: each, in order, put into every result under its name, from a
+    function of the result (a dict: the tunables, `time`, the metrics before it) or a Python
+    expression over the same names."""
+    for point in results:
+        for name, how in (metrics or {}).items():
+            point[name] = how(point) if callable(how) else eval(how, {}, dict(point))
+    return results
+
+
 def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params,
                 restrictions=None, answer=None, grid_div_x=None, grid_div_y=None,
                 block_size_names=None, atol=1e-6, lang="CUDA", strategy=None,
                 strategy_options=None, verbose=False, binary=None, workdir=None,
-                grid_div_z=None, **kernlab_options):
+                grid_div_z=None, iterations=None, metrics=None, quiet=False,
+                **kernlab_options):
     """Kernel Tuner's tune_kernel, run by kernlab: writes a family folder and a tunable kernel
     file under `workdir` (default: a temporary folder, removed when the call returns), runs
     `kernlab tune` on it and returns `(results, env)`: a dict per evaluated point that passed
-    (the tunables, `time` and `times` in ms, `ci_low_ms`, `ci_high_ms`), and the device, kernlab's
-    version, the command and the problem size. Other keyword arguments are kernlab tune's
-    options (`seed=`, `samples=True`, `timeout=`...)."""
-    if lang.upper() != "CUDA":
+    (the tunables, `time` and `times` in ms, `ci_low_ms`, `ci_high_ms`, the `metrics`), and the
+    device, kernlab's version, the command and the problem size. `iterations` is kernlab's
+    --min-samples. Other keyword arguments are kernlab tune's options (`seed=`, `samples=True`,
+    `timeout=`...); Kernel Tuner's that kernlab does not take (NOT_TAKEN) raise ValueError."""
+    for name, (default, why) in NOT_TAKEN.items():
+        value = kernlab_options.get(name)
+        if value is None or value is False or (type(value) is int and value == default):
+            kernlab_options.pop(name, None)  # Kernel Tuner's default: nothing asked
+        else:
+            raise ValueError(f"{name}=: kernlab.tune_kernel does not take it ({why})")
+    if lang is not None and lang.upper() != "CUDA":
         raise ValueError(f"lang={lang!r}: kernlab compiles CUDA only")
     kl_strategy = strategy_name(strategy)
     options = _strategy_options(strategy_options)
+    _check_metrics(metrics)
+    if iterations is not None:
+        # Kernel Tuner times `iterations` runs and takes their mean; kernlab samples until its
+        # stopping rule is met, at least --min-samples (a point raced out stops sooner).
+        options["min_samples"] = int(iterations)
     if kl_strategy == "exhaustive" and "budget" not in options:
         # Kernel Tuner's brute_force evaluates every point; so does kernlab's exhaustive, but
         # cap the budget at the space (kernlab allows 4096 points a file).
@@ -558,9 +682,10 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         kwargs.update(options)
         kwargs.update(kernlab_options)
         df = tune(kernel_name, binary=find_binary(binary), **kwargs)
-        if verbose:
+        if verbose and not quiet:
             print(df.attrs.get("output", ""))
-        return results_of(df, tune_params, problem_size, block_size_names)
+        results, env = results_of(df, tune_params, problem_size, block_size_names)
+        return add_metrics(results, metrics), env
     finally:
         if temporary:
             shutil.rmtree(root, ignore_errors=True)

@@ -7,8 +7,8 @@ import pytest
 
 import kernlab
 from conftest import gpu_missing
-from kernlab.tune_kernel import (callable_restriction, kernel_header, translate_restriction,
-                                 write_family)
+from kernlab.tune_kernel import (add_metrics, callable_restriction, check_preprocessor,
+                                 kernel_header, translate_restriction, write_family)
 
 # Kernel Tuner's README example, as it is there.
 kernel_string = """
@@ -203,6 +203,91 @@ def test_kernel_source_may_be_a_path(binary, tmp_path):
         + kernel_string.lstrip("\n"))
 
 
+def test_preprocessor_defaults_compile_and_an_if_on_a_tunable_is_refused(binary, tmp_path):
+    """Kernel Tuner's kernels default their tunables with #ifndef (spmv.cu, pnpoly.cu): skipped,
+    as under Kernel Tuner's #defines. An #if on a tunable would see 0 for every point: refused."""
+    src = """
+#ifndef block_size_x
+    #define block_size_x 64
+#endif
+#ifndef tile
+    #define tile 1
+#endif
+#define STEP (block_size_x * tile)
+#ifdef tile
+__global__ void scale(float *out, const float *in, int n) {
+    int i = blockIdx.x * STEP + threadIdx.x;
+    for (int t = 0; t < tile; t++)
+        if (i + t * block_size_x < n) out[i + t * block_size_x] = 2.0f * in[i + t * block_size_x];
+}
+#endif
+"""
+    n = 1000
+    inp = np.arange(n, dtype=np.float32)
+    tp = {"block_size_x": [32, 128], "tile": [1, 4]}
+    path = write_family(tmp_path / "kt_scale", "scale", src, n,
+                        [np.zeros_like(inp), inp, np.int32(n)], tp,
+                        answer=[2 * inp, None, None], grid_div_x=["block_size_x", "tile"])
+    assert "#define block_size_x block_size_x\n" in open(path).read()
+    rc, out = kernlab_cmd(binary, tmp_path, "--compile-only", "--family", "kt_scale",
+                          "--variant", "scale", "--block", "all")
+    assert rc == 0, out
+    assert sum(1 for l in out.splitlines() if l.startswith("kt_scale.scale[")
+               and l.rstrip().endswith("ok")) == 4, out
+
+    names = ["block_size_x", "block_size_y", "block_size_z", "tile"]
+    check_preprocessor(src + "#if defined(tile) && OTHER > 1\n#endif\n", names)
+    for bad, says in [("#if tile == 2\n", "line 1: `#if tile == 2` uses tile"),
+                      ("\n#ifdef X\n#elif block_size_y > 1\n#endif\n", "line 3: .*block_size_y"),
+                      ("#define RO (1 + \\\n  tile)\n#define USE RO\n#if USE /* a comment */\n",
+                       "line 4: .*USE \\(a macro over the tunables\\)")]:
+        with pytest.raises(ValueError, match=says):
+            check_preprocessor(bad, names)
+    with pytest.raises(ValueError, match="`#if STEP > 64` uses STEP"):
+        write_family(tmp_path / "f", "scale", src + "#if STEP > 64\n#endif\n", n,
+                     [np.zeros_like(inp), inp, np.int32(n)], tp)
+
+
+def fake_kernlab(tmp_path):
+    """A kernlab that exits 3 (no GPU) at once: a call that gets to it passed every check, and its
+    KernlabError names the command line."""
+    path = tmp_path / "fake-kernlab"
+    path.write_text("#!/bin/sh\nexit 3\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_kernel_tuner_arguments(tmp_path):
+    args, answer = vector_add_arguments(100)
+    call = dict(kernel_name="vector_add", kernel_source=kernel_string, problem_size=100,
+                arguments=args, tune_params=TUNE_PARAMS, binary=fake_kernlab(tmp_path))
+    # iterations is kernlab's --min-samples; Kernel Tuner's defaults (lang=None, platform=0,
+    # cmem_args=None, ...) ask for nothing and pass
+    with pytest.raises(kernlab.KernlabError) as e:
+        kernlab.tune_kernel(**call, iterations=32, lang=None, platform=0, cmem_args=None,
+                            verify=None, quiet=True, metrics={"x": "time * 2"})
+    assert e.value.returncode == 3
+    assert e.value.command[e.value.command.index("--min-samples") + 1] == "32"
+    # one kernlab does not take is refused before anything is written
+    for name, value in [("cmem_args", {"d_filter": args[1]}), ("verify", lambda a, b: True),
+                        ("compiler_options", ["-O3"]), ("platform", 1)]:
+        with pytest.raises(ValueError, match=f"{name}=: kernlab.tune_kernel does not take it"):
+            kernlab.tune_kernel(**call, workdir=tmp_path / "w", **{name: value})
+        assert not (tmp_path / "w").exists()
+    with pytest.raises(ValueError, match="metrics\\['x'\\]: a function"):
+        kernlab.tune_kernel(**call, metrics={"x": 3})
+
+
+def test_metrics_are_added_in_order():
+    results = [{"block_size_x": 64, "time": 2.0}, {"block_size_x": 128, "time": 4.0}]
+    add_metrics(results, {"GFLOPs": lambda p: 8 / p["time"], "twice": "2 * GFLOPs",
+                          "per_thread": "time / block_size_x"})
+    assert results[0] == {"block_size_x": 64, "time": 2.0, "GFLOPs": 4.0, "twice": 8.0,
+                          "per_thread": 2.0 / 64}
+    assert results[1]["twice"] == 4.0
+    assert add_metrics(results, None) is results
+
+
 def test_a_run_without_a_gpu_raises_kernlabs_error(binary, tmp_path):
     if not gpu_missing():
         pytest.skip("a GPU is here")
@@ -237,8 +322,11 @@ def test_vector_add_tunes_on_the_gpu(binary, gpu, tmp_path):
     args, answer = vector_add_arguments(small)
     results, _ = kernlab.tune_kernel("vector_add", kernel_string, small, args,
                                      {"block_size_x": [64, 256]}, answer=answer, binary=binary,
-                                     strategy="random_sample", cache_dir=str(tmp_path / "cache"))
+                                     strategy="random_sample", cache_dir=str(tmp_path / "cache"),
+                                     iterations=20,
+                                     metrics={"GB/s": lambda p: 12 * small / 1e6 / p["time"]})
     assert sorted(r["block_size_x"] for r in results) == [64, 256]
+    assert all(r["GB/s"] == 12 * small / 1e6 / r["time"] for r in results)
     wrong = kernel_string.replace("a[i] + b[i]", "a[i] - b[i]")
     # every point wrong: kernlab exits 1, and no point is in the results
     results, _ = kernlab.tune_kernel("vector_add", wrong, small, args,
