@@ -79,12 +79,6 @@ problem::problem(const kl::family& fam, const problem_config& c, const cuda::dev
   make_complements();
 }
 
-std::size_t problem::device_bytes() const {
-  std::size_t n = 0;
-  for (const auto& b : buffers_) n += b.device.bytes();
-  return n;
-}
-
 bool problem::relocate(std::uint64_t salt) {
   std::size_t need = 0;
   for (const auto& b : buffers_) need += b.device.bytes();

@@ -51,8 +51,6 @@ class problem {
   /// The bytes the algorithm must move (each input read once, each output written once).
   double bytes() const { return family_.problem_bytes(config_); }
   double flops() const { return family_.problem_flops(config_); }
-  /// Device memory this problem holds now.
-  std::size_t device_bytes() const;
   /// Moves every device buffer to a fresh allocation with the same contents: another placement
   /// in device memory, for timing over placements (measure/timing.hpp). Operations bound before
   /// are invalid afterwards. False when it cannot move (too little free memory for a second
