@@ -4,6 +4,7 @@
 #include "record/result.hpp"
 #include "tune/space.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <limits>
 #include <map>
@@ -87,6 +88,25 @@ struct tune_outcome {
           continue;
         if (!out || v < objective_value(out->record, goal)) out = &e;
       }
+    return out;
+  }
+  /// Each point measured in full that passed, with its objective value (its better figure when
+  /// measured twice: a store answer and a run), in the order first measured; a raced point, at its
+  /// rough figure, only `with_raced`.
+  std::vector<std::pair<std::size_t, double>> measured(bool with_raced) const {
+    std::vector<std::pair<std::size_t, double>> out;
+    std::map<std::size_t, std::size_t> at;  // point -> its place in out
+    for (const auto& e : evaluations) {
+      const double v = objective_value(e.record, goal);
+      if (e.level != fidelity::full || (e.raced() && !with_raced) ||
+          v == std::numeric_limits<double>::infinity())
+        continue;
+      const auto [it, fresh] = at.emplace(e.point, out.size());
+      if (fresh)
+        out.emplace_back(e.point, v);
+      else
+        out[it->second].second = std::min(out[it->second].second, v);
+    }
     return out;
   }
   /// The evaluation (1-based, in order) at which the search first held a point within `within`

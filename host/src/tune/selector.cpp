@@ -330,16 +330,10 @@ size_selector fit_selector(const std::vector<const tune_outcome*>& tunes) {
     measured_size s;
     s.sizes = t->config.shape();
     s.best = b->point;
-    for (const auto& e : t->evaluations) {
-      const double v = objective_value(e.record, t->goal);
-      // A raced point counts at its rough median: it lost to that size's best by the race's
-      // margin at least, and without it the corners of a cell tuned with a race (most points
-      // raced out) would share almost no point to choose from.
-      if (e.level != fidelity::full || v == std::numeric_limits<double>::infinity()) continue;
-      // A point measured twice (a store answer and a run) counts at its better figure.
-      auto [it, fresh] = s.value.emplace(e.point, v);
-      if (!fresh) it->second = std::min(it->second, v);
-    }
+    // A raced point counts at its rough median: it lost to that size's best by the race's margin
+    // at least, and without it the corners of a cell tuned with a race (most points raced out)
+    // would share almost no point to choose from.
+    for (const auto& [point, v] : t->measured(true)) s.value.emplace(point, v);
     s.value[s.best] = objective_value(b->record, t->goal);
     m.push_back(std::move(s));
   }

@@ -2,7 +2,6 @@
 #include "tune/selector.hpp"
 
 #include <algorithm>
-#include <limits>
 
 namespace kl::tune {
 
@@ -20,30 +19,19 @@ double size_ratio(const problem_config& a, const problem_config& b) {
   return r;
 }
 
-// What `from` measured: each passed full-fidelity evaluation's point and objective value (its
-// better figure when measured twice; a raced point's rough figure only `with_raced`), in the order
-// measured. `as_at`, for a file whose grid is declared: each value scaled by how full the point's
-// last wave of blocks is at `from`'s sizes against at `as_at`'s, as the selector's waves rule
-// predicts (a GEMM tile that fills its waves at one size can leave most of the GPU idle in its
-// last wave at the next).
+// What `from` measured (tune_outcome::measured). `as_at`, for a file whose grid is declared: each
+// value scaled by how full the point's last wave of blocks is at `from`'s sizes against at
+// `as_at`'s, as the selector's waves rule predicts (a GEMM tile that fills its waves at one size
+// can leave most of the GPU idle in its last wave at the next).
 std::vector<std::pair<std::size_t, double>> seen_from(const tune_outcome& from, bool with_raced,
                                                       const tune_outcome* as_at = nullptr) {
-  const wave_table w = as_at ? waves_of({&from}) : wave_table{};
-  std::vector<std::pair<std::size_t, double>> out;
-  for (const auto& e : from.evaluations) {
-    double v = objective_value(e.record, from.goal);
-    if (e.level != fidelity::full || (e.raced() && !with_raced) ||
-        v == std::numeric_limits<double>::infinity())
-      continue;
-    const double there = w.efficiency(e.point, from.config.shape());
-    const double here = as_at ? w.efficiency(e.point, as_at->config.shape()) : 0;
+  auto out = from.measured(with_raced);
+  if (!as_at) return out;
+  const wave_table w = waves_of({&from});
+  for (auto& [point, v] : out) {
+    const double there = w.efficiency(point, from.config.shape());
+    const double here = w.efficiency(point, as_at->config.shape());
     if (there > 0 && here > 0) v *= there / here;
-    const auto it =
-        std::find_if(out.begin(), out.end(), [&](const auto& s) { return s.first == e.point; });
-    if (it == out.end())
-      out.emplace_back(e.point, v);
-    else
-      it->second = std::min(it->second, v);
   }
   return out;
 }
