@@ -756,7 +756,8 @@ TEST(DeviceTune, RacingStopsThePointsThatCannotWinAndKeepsTheBest) {
     return t;
   };
 
-  synthetic_rows raced{spaces[0]}, full{spaces[0]}, energy{spaces[0]};
+  synthetic_rows raced{spaces[0], {}, {}, {}}, full{spaces[0], {}, {}, {}},
+      energy{spaces[0], {}, {}, {}};
   tune::tuning_store store(dir.path() / "raced.jsonl"), store_full(dir.path() / "full.jsonl"),
       store_energy(dir.path() / "energy.jsonl");
   const tune::tune_outcome with = tune_with(0.03, tune::objective::time, raced, store);
