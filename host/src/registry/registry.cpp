@@ -11,6 +11,7 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -312,7 +313,11 @@ std::vector<const registry_entry*> registry::select(const std::vector<std::strin
         names.push_back(e.descriptor.family + "." + e.descriptor.tunable_file);
       }
     }
-  for (const auto& raw : patterns) {
+  // Each pattern's matches, and the families named by the patterns that matched in one family.
+  std::vector<std::vector<const registry_entry*>> matches(patterns.size());
+  std::set<std::string> anchors;
+  for (std::size_t k = 0; k < patterns.size(); ++k) {
+    const std::string& raw = patterns[k];
     const std::string pattern = raw == "all" ? "*" : raw;
     // Everything ("all", "*", "reduce.*", a --family alone) leaves the unnamed points of
     // tunable files out: a space of hundreds of points is for `kernlab tune`, or for a pattern
@@ -337,7 +342,7 @@ std::vector<const registry_entry*> registry::select(const std::vector<std::strin
           wildcard_match(pattern, qualified ? d.family + "." + d.tunable_file : d.tunable_file);
       if (!wildcard_match(pattern, name) && !file_matches) continue;
       matched = true;
-      if (std::find(out.begin(), out.end(), &e) == out.end()) out.push_back(&e);
+      matches[k].push_back(&e);
     }
     if (!matched) {
       std::string msg = "unknown variant '" + raw + "'" +
@@ -351,6 +356,23 @@ std::vector<const registry_entry*> registry::select(const std::vector<std::strin
       }
       throw selection_error(msg + " (kernlab --list shows every variant)");
     }
+    std::set<std::string> families;
+    for (const auto* e : matches[k]) families.insert(e->descriptor.family);
+    if (families.size() == 1) anchors.insert(*families.begin());
+  }
+  // A plain name that several families have ("cub": reduce's and scan's baseline) beside names
+  // of one family (`--variant my_idea,reduce5,cub`) means that family's: the others' rows would
+  // be tables of nothing but a baseline. Alone, or beside names of several families, it keeps
+  // them all; wildcards and qualified names are taken as written.
+  for (std::size_t k = 0; k < patterns.size(); ++k) {
+    const std::string& p = patterns[k];
+    const bool plain = p != "all" && p.find_first_of(".*?[") == std::string::npos;
+    std::vector<const registry_entry*> kept;
+    if (plain && !anchors.empty())
+      for (const auto* e : matches[k])
+        if (anchors.count(e->descriptor.family)) kept.push_back(e);
+    for (const auto* e : kept.empty() ? matches[k] : kept)
+      if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
   }
   // Keep registry order, whatever order the patterns came in.
   std::sort(out.begin(), out.end());

@@ -61,6 +61,28 @@ TEST_F(Plugins, ShippedPluginsRegisterBesideTheSources) {
   EXPECT_EQ(reg.select({"reduce.cub"}).front(), cub);
 }
 
+// The README's `--variant my_idea,reduce5,cub`: reduce's and scan's baselines are both `cub`,
+// and beside names of one family the plain name means that family's (scan's rows would be a
+// table of nothing but CUB). Alone, beside several families, or as a wildcard, it keeps both.
+TEST_F(Plugins, AnAmbiguousPlainNameFollowsTheFamilyOfTheOthers) {
+  reg.add_source_dir(test::kernels_dir());
+  reg.add_plugin_dir(KERNLAB_PLUGIN_DIR);
+  const auto families = [&](const std::vector<std::string>& patterns) {
+    std::vector<std::string> out;
+    for (const auto* e : reg.select(patterns)) out.push_back(e->descriptor.qualified_name());
+    return out;
+  };
+  ASSERT_NE(reg.find("scan.cub"), nullptr);
+  EXPECT_EQ(families({"reduce5", "cub"}),
+            (std::vector<std::string>{"reduce.reduce5", "reduce.cub"}));
+  EXPECT_EQ(families({"cub", "decoupled_lookback"}),
+            (std::vector<std::string>{"scan.decoupled_lookback", "scan.cub"}));
+  EXPECT_EQ(families({"cub"}).size(), 2u);
+  EXPECT_EQ(families({"cub", "reduce5", "decoupled_lookback"}).size(), 4u);
+  const auto wild = families({"cu*", "reduce5"});  // cub twice, and every cublas
+  EXPECT_NE(std::find(wild.begin(), wild.end(), "scan.cub"), wild.end());
+}
+
 TEST_F(Plugins, BadPluginsWarnOnceEachAndTheRestLoads) {
   reg.add_plugin_dir(KERNLAB_TEST_PLUGIN_DIR);
   const std::string dir = KERNLAB_TEST_PLUGIN_DIR;
