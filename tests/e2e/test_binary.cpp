@@ -181,6 +181,12 @@ TEST(Binary, KernelsDirAddsAFolderToTheConfigs) {
   EXPECT_NE(r.output.find("unknown variant 'reduce5'"), std::string::npos) << r.output;
   r = run_kernlab("--list --no-plugins --kernels-dir " + test::kernels_dir() + "/../kernels_src");
   EXPECT_EQ(r.code, 0) << r.output;
+  // The README's command whole: `cub` is reduce's here, not also the scan's (whose table would
+  // hold nothing but CUB).
+  r = run_kernlab("--plan --kernels-dir " + dir.str() + " --variant my_idea,reduce5,cub");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("reduce.cub "), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("scan."), std::string::npos) << r.output;
 
   const std::string copy =
       dir.write("reduce/reduce5.cu", test::read_file(test::kernels_dir() + "/reduce/reduce5.cu"));
