@@ -360,10 +360,11 @@ std::vector<const registry_entry*> registry::select(const std::vector<std::strin
     for (const auto* e : matches[k]) families.insert(e->descriptor.family);
     if (families.size() == 1) anchors.insert(*families.begin());
   }
-  // A plain name that several families have ("cub": reduce's and scan's baseline) beside names
-  // of one family (`--variant my_idea,reduce5,cub`) means that family's: the others' rows would
-  // be tables of nothing but a baseline. Alone, or beside names of several families, it keeps
-  // them all; wildcards and qualified names are taken as written.
+  // A plain name that several families have ("cub": reduce's and scan's baseline) keeps only
+  // the families that the single-family names beside it name (`--variant my_idea,reduce5,cub`
+  // is reduce's cub: scan's rows would be a table of nothing but a baseline); where they name
+  // none of its families, or there are none (`--variant cub`), it keeps them all. Wildcards and
+  // qualified names are taken as written.
   for (std::size_t k = 0; k < patterns.size(); ++k) {
     const std::string& p = patterns[k];
     const bool plain = p != "all" && p.find_first_of(".*?[") == std::string::npos;
