@@ -15,8 +15,13 @@ for path in sys.argv[2:]:
         a = s.index('#define LT_LD(')
         b = s.index('#undef LT_LD') + len('#undef LT_LD')
         s = s[:a] + 'template <class V> V load_prefetching(const V* p) { return *p; }' + s[b:]
-    s = re.sub(r'__shared__\s+([\w:<>]+)\s+(\w+)((?:\[[^\]]*\])*)\s*;',
-               r'auto& \2 = kl_shared<\1\3>(__LINE__);', s)
+    # one declarator or several (`__shared__ float a[N], b[N];`), each its own storage
+    def shared(m):
+        decls = re.findall(r'(\w+)((?:\[[^\]]*\])*)', m.group(2))
+        return ' '.join(f'auto& {name} = kl_shared<{m.group(1)}{dims}>(__LINE__ * 16 + {i});'
+                        for i, (name, dims) in enumerate(decls))
+    s = re.sub(r'__shared__\s+([\w:<>]+)\s+((?:\w+(?:\[[^\]]*\])*\s*,\s*)*\w+(?:\[[^\]]*\])*)\s*;',
+               shared, s)
     assert '__shared__' not in s and 'asm' not in s, path
     assert n_ld == n_st and n_ld in (0, 1), (path, n_ld, n_st)
     out.append('// ---- ' + path + '\n' + s)
