@@ -56,7 +56,8 @@
 //    copies per thread per k-tile at 128 x 128 x 8 with 128 threads, against 1024 FMAs.
 //  - REGS and MINB (derived): __launch_bounds__(BLOCK, MINB), MINB = 65536 / (BLOCK * REGS): a
 //    register budget per thread, REGS, chosen by class from ptxas' reports of the whole space
-//    (kernlab --resources; none of the points spills):
+//    (kernlab --resources; none of the points spilled before the staged C epilogue below, which
+//    costs seven 512-thread cp.async points with TM = 16 at BK = 8 12-20 bytes of spill):
 //      128 accumulators: 255 (2 blocks per SM at 128 threads, 1 at 256);
 //      32 accumulators: 128;
 //      64 accumulators: 168 at 128 threads (3 blocks per SM; at 128 most of them spilled; 255
@@ -108,8 +109,10 @@
 //  - 1 x 1 x 1: one block, one k-tile, CHECKED, whose only valid element is (0, 0); every other
 //    piece is zero, and only the thread owning row 0, column 0 stores (m < M, n + f < N).
 //  - C is stored as a float4 only if C is 16-byte aligned and N % 4 == 0 (then n, a multiple of
-//    4, starts an aligned vector) and n + 3 < N; else element by element while n + f < N; a row
-//    m >= M stores nothing.
+//    4, starts an aligned vector) and n + 3 < N. Otherwise it goes through shared memory (the
+//    epilogue's comment) and each warp stores whole runs of a row, column l + 32 j by lane l,
+//    while n < N; where the warps' staging rows do not fit in the k-tile memory, element by
+//    element while n + f < N. A row m >= M stores nothing.
 //  - The cp.async ring: before the loop, k-tiles 0 .. STAGES-2 are issued, one commit group
 //    each (an empty group where K has fewer k-tiles). At iteration kt, STAGES - 1 + kt groups
 //    have been committed; cp.async.wait_group STAGES-2 leaves at most STAGES - 2 of them
@@ -124,9 +127,20 @@
 //    precedes the first read of s^1 at iteration j + 1. `more` is the same in every thread, so
 //    the barrier is uniform.
 //
-// Expected best (written without a GPU; not measured yet): the cp.async points with 128
-// accumulators (128 x 128 x 8, 4 warps of 64 x 64, 3 or 4 stages, 128 threads, 2 blocks per
-// SM), 128 x 128 x 16 at 2 stages, and warptile's 8 x 8 at 256 threads.
+// Measured (NVIDIA H200, 2026-11-28, every point, `kernlab tune --strategy exhaustive`, cuBLAS
+// in the same run): at 4096 x 4096 x 1024 the best is 128 x 128 x 16, WM = 64, WN = 32, TM = 8,
+// cp.async, 2 stages, VEC = 2 at 256 threads, 727.4 us against cuBLAS's 685.1 (0.94x). At
+// 4095 x 4097 x 1023 the element-wise C stores of the first version cost 12-20% against the
+// aligned shape (N odd alone: 734 -> 886 us for the aligned best; K odd alone 3.5%, M odd 1.6%;
+// cuBLAS loses 1% to N odd): a warp's stores were 4 floats apart over 8 rows, each
+// instruction touching 8 row segments for 32 floats. The staged epilogue took that shape's best
+// from 817.6 us (0.90x cuBLAS) to 798.4 (0.92x: 256 x 64 x 16, WM = 32, WN = 64, TM = 8,
+// cp.async, 2 stages, VEC = 2, 256 threads), and the docs' bayes tune of 100 points found the
+// same point (797.7 us, 0.92x). At the aligned shape, where the staging is not taken, its code
+// still moves single points by 0.87x-1.13x (ptxas schedules the main loop differently); the
+// median point moved 0.1% and the best went from 734.7 to 727.4 us. At the awkward shape the
+// staging is not a win for every point either (0.88x-1.11x; a point with 16 lanes along N
+// already stored 64 consecutive bytes a row), but the space's best is 2.7% faster with it.
 /* kernlab
 family:     matmul
 entry:      tunable<BLOCK, BM, BN, BK, WM, WN, TM, TN, STAGES, ASYNC, VEC, MINB>
@@ -217,8 +231,11 @@ __global__ void __launch_bounds__(BLOCK, MINB)
   static_assert(BLOCK % AV_R == 0 && NA * AV * BLOCK == BM * BK, "A loads divide evenly");
   static_assert(NB * VEC * BLOCK == BK * BN, "B loads divide evenly");
 
-  __shared__ __align__(16) float As[STAGES][BK][AS];
-  __shared__ __align__(16) float Bs[STAGES][BK][BN];
+  // One array for both tiles, so that the C epilogue below can reuse all of it.
+  constexpr int SMEM = STAGES * BK * (AS + BN);
+  __shared__ __align__(16) float smem[SMEM];
+  auto& As = *reinterpret_cast<float(*)[STAGES][BK][AS]>(smem);
+  auto& Bs = *reinterpret_cast<float(*)[STAGES][BK][BN]>(smem + STAGES * BK * AS);
 
   const int t = threadIdx.x, warp = t / 32, lane = t % 32;
   const int wm0 = warp / WARPS_N * WM, wn0 = warp % WARPS_N * WN;  // the warp tile in the block
@@ -451,6 +468,38 @@ __global__ void __launch_bounds__(BLOCK, MINB)
 
   // C: the lane's sub-tile (p, q) element (e, f) is row wm0 + p*4*LM + lr*4 + e, column
   // wn0 + q*4*LN + lc*4 + f of the block tile; acc[p*4 + e][q*4 + f].
+  // Rows of C that are not float4-aligned (N % 4 != 0): through shared memory, one accumulator
+  // row i at a time. The warp's lanes put their TN values of row i (LM rows of the warp tile,
+  // lr, times WN columns) into the warp's SW-float rows of the tile memory, then store those LM
+  // rows with lane l writing columns l, l + 32, ...: each store instruction writes 32
+  // consecutive floats of one row, where the element-wise stores below put a warp's 32 stores
+  // 4 floats apart over LM rows. Taken only where the warps' rows fit in the k-tile memory.
+  constexpr int SW = WN + 4, C_STAGE = (BLOCK / 32) * LM * SW;
+  if constexpr (C_STAGE <= SMEM) {
+    if (!c_vec) {
+      __syncthreads();  // every warp is done computing on the last stage
+      float* st = smem + warp * LM * SW;
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+#pragma unroll
+        for (int q = 0; q < TN / 4; ++q)
+          *reinterpret_cast<float4*>(&st[lr * SW + q * 4 * LN + lc * 4]) =
+              make_float4(acc[i][q * 4], acc[i][q * 4 + 1], acc[i][q * 4 + 2], acc[i][q * 4 + 3]);
+        __syncwarp();
+#pragma unroll
+        for (int r = 0; r < LM; ++r) {
+          const int m = m0 + wm0 + i / 4 * 4 * LM + r * 4 + i % 4;
+#pragma unroll
+          for (int c = lane; c < WN; c += 32) {
+            const int n = n0 + wn0 + c;
+            if (m < M && n < N) C[m * N + n] = st[r * SW + c];
+          }
+        }
+        __syncwarp();  // the row's reads are done before the next row's writes
+      }
+      return;
+    }
+  }
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int m = m0 + wm0 + i / 4 * 4 * LM + lr * 4 + i % 4;

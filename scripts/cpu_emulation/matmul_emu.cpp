@@ -38,6 +38,9 @@ static int run(const cfg& c, int M, int N, int K, int off) {
     for (int bx = 0; bx < gx; ++bx) {
       std::barrier<> bar(c.block);
       g_bar = &bar;
+      std::vector<std::unique_ptr<std::barrier<>>> warp_bars;
+      for (int w = 0; w < c.block / 32; ++w) warp_bars.push_back(std::make_unique<std::barrier<>>(32));
+      g_warp_bars = &warp_bars;
       std::vector<std::thread> ts;
       for (int t = 0; t < c.block; ++t)
         ts.emplace_back([&, t] {

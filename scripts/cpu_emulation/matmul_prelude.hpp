@@ -1,5 +1,5 @@
 // CPU emulation (scripts/cpu_emulation/run.sh) of the CUDA subset the matmul kernel uses: one std::thread per CUDA thread,
-// std::barrier for __syncthreads, static locals for __shared__, cp.async as per-thread copy queues.
+// std::barrier for __syncthreads and __syncwarp, static locals for __shared__, cp.async as per-thread copy queues.
 #pragma once
 #include <barrier>
 #include <cstdint>
@@ -7,6 +7,7 @@
 #include <cmath>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <thread>
 #include <vector>
 #include <cstdio>
@@ -27,6 +28,9 @@ inline float2 make_float2(float a, float b) { return {a, b}; }
 
 inline std::barrier<>* g_bar = nullptr;
 inline void __syncthreads() { g_bar->arrive_and_wait(); }
+// One barrier of 32 threads a warp, for __syncwarp (the C epilogue's staging).
+inline std::vector<std::unique_ptr<std::barrier<>>>* g_warp_bars = nullptr;
+inline void __syncwarp() { (*g_warp_bars)[threadIdx.x / 32]->arrive_and_wait(); }
 
 // cp.async emulation. Mode 0: the copy lands at issue; mode 1: at the wait that completes it.
 inline int g_cp_mode = 0;

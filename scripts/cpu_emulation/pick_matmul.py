@@ -21,7 +21,10 @@ chosen += random.sample(extra, 3)
 want = [dict(BM=128,BN=128,BK=8,WM=64,WN=64,TM=8,STAGES=3,ASYNC=1,VEC=4,BLOCK=128),
         dict(BM=128,BN=128,BK=16,WM=64,WN=32,TM=8,STAGES=2,ASYNC=0,VEC=4,BLOCK=256),
         dict(BM=128,BN=128,BK=16,WM=64,WN=64,TM=16,STAGES=2,ASYNC=1,VEC=4,BLOCK=128),
-        dict(BM=256,BN=128,BK=8,WM=64,WN=64,TM=8,STAGES=4,ASYNC=1,VEC=4,BLOCK=256)]
+        dict(BM=256,BN=128,BK=8,WM=64,WN=64,TM=8,STAGES=4,ASYNC=1,VEC=4,BLOCK=256),
+        # the measured bests at 4096x4096x1024 and 4095x4097x1023 (H200, 2026-11-28)
+        dict(BM=128,BN=128,BK=16,WM=64,WN=64,TM=8,STAGES=2,ASYNC=0,VEC=4,BLOCK=128),
+        dict(BM=256,BN=64,BK=16,WM=32,WN=64,TM=8,STAGES=2,ASYNC=1,VEC=2,BLOCK=256)]
 for w in want:
     m = [p for p in pts if all(p[k]==v for k,v in w.items())]
     chosen += m[:1]
