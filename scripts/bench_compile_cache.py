@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The compile-cache benchmarks of the results branch's 2026-11-22-compile-cache.md, CPU only.
+"""The compile-cache benchmarks of the results history's 2026-11-22-compile-cache.md, CPU only.
 
 Every shipped variant at the four block sizes (int32 and float32 sums: 8 instantiations a file),
 compiled with --compile-only:

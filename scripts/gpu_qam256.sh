@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on the GPU machine for the qam256 family: its GPU tests, then the benchmarks recorded
-# in the results branch's 2026-11-22-h100-qam256/ (kernels against the device-to-device copy at 2^28
+# in the results history's 2026-11-22-h100-qam256/ (kernels against the device-to-device copy at 2^28
 # symbols; the pipeline at 2^27 symbols = 1 GiB each way). Logs and JSON go to $OUT.
 # Built here, carried with the working tree (see that folder's README.md):
 #   cmake -S . -B build -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A one-node Slurm on this machine, for trying kernlab under srun and sbatch without a cluster
-# (issue 15; results branch: 2026-11-26-slurm-local/). Debian's Slurm (22.05 on Debian 12) and MUNGE;
+# (issue 15; results history: 2026-11-26-slurm-local/). Debian's Slurm (22.05 on Debian 12) and MUNGE;
 # slurmctld and slurmd run on localhost as root, no cgroups, PMIx as the default MPI plugin.
 #   scripts/slurm_local.sh         install (when missing), write /etc/slurm/slurm.conf, start
 #   scripts/slurm_local.sh stop    stop the three daemons this script started

@@ -90,7 +90,7 @@ inline command_result run_kernlab(const std::string& args) {
 /// branch's session folders; tests/data/results/README.md says which and why).
 inline std::string results_data_dir() { return source_dir() + "/tests/data/results"; }
 
-/// The text of a results file under tests/data/results/, `relative` as the results branch names it
+/// The text of a results file under tests/data/results/, `relative` as the results history names it
 /// ("2026-11-22-h100-final/default_job.json"): the file itself, or its gzip-compressed copy
 /// (`relative` + ".gz") unpacked. "" when neither is there.
 inline std::string results_data(const std::string& relative) {

@@ -50,7 +50,7 @@ const cuda::device_info* device_of(const result_record& r, const sweep_result& s
 std::vector<result_record> records_from_results(const nlohmann::json& j);
 
 /// The largest results file kernlab reads: far above a real run's (the largest uncompressed one on
-/// the results branch is under 0.5 MiB), far below what would run a machine out of memory once
+/// the results history is under 0.5 MiB), far below what would run a machine out of memory once
 /// parsed.
 constexpr std::uintmax_t results_max_bytes = std::uintmax_t{256} << 20;
 

@@ -386,7 +386,7 @@ TEST(MpiKernlab, AKernlabWithoutTheTransportRefusesSeveralRanks) {
 }
 
 // Slurm's srun, when a Slurm answers on this machine (scripts/slurm_local.sh starts a one-node
-// one; results branch: 2026-11-26-slurm-local/). --overcommit: three tasks on a 2-core node, as
+// one; results history: 2026-11-26-slurm-local/). --overcommit: three tasks on a 2-core node, as
 // mpirun's --oversubscribe; --immediate and timeout: a Slurm that cannot run the step now fails
 // the test instead of queueing it for ever.
 std::string srun_with(const std::string& mpi, int ranks) {

@@ -183,7 +183,7 @@ INSTANTIATE_TEST_SUITE_P(
         bad_case{"bad_workspace",
                  "/* kernlab\nfamily: reduce\nentry: k\nblocks: 128\nworkspace: 4 - GRID\n*/", 5,
                  "workspace '4 - GRID' is -65532"},
-        // Found by tests/fuzz (results branch: 2026-11-22-fuzzing.md).
+        // Found by tests/fuzz (results history: 2026-11-22-fuzzing.md).
         bad_case{"no_blocks", "/* kernlab\nfamily: reduce\nentry: k\nblocks: , ,\n*/", 4,
                  "no block size"},
         bad_case{"tile_overflow",
