@@ -163,6 +163,45 @@ TEST(Binary, BrokenKernelFailsAloneWithFileAndLine) {
   EXPECT_NE(r.output.find("reduce.reduce2"), std::string::npos) << r.output;
 }
 
+// defines: each point of a tunable file is compiled with its tunables as macros, so an #if sees
+// the point's value (Kernel Tuner's kernels choose code with #if on their tunables); a constant is
+// the same for every point. Only the point whose #if reaches the #error fails; the entry is a
+// plain function (no template parameters).
+TEST(Binary, DefinesGiveEachPointItsMacros) {
+  test::temp_dir dir("defines");
+  const std::string file =
+      dir.write("matmul/mode_if.cu",
+                "/* kernlab\nfamily: matmul\nentry: mode_if\nblocks: 128\n"
+                "tune: MODE = 1, 2; TILE = 1, 4\ndefines: MODE; TILE; SCALE = 3\n"
+                "block_dims: BLOCK, 1\ngrid_dims: ceil_div(N, BLOCK), M\n*/\n"
+                "#if MODE == 2 && TILE == 4\n#error \"MODE is 2 and TILE 4 here\"\n#endif\n"
+                "#if SCALE != 3 || !defined(MODE)\n#error \"no SCALE or MODE\"\n#endif\n"
+                "__global__ void mode_if(const float* A, const float* B, float* C, int M, int N,\n"
+                "                        int K) {\n"
+                "  const int n = blockIdx.x * blockDim.x + threadIdx.x, m = blockIdx.y;\n"
+                "  if (n >= N) return;\n  float s = 0;\n"
+                "  for (int k = 0; k < K; ++k) s += A[m * K + k] * B[k * N + n];\n"
+                "  C[m * N + n] = s * (MODE * TILE) / (MODE * TILE);\n}\n");
+  const auto r = run_kernlab(
+      "tune --compile-only --no-plugins --no-cache --family matmul "
+      "--kernels-dir " +
+      dir.str() + " --variant mode_if");
+  EXPECT_EQ(r.code, 1) << r.output;
+  auto status = [&](const std::string& point) {
+    const auto at = r.output.find("matmul.mode_if[" + point + "]");
+    if (at == std::string::npos) return std::string("missing");
+    const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+    return line.substr(line.find_last_of(' ') + 1);
+  };
+  EXPECT_EQ(status("MODE=1;TILE=1"), "ok") << r.output;
+  EXPECT_EQ(status("MODE=1;TILE=4"), "ok") << r.output;
+  EXPECT_EQ(status("MODE=2;TILE=1"), "ok") << r.output;
+  EXPECT_EQ(status("MODE=2;TILE=4"), "FAILED") << r.output;
+  EXPECT_NE(r.output.find(file + ":11: error: #error directive: \"MODE is 2 and TILE 4 here\""),
+            std::string::npos)
+      << r.output;
+}
+
 // --kernels-dir adds a folder to the config's: a new kernel beside the shipped ones (the README's
 // `--kernels-dir my_kernels --variant my_idea,reduce5,cub` failed with "unknown variant
 // 'reduce5'"). --kernels-dir-only uses the command line's folders alone. A name that two folders

@@ -29,6 +29,15 @@ nvrtc::compile_request make_compile_request(const family& fam, const registry_en
   req.arch = e.descriptor.target.empty() ? arch : e.descriptor.target;
   req.include_dirs = request.include_dirs;
   req.pre_includes = fam.pre_includes();
+  // defines: a tunable's macro has this point's value (each point is a compile of its own).
+  for (const std::string& d : e.descriptor.defines) {
+    if (d.find('=') != std::string::npos) {
+      req.extra_options.push_back("-D" + d);
+      continue;
+    }
+    for (const auto& [name, value] : e.descriptor.point)
+      if (name == d) req.extra_options.push_back("-D" + d + "=" + std::to_string(value));
+  }
   std::set<std::string> exprs;  // sorted: the same request always makes the same key
   for (const auto& c : configs_for(fam, request)) {
     if (!e.descriptor.supports_dtype(c.dtype) || !e.descriptor.supports_op(c.op)) continue;

@@ -407,6 +407,32 @@ void read_target(const key_line& k, parsed_header& h) {
   h.descriptor.target = value;
 }
 
+// "use_shared_mem; tile_size_x; block_size_y = 1": tunables passed to the preprocessor, and
+// constants. Whether each name is a tunable is checked once the whole header is read.
+void read_defines(const key_line& k, parsed_header& h) {
+  auto& defines = h.descriptor.defines;
+  for (std::string item : split_items(k.value)) {
+    std::string name = item, value;
+    if (const auto eq = item.find('='); eq != std::string::npos) {
+      name = trim(item.substr(0, eq));
+      value = trim(item.substr(eq + 1));
+      const bool whole = !value.empty() &&
+                         std::all_of(value.begin() + (value[0] == '-' ? 1 : 0), value.end(),
+                                     [](char ch) { return ch >= '0' && ch <= '9'; }) &&
+                         value != "-";
+      if (!whole)
+        k.fail("defines: '" + item + "': the value of a constant is a whole number (NAME = 4)");
+    }
+    if (!is_identifier(name))
+      k.fail("defines: '" + item +
+             "' is not NAME (a tunable, passed with the point's value) or NAME = value");
+    for (const std::string& d : defines)
+      if (d.substr(0, d.find('=')) == name) k.fail("defines: " + name + " given twice");
+    defines.push_back(value.empty() ? name : name + "=" + value);
+  }
+  if (defines.empty()) k.fail("defines lists no macro");
+}
+
 // "A[M][K] box [128][64] swizzle 128; B[K][N] box [64][BN] swizzle 128"
 void read_tensor_maps(const key_line& k, parsed_header& h) {
   auto& maps = h.descriptor.tensor_maps;
@@ -470,6 +496,7 @@ const std::vector<key_description>& keys() {
       // One line per named point keeps a header readable.
       {"points", read_points, repeatable},
       {"target", read_target, 0},
+      {"defines", read_defines, 0},
       {"tensor_maps", read_tensor_maps, 0},
       {"scratch", read_scratch, 0},
   };

@@ -66,6 +66,9 @@ struct variant_descriptor {
   /// file is compiled for instead of the GPU's own; "" for the GPU's. Its rows run only on a GPU
   /// of exactly that compute capability and are skipped with the reason elsewhere.
   std::string target;
+  /// Preprocessor macros of the file's compile (`defines:`), each "NAME" (a tunable: the point's
+  /// value, `-DNAME=value`) or "NAME=value" (a whole number), so that `#if NAME == 1` sees it.
+  std::vector<std::string> defines;
   output_kind output = output_kind::per_block;
   std::string workspace;            ///< expression: bytes of zeroed scratch per launch; "" for none
   std::vector<std::string> dtypes;  ///< empty: every dtype of the family

@@ -124,6 +124,18 @@ INSTANTIATE_TEST_SUITE_P(
                  "target 'sm_90': expected an architecture-specific target such as sm_90a"},
         bad_case{"odd_target", "/* kernlab\nfamily: reduce\nentry: k\ntarget: sm_9xa\n*/", 4,
                  "target 'sm_9xa'"},
+        bad_case{"defines_not_a_tunable",
+                 "/* kernlab\nfamily: reduce\nentry: k\nblocks: 256\ntile: BLOCK\n"
+                 "tune: U = 1, 2\ndefines: U; V\n*/",
+                 7,
+                 "defines: 'V' is not a tunable of this file (tune:); a constant is 'V = value'"},
+        bad_case{"defines_real_constant",
+                 "/* kernlab\nfamily: reduce\nentry: k\ndefines: X = 1.5\n*/", 4,
+                 "defines: 'X = 1.5': the value of a constant is a whole number"},
+        bad_case{"defines_twice", "/* kernlab\nfamily: reduce\nentry: k\ndefines: X = 1; X\n*/", 4,
+                 "defines: X given twice"},
+        bad_case{"defines_not_a_name", "/* kernlab\nfamily: reduce\nentry: k\ndefines: 2X = 1\n*/",
+                 4, "defines: '2X = 1' is not NAME"},
         bad_case{"repeated", "/* kernlab\nfamily: reduce\nfamily: reduce\n*/", 3,
                  "first given on line 2"},
         bad_case{"tensor_map_no_box",
@@ -462,6 +474,15 @@ std::string tunable_header(const std::string& tune, const std::string& require =
   return "/* kernlab\nfamily:  reduce\nentry:   k<BLOCK, ITEMS, T, OP>\nblocks:  128 256 512 "
          "1024\ntile:    ITEMS * BLOCK\ntune:    " +
          tune + "\n" + (require.empty() ? "" : "require: " + require + "\n") + extra + "*/\n";
+}
+
+// defines: tunables and constants, carried by every point (the compile gives each its value).
+TEST(Tunables, DefinesAreCarriedByEveryPoint) {
+  const parsed_header h = parse_header(
+      tunable_header("ITEMS = 1, 2; U = 1, 2", "", "defines: U; SCALE = -3\n"), "reduce/k.cu");
+  ASSERT_EQ(h.points.size(), 4u);
+  for (const auto& p : h.points)
+    EXPECT_EQ(p.defines, (std::vector<std::string>{"U", "SCALE=-3"})) << p.name;
 }
 
 TEST(Tunables, OneVariantPerPointWithTheBlocksTheRequirementsAllow) {
