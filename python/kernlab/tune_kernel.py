@@ -10,14 +10,12 @@ on it and turns its rows into Kernel Tuner's `(results, env)`. The writing is sp
 that need no GPU (`write_family`, `kernel_header`, `translate_restriction`), so they can be tested
 with `kernlab --compile-only` and `--list`.
 
-Kernel Tuner `#define`s every tunable before the source; kernlab has no per-point defines, its
-tunables are template arguments of the entry (`entry: f<BLOCK, ITEMS>`). So the kernel named
-`kernel_name` is made a template over the tunables: `template <int block_size_x, ...>` is put in
-front of its `__global__`, and nothing else of the source changes. A tunable used in the body of the
-kernel then means what its #define meant; one used outside that function (another function)
-does not exist, and that is a compile error naming it. The preprocessor does not see template
-parameters, so an `#if` on a tunable raises ValueError (check_preprocessor) rather than take it
-as 0; `#ifdef` of one is true, as under Kernel Tuner.
+Kernel Tuner `#define`s every tunable before the source; so does kernlab here: the file's
+`defines:` key (docs/kernel_contract.md) passes each tunable to the point's compile as
+`-DNAME=<value>`, the block dimensions that are not tuned as their constants (256, 1, 1), and
+`kernel_tuner` as 1. The source is written as it is, after the header, and the entry is the kernel
+itself: `#if` and `#ifdef` on a tunable, a tunable used in a `__device__` helper, and the
+`#ifndef NAME` / `#define NAME default` idiom all mean what they mean under Kernel Tuner.
 """
 import ast
 import itertools
@@ -68,8 +66,8 @@ NOT_TAKEN = {
     "texmem_args": (None, "kernlab has no texture arguments"),
     "compiler": (None, "kernlab compiles with NVRTC"),
     "compiler_options": (None, "kernlab takes no compiler options for a family"),
-    "defines": (None, "kernlab passes tunables as template arguments, it has no per-point "
-                      "defines"),
+    "defines": (None, "kernlab defines every tunable with the point's value itself; other "
+                      "macros (strings, functions of the point) are not taken"),
     "log": (None, "kernlab does not log through Python's logging (verbose=True prints its "
                   "output)"),
     "cache": (None, "kernlab keeps its own tuning store (store=) and compile cache "
@@ -194,63 +192,6 @@ def callable_restriction(function, tune_params):
     return "!(" + " || ".join(one(p) for p in refused) + ")"
 
 
-# --- the preprocessor ---------------------------------------------------------------------------
-
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-
-
-def _directives(source):
-    """The preprocessor directives of `source` as (line, directive, the rest), comments removed
-    and continued lines joined."""
-    # a block comment keeps its newlines, so that lines keep their numbers
-    text = re.sub(r"/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group()), source, flags=re.S)
-    text = re.sub(r"//[^\n]*", "", text)
-    lines, out, i = text.split("\n"), [], 0
-    while i < len(lines):
-        first, line = i, lines[i]
-        while line.rstrip().endswith("\\") and i + 1 < len(lines):
-            i += 1
-            line = line.rstrip()[:-1] + " " + lines[i]
-        m = re.match(r"\s*#\s*(\w+)\s*(.*)", line)
-        if m:
-            out.append((first + 1, m.group(1), m.group(2).strip()))
-        i += 1
-    return out
-
-
-def check_preprocessor(source, names):
-    """Raises ValueError where an #if or #elif of `source` uses one of `names` (the tunables and
-    block dimensions), itself or through a macro whose definition uses one. Kernel Tuner #defines
-    them, so there they have the point's value; here they are template parameters, which the
-    preprocessor does not see: an #if would take each as 0, for every point, silently.
-    `defined(name)` is not a use (it is true, as under Kernel Tuner: see templated_source)."""
-    directives = _directives(source)
-    macros = []
-    for _, directive, rest in directives:
-        m = re.match(r"(\w+)(?:\([^)]*\))?\s*(.*)", rest) if directive == "define" else None
-        if m:
-            macros.append((m.group(1), set(_IDENTIFIER.findall(m.group(2)))))
-    tainted, grown = set(names), True
-    while grown:
-        grown = False
-        for name, body in macros:
-            if name not in tainted and body & tainted:
-                tainted.add(name)
-                grown = True
-    for line, directive, rest in directives:
-        if directive not in ("if", "elif"):
-            continue
-        expression = re.sub(r"\bdefined\s*(?:\(\s*\w+\s*\)|\w+)", "1", rest)
-        used = sorted(set(_IDENTIFIER.findall(expression)) & tainted)
-        if used:
-            how = ", ".join(n if n in names else f"{n} (a macro over the tunables)" for n in used)
-            raise ValueError(
-                f"kernel_source line {line}: `#{directive} {rest}` uses {how}. kernlab passes "
-                "the tunables as template arguments, which the preprocessor does not see (an #if "
-                "would take them as 0 for every point); write the condition in C++ (an `if` on "
-                "the tunable, which the compiler folds, or `if constexpr`)")
-
-
 # --- the kernel file ---------------------------------------------------------------------------
 
 def _problem(problem_size):
@@ -290,7 +231,7 @@ def _check_tune_params(tune_params):
         for v in values:
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
                 raise ValueError(f"tune_params[{name!r}]: {v!r} is not a whole number; kernlab's "
-                                 "tunables are template arguments, whole numbers only")
+                                 "tunables are whole numbers")
 
 
 def kernel_header(family, kernel_name, problem_size, tune_params, restrictions=None,
@@ -343,6 +284,7 @@ def kernel_header(family, kernel_name, problem_size, tune_params, restrictions=N
             if callable(d):
                 raise ValueError("grid_div: functions are not supported, only expressions over "
                                  "the tunables")
+            d = _exact_division(str(d), tune_params)
             # a block dimension that is not tuned divides by its constant
             parts.append(translate_restriction(str(d), names + [n for n in (bx, by, bz)
                                                                 if n not in names])
@@ -353,16 +295,18 @@ def kernel_header(family, kernel_name, problem_size, tune_params, restrictions=N
     grid = [_replace_words(g, {n: c for n, c in zip((bx, by, bz), block) if n not in names})
             for g in grid]
 
-    # The kernel's template parameters: the three block dimensions (constants when not tuned,
-    # as Kernel Tuner #defines them anyway), then the other tunables.
-    targs = block + [n for n in names if n not in (bx, by, bz)]
+    # Kernel Tuner's #defines: every tunable with the point's value, the block dimensions that
+    # are not tuned as their constants, and kernel_tuner = 1.
+    defines = list(names) + [f"{n} = {c}" for n, c in zip((bx, by, bz), block) if n not in names]
+    defines.append("kernel_tuner = 1")
     tune_line = "; ".join(f"{n} = {', '.join(str(int(v)) for v in tune_params[n])}"
                           for n in names)
     lines = ["/* kernlab",
              f"family:     {family}",
-             f"entry:      {kernel_name}<{', '.join(targs)}>",
+             f"entry:      {kernel_name}",
              f"blocks:     {' '.join(str(b) for b in blocks)}",
-             f"tune:       {tune_line}"]
+             f"tune:       {tune_line}",
+             f"defines:    {'; '.join(defines)}"]
     if require:
         lines.append(f"require:    {'; '.join(require)}")
     lines += [f"block_dims: {', '.join(block)}",
@@ -372,42 +316,58 @@ def kernel_header(family, kernel_name, problem_size, tune_params, restrictions=N
     return "\n".join(lines) + "\n"
 
 
+def _exact_division(text, tune_params):
+    """`text` with its `/` as `//` where that changes nothing: where the expression, evaluated
+    with Python's true division over every combination of the tunables it names, is always a
+    whole number (Kernel Tuner's spmv divides `block_size_x/threads_per_row`, block sizes that
+    are multiples of 32 by 1 or 32). Otherwise `text` as it is, which translate_restriction
+    refuses with the reason."""
+    if "/" not in text or "//" in text:
+        return text
+    used = [n for n in tune_params if re.search(rf"\b{re.escape(n)}\b", text)]
+    if math.prod(len(tune_params[n]) for n in used) > 1 << 20:
+        return text
+    try:
+        code = compile(text, "<grid_div>", "eval")
+        for values in itertools.product(*(tune_params[n] for n in used)):
+            v = eval(code, {"__builtins__": {}}, dict(zip(used, (int(x) for x in values))))
+            if v != int(v):
+                return text
+    except Exception:  # not an expression of the tunables alone: left to the translator's error
+        return text
+    return text.replace("/", "//")
+
+
 def _replace_words(text, mapping):
     for k, v in mapping.items():
         text = re.sub(rf"\b{re.escape(k)}\b", v, text)
     return text
 
 
-def template_parameters(block_size_names, tune_params):
-    bx, by, bz = _block_names(block_size_names)
-    return [bx, by, bz] + [n for n in tune_params if n not in (bx, by, bz)]
-
-
-def templated_source(source, kernel_name, parameters):
-    """`source` with `template <int p, ...>` in front of the __global__ function `kernel_name`."""
-    pattern = re.compile(r"(extern\s+\"C\"\s+)?(__global__\s+(?:[\w:<>]+\s+)*?"
+def check_kernel(source, kernel_name):
+    """Raises ValueError unless `source` declares the __global__ function `kernel_name` once, not
+    as a template (the entry names it without template arguments)."""
+    pattern = re.compile(r"(?:extern\s+\"C\"\s+)?__global__\s+(?:[\w:<>]+\s+)*?"
                          rf"(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s+)?{re.escape(kernel_name)}"
-                         r"\s*\()")
-    found = list(pattern.finditer(source))
+                         r"\s*\(")
+
+    def defines_it(m):  # a definition, not a declaration: the parameter list is followed by `{`
+        depth, i = 1, m.end()
+        while i < len(source) and depth:
+            depth += {"(": 1, ")": -1}.get(source[i], 0)
+            i += 1
+        return re.match(r"\s*\{", source[i:]) is not None
+
+    found = [m for m in pattern.finditer(source) if defines_it(m)]
     if not found:
         raise ValueError(f"kernel_source has no `__global__ void {kernel_name}(`: kernel_name "
                          "must name a __global__ function of the source")
     if len(found) > 1:
         raise ValueError(f"kernel_source declares __global__ {kernel_name} more than once")
-    m = found[0]
-    if m.group(1):
-        raise ValueError(f"{kernel_name} is extern \"C\": kernlab passes the tunables as template "
-                         "arguments, and a template cannot have C linkage; remove extern \"C\"")
-    if re.search(r"template\s*<[^>]*>\s*$", source[:m.start()]):
-        raise ValueError(f"{kernel_name} is already a template: kernlab.tune_kernel makes it one "
-                         "over the tunables, and cannot add to a template of the source's own")
-    params = "template <" + ", ".join(f"int {p}" for p in parameters) + ">\n"
-    # Kernel Tuner #defines each tunable, so `#ifdef tile` is true and the common default
-    # `#ifndef tile` / `#define tile 1` / `#endif` is skipped: a macro that names itself does the
-    # same here, and leaves the name to the template parameter (check_preprocessor refuses the
-    # #if that would need its value).
-    defines = "".join(f"#define {p} {p}\n" for p in parameters)
-    return defines + source[:m.start()] + params + source[m.start():]
+    if re.search(r"template\s*<[^>]*>\s*$", source[:found[0].start()]):
+        raise ValueError(f"{kernel_name} is a template: kernlab.tune_kernel names the kernel "
+                         "without template arguments, as Kernel Tuner does (its tunables are "
+                         "macros)")
 
 
 # --- the family --------------------------------------------------------------------------------
@@ -503,9 +463,8 @@ def write_family(folder, kernel_name, kernel_source, problem_size, arguments, tu
     args = _arguments(arguments, answer)
     header = kernel_header(family, kernel_name, problem_size, tune_params, restrictions,
                            grid_div_x, grid_div_y, grid_div_z, block_size_names)
-    parameters = template_parameters(block_size_names, tune_params)
-    check_preprocessor(kernel_source, parameters)
-    source = templated_source(kernel_source, kernel_name, parameters)
+    check_kernel(kernel_source, kernel_name)
+    source = kernel_source
     checked = [a for a in args if a[0] == "array" and a[2] is not None]
     if sum(a[1].size for a in checked) > MAX_ANSWER_ELEMENTS:
         raise NotImplementedError(
@@ -668,7 +627,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     temporary = workdir is None
     root = tempfile.mkdtemp(prefix="kernlab-tk-") if temporary else str(workdir)
     try:
-        family = "kt_" + re.sub(r"\W", "_", kernel_name)
+        family = "kt_" + re.sub(r"\W", "_", kernel_name).lower()
         folder = os.path.join(root, family)
         if os.path.isdir(folder):
             shutil.rmtree(folder)  # a folder of an earlier call: written afresh

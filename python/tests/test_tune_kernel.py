@@ -7,8 +7,8 @@ import pytest
 
 import kernlab
 from conftest import gpu_missing
-from kernlab.tune_kernel import (add_metrics, callable_restriction, check_preprocessor,
-                                 kernel_header, translate_restriction, write_family)
+from kernlab.tune_kernel import (add_metrics, callable_restriction, kernel_header,
+                                 translate_restriction, write_family)
 
 # Kernel Tuner's README example, as it is there.
 kernel_string = """
@@ -137,7 +137,9 @@ def test_translate_restriction():
 def test_default_block_is_256_and_grid_div_empty_is_no_division():
     h = kernel_header("f", "k", (1000, 10), {"items": [1, 2]}, grid_div_x=["items"],
                       grid_div_y=[])
-    assert "entry:      k<256, 1, 1, items>" in h
+    assert "entry:      k\n" in h
+    assert "defines:    items; block_size_x = 256; block_size_y = 1; block_size_z = 1; " \
+        "kernel_tuner = 1\n" in h
     assert "blocks:     256\n" in h
     assert "require" not in h
     assert "grid_dims:  ceil_div(PROBLEM_X, (items)), ceil_div(PROBLEM_Y, 1)" in h
@@ -148,7 +150,8 @@ def test_block_size_names(binary, tmp_path):
     args, answer = vector_add_arguments(1000)
     path = write_family(tmp_path / "kt_vector_add", "vector_add", src, 1000, args,
                         {"bx": [64, 128]}, answer=answer, block_size_names=["bx"])
-    assert "entry:      vector_add<bx, 1, 1>" in open(path).read()
+    assert "defines:    bx; block_size_y = 1; block_size_z = 1; kernel_tuner = 1\n" in \
+        open(path).read()
     rc, out = kernlab_cmd(binary, tmp_path, "--compile-only", "--family", "kt_vector_add",
                           "--variant", "vector_add", "--block", "all")
     assert rc == 0, out
@@ -170,9 +173,9 @@ def test_other_unsupported_inputs_are_clear_errors(tmp_path):
     args, answer = vector_add_arguments(100)
     with pytest.raises(ValueError, match="no `__global__ void nope\\(`"):
         write_family(tmp_path / "f", "nope", kernel_string, 100, args, TUNE_PARAMS)
-    with pytest.raises(ValueError, match="extern \"C\""):
-        write_family(tmp_path / "f", "vector_add", 'extern "C" ' + kernel_string.strip(), 100,
-                     args, TUNE_PARAMS)
+    with pytest.raises(ValueError, match="vector_add is a template"):
+        write_family(tmp_path / "f", "vector_add", "template <int X>\n" + kernel_string.strip(),
+                     100, args, TUNE_PARAMS)
     with pytest.raises(ValueError, match="not a whole number"):
         write_family(tmp_path / "f", "vector_add", kernel_string, 100, args,
                      {"block_size_x": [32], "f": [0.5]})
@@ -198,14 +201,14 @@ def test_kernel_source_may_be_a_path(binary, tmp_path):
     args, answer = vector_add_arguments(1000)
     path = write_family(tmp_path / "k" / "kt_vector_add", "vector_add", str(cu), 1000, args,
                         TUNE_PARAMS, answer=answer)
-    assert open(path).read().endswith(
-        "template <int block_size_x, int block_size_y, int block_size_z>\n"
-        + kernel_string.lstrip("\n"))
+    assert open(path).read().endswith("*/\n" + kernel_string)
 
 
-def test_preprocessor_defaults_compile_and_an_if_on_a_tunable_is_refused(binary, tmp_path):
-    """Kernel Tuner's kernels default their tunables with #ifndef (spmv.cu, pnpoly.cu): skipped,
-    as under Kernel Tuner's #defines. An #if on a tunable would see 0 for every point: refused."""
+def test_tunables_are_macros_with_the_points_values(binary, tmp_path):
+    """As under Kernel Tuner's #defines: the #ifndef defaults are skipped, an #if on a tunable (or
+    on a macro over one) sees the point's value, a __device__ helper may use a tunable, an untuned
+    block dimension is its constant, and kernel_tuner is 1. The #error proves the value arrives:
+    exactly the points with tile 4 fail."""
     src = """
 #ifndef block_size_x
     #define block_size_x 64
@@ -214,13 +217,18 @@ def test_preprocessor_defaults_compile_and_an_if_on_a_tunable_is_refused(binary,
     #define tile 1
 #endif
 #define STEP (block_size_x * tile)
-#ifdef tile
+#if STEP > 512 || block_size_y != 1 || kernel_tuner != 1
+#error "STEP, block_size_y or kernel_tuner"
+#endif
+#if tile == 4
+#error "tile is 4 here"
+#endif
+__device__ float twice(float x) { return tile > 0 ? 2.0f * x : 0.0f; }
 __global__ void scale(float *out, const float *in, int n) {
     int i = blockIdx.x * STEP + threadIdx.x;
     for (int t = 0; t < tile; t++)
-        if (i + t * block_size_x < n) out[i + t * block_size_x] = 2.0f * in[i + t * block_size_x];
+        if (i + t * block_size_x < n) out[i + t * block_size_x] = twice(in[i + t * block_size_x]);
 }
-#endif
 """
     n = 1000
     inp = np.arange(n, dtype=np.float32)
@@ -228,24 +236,21 @@ __global__ void scale(float *out, const float *in, int n) {
     path = write_family(tmp_path / "kt_scale", "scale", src, n,
                         [np.zeros_like(inp), inp, np.int32(n)], tp,
                         answer=[2 * inp, None, None], grid_div_x=["block_size_x", "tile"])
-    assert "#define block_size_x block_size_x\n" in open(path).read()
-    rc, out = kernlab_cmd(binary, tmp_path, "--compile-only", "--family", "kt_scale",
-                          "--variant", "scale", "--block", "all")
-    assert rc == 0, out
-    assert sum(1 for l in out.splitlines() if l.startswith("kt_scale.scale[")
-               and l.rstrip().endswith("ok")) == 4, out
-
-    names = ["block_size_x", "block_size_y", "block_size_z", "tile"]
-    check_preprocessor(src + "#if defined(tile) && OTHER > 1\n#endif\n", names)
-    for bad, says in [("#if tile == 2\n", "line 1: `#if tile == 2` uses tile"),
-                      ("\n#ifdef X\n#elif block_size_y > 1\n#endif\n", "line 3: .*block_size_y"),
-                      ("#define RO (1 + \\\n  tile)\n#define USE RO\n#if USE /* a comment */\n",
-                       "line 4: .*USE \\(a macro over the tunables\\)")]:
-        with pytest.raises(ValueError, match=says):
-            check_preprocessor(bad, names)
-    with pytest.raises(ValueError, match="`#if STEP > 64` uses STEP"):
-        write_family(tmp_path / "f", "scale", src + "#if STEP > 64\n#endif\n", n,
-                     [np.zeros_like(inp), inp, np.int32(n)], tp)
+    text = open(path).read()
+    assert "entry:      scale\n" in text
+    assert "defines:    block_size_x; tile; block_size_y = 1; block_size_z = 1; kernel_tuner = 1\n" \
+        in text
+    assert text.endswith(src)  # the source as it is, after the header
+    rc, out = kernlab_cmd(binary, tmp_path, "tune", "--compile-only", "--family", "kt_scale",
+                          "--variant", "scale")
+    assert rc == 1, out
+    status = {l.split()[0]: l.split()[-1] for l in out.splitlines()
+              if l.startswith("kt_scale.scale[")}
+    assert status == {"kt_scale.scale[block_size_x=32;tile=1]": "ok",
+                      "kt_scale.scale[block_size_x=32;tile=4]": "FAILED",
+                      "kt_scale.scale[block_size_x=128;tile=1]": "ok",
+                      "kt_scale.scale[block_size_x=128;tile=4]": "FAILED"}, out
+    assert "tile is 4 here" in out and "STEP, block_size_y" not in out, out
 
 
 def fake_kernlab(tmp_path):
@@ -333,3 +338,50 @@ def test_vector_add_tunes_on_the_gpu(binary, gpu, tmp_path):
                                      {"block_size_x": [64, 256]}, answer=answer, binary=binary,
                                      cache_dir=str(tmp_path / "cache"))
     assert results == []
+
+
+def test_kernel_tuners_util_helpers():
+    """kernlab.util: what Kernel Tuner's examples import from kernel_tuner.util, on results of
+    Kernel Tuner's shape."""
+    from kernlab import util
+    results = [{"block_size_x": 64, "time": 1.5}, {"block_size_x": 128, "time": 0.75},
+               {"block_size_x": 256, "time": float("nan")}, {"block_size_x": 512}]
+    assert util.get_best_config(results, "time") == {"block_size_x": 128, "time": 0.75}
+    assert util.get_best_config(results, "time", True) == {"block_size_x": 64, "time": 1.5}
+    with pytest.raises(ValueError, match="no results"):
+        util.get_best_config([], "time")
+    assert util.get_config_string({"block_size_x": 128, "time": 0.74999, "n": 3},
+                                  units={"time": "ms"}) == "block_size_x=128, time=0.750ms, n=3"
+    assert util.get_config_string({"a": 1, "b": 2}, keys=["b"]) == "b=2"
+
+
+def test_a_division_in_grid_div_is_taken_where_it_is_exact():
+    """Kernel Tuner's spmv divides the grid by `block_size_x/threads_per_row`: true division in
+    Python, whole at every point of its space, so it is taken as kernlab's `//`. Where some point
+    would make a fraction it is refused, as in a restriction."""
+    tp = {"block_size_x": [32, 64, 96], "threads_per_row": [1, 32]}
+    h = kernel_header("f", "k", 1000, tp, grid_div_x=["block_size_x/threads_per_row"])
+    # kernlab's `/` is integer division
+    assert "grid_dims:  ceil_div(PROBLEM_X, ((block_size_x / threads_per_row)))" in h
+    with pytest.raises(ValueError, match="true division"):
+        kernel_header("f", "k", 1000, {"block_size_x": [32, 48], "t": [1, 32]},
+                      grid_div_x=["block_size_x/t"])
+
+
+def test_a_declaration_before_the_kernel_is_not_a_second_kernel(binary, tmp_path):
+    """Kernel Tuner's zeromeanfilter.cu declares its kernels in an extern "C" block before
+    defining them: only the definition counts, and extern "C" kernels are named as they are."""
+    src = ('extern "C" {\n    __global__ void scale(float *out, const float *in, int n);\n}\n'
+           + 'extern "C" __global__ void scale(float *out, const float *in, int n) {\n'
+           + "    int i = blockIdx.x * block_size_x + threadIdx.x;\n"
+           + "    if (i < n) out[i] = 2.0f * in[i];\n}\n")
+    n = 100
+    inp = np.arange(n, dtype=np.float32)
+    write_family(tmp_path / "kt_scale", "scale", src, n, [np.zeros_like(inp), inp, np.int32(n)],
+                 {"block_size_x": [32, 64]}, answer=[2 * inp, None, None])
+    rc, out = kernlab_cmd(binary, tmp_path, "tune", "--compile-only", "--family", "kt_scale",
+                          "--variant", "scale")
+    assert rc == 0, out
+    with pytest.raises(ValueError, match="more than once"):
+        write_family(tmp_path / "f", "scale", src + src[src.index("extern \"C\" __global__"):],
+                     n, [np.zeros_like(inp), inp, np.int32(n)], {"block_size_x": [32]})

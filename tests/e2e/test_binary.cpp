@@ -202,6 +202,28 @@ TEST(Binary, DefinesGiveEachPointItsMacros) {
       << r.output;
 }
 
+// CUB's block primitives are on the include path, as under nvcc: CUDA 13 keeps them in the
+// toolkit's include/cccl, which NVRTC does not search by itself.
+TEST(Binary, CubBlockPrimitivesAreIncludable) {
+  test::temp_dir dir("cub_block");
+  dir.write("reduce/cub_block.cu",
+            "/* kernlab\nfamily: reduce\nentry: cub_block<BLOCK, T, OP>\nblocks: 128 256\n"
+            "tile: BLOCK\nbounds: checked\n*/\n#include <cub/block/block_reduce.cuh>\n"
+            "template <unsigned BLOCK, typename T, typename OP>\n"
+            "__global__ void cub_block(const T* in, T* out, unsigned n) {\n"
+            "  using reduce = cub::BlockReduce<T, BLOCK>;\n"
+            "  __shared__ typename reduce::TempStorage tmp;\n"
+            "  const unsigned i = blockIdx.x * BLOCK + threadIdx.x;\n"
+            "  const T v = reduce(tmp).Reduce(i < n ? in[i] : OP::identity(), OP());\n"
+            "  if (threadIdx.x == 0) out[blockIdx.x] = v;\n}\n");
+  const auto r = run_kernlab(
+      "--compile-only --no-plugins --no-cache --block 128,256 "
+      "--kernels-dir " +
+      dir.str() + " --variant cub_block");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("reduce.cub_block"), std::string::npos) << r.output;
+}
+
 // --kernels-dir adds a folder to the config's: a new kernel beside the shipped ones (the README's
 // `--kernels-dir my_kernels --variant my_idea,reduce5,cub` failed with "unknown variant
 // 'reduce5'"). --kernels-dir-only uses the command line's folders alone. A name that two folders

@@ -61,6 +61,9 @@ std::vector<std::string> include_dirs(const kl::cli_options& o) {
   for (const auto& k : o.kernels_dirs) add(fs::path(k) / "include");
   add(find_default_paths().kernel_headers);
   dirs.push_back(cuda_include_dir(o));
+  // CUDA 13 keeps CCCL (cub/, thrust/, cuda/std) under include/cccl, which nvcc adds by itself:
+  // so `#include <cub/cub.cuh>` finds CUB's block and warp primitives as under nvcc.
+  add(fs::path(cuda_include_dir(o)) / "cccl");
   return dirs;
 }
 
