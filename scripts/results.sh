@@ -39,6 +39,7 @@ list)
 show)
   [ $# -ge 2 ] || { echo "usage: results.sh show FOLDER [FILE]" >&2; exit 2; }
   src=$(where "$2")
+  if [ "$(git cat-file -t "$src")" = blob ]; then git show "$src"; exit 0; fi  # a one-file session
   git show "$src/${3:-README.md}"
   ;;
 extract)
@@ -62,7 +63,8 @@ add)
   trap 'rm -f "$idx"' EXIT
   export GIT_INDEX_FILE=$idx
   if [ -n "$t" ]; then git read-tree "$t"; else git read-tree --empty; fi
-  git --work-tree="$(dirname "$dir")" add -f -- "$name"
+  gitdir=$(git rev-parse --absolute-git-dir)
+  (cd "$(dirname "$dir")" && git --git-dir="$gitdir" --work-tree=. add -f -- "$name")
   tree=$(git write-tree)
   unset GIT_INDEX_FILE
   commit=$(git commit-tree "$tree" ${t:+-p "$t"} -m "results: $name" -m "$3")
