@@ -57,7 +57,8 @@
 //  - REGS and MINB (derived): __launch_bounds__(BLOCK, MINB), MINB = 65536 / (BLOCK * REGS): a
 //    register budget per thread, REGS, chosen by class from ptxas' reports of the whole space
 //    (kernlab --resources; none of the points spilled before the staged C epilogue below, which
-//    costs seven 512-thread cp.async points with TM = 16 at BK = 8 12-20 bytes of spill):
+//    costs seven cp.async points with TM = 16, BK = 8 and 3 stages at the 128-register budget
+//    (six of 512 threads, one of 256) 12-20 bytes of spill):
 //      128 accumulators: 255 (2 blocks per SM at 128 threads, 1 at 256);
 //      32 accumulators: 128;
 //      64 accumulators: 168 at 128 threads (3 blocks per SM; at 128 most of them spilled; 255
