@@ -28,7 +28,7 @@ scripts/results.sh show no-such-folder > /dev/null 2>&1
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-git clone -q --no-hardlinks "$(pwd)" "$work/repo" || fail "cannot clone"
+git clone -q "$(pwd)" "$work/repo" || fail "cannot clone"
 cp scripts/results.sh "$work/repo/scripts/results.sh"  # this tree's script, committed or not
 mkdir -p "$work/2099-01-01-test"
 printf '# a test folder\n' > "$work/2099-01-01-test/README.md"

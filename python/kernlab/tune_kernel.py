@@ -464,7 +464,6 @@ def write_family(folder, kernel_name, kernel_source, problem_size, arguments, tu
     header = kernel_header(family, kernel_name, problem_size, tune_params, restrictions,
                            grid_div_x, grid_div_y, grid_div_z, block_size_names)
     check_kernel(kernel_source, kernel_name)
-    source = kernel_source
     checked = [a for a in args if a[0] == "array" and a[2] is not None]
     if sum(a[1].size for a in checked) > MAX_ANSWER_ELEMENTS:
         raise NotImplementedError(
@@ -518,7 +517,7 @@ def write_family(folder, kernel_name, kernel_source, problem_size, arguments, tu
         f.write(_reference_source(args, bool(checked)))
     path = os.path.join(folder, f"{kernel_name}.cu")
     with open(path, "w", encoding="utf-8") as f:
-        f.write(header + source)
+        f.write(header + kernel_source)
     return path
 
 

@@ -62,7 +62,8 @@ std::vector<std::string> include_dirs(const kl::cli_options& o) {
   add(find_default_paths().kernel_headers);
   dirs.push_back(cuda_include_dir(o));
   // CUDA 13 keeps CCCL (cub/, thrust/, cuda/std) under include/cccl, which nvcc adds by itself:
-  // so `#include <cub/cub.cuh>` finds CUB's block and warp primitives as under nvcc.
+  // so CUB's block and warp primitives (`#include <cub/block/block_reduce.cuh>`) are found as
+  // under nvcc. `<cub/cub.cuh>` still fails: its device-wide algorithms need the host's headers.
   add(fs::path(cuda_include_dir(o)) / "cccl");
   return dirs;
 }

@@ -86,6 +86,13 @@ variant_descriptor descriptor_from_json(const json& j) {
     for (const auto& t : j.at("scratch"))
       d.scratch.push_back({t.at("type").get<std::string>(), t.at("name").get<std::string>(),
                            t.at("count").get<std::string>()});
+  if (j.contains("defines"))
+    for (const auto& m : j.at("defines"))
+      d.defines.push_back(
+          {m.at("name").get<std::string>(),
+           m.at("value").is_null()
+               ? std::nullopt
+               : std::optional<std::int64_t>(whole<std::int64_t>(m.at("value"), "defines"))});
   return d;
 }
 

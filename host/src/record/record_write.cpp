@@ -46,6 +46,11 @@ json descriptor_json(const variant_descriptor& d) {
     for (const auto& t : d.scratch)
       out["scratch"].push_back({{"type", t.type}, {"name", t.name}, {"count", t.count}});
   }
+  if (!d.defines.empty()) {
+    out["defines"] = json::array();
+    for (const auto& m : d.defines)
+      out["defines"].push_back({{"name", m.name}, {"value", m.value ? json(*m.value) : json()}});
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <optional>
 #include <set>
 
 namespace kl {
@@ -30,13 +31,11 @@ nvrtc::compile_request make_compile_request(const family& fam, const registry_en
   req.include_dirs = request.include_dirs;
   req.pre_includes = fam.pre_includes();
   // defines: a tunable's macro has this point's value (each point is a compile of its own).
-  for (const std::string& d : e.descriptor.defines) {
-    if (d.find('=') != std::string::npos) {
-      req.extra_options.push_back("-D" + d);
-      continue;
-    }
-    for (const auto& [name, value] : e.descriptor.point)
-      if (name == d) req.extra_options.push_back("-D" + d + "=" + std::to_string(value));
+  for (const define_spec& d : e.descriptor.defines) {
+    std::optional<std::int64_t> value = d.value;
+    for (const auto& [name, v] : e.descriptor.point)
+      if (!value && name == d.name) value = v;
+    if (value) req.extra_options.push_back("-D" + d.name + "=" + std::to_string(*value));
   }
   std::set<std::string> exprs;  // sorted: the same request always makes the same key
   for (const auto& c : configs_for(fam, request)) {

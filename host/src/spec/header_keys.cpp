@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <exception>
+#include <system_error>
 
 namespace kl::header_keys {
 
@@ -411,24 +413,23 @@ void read_target(const key_line& k, parsed_header& h) {
 // constants. Whether each name is a tunable is checked once the whole header is read.
 void read_defines(const key_line& k, parsed_header& h) {
   auto& defines = h.descriptor.defines;
-  for (std::string item : split_items(k.value)) {
-    std::string name = item, value;
+  for (const std::string& item : split_items(k.value)) {
+    define_spec d{item, std::nullopt};
     if (const auto eq = item.find('='); eq != std::string::npos) {
-      name = trim(item.substr(0, eq));
-      value = trim(item.substr(eq + 1));
-      const bool whole = !value.empty() &&
-                         std::all_of(value.begin() + (value[0] == '-' ? 1 : 0), value.end(),
-                                     [](char ch) { return ch >= '0' && ch <= '9'; }) &&
-                         value != "-";
-      if (!whole)
+      d.name = trim(item.substr(0, eq));
+      const std::string text = trim(item.substr(eq + 1));
+      std::int64_t v = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (text.empty() || ec != std::errc() || end != text.data() + text.size())
         k.fail("defines: '" + item + "': the value of a constant is a whole number (NAME = 4)");
+      d.value = v;
     }
-    if (!is_identifier(name))
+    if (!is_identifier(d.name))
       k.fail("defines: '" + item +
              "' is not NAME (a tunable, passed with the point's value) or NAME = value");
-    for (const std::string& d : defines)
-      if (d.substr(0, d.find('=')) == name) k.fail("defines: " + name + " given twice");
-    defines.push_back(value.empty() ? name : name + "=" + value);
+    for (const define_spec& e : defines)
+      if (e.name == d.name) k.fail("defines: " + d.name + " given twice");
+    defines.push_back(std::move(d));
   }
   if (defines.empty()) k.fail("defines lists no macro");
 }

@@ -108,13 +108,12 @@ void check_across_keys(const parsed_header& out, const std::string& path) {
   if (!out.named_points.empty() && d.tunables.empty())
     throw metadata_error(path, out.line_of("points"),
                          "points names points of the tunables: the header has no 'tune:'");
-  for (const std::string& name : d.defines)
-    if (name.find('=') == std::string::npos &&
-        std::none_of(d.tunables.begin(), d.tunables.end(),
-                     [&](const auto& t) { return t.first == name; }))
+  for (const define_spec& m : d.defines)
+    if (!m.value && std::none_of(d.tunables.begin(), d.tunables.end(),
+                                 [&](const auto& t) { return t.first == m.name; }))
       throw metadata_error(path, out.line_of("defines"),
-                           "defines: '" + name +
-                               "' is not a tunable of this file (tune:); a constant is '" + name +
+                           "defines: '" + m.name +
+                               "' is not a tunable of this file (tune:); a constant is '" + m.name +
                                " = value'");
 }
 

@@ -81,7 +81,7 @@ bool operator==(const variant_descriptor& a, const variant_descriptor& b) {
          a.params == b.params && a.block_dims == b.block_dims && a.tunables == b.tunables &&
          a.requires == b.requires && a.grid_dims == b.grid_dims &&
          a.tunable_file == b.tunable_file && a.point == b.point && a.named_point == b.named_point &&
-         a.tensor_maps == b.tensor_maps && a.scratch == b.scratch;
+         a.tensor_maps == b.tensor_maps && a.scratch == b.scratch && a.defines == b.defines;
 }
 
 }  // namespace kl

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -51,6 +52,14 @@ struct scratch_spec {
   }
 };
 
+/// A preprocessor macro of a variant's compile (header key `defines:`): a tunable (no value: the
+/// point's value, `-DNAME=<value>`) or a whole-number constant, the same for every point.
+struct define_spec {
+  std::string name;
+  std::optional<std::int64_t> value;
+  bool operator==(const define_spec& o) const { return name == o.name && value == o.value; }
+};
+
 struct variant_descriptor {
   std::string family;
   std::string name;  ///< short name: the file stem, or the plugin's name for it
@@ -66,9 +75,8 @@ struct variant_descriptor {
   /// file is compiled for instead of the GPU's own; "" for the GPU's. Its rows run only on a GPU
   /// of exactly that compute capability and are skipped with the reason elsewhere.
   std::string target;
-  /// Preprocessor macros of the file's compile (`defines:`), each "NAME" (a tunable: the point's
-  /// value, `-DNAME=value`) or "NAME=value" (a whole number), so that `#if NAME == 1` sees it.
-  std::vector<std::string> defines;
+  /// Preprocessor macros of the file's compile (`defines:`), so that `#if NAME == 1` sees them.
+  std::vector<define_spec> defines;
   output_kind output = output_kind::per_block;
   std::string workspace;            ///< expression: bytes of zeroed scratch per launch; "" for none
   std::vector<std::string> dtypes;  ///< empty: every dtype of the family

@@ -137,6 +137,7 @@ TEST(ResultsJson, APointsDescriptorRoundTrips) {
   named.variant.point = {{"UNROLL", 4}, {"NEG", -3}};
   named.variant.named_point = true;
   named.variant.params = {{"UNROLL", "4"}, {"NEG", "-3"}};
+  named.variant.defines = {{"UNROLL", std::nullopt}, {"SCALE", -3}};
   auto unnamed = named;
   unnamed.variant.name = "reduce_unrolling[UNROLL=16;NEG=-3]";
   unnamed.variant.point = {{"UNROLL", 16}, {"NEG", -3}};

@@ -482,7 +482,7 @@ TEST(Tunables, DefinesAreCarriedByEveryPoint) {
       tunable_header("ITEMS = 1, 2; U = 1, 2", "", "defines: U; SCALE = -3\n"), "reduce/k.cu");
   ASSERT_EQ(h.points.size(), 4u);
   for (const auto& p : h.points)
-    EXPECT_EQ(p.defines, (std::vector<std::string>{"U", "SCALE=-3"})) << p.name;
+    EXPECT_EQ(p.defines, (std::vector<define_spec>{{"U", std::nullopt}, {"SCALE", -3}})) << p.name;
 }
 
 TEST(Tunables, OneVariantPerPointWithTheBlocksTheRequirementsAllow) {
