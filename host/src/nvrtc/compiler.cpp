@@ -4,6 +4,7 @@
 #include <link.h>
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -103,6 +104,8 @@ compile_result compile(const compile_request& request) {
   std::string log(log_size, '\0');
   if (log_size > 0) KL_NVRTC(nvrtcGetProgramLog(program.get(), log.data()), request.path);
   while (!log.empty() && log.back() == '\0') log.pop_back();  // NVRTC counts a NUL, or two
+  // ptxas' error line comes after a NUL that ends its resource report: a line of its own.
+  std::replace(log.begin(), log.end(), '\0', '\n');
   result.log = std::move(log);
   result.path = request.path;
   result.diagnostics = parse_diagnostics(result.log);

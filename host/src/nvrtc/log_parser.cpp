@@ -111,10 +111,22 @@ std::string compile_result::error_summary() const {
   for (const diagnostic* d : errors)
     out << d->to_string() << "\n" << d->context << (d->context.empty() ? "" : "\n");
   if (out.tellp() > 0) return out.str();
-  // No parsable diagnostic (a linker-style or ptxas error): show the start of the log.
+  // No parsable diagnostic (a ptxas or linker error): its lines that say error, which ptxas
+  // writes after every function's resource report; else the start of the log.
   std::istringstream in(log);
   std::string line;
-  for (int i = 0; i < 10 && std::getline(in, line); ++i) out << line << "\n";
+  std::vector<std::string> head;
+  int shown = 0;
+  while (std::getline(in, line)) {
+    if (head.size() < 10) head.push_back(line);
+    if (shown < 10 &&
+        (line.find("error") != std::string::npos || line.find("fatal") != std::string::npos)) {
+      out << line << "\n";
+      ++shown;
+    }
+  }
+  if (shown == 0)
+    for (const auto& l : head) out << l << "\n";
   return out.str();
 }
 

@@ -458,5 +458,29 @@ TEST(Compile, FindsNvrtcBuiltinsWithoutTheLoadersHelp) {
   EXPECT_EQ(r.output.find("libnvrtc-builtins"), std::string::npos) << r.output;
 }
 
+TEST(Compile, APtxasErrorIsShownEvenAfterTheResourceReport) {
+  // ptxas writes its error after every function's resource report (-Xptxas -v): the summary
+  // must show the error line, not only the start of the log. Found with Kernel Tuner's expdist
+  // example, where 28 points ask for more than 48 KB of static shared memory.
+  nvrtc::compile_request r;
+  r.source = R"(
+__global__ void small(float* out) { out[0] = 1.0f; }
+__global__ void big(double* out) {
+  __shared__ double s[7000];  // 56000 bytes: more than the 48 KB a static allocation may take
+  s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = s[6999 - threadIdx.x];
+}
+)";
+  r.path = "big.cu";
+  r.name_expressions = {"small", "big"};
+  const auto res = nvrtc::compile(r);
+  ASSERT_FALSE(res.ok) << res.log;
+  const std::string summary = res.error_summary();
+  EXPECT_NE(summary.find("ptxas error"), std::string::npos) << summary << "\n---\n" << res.log;
+  EXPECT_NE(summary.find("too much shared data"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("ptxas info"), std::string::npos) << summary;  // the report is noise here
+}
+
 }  // namespace
 }  // namespace kl
