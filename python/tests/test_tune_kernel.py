@@ -1,5 +1,6 @@
 """kernlab.tune_kernel: Kernel Tuner's tune_kernel. The generated folder is checked with the
 binary's --list and --compile-only (no GPU); the whole tune where there is a GPU."""
+import json
 import subprocess
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 
 import kernlab
 from conftest import gpu_missing
-from kernlab.tune_kernel import (add_metrics, callable_restriction, kernel_header,
+from kernlab.tune_kernel import (add_metrics, callable_restriction, kernel_header, results_of,
                                  translate_restriction, write_family)
 
 # Kernel Tuner's README example, as it is there.
@@ -314,12 +315,14 @@ def test_vector_add_tunes_on_the_gpu(binary, gpu, tmp_path):
     args = [c, a, b, n]
     tune_params = dict()
     tune_params["block_size_x"] = [32 * i for i in range(1, 33)]
-    results, env = kernlab.tune_kernel("vector_add", kernel_string, size, args, tune_params,
+    # problem_size a numpy int, as in Kernel Tuner's examples that then json.dump the results
+    results, env = kernlab.tune_kernel("vector_add", kernel_string, n, args, tune_params,
                                        binary=binary, cache_dir=str(tmp_path / "cache"))
     assert sorted(r["block_size_x"] for r in results) == tune_params["block_size_x"]
     for r in results:
         assert r["time"] > 0 and r["times"] and r["ci_low_ms"] <= r["time"] <= r["ci_high_ms"]
     assert env["device_name"] and env["problem_size"] == size and env["command"]
+    assert json.loads(json.dumps([results, env]))[1]["problem_size"] == size
 
     # with an answer (a smaller problem: the answer goes into the reference's source), and a
     # wrong kernel fails its points
@@ -385,3 +388,29 @@ def test_a_declaration_before_the_kernel_is_not_a_second_kernel(binary, tmp_path
     with pytest.raises(ValueError, match="more than once"):
         write_family(tmp_path / "f", "scale", src + src[src.index("extern \"C\" __global__"):],
                      n, [np.zeros_like(inp), inp, np.int32(n)], {"block_size_x": [32]})
+
+
+def test_an_empty_array_is_one_unchecked_element(binary, tmp_path):
+    """Kernel Tuner takes an empty array (its spmv example makes one under numpy 2, where
+    int32 * int overflows to nnz = 0); kernlab's buffer gets one zero element, not checked."""
+    args, answer = vector_add_arguments(100)
+    args[1] = np.zeros(0, np.float32)
+    answer[1] = np.zeros(0, np.float32)
+    write_family(tmp_path / "kt_vector_add", "vector_add", kernel_string, 100, args, TUNE_PARAMS,
+                 answer=answer)
+    assert np.array_equal(np.load(tmp_path / "kt_vector_add" / "arg1.npy"), np.zeros(1))
+    toml = (tmp_path / "kt_vector_add" / "family.toml").read_text()
+    assert 'name = "arg1"\nrole = "in"\ntype = "float32"\ncount = "1"' in toml
+    rc, out = kernlab_cmd(binary, tmp_path, "--compile-only", "--family", "kt_vector_add",
+                          "--variant", "vector_add", "--block", "all")
+    assert rc == 0, out
+
+
+def test_the_results_are_json_with_numpy_problem_sizes():
+    """Kernel Tuner's expdist example json.dump()s what tune_kernel returned; its problem size
+    is a tuple of numpy.int32."""
+    import pandas as pd
+    size = np.int32(2000)
+    results, env = results_of(pd.DataFrame(), {"block_size_x": [32]}, (size, size))
+    assert env["problem_size"] == (2000, 2000)
+    assert json.loads(json.dumps([results, env]))[1]["problem_size"] == [2000, 2000]
