@@ -35,6 +35,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <tuple>
@@ -198,10 +199,28 @@ class tune_run {
       for (const auto& e : reg_->entries())
         if (e.descriptor.family == s.family && e.descriptor.is_baseline && e.error.empty())
           baselines.push_back(&e);
-      for (const problem_config& config : configs_for(fam, req_)) {
-        tune_config(s, fam, baselines, config);
+      // A search that starts from its neighbours tunes a range largest first, then the middle of
+      // the widest gap left (tune::range_order); its tables and files keep the order given.
+      const std::vector<problem_config> configs = configs_for(fam, req_);
+      std::vector<std::size_t> order(configs.size());
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      const bool warm = picks_.empty() && opt_.strategy != "exhaustive";
+      if (warm) order = tune::range_order(configs);
+      if (!std::is_sorted(order.begin(), order.end()))
+        std::cout << "(range: " << configs.size()
+                  << " configurations tuned largest first, then each in the widest gap left "
+                     "between those tuned, so that each starts from neighbours on both sides)\n";
+      const std::size_t first_tune = tunes_.size();
+      for (const std::size_t i : order) {
+        tune_config(s, fam, baselines, configs[i]);
         if (interrupt_requested()) break;
       }
+      std::map<std::string, std::size_t> given;
+      for (std::size_t i = 0; i < configs.size(); ++i) given.emplace(configs[i].describe(), i);
+      std::stable_sort(tunes_.begin() + static_cast<std::ptrdiff_t>(first_tune), tunes_.end(),
+                       [&](const tune::tune_outcome& a, const tune::tune_outcome& b) {
+                         return given.at(a.config.describe()) < given.at(b.config.describe());
+                       });
       if (interrupt_requested()) break;
     }
   }

@@ -2,6 +2,9 @@
 #include "tune/selector.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
 
 namespace kl::tune {
 
@@ -90,6 +93,48 @@ std::pair<std::vector<std::size_t>, std::vector<std::string>> warm_start(
   for (const auto& r : ranked)
     for (std::size_t i = 1; i < r.size(); ++i) add(r[i]);
   for (const auto* t : near) out.second.push_back(t->config.describe());
+  return out;
+}
+
+std::vector<std::size_t> range_order(const std::vector<problem_config>& configs) {
+  const auto group_of = [](const problem_config& c) {
+    return std::make_tuple(c.dtype, c.op, c.input_mode, c.named_axes_text(), c.shape().size());
+  };
+  const auto volume = [](const problem_config& c) {
+    double v = 1;
+    for (const std::uint64_t n : c.shape()) v *= static_cast<double>(std::max<std::uint64_t>(n, 1));
+    return v;
+  };
+  std::vector<std::size_t> out;
+  std::vector<bool> placed(configs.size(), false);
+  for (std::size_t first = 0; first < configs.size(); ++first) {
+    if (placed[first]) continue;
+    std::vector<std::size_t> group;  // this group's configurations not yet ordered
+    for (std::size_t i = first; i < configs.size(); ++i)
+      if (!placed[i] && group_of(configs[i]) == group_of(configs[first])) group.push_back(i);
+    std::vector<std::size_t> chosen;
+    const auto take = [&](std::size_t k) {
+      chosen.push_back(group[k]);
+      placed[group[k]] = true;
+      group.erase(group.begin() + static_cast<std::ptrdiff_t>(k));
+    };
+    std::size_t largest = 0;
+    for (std::size_t k = 1; k < group.size(); ++k)
+      if (volume(configs[group[k]]) > volume(configs[group[largest]])) largest = k;
+    take(largest);
+    while (!group.empty()) {
+      std::size_t farthest = 0;
+      double widest = -1;
+      for (std::size_t k = 0; k < group.size(); ++k) {
+        double gap = std::numeric_limits<double>::infinity();
+        for (const std::size_t c : chosen)
+          gap = std::min(gap, std::log(size_ratio(configs[group[k]], configs[c])));
+        if (gap > widest) widest = gap, farthest = k;
+      }
+      take(farthest);
+    }
+    out.insert(out.end(), chosen.begin(), chosen.end());
+  }
   return out;
 }
 

@@ -431,6 +431,35 @@ TEST(TuneReport, AWarmStartFromTheNearestSizesAndWhenTheBestWasFound) {
 
 // Tunes at several sizes give a selector: any size gets the measured configuration nearest in log
 // scale, the first on a tie, at compile time as at run time.
+TEST(RangeOrder, LargestFirstThenTheMiddleOfTheWidestGapGroupByGroup) {
+  const auto cfg = [](const std::string& dtype, std::vector<std::uint64_t> shape) {
+    problem_config c;
+    c.dtype = dtype;
+    c.op = "sum";
+    for (const auto n : shape) c.axes.push_back({"", n});
+    return c;
+  };
+  // 2^19 .. 2^28 as given (ascending): 2^28, the other end, then the middle of the widest gap
+  // (2^23 and 2^24 are both 4 octaves from the nearest: the first given wins), then of those 2
+  // octaves from the nearest (21, 25, 26) the first given, and so on.
+  std::vector<problem_config> sizes;
+  for (unsigned k = 19; k <= 28; ++k) sizes.push_back(cfg("int32", {std::uint64_t{1} << k}));
+  std::vector<unsigned> octaves;
+  for (const std::size_t i : tune::range_order(sizes)) octaves.push_back(19 + unsigned(i));
+  EXPECT_EQ(octaves, (std::vector<unsigned>{28, 19, 23, 21, 25, 20, 22, 24, 26, 27}));
+  // Each dtype is its own range, the groups in the order of their first configuration.
+  const std::vector<problem_config> mixed = {cfg("int32", {1024}), cfg("float32", {4096}),
+                                             cfg("int32", {4096}), cfg("float32", {1024}),
+                                             cfg("int32", {2048})};
+  EXPECT_EQ(tune::range_order(mixed), (std::vector<std::size_t>{2, 0, 4, 1, 3}));
+  EXPECT_EQ(tune::range_order({cfg("int32", {5})}), (std::vector<std::size_t>{0}));
+  // Shapes: the largest volume first, then the farthest by the product of the axes' ratios.
+  const std::vector<problem_config> shapes = {
+      cfg("float32", {1024, 1024, 1024}), cfg("float32", {1024, 4096, 1024}),
+      cfg("float32", {4096, 4096, 4096}), cfg("float32", {2048, 2048, 2048})};
+  EXPECT_EQ(tune::range_order(shapes), (std::vector<std::size_t>{2, 0, 3, 1}));
+}
+
 TEST(TuneReport, TheHeaderSelectsTheNearestMeasuredSize) {
   finished_tune f;
   // The same space tuned at 2^10, 2^20 and 2^24, its best point a different one each time.
