@@ -111,16 +111,24 @@ std::string compile_result::error_summary() const {
   for (const diagnostic* d : errors)
     out << d->to_string() << "\n" << d->context << (d->context.empty() ? "" : "\n");
   if (out.tellp() > 0) return out.str();
-  // No parsable diagnostic (a ptxas or linker error): its lines that say error, which ptxas
-  // writes after every function's resource report; else the start of the log.
+  // No parsable diagnostic (a ptxas or linker error): its "error   :" and "fatal   :" lines,
+  // which ptxas writes after every function's resource report; else the start of the log.
+  const auto says_error = [](std::string_view line) {
+    for (const std::string_view word : {"error", "fatal"})
+      for (std::size_t at = line.find(word); at != std::string_view::npos;
+           at = line.find(word, at + 1)) {
+        const std::size_t next = line.find_first_not_of(' ', at + word.size());
+        if (next != std::string_view::npos && line[next] == ':') return true;
+      }
+    return false;
+  };
   std::istringstream in(log);
   std::string line;
   std::vector<std::string> head;
   int shown = 0;
   while (std::getline(in, line)) {
     if (head.size() < 10) head.push_back(line);
-    if (shown < 10 &&
-        (line.find("error") != std::string::npos || line.find("fatal") != std::string::npos)) {
+    if (shown < 10 && says_error(line)) {
       out << line << "\n";
       ++shown;
     }

@@ -480,6 +480,13 @@ __global__ void big(double* out) {
   EXPECT_NE(summary.find("ptxas error"), std::string::npos) << summary << "\n---\n" << res.log;
   EXPECT_NE(summary.find("too much shared data"), std::string::npos) << summary;
   EXPECT_EQ(summary.find("ptxas info"), std::string::npos) << summary;  // the report is noise here
+  // A kernel named for errors is no error line; without one the log's start is shown.
+  nvrtc::compile_result r2;
+  r2.log =
+      "ptxas info    : Function properties for error_count\nptxas info    : Used 8 registers\n";
+  EXPECT_EQ(r2.error_summary(), r2.log);
+  r2.log += "nvlink fatal   : Could not open input file\n";
+  EXPECT_EQ(r2.error_summary(), "nvlink fatal   : Could not open input file\n");
 }
 
 }  // namespace
