@@ -58,6 +58,10 @@ MAX_BLOCK = 1024
 # (which asks for nothing, so it passes) and why. Any other keyword argument goes on to kernlab
 # tune as an option, so these are caught here, before anything is written, not as kernlab's
 # "unrecognised option" after.
+# Kernel Tuner's lang values that compile CUDA source (with nvcc, NVRTC through CuPy, or NVRTC
+# through NVIDIA's Python bindings): kernlab compiles the same source with NVRTC.
+CUDA_LANGS = ("CUDA", "CUPY", "NVCUDA")
+
 NOT_TAKEN = {
     "verify": (None, "kernlab compares with the answer by tolerance only (answer=, atol=)"),
     "platform": (0, "an OpenCL platform; kernlab compiles CUDA only"),
@@ -344,11 +348,22 @@ def _replace_words(text, mapping):
     return text
 
 
+def split_name(kernel_name):
+    """Kernel Tuner's kernel_name as (the function's name, its template arguments or ""):
+    "vector_add" -> ("vector_add", ""), "vector_add<float>" -> ("vector_add", "<float>")."""
+    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*(<.*>)?\s*", str(kernel_name))
+    if not m:
+        raise ValueError(f"kernel_name {kernel_name!r}: the name of a __global__ function, with "
+                         "its template arguments if it is a template (vector_add<float>)")
+    return m.group(1), m.group(2) or ""
+
+
 def check_kernel(source, kernel_name):
-    """Raises ValueError unless `source` declares the __global__ function `kernel_name` once, not
-    as a template (the entry names it without template arguments)."""
+    """Raises ValueError unless `source` defines the __global__ function `kernel_name` once, as a
+    template exactly when the name gives template arguments (vector_add<float>)."""
+    base, targs = split_name(kernel_name)
     pattern = re.compile(r"(?:extern\s+\"C\"\s+)?__global__\s+(?:[\w:<>]+\s+)*?"
-                         rf"(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s+)?{re.escape(kernel_name)}"
+                         rf"(?:void\s+)?(?:__launch_bounds__\s*\([^)]*\)\s+)?{re.escape(base)}"
                          r"\s*\(")
 
     def defines_it(m):  # a definition, not a declaration: the parameter list is followed by `{`
@@ -360,17 +375,27 @@ def check_kernel(source, kernel_name):
 
     found = [m for m in pattern.finditer(source) if defines_it(m)]
     if not found:
-        raise ValueError(f"kernel_source has no `__global__ void {kernel_name}(`: kernel_name "
+        raise ValueError(f"kernel_source has no `__global__ void {base}(`: kernel_name "
                          "must name a __global__ function of the source")
     if len(found) > 1:
-        raise ValueError(f"kernel_source declares __global__ {kernel_name} more than once")
-    if re.search(r"template\s*<[^>]*>\s*$", source[:found[0].start()]):
-        raise ValueError(f"{kernel_name} is a template: kernlab.tune_kernel names the kernel "
-                         "without template arguments, as Kernel Tuner does (its tunables are "
-                         "macros)")
+        raise ValueError(f"kernel_source declares __global__ {base} more than once")
+    template = re.search(r"template\s*<[^>]*>\s*$", source[:found[0].start()]) is not None
+    if template and not targs:
+        raise ValueError(f"{base} is a template: name it with its template arguments, e.g. "
+                         f"{base}<float>, as Kernel Tuner takes it")
+    if targs and not template:
+        raise ValueError(f"kernel_name {kernel_name!r}: {base} is not a template")
 
 
 # --- the family --------------------------------------------------------------------------------
+
+def _on_host(value):
+    """A CuPy array (or another GPU array with `__cuda_array_interface__` and `get()`, as Kernel
+    Tuner's lang="cupy" examples pass) copied to a numpy array; anything else as it is."""
+    if hasattr(value, "__cuda_array_interface__") and callable(getattr(value, "get", None)):
+        return np.asarray(value.get())
+    return value
+
 
 def _arguments(arguments, answer):
     """Each argument as ("array", ndarray, checked) or ("scalar", value, kernlab type)."""
@@ -379,6 +404,7 @@ def _arguments(arguments, answer):
                          "argument, None for those not checked")
     out = []
     for i, a in enumerate(arguments):
+        a = _on_host(a)
         if isinstance(a, np.ndarray):
             kind = BUFFER_TYPES.get(a.dtype.name)
             if kind is None or a.dtype.byteorder == ">":
@@ -386,7 +412,7 @@ def _arguments(arguments, answer):
                                  f"are {', '.join(BUFFER_TYPES)} (little-endian)")
             expected = None if answer is None else answer[i]
             if expected is not None:
-                expected = np.asarray(expected)
+                expected = np.asarray(_on_host(expected))
                 if expected.size != a.size:
                     raise ValueError(f"answer[{i}] has {expected.size} elements, argument {i} "
                                      f"{a.size}")
@@ -518,7 +544,7 @@ def write_family(folder, kernel_name, kernel_source, problem_size, arguments, tu
         f.write("\n".join(toml) + "\n")
     with open(os.path.join(folder, "reference.cu"), "w", encoding="utf-8") as f:
         f.write(_reference_source(args, bool(checked)))
-    path = os.path.join(folder, f"{kernel_name}.cu")
+    path = os.path.join(folder, f"{split_name(kernel_name)[0]}.cu")
     with open(path, "w", encoding="utf-8") as f:
         f.write(header + kernel_source)
     return path
@@ -621,8 +647,9 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
             kernlab_options.pop(name, None)  # Kernel Tuner's default: nothing asked
         else:
             raise ValueError(f"{name}=: kernlab.tune_kernel does not take it ({why})")
-    if lang is not None and lang.upper() != "CUDA":
-        raise ValueError(f"lang={lang!r}: kernlab compiles CUDA only")
+    if lang is not None and lang.upper() not in CUDA_LANGS:
+        raise ValueError(f"lang={lang!r}: kernlab compiles CUDA only (Kernel Tuner's CUDA, "
+                         "cupy and nvcuda backends)")
     kl_strategy = strategy_name(strategy)
     options = _strategy_options(strategy_options)
     _check_metrics(metrics)
@@ -637,7 +664,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     temporary = workdir is None
     root = tempfile.mkdtemp(prefix="kernlab-tk-") if temporary else str(workdir)
     try:
-        family = "kt_" + re.sub(r"\W", "_", kernel_name).lower()
+        family = "kt_" + re.sub(r"\W+", "_", kernel_name).strip("_").lower()
         folder = os.path.join(root, family)
         if os.path.isdir(folder):
             shutil.rmtree(folder)  # a folder of an earlier call: written afresh
@@ -650,7 +677,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
                       store=os.path.join(root, "tuning.jsonl"), fresh=True, **shape)
         kwargs.update(options)
         kwargs.update(kernlab_options)
-        df = tune(kernel_name, binary=find_binary(binary), **kwargs)
+        df = tune(split_name(kernel_name)[0], binary=find_binary(binary), **kwargs)
         if verbose and not quiet:
             print(df.attrs.get("output", ""))
         results, env = results_of(df, tune_params, problem_size, block_size_names)

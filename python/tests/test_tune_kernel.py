@@ -294,13 +294,16 @@ def test_metrics_are_added_in_order():
     assert add_metrics(results, None) is results
 
 
-def test_a_run_without_a_gpu_raises_kernlabs_error(binary, tmp_path):
+@pytest.mark.parametrize("lang", ["CUDA", "cupy", "Cupy", "nvcuda"])
+def test_a_run_without_a_gpu_raises_kernlabs_error(binary, tmp_path, lang):
+    """Kernel Tuner's CUDA backends (nvcc, CuPy, NVIDIA's bindings) all compile CUDA source:
+    kernlab takes each `lang` and gets as far as needing the GPU."""
     if not gpu_missing():
         pytest.skip("a GPU is here")
     args, answer = vector_add_arguments(1000)
     with pytest.raises(kernlab.KernlabError) as e:
         kernlab.tune_kernel("vector_add", kernel_string, 1000, args, TUNE_PARAMS, answer=answer,
-                            binary=binary, workdir=tmp_path)
+                            binary=binary, workdir=tmp_path, lang=lang)
     assert e.value.returncode == 3
     assert (tmp_path / "kt_vector_add" / "vector_add.cu").exists()  # kept for the user
 
@@ -414,3 +417,58 @@ def test_the_results_are_json_with_numpy_problem_sizes():
     results, env = results_of(pd.DataFrame(), {"block_size_x": [32]}, (size, size))
     assert env["problem_size"] == (2000, 2000)
     assert json.loads(json.dumps([results, env]))[1]["problem_size"] == [2000, 2000]
+
+
+# Kernel Tuner's examples/cuda-c++/vector_add.py: a template kernel named with its arguments.
+template_string = """
+template<typename T>
+__global__ void vector_add(T *c, T *a, T *b, int n) {
+    auto i = blockIdx.x * block_size_x + threadIdx.x;
+    if (i<n) {
+        c[i] = a[i] + b[i];
+    }
+}
+"""
+
+
+def test_a_template_kernel_named_with_its_arguments_compiles(binary, tmp_path):
+    args, answer = vector_add_arguments(1000)
+    folder = tmp_path / "kt_vector_add_float"
+    path = write_family(folder, "vector_add<float>", template_string, 1000, args, TUNE_PARAMS,
+                        answer=answer)
+    assert path.endswith("vector_add.cu")
+    assert "entry:      vector_add<float>" in (folder / "vector_add.cu").read_text()
+    rc, out = kernlab_cmd(binary, tmp_path, "--compile-only", "--family", "kt_vector_add_float",
+                          "--variant", "vector_add", "--block", "all")
+    assert rc == 0, out
+    for v in TUNE_PARAMS["block_size_x"]:
+        line = next(l for l in out.splitlines() if f"[block_size_x={v}]" in l)
+        assert line.rstrip().endswith("ok"), line
+    with pytest.raises(ValueError, match="vector_add is a template: name it with its template "
+                                         "arguments, e.g. vector_add<float>"):
+        write_family(tmp_path / "f", "vector_add", template_string, 1000, args, TUNE_PARAMS)
+    with pytest.raises(ValueError, match="vector_add is not a template"):
+        write_family(tmp_path / "f", "vector_add<float>", kernel_string, 1000, args, TUNE_PARAMS)
+    with pytest.raises(ValueError, match="kernel_name 'vector add'"):
+        write_family(tmp_path / "f", "vector add", kernel_string, 1000, args, TUNE_PARAMS)
+
+
+class FakeCupyArray:
+    """What kernlab.tune_kernel uses of a CuPy array: `__cuda_array_interface__` and `get()`."""
+    def __init__(self, host):
+        self.host = host
+        self.__cuda_array_interface__ = {"shape": host.shape, "typestr": host.dtype.str}
+
+    def get(self):
+        return self.host.copy()
+
+
+def test_gpu_arrays_are_copied_to_the_host_as_kernel_tuners_cupy_examples_pass_them(tmp_path):
+    args, answer = vector_add_arguments(100)
+    gpu_args = [FakeCupyArray(a) if isinstance(a, np.ndarray) else a for a in args]
+    gpu_answer = [FakeCupyArray(answer[0])] + answer[1:]
+    folder = tmp_path / "kt_vector_add"
+    write_family(folder, "vector_add", kernel_string, 100, gpu_args, TUNE_PARAMS,
+                 answer=gpu_answer)
+    assert np.array_equal(np.load(folder / "arg1.npy"), args[1])
+    assert "kl_answer0[100]" in (folder / "reference.cu").read_text()
