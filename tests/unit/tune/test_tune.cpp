@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -966,6 +967,60 @@ TEST(TuneCommand, AnEnergyTuneReplaysFromARecordedSpace) {
 // kernlab check-dispatch: a header exported from a tune at two sizes, checked at two others
 // against their own exhaustive best, all replayed from a recorded space where each size's best
 // is another point and every step away from it costs 1%.
+TEST(TuneCommand, ARangeIsTunedLargestFirstAndReportedInTheOrderGiven) {
+  test::temp_dir dir("range_order");
+  const std::string file = test::write_tunable_reduce(dir, "tsum");
+  sweep_result sweep;
+  sweep.device = cuda::device_info{};
+  sweep.device->name = "Test GPU";
+  sweep.arch = "sm_90";
+  for (const std::uint64_t n : {1000u, 2000u, 4000u, 8000u}) {
+    int i = 0;
+    for (const auto& p : parse_header(test::read_file(file), file).points)
+      for (unsigned block : {128u, 256u, 512u}) {
+        if (block * p.point.at(0).second > 2048) continue;
+        result_record r = passed_record(p.name, block, 1.0 + 0.01 * i++);
+        r.variant = p;
+        r.config = problem_config{"int32", "sum", "exact", 12345, {{"N", n}}};
+        sweep.results.push_back(r);
+      }
+  }
+  run_context ctx;
+  ctx.date = "2026-11-28T12:00:00Z";
+  const std::string space = dir.str() + "/space.json", out = dir.str() + "/out.json";
+  std::ofstream(space) << results_to_json(sweep, ctx).dump();
+  const auto r = test::run_kernlab("tune --kernels-dir " + dir.str() +
+                                   " --variant tsum --dtype int32 --strategy random --budget 3"
+                                   " --size 1000,2000,4000,8000 --json " +
+                                   out + " --replay " + space);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("(range: 4 configurations tuned largest first"), std::string::npos)
+      << r.output;
+  // 8000, then the other end, then 2000 and 4000 (each a factor 2 from its nearest: the first
+  // given), 2000 warm-started from both sides.
+  std::vector<std::size_t> at;
+  for (const char* n : {"n=8000  (", "n=1000  (", "n=2000  (", "n=4000  ("})
+    at.push_back(r.output.find(n));
+  EXPECT_TRUE(std::is_sorted(at.begin(), at.end()) && at.back() != std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(a warm start from the fastest points of int32 sum n=1000 and int32 "
+                          "sum n=8000)"),
+            std::string::npos)
+      << r.output;
+  // The files keep the order the sizes were given in.
+  const auto tunes = nlohmann::json::parse(test::read_file(out)).at("tuning").at("tunes");
+  std::vector<std::uint64_t> sizes;
+  for (const auto& t : tunes) sizes.push_back(t.at("config").at("size").get<std::uint64_t>());
+  EXPECT_EQ(sizes, (std::vector<std::uint64_t>{1000, 2000, 4000, 8000}));
+  // Exhaustive measures every point anyway: the order given.
+  const auto e = test::run_kernlab("tune --kernels-dir " + dir.str() +
+                                   " --variant tsum --dtype int32 --strategy exhaustive"
+                                   " --size 1000,2000 --replay " +
+                                   space);
+  ASSERT_EQ(e.code, 0) << e.output;
+  EXPECT_EQ(e.output.find("(range:"), std::string::npos) << e.output;
+  EXPECT_LT(e.output.find("n=1000  ("), e.output.find("n=2000  (")) << e.output;
+}
+
 TEST(CheckDispatch, TheHeadersPickAgainstEachSizesBestReplayed) {
   test::temp_dir dir("check_dispatch");
   const std::string file = test::write_tunable_reduce(dir, "tsum");
