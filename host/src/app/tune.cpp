@@ -29,15 +29,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <csignal>
 #include <iomanip>
 #include <iostream>
-#include <limits>
 #include <map>
-#include <numeric>
 #include <optional>
-#include <sstream>
 #include <tuple>
 #include <utility>
 
@@ -102,15 +98,7 @@ class tune_run {
                         ? ", racing (--race " + fmt("%g", opt_.race_margin * 100) + "%)"
                         : "")
                 << ", NVRTC " << nvrtc::version() << "\n";
-    for (const auto& s : spaces_) {
-      std::cout << s.family << "." << s.name << " (" << s.file << "): " << s.candidates.size()
-                << " points over";
-      for (const auto& p : s.space.parameters)
-        std::cout << " " << p.name << "(" << p.values.size() << ")";
-      std::cout << "\n";
-      for (const auto& [why, n] : s.turned_down)
-        std::cout << "  left out: " << n << " point(s), " << why << "\n";
-    }
+    for (const auto& s : spaces_) print_tuning_space(std::cout, s);
   }
 
   // --compile-only, --resources: the points compiled instead of searched (tune_compile.cpp).
@@ -200,27 +188,20 @@ class tune_run {
         if (e.descriptor.family == s.family && e.descriptor.is_baseline && e.error.empty())
           baselines.push_back(&e);
       // A search that starts from its neighbours tunes a range largest first, then the middle of
-      // the widest gap left (tune::range_order); its tables and files keep the order given.
+      // the widest gap left (tune::range_order); exhaustive ones and check-dispatch's need no
+      // neighbours and keep the order given, as the tables and files of all do.
       const std::vector<problem_config> configs = configs_for(fam, req_);
-      std::vector<std::size_t> order(configs.size());
-      std::iota(order.begin(), order.end(), std::size_t{0});
-      const bool warm = picks_.empty() && opt_.strategy != "exhaustive";
-      if (warm) order = tune::range_order(configs);
+      std::vector<std::size_t> order = tune::range_order(configs);
+      if (!picks_.empty() || opt_.strategy == "exhaustive") std::sort(order.begin(), order.end());
       if (!std::is_sorted(order.begin(), order.end()))
-        std::cout << "(range: " << configs.size()
-                  << " configurations tuned largest first, then each in the widest gap left "
-                     "between those tuned, so that each starts from neighbours on both sides)\n";
+        std::cout << "(range: " << configs.size() << " configurations tuned largest first, then "
+                  << "each in the widest gap left, starting from the tuned ones beside it)\n";
       const std::size_t first_tune = tunes_.size();
       for (const std::size_t i : order) {
         tune_config(s, fam, baselines, configs[i]);
         if (interrupt_requested()) break;
       }
-      std::map<std::string, std::size_t> given;
-      for (std::size_t i = 0; i < configs.size(); ++i) given.emplace(configs[i].describe(), i);
-      std::stable_sort(tunes_.begin() + static_cast<std::ptrdiff_t>(first_tune), tunes_.end(),
-                       [&](const tune::tune_outcome& a, const tune::tune_outcome& b) {
-                         return given.at(a.config.describe()) < given.at(b.config.describe());
-                       });
+      tune::sort_as_given(tunes_, first_tune, configs);
       if (interrupt_requested()) break;
     }
   }

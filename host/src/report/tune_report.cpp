@@ -196,6 +196,15 @@ void print_tune_best(std::ostream& os, const tune::tune_outcome& t, const cuda::
   }
 }
 
+void print_tuning_space(std::ostream& os, const tune::tuning_space& s) {
+  os << s.family << "." << s.name << " (" << s.file << "): " << s.candidates.size()
+     << " points over";
+  for (const auto& p : s.space.parameters) os << " " << p.name << "(" << p.values.size() << ")";
+  os << "\n";
+  for (const auto& [why, n] : s.turned_down)
+    os << "  left out: " << n << " point(s), " << why << "\n";
+}
+
 void print_tune_table(std::ostream& os, const tune::tune_outcome& t, const cuda::device_info& d,
                       const table_options& opt) {
   const auto& params = t.space->space.parameters;

@@ -6,6 +6,7 @@
 #include "report/results_json.hpp"
 #include "report/table.hpp"
 #include "tune/outcome.hpp"
+#include "tune/space.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +15,10 @@
 #include <vector>
 
 namespace kl {
+
+/// A file's space as a tune starts: its points, each tunable's number of values, and the points
+/// left out with the reason.
+void print_tuning_space(std::ostream& os, const tune::tuning_space& s);
 
 /// Every evaluated point of one tune, fastest first: the tunables' values, status, median, the
 /// median's interval, throughput and % of peak, x the best, x the library baseline; then the

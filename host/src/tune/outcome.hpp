@@ -166,6 +166,12 @@ std::pair<std::vector<std::size_t>, std::vector<std::string>> warm_start(
 /// groups in the order of their first configuration.
 std::vector<std::size_t> range_order(const std::vector<problem_config>& configs);
 
+/// Puts `tunes` from index `first` on (the tunes of `configs`, made in any order, several per
+/// configuration over several GPU models) back in the order of `configs`, keeping the order of
+/// the tunes of one configuration.
+void sort_as_given(std::vector<tune_outcome>& tunes, std::size_t first,
+                   const std::vector<problem_config>& configs);
+
 /// What the nearest of those tunes measured: each passed full-fidelity evaluation's point and
 /// objective value (a raced one's rough figure too), for strategy_options::prior; where the
 /// points' grids are known (`grids`, `sm_count`, the occupancy measured), each value scaled by how

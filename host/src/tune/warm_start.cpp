@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
 #include <tuple>
 
 namespace kl::tune {
@@ -136,6 +138,16 @@ std::vector<std::size_t> range_order(const std::vector<problem_config>& configs)
     out.insert(out.end(), chosen.begin(), chosen.end());
   }
   return out;
+}
+
+void sort_as_given(std::vector<tune_outcome>& tunes, std::size_t first,
+                   const std::vector<problem_config>& configs) {
+  std::map<std::string, std::size_t> given;
+  for (std::size_t i = 0; i < configs.size(); ++i) given.emplace(configs[i].describe(), i);
+  std::stable_sort(tunes.begin() + static_cast<std::ptrdiff_t>(first), tunes.end(),
+                   [&](const tune_outcome& a, const tune_outcome& b) {
+                     return given.at(a.config.describe()) < given.at(b.config.describe());
+                   });
 }
 
 std::vector<std::pair<std::size_t, double>> prior_of(const std::vector<tune_outcome>& done,
