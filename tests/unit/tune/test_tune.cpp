@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <map>
 
 namespace kl {
@@ -967,19 +968,25 @@ TEST(TuneCommand, AnEnergyTuneReplaysFromARecordedSpace) {
 // kernlab check-dispatch: a header exported from a tune at two sizes, checked at two others
 // against their own exhaustive best, all replayed from a recorded space where each size's best
 // is another point and every step away from it costs 1%.
-TEST(TuneCommand, ARangeIsTunedLargestFirstAndReportedInTheOrderGiven) {
-  test::temp_dir dir("range_order");
-  const std::string file = test::write_tunable_reduce(dir, "tsum");
+// A recorded exhaustive tune of tsum (test::write_tunable_reduce) at each of `sizes`, written as
+// `dir`/space.json for --replay: point i (in the file's order, each block it allows) takes
+// `ms(n, i)` at size n; `change` may mark a record further (a raced figure).
+std::string write_tsum_space(
+    const test::temp_dir& dir, const std::string& file, const std::vector<std::uint64_t>& sizes,
+    const std::function<double(std::uint64_t, int)>& ms,
+    const std::function<void(result_record&, std::uint64_t, int)>& change = nullptr) {
   sweep_result sweep;
   sweep.device = cuda::device_info{};
   sweep.device->name = "Test GPU";
   sweep.arch = "sm_90";
-  for (const std::uint64_t n : {1000u, 2000u, 4000u, 8000u}) {
+  for (const std::uint64_t n : sizes) {
     int i = 0;
     for (const auto& p : parse_header(test::read_file(file), file).points)
       for (unsigned block : {128u, 256u, 512u}) {
         if (block * p.point.at(0).second > 2048) continue;
-        result_record r = passed_record(p.name, block, 1.0 + 0.01 * i++);
+        result_record r = passed_record(p.name, block, ms(n, i));
+        if (change) change(r, n, i);
+        ++i;
         r.variant = p;
         r.config = problem_config{"int32", "sum", "exact", 12345, {{"N", n}}};
         sweep.results.push_back(r);
@@ -987,8 +994,17 @@ TEST(TuneCommand, ARangeIsTunedLargestFirstAndReportedInTheOrderGiven) {
   }
   run_context ctx;
   ctx.date = "2026-11-28T12:00:00Z";
-  const std::string space = dir.str() + "/space.json", out = dir.str() + "/out.json";
+  const std::string space = dir.str() + "/space.json";
   std::ofstream(space) << results_to_json(sweep, ctx).dump();
+  return space;
+}
+
+TEST(TuneCommand, ARangeIsTunedLargestFirstAndReportedInTheOrderGiven) {
+  test::temp_dir dir("range_order");
+  const std::string file = test::write_tunable_reduce(dir, "tsum");
+  const std::string space = write_tsum_space(dir, file, {1000, 2000, 4000, 8000},
+                                             [](std::uint64_t, int i) { return 1.0 + 0.01 * i; });
+  const std::string out = dir.str() + "/out.json";
   const auto r = test::run_kernlab("tune --kernels-dir " + dir.str() +
                                    " --variant tsum --dtype int32 --strategy random --budget 3"
                                    " --size 1000,2000,4000,8000 --json " +
@@ -1024,29 +1040,15 @@ TEST(TuneCommand, ARangeIsTunedLargestFirstAndReportedInTheOrderGiven) {
 TEST(CheckDispatch, TheHeadersPickAgainstEachSizesBestReplayed) {
   test::temp_dir dir("check_dispatch");
   const std::string file = test::write_tunable_reduce(dir, "tsum");
-  sweep_result sweep;
-  sweep.device = cuda::device_info{};
-  sweep.device->name = "Test GPU";
-  sweep.arch = "sm_90";
   const std::map<std::uint64_t, int> target = {{1000, 0}, {2000, 2}, {4000, 4}, {8000, 6}};
-  for (const auto& [n, best] : target) {
-    int i = 0;
-    for (const auto& p : parse_header(test::read_file(file), file).points)
-      for (unsigned block : {128u, 256u, 512u}) {
-        if (block * p.point.at(0).second > 2048) continue;
-        result_record r = passed_record(p.name, block, 1.0 + 0.01 * std::abs(i - best));
-        // 8000's pick (4000's best) was raced out there: a rough figure, shown and marked.
+  const std::string json = write_tsum_space(
+      dir, file, {1000, 2000, 4000, 8000},
+      [&](std::uint64_t n, int i) { return 1.0 + 0.01 * std::abs(i - target.at(n)); },
+      // 8000's pick (4000's best) was raced out there: a rough figure, shown and marked.
+      [&](result_record& r, std::uint64_t n, int i) {
         r.timing->raced = n == 8000 && i == target.at(4000);
-        ++i;
-        r.variant = p;
-        r.config = problem_config{"int32", "sum", "exact", 12345, {{"N", n}}};
-        sweep.results.push_back(r);
-      }
-  }
-  run_context ctx;
-  ctx.date = "2026-11-28T12:00:00Z";
-  const std::string json = dir.str() + "/space.json", h = dir.str() + "/dispatch.h";
-  std::ofstream(json) << results_to_json(sweep, ctx).dump();
+      });
+  const std::string h = dir.str() + "/dispatch.h";
   const std::string common = " --kernels-dir " + dir.str() +
                              " --variant tsum --dtype int32 --strategy exhaustive --replay " + json;
   const auto tuned = test::run_kernlab("tune --size 1000,4000 --export-header " + h + common);
