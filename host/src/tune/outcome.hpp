@@ -176,7 +176,8 @@ void sort_as_given(std::vector<tune_outcome>& tunes, std::size_t first,
 /// objective value (a raced one's rough figure too), for strategy_options::prior; where the
 /// points' grids are known (`grids`, `sm_count`, the occupancy measured), each value scaled by how
 /// full the point's last wave of blocks is there against at `next`'s sizes. Empty when none was
-/// tuned before.
+/// tuned before, or when the nearest is more than 32 times as large or small (the product over
+/// the axes): such a size runs in another regime, and its times would mislead the search.
 std::vector<std::pair<std::size_t, double>> prior_of(const std::vector<tune_outcome>& done,
                                                      const tune_outcome& next);
 

@@ -12,6 +12,10 @@ namespace kl::tune {
 
 namespace {
 
+// The farthest a size may be from the one tuned next (size_ratio) for its times to be the next
+// search's prior (prior_of).
+constexpr double max_prior_ratio = 32;
+
 // How far apart two configurations' sizes are: the product over the axes of larger / smaller.
 double size_ratio(const problem_config& a, const problem_config& b) {
   const auto x = a.shape(), y = b.shape();
@@ -154,6 +158,13 @@ std::vector<std::pair<std::size_t, double>> prior_of(const std::vector<tune_outc
                                                      const tune_outcome& next) {
   const auto near = nearest_tunes(done, next, 1);
   if (near.empty()) return {};
+  // A size far away models another regime (a scan of 2 MiB runs from L2, one of 1 GiB from
+  // DRAM): its times mislead more than they help, and the search does better with a design of its
+  // own after the warm start. Replayed on exhaustive H200 tunes (2026-11-28, bayes, budget 100,
+  // 30 seeds; range / independent tunes, median): the scan file's range 2^19..2^28 went from 42% to
+  // 30% with this cut (2^19, tuned second, from 2^28's prior), the reduction's from 23% to 26%
+  // (mean 31% to 30%), the matmul file's (1024^3..4096^3) from 60% to 59%.
+  if (size_ratio(near.front()->config, next.config) > max_prior_ratio) return {};
   // Scaled wave by wave to this size: the prior is a model of every point's time here. The warm
   // start above stays with what was measured fastest; replayed on recorded H200 range tunes
   // (bayes, budget 100, seeds 1-5), scaling both sent the scan's search astray (its blocks wait

@@ -417,6 +417,14 @@ TEST(TuneReport, AWarmStartFromTheNearestSizesAndWhenTheBestWasFound) {
   next.config.dtype = "float32";
   EXPECT_TRUE(tune::warm_start(done, next).first.empty());
   EXPECT_TRUE(tune::prior_of(done, next).empty());
+  // A size more than 32 times from the nearest one tuned keeps its warm start but gets no prior:
+  // 2^4 is 64 times from 2^10, 2^5 32 times.
+  next = f.tunes[0];
+  next.config.axes = {{"N", std::uint64_t{1} << 4}};
+  EXPECT_EQ(tune::warm_start(done, next).second.front(), "int32 sum n=1024");
+  EXPECT_TRUE(tune::prior_of(done, next).empty());
+  next.config.axes = {{"N", std::uint64_t{1} << 5}};
+  EXPECT_EQ(tune::prior_of(done, next).size(), 3u);
   next = f.tunes[0];
   next.config.axes = {{"N", std::uint64_t{1} << 10}};
   EXPECT_EQ(tune::warm_start(done, next).second.front(), "int32 sum n=16384");
