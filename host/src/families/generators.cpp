@@ -39,11 +39,9 @@ std::vector<std::uint8_t> read_npy(const std::string& path, const std::string& d
   }
   std::string header(header_len, '\0');
   if (!in.read(header.data(), header_len)) throw std::runtime_error(path + ": truncated header");
-  static const std::map<std::string, std::string> descr = {{"int32", "<i4"},
-                                                           {"int64", "<i8"},
-                                                           {"float16", "<f2"},
-                                                           {"float32", "<f4"},
-                                                           {"float64", "<f8"}};
+  static const std::map<std::string, std::string> descr = {{"uint8", "|u1"},   {"int32", "<i4"},
+                                                           {"int64", "<i8"},   {"float16", "<f2"},
+                                                           {"float32", "<f4"}, {"float64", "<f8"}};
   if (!descr.count(dtype))
     throw std::runtime_error(path + ": NumPy has no " + dtype +
                              " (give the buffer float32 data "

@@ -76,6 +76,7 @@ problem::problem(const kl::family& fam, const problem_config& c, const cuda::dev
     run_reference();
   else
     run_plugin_reference();
+  read_expected();
   make_complements();
 }
 

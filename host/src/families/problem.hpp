@@ -120,6 +120,7 @@ class problem {
   void run_plugin_reference();
   void make_complements();
   void run_reference();
+  void read_expected();  // [reference] expected: answers from files in place of the reference's
 
   const kl::family& family_;
   problem_config config_;

@@ -134,6 +134,24 @@ void problem::run_plugin_reference() {
         (error[0] ? std::string(error, strnlen(error, sizeof error)) : "(no message)"));
 }
 
+void problem::read_expected() {
+  const family_spec& s = family_.spec();
+  for (const auto& [name, path] : s.reference.expected) {
+    const data_buffer& b = buffer(name);
+    const std::string type = s.reference.type == "T" ? b.dtype : "float64";
+    generator_spec file;
+    file.kind = "npy";
+    file.file = path;
+    try {
+      references_[name] = generate_buffer(file, type, b.count, config_.seed, name);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("[reference] expected " + name + " (" + s.path + "), " +
+                               std::to_string(b.count) + " elements of " + type + " at " +
+                               config_.describe() + ": " + e.what());
+    }
+  }
+}
+
 void problem::make_complements() {
   for (const auto& b : buffers_) {
     if (b.spec->role != buffer_role::out || b.spec->has_start()) continue;

@@ -29,7 +29,8 @@ void spec_reader::reference() {
   if (!ref) r.fail(1, "'[reference]' is missing (the kernel whose result the variants must match)");
   const toml::table& rt = r.table(*ref, "reference");
   s.reference.line = reader::line_of(*ref);
-  r.only_keys(rt, {"file", "entry", "plugin", "type", "block", "block_dims", "grid_dims"},
+  r.only_keys(rt,
+              {"file", "entry", "plugin", "type", "block", "block_dims", "grid_dims", "expected"},
               "[reference]");
   const toml::node* file = rt.get("file");
   const toml::node* entry = rt.get("entry");
@@ -83,6 +84,25 @@ void spec_reader::reference() {
       s.reference.grid_dims = s.grid_dims;
     }
   }  // the reference kernel
+  if (const toml::node* n = rt.get("expected")) expected(*n);
+}
+
+void spec_reader::expected(const toml::node& n) {
+  // Expected values from files: each an out or inout buffer's, in the type the reference writes.
+  const toml::table& et = r.table(n, "reference.expected");
+  for (const auto& [key, value] : et) {
+    const std::string name(key.str());
+    const int line = reader::line_of(value);
+    const buffer_spec* b = s.buffer(name);
+    if (!b) r.fail(line, "[reference] expected: no buffer '" + name + "'");
+    if (!b->is_output())
+      r.fail(line, "[reference] expected: buffer " + name +
+                       " is not an out or inout buffer (only what the variants write is compared)");
+    const std::string path = (fs::path(dir) / r.string(value, "expected." + name)).string();
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) r.fail(line, path + " does not exist");
+    s.reference.expected[name] = path;
+  }
 }
 
 void spec_reader::comparison() {
@@ -122,6 +142,10 @@ void spec_reader::comparison() {
     }
     if (c.rule == "bytes" && s.reference.type != "T")
       r.fail(line, "rule bytes compares with a reference of type T, not " + s.reference.type);
+    if (c.rule == "bound" && !s.reference.expected.empty())
+      r.fail(line,
+             "rule bound needs the magnitudes the reference writes beside its result; with "
+             "[reference] expected it has none for those buffers (use tolerance or ulp)");
     if (c.rule == "bound" && s.reference.type != "float64")
       r.fail(line,
              "rule bound needs a reference of type float64 (it writes the magnitudes "

@@ -88,6 +88,10 @@ struct reference_spec {
   std::string type = "float64";  ///< of its out buffers: "float64" or "T"
   unsigned block = 256;
   std::vector<std::string> block_dims, grid_dims;
+  /// `expected = { NAME = "FILE.npy", ... }`: an out or inout buffer's expected values, read from
+  /// a .npy file (path resolved against the folder) in the type the reference writes it; they
+  /// replace what the reference wrote for that buffer (an answer computed elsewhere).
+  std::map<std::string, std::string> expected;
   int line = 0;
 };
 

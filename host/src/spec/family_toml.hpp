@@ -122,6 +122,7 @@ class spec_reader {
 
  private:
   void check_plan_passes();               // kernel(): what plan passes asks of the family
+  void expected(const toml::node& n);     // reference(): [reference] expected
   void read_args(const toml::table& kt);  // kernel(): [kernel] args
 
   // An expression must evaluate with `v`; else the error names `line`.

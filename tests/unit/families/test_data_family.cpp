@@ -16,10 +16,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 
 namespace kl {
 namespace {
+
+namespace fs = std::filesystem;
 
 family_spec parse_axpy(const std::string& toml) {
   test::temp_dir dir("spec");
@@ -53,6 +56,18 @@ TEST(FamilySpec, ReadsEveryPartOfTheExample) {
 }
 
 // Axes keep the file's order, which is --shape's order, although TOML tables are unordered.
+// [reference] expected: an out buffer's answer from a file, its path resolved in the folder.
+TEST(FamilySpec, ExpectedValuesFromAFile) {
+  std::string toml = test::axpy_family_toml;
+  const std::string from = "file = \"reference.cu\"";
+  toml.replace(toml.find(from), from.size(), from + "\nexpected = { y = \"reference.cu\" }");
+  const family_spec s = parse_axpy(toml);
+  ASSERT_EQ(s.reference.expected.size(), 1u);
+  EXPECT_EQ(fs::path(s.reference.expected.at("y")).filename(), "reference.cu");
+  EXPECT_EQ(fs::path(s.reference.expected.at("y")).parent_path().filename(), "axpy");
+  EXPECT_TRUE(parse_axpy(test::axpy_family_toml).reference.expected.empty());
+}
+
 TEST(FamilySpec, AxesKeepTheFileOrder) {
   std::string toml = test::axpy_family_toml;
   toml.replace(toml.find("N = {"), 0, "ROWS = { default = 3 }\nA = { default = 2 }\n");
@@ -122,6 +137,18 @@ INSTANTIATE_TEST_SUITE_P(
         mistake{"grid_dims = [\"ceil_div(N, BLOCK)\"]", "grid_dims = [\"ceil_div(N BLOCK)\"]", 33,
                 "missing ','"},
         mistake{"file = \"reference.cu\"", "file = \"ref.cu\"", 36, "does not exist"},
+        mistake{"file = \"reference.cu\"",
+                "file = \"reference.cu\"\nexpected = { x = \"reference.cu\" }", 37,
+                "expected: buffer x is not an out or inout buffer"},
+        mistake{"file = \"reference.cu\"",
+                "file = \"reference.cu\"\nexpected = { z = \"reference.cu\" }", 37,
+                "expected: no buffer 'z'"},
+        mistake{"file = \"reference.cu\"", "file = \"reference.cu\"\nexpected = { y = \"y.npy\" }",
+                37, "y.npy does not exist"},
+        mistake{"type = \"T\"\n\n[compare]\nrule = \"exact\"",
+                "type = \"float64\"\nexpected = { y = \"reference.cu\" }\n\n[compare]\n"
+                "rule = \"bound\"\nterms = \"N\"",
+                41, "rule bound needs the magnitudes"},
         mistake{"rule = \"exact\"", "rule = \"ulp\"", 40, "rule ulp needs 'max_ulp'"},
         mistake{"rule = \"exact\"", "rule = \"close\"", 40, "expected exact, bytes, ulp"},
         mistake{"from = \"x\"", "from = \"y\"", 44, "expected the name of an in buffer"},
@@ -263,6 +290,16 @@ TEST(Generators, ReadsNpyFiles) {
   EXPECT_EQ(std::memcmp(bytes.data(), data, 12), 0);
   EXPECT_THROW(generate_buffer(g, "float32", 4, 1, "x"), std::runtime_error);  // too few
   EXPECT_THROW(generate_buffer(g, "int32", 3, 1, "x"), std::runtime_error);    // wrong dtype
+  // uint8, which NumPy writes as '|u1' (no byte order).
+  std::string bytes_header = "{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }";
+  while ((10 + bytes_header.size() + 1) % 64 != 0) bytes_header += ' ';
+  bytes_header += '\n';
+  std::string u8 = std::string("\x93NUMPY\x01\x00", 8);
+  u8 += static_cast<char>(bytes_header.size() & 0xff);
+  u8 += static_cast<char>(bytes_header.size() >> 8);
+  u8 += bytes_header + "\x07\xf0";
+  g.file = dir.write("u.npy", u8);
+  EXPECT_EQ(generate_buffer(g, "uint8", 2, 1, "u"), (std::vector<std::uint8_t>{7, 0xf0}));
 }
 
 std::vector<std::uint8_t> floats(std::initializer_list<float> v) {
