@@ -32,11 +32,9 @@ from kernlab.run import find_binary, tune
 # numpy dtype -> kernlab buffer type (docs/families.md, [[buffers]] type); numpy has no bfloat16.
 BUFFER_TYPES = {"uint8": "uint8", "int32": "int32", "int64": "int64", "float16": "float16",
                 "float32": "float32", "float64": "float64"}
-# The C type of each buffer's element, for the generated reference kernel's parameters, and an
-# unsigned type of the same width, whose bits the reference copies from the answer.
+# The C type of each buffer's element, for the generated reference kernel's parameters.
 C_TYPES = {"uint8": "unsigned char", "int32": "int", "int64": "long long", "float16": "__half",
            "float32": "float", "float64": "double"}
-BITS_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 # numpy scalar -> kernlab's integer argument types ([kernel] args, { value, type }).
 SCALAR_TYPES = {"int32": "int32", "int64": "int64", "uint32": "uint32", "uint64": "uint64"}
 
@@ -45,11 +43,6 @@ KERNLAB_STRATEGIES = ["exhaustive", "random", "greedy", "annealing", "genetic", 
 STRATEGIES = {None: "exhaustive", "brute_force": "exhaustive", "random_sample": "random",
               "simulated_annealing": "annealing", "genetic_algorithm": "genetic",
               "bayes_opt": "bayes"}
-
-# The answer is copied into the reference kernel's source as numbers (kernlab's family format
-# takes inputs from .npy files, but a reference only as a kernel or a C plugin, and NVRTC has no
-# #embed): past this many elements the source gets too large for NVRTC to compile quickly.
-MAX_ANSWER_ELEMENTS = 1 << 20
 
 # kernlab's largest block (docs/kernel_contract.md: `blocks`, each 1..1024).
 MAX_BLOCK = 1024
@@ -444,34 +437,21 @@ def _toml_str(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _reference_source(args, answer_given):
-    """The reference kernel: writes the answer (its bits, copied into the source) into each
-    checked buffer, grid-stride. Without an answer it writes nothing."""
-    lines = ["// written by kernlab.tune_kernel: the expected outputs (Kernel Tuner's answer)",
-             "#include <cuda_fp16.h>"]
-    params, body = [], []
+def _reference_source(args):
+    """The reference kernel: it computes nothing. The answer's arrays are the expected values of
+    the checked buffers ([reference] expected, read from .npy files); an unchecked buffer keeps
+    its start, so it matches whatever finite values a variant leaves (the compare rule says)."""
+    params = []
     for i, (kind, value, extra) in enumerate(args):
         if kind == "scalar":
             params.append({"int32": "int", "int64": "long long", "uint32": "unsigned int",
                            "uint64": "unsigned long long"}[extra] + f" s{i}")
-            continue
-        params.append(f"{C_TYPES[BUFFER_TYPES[value.dtype.name]]}* b{i}")
-        if extra is None:
-            continue
-        bits_type = BITS_TYPES[value.dtype.itemsize]
-        bits = np.ascontiguousarray(extra.astype(value.dtype, copy=False)).view(
-            f"<u{value.dtype.itemsize}").ravel()
-        lines.append(f"__device__ const {bits_type} kl_answer{i}[{bits.size}] = {{")
-        for start in range(0, bits.size, 16):
-            lines.append(",".join(hex(int(b)) for b in bits[start:start + 16]) + ",")
-        lines.append("};")
-        body.append(f"  for (long long i = first; i < {bits.size}; i += stride) "
-                    f"reinterpret_cast<{bits_type}*>(b{i})[i] = kl_answer{i}[i];")
-    lines.append(f"__global__ void kl_reference({', '.join(params)}) {{")
-    lines.append("  const long long first = blockIdx.x * (long long)blockDim.x + threadIdx.x;")
-    lines.append("  const long long stride = (long long)gridDim.x * blockDim.x;")
-    lines += body + ["}"]
-    return "\n".join(lines) + "\n"
+        else:
+            params.append(f"{C_TYPES[BUFFER_TYPES[value.dtype.name]]}* b{i}")
+    return ("// written by kernlab.tune_kernel: the expected outputs (Kernel Tuner's answer) are\n"
+            "// the answer*.npy files of [reference] expected, so this kernel writes nothing\n"
+            "#include <cuda_fp16.h>\n"
+            f"__global__ void kl_reference({', '.join(params)}) {{}}\n")
 
 
 def write_family(folder, kernel_name, kernel_source, problem_size, arguments, tune_params,
@@ -494,12 +474,6 @@ def write_family(folder, kernel_name, kernel_source, problem_size, arguments, tu
                            grid_div_x, grid_div_y, grid_div_z, block_size_names)
     check_kernel(kernel_source, kernel_name)
     checked = [a for a in args if a[0] == "array" and a[2] is not None]
-    if sum(a[1].size for a in checked) > MAX_ANSWER_ELEMENTS:
-        raise NotImplementedError(
-            f"answer: {sum(a[1].size for a in checked)} elements to check, more than "
-            f"{MAX_ANSWER_ELEMENTS}. kernlab takes a reference as a kernel, not as .npy files, so "
-            "the answer is written into the reference kernel's source; check a smaller problem, "
-            "or pass answer=None")
 
     os.makedirs(folder, exist_ok=True)
     toml = ["# written by kernlab.tune_kernel from Kernel Tuner's tune_kernel arguments",
@@ -508,7 +482,7 @@ def write_family(folder, kernel_name, kernel_source, problem_size, arguments, tu
             "", "[axes]"]
     for name, size in zip(AXES, dims):
         toml.append(f"{name} = {{ default = {size}, min = 1, max = {max(size, 2**31 - 1)} }}")
-    kernel_args = []
+    kernel_args, expected = [], []
     for i, (kind, value, extra) in enumerate(args):
         if kind == "scalar":
             kernel_args.append(f'{{ value = "{value}", type = "{extra}" }}')
@@ -516,6 +490,12 @@ def write_family(folder, kernel_name, kernel_source, problem_size, arguments, tu
         name = f"arg{i}"
         kernel_args.append(_toml_str(name))
         np.save(os.path.join(folder, f"{name}.npy"), np.ascontiguousarray(value).ravel())
+        if extra is not None:
+            # The answer in the buffer's own type (the reference's type is T), as Kernel Tuner
+            # compares it with the result.
+            np.save(os.path.join(folder, f"answer{i}.npy"),
+                    np.ascontiguousarray(extra.astype(value.dtype, copy=False)).ravel())
+            expected.append(f'{name} = "answer{i}.npy"')
         # A checked array is inout: it starts from the argument's values before every run (put
         # back outside the timed region), as Kernel Tuner copies the arguments in, and is
         # compared with the answer after. Without an answer every array is inout too, so that
@@ -526,13 +506,15 @@ def write_family(folder, kernel_name, kernel_source, problem_size, arguments, tu
                  f'init = {{ kind = "npy", file = "{name}.npy" }}']
         if role == "inout":
             toml.append('reset = "untimed"')
-    # The family's grid is the header's (there it sees the tunables) and the reference is a
-    # grid-stride loop, so any grid does for it.
+    # The family's grid is the header's (there it sees the tunables); the reference computes
+    # nothing (the answer is [reference] expected's files), so one block does for it.
     toml += ["", "[kernel]", f"args = [{', '.join(kernel_args)}]",
              'grid_dims = ["ceil_div(PROBLEM_X, BLOCK)"]', "",
              "[reference]", 'file = "reference.cu"', 'entry = "kl_reference"', 'type = "T"',
-             "block = 256", 'grid_dims = ["1024"]',
-             "", "[compare]", 'rule = "tolerance"']
+             "block = 256", 'grid_dims = ["1"]']
+    if expected:
+        toml.append(f"expected = {{ {', '.join(expected)} }}")
+    toml += ["", "[compare]", 'rule = "tolerance"']
     if checked:
         # numpy.allclose(expected, result, atol=atol), as Kernel Tuner compares: rtol 1e-5.
         toml += [f"abs = {float(atol)!r}", "rel = 1e-05"]
@@ -543,7 +525,7 @@ def write_family(folder, kernel_name, kernel_source, problem_size, arguments, tu
     with open(os.path.join(folder, "family.toml"), "w", encoding="utf-8") as f:
         f.write("\n".join(toml) + "\n")
     with open(os.path.join(folder, "reference.cu"), "w", encoding="utf-8") as f:
-        f.write(_reference_source(args, bool(checked)))
+        f.write(_reference_source(args))
     path = os.path.join(folder, f"{split_name(kernel_name)[0]}.cu")
     with open(path, "w", encoding="utf-8") as f:
         f.write(header + kernel_source)
