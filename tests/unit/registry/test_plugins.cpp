@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 
 namespace kl {
@@ -64,6 +65,21 @@ TEST_F(Plugins, ShippedPluginsRegisterBesideTheSources) {
 // The README's `--variant my_idea,reduce5,cub`: reduce's and scan's baselines are both `cub`,
 // and beside names of one family the plain name means that family's (scan's rows would be a
 // table of nothing but CUB). Alone, beside several families, or as a wildcard, it keeps both.
+// kernlab_add_plugin builds without CCCL's NVTX ranges: Nsight Compute names a kernel after its
+// innermost range, so CUB's own ("cub::DeviceScan::InclusiveSum") hid the row's from --profile
+// (scan.cub showed no kernels on an H200, 2026-11-28). NVTX's injection entry points are in a
+// plugin only when some range is compiled in.
+TEST(PluginBuild, ShippedPluginsPushNoNvtxRangesOfTheirOwn) {
+  for (const char* name : {"kernlab_cub.so", "kernlab_cub_scan.so"}) {
+    const std::string path = std::string(KERNLAB_PLUGIN_DIR) + "/" + name;
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(in) << path;
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_GT(bytes.size(), 1000u) << path;
+    EXPECT_EQ(bytes.find("NVTX_INJECTION64_PATH"), std::string::npos) << path;
+  }
+}
+
 TEST_F(Plugins, AnAmbiguousPlainNameFollowsTheFamilyOfTheOthers) {
   reg.add_source_dir(test::kernels_dir());
   reg.add_plugin_dir(KERNLAB_PLUGIN_DIR);
