@@ -270,35 +270,33 @@ TEST(Generators, EachKind) {
   }
 }
 
-TEST(Generators, ReadsNpyFiles) {
-  test::temp_dir dir("npy");
-  // A version 1.0 .npy of three little-endian float32: 1.5, -2, 8.
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }";
+// A version 1.0 .npy file of `count` elements of NumPy type `descr`, holding `data`.
+std::string npy_file(const std::string& descr, std::size_t count, const std::string& data) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
+                       std::to_string(count) + ",), }";
   while ((10 + header.size() + 1) % 64 != 0) header += ' ';
   header += '\n';
   std::string file = std::string("\x93NUMPY\x01\x00", 8);
   file += static_cast<char>(header.size() & 0xff);
   file += static_cast<char>(header.size() >> 8);
-  file += header;
+  return file + header + data;
+}
+
+TEST(Generators, ReadsNpyFiles) {
+  test::temp_dir dir("npy");
+  // Three little-endian float32: 1.5, -2, 8.
   const float data[3] = {1.5f, -2.0f, 8.0f};
-  file.append(reinterpret_cast<const char*>(data), sizeof data);
   generator_spec g;
   g.kind = "npy";
-  g.file = dir.write("x.npy", file);
+  g.file = dir.write(
+      "x.npy", npy_file("<f4", 3, std::string(reinterpret_cast<const char*>(data), sizeof data)));
   const auto bytes = generate_buffer(g, "float32", 3, 1, "x");
   ASSERT_EQ(bytes.size(), 12u);
   EXPECT_EQ(std::memcmp(bytes.data(), data, 12), 0);
   EXPECT_THROW(generate_buffer(g, "float32", 4, 1, "x"), std::runtime_error);  // too few
   EXPECT_THROW(generate_buffer(g, "int32", 3, 1, "x"), std::runtime_error);    // wrong dtype
   // uint8, which NumPy writes as '|u1' (no byte order).
-  std::string bytes_header = "{'descr': '|u1', 'fortran_order': False, 'shape': (2,), }";
-  while ((10 + bytes_header.size() + 1) % 64 != 0) bytes_header += ' ';
-  bytes_header += '\n';
-  std::string u8 = std::string("\x93NUMPY\x01\x00", 8);
-  u8 += static_cast<char>(bytes_header.size() & 0xff);
-  u8 += static_cast<char>(bytes_header.size() >> 8);
-  u8 += bytes_header + "\x07\xf0";
-  g.file = dir.write("u.npy", u8);
+  g.file = dir.write("u.npy", npy_file("|u1", 2, "\x07\xf0"));
   EXPECT_EQ(generate_buffer(g, "uint8", 2, 1, "u"), (std::vector<std::uint8_t>{7, 0xf0}));
 }
 
