@@ -71,8 +71,9 @@ function(kernlab_add_plugin name)
   endif()
   target_link_libraries(${target} PRIVATE CUDA::cudart_static)
   # No NVTX ranges of CCCL's own (CUB's device algorithms push one per call): Nsight Compute names
-  # a kernel after its innermost range, and `kernlab --profile` finds a row's kernels by the range
-  # kernlab pushes around the row. Under CUB's range, scan.cub's kernels belonged to no row.
+  # a kernel after its innermost range, and the report of `kernlab --profile` should name a
+  # plugin's kernels after the row kernlab pushes around them (ncu_report.cpp also reads the row
+  # from the NVTX stack, for plugins built another way).
   target_compile_definitions(${target} PRIVATE CCCL_DISABLE_NVTX)
   if(COMMAND kernlab_warnings)
     kernlab_warnings(${target})

@@ -90,6 +90,21 @@ std::string range_of(const std::string& name) {
   return name.substr(0, end);
 }
 
+// The row's range in the NVTX stack ncu recorded for a kernel (its "thread Domain:Push/Pop_Range"
+// column: `"<default domain>:kl/row12:none:..."  "CCCL:cub::DeviceScan::InclusiveSum:..."`),
+// whatever ranges a library pushed inside the row's; "" when the stack holds none.
+std::string range_in_stack(const std::string& stack) {
+  const std::string key = "<default domain>:";
+  for (auto at = stack.find(key); at != std::string::npos; at = stack.find(key, at + 1)) {
+    const std::string rest = stack.substr(at + key.size());
+    const auto colon = rest.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string range = range_of(rest.substr(0, colon) + "/");
+    if (!range.empty()) return range;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::vector<ncu_kernel> parse_ncu_raw_csv(std::istream& in) {
@@ -104,7 +119,11 @@ std::vector<ncu_kernel> parse_ncu_raw_csv(std::istream& in) {
   if (header.empty())
     throw std::runtime_error("ncu printed no raw page (no line starts with \"ID\")");
   std::map<std::string, std::size_t> column;
-  for (std::size_t i = 0; i < header.size(); ++i) column.emplace(header[i], i);
+  std::optional<std::size_t> stack_column;  // the NVTX push/pop ranges around each kernel
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    column.emplace(header[i], i);
+    if (header[i].rfind("thread Domain:Push/Pop_Range", 0) == 0) stack_column = i;
+  }
   for (const char* needed : {"ID", "Kernel Name"})
     if (!column.count(needed))
       throw std::runtime_error(std::string("ncu's raw page has no \"") + needed + "\" column");
@@ -138,7 +157,10 @@ std::vector<ncu_kernel> parse_ncu_raw_csv(std::istream& in) {
     ncu_kernel k;
     k.id = fields[column.at("ID")];
     k.name = fields[column.at("Kernel Name")];
+    // ncu renames a kernel after its innermost range: under a library's own range (CUB pushes one
+    // per device algorithm) the name no longer starts with the row's, but the stack still has it.
     k.range = range_of(k.name);
+    if (k.range.empty() && stack_column) k.range = range_in_stack(fields[*stack_column]);
     if (const auto it = column.find("gpu__time_duration.sum"); it != column.end())
       if (const auto t = number(fields[it->second]))
         k.duration_ns = *t * nanoseconds_per(units[it->second]);

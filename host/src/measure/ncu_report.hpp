@@ -29,7 +29,7 @@ struct stall_reason {
 struct ncu_kernel {
   std::string id;     ///< ncu's launch index ("ID")
   std::string name;   ///< "Kernel Name", with the NVTX range's prefix when renamed
-  std::string range;  ///< "kl/row12" when the name starts with a row's range, else ""
+  std::string range;  ///< "kl/row12": the row's range (the name's prefix, else in the NVTX stack)
   std::optional<double> duration_ns;    ///< gpu__time_duration.sum
   std::optional<double> dram_pct;       ///< dram__throughput.avg.pct_of_peak_sustained_elapsed
   std::optional<double> occupancy_pct;  ///< sm__warps_active.avg.pct_of_peak_sustained_active

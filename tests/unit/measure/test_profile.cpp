@@ -117,6 +117,23 @@ TEST(NcuReport, MapsRenamedKernelsToTheirRows) {
   EXPECT_TRUE(s.top_stalls.empty());
 }
 
+// CUB's scan under --profile on an H200: ncu renamed its two kernels after CUB's own NVTX range
+// ("cub::DeviceScan::InclusiveSum/..."), inside the row's; the row is read from the NVTX stack.
+TEST(NcuReport, AKernelUnderALibrarysOwnRangeBelongsToTheRowAroundIt) {
+  const auto k = parse_file("nested_range_import_raw.csv");
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].name.rfind("cub::DeviceScan::InclusiveSum/void ", 0), 0u) << k[0].name;
+  EXPECT_NE(k[1].name.find("DeviceScanKernel"), std::string::npos) << k[1].name;
+  const auto rows = kernels_by_range(k);
+  ASSERT_EQ(rows.size(), 1u);
+  ASSERT_EQ(rows.at("kl/row0").size(), 2u);
+  const profile_summary s = summarize_kernels(rows.at("kl/row0"));
+  EXPECT_EQ(s.kernels, 2);
+  EXPECT_GT(s.duration_us, 0);
+  ASSERT_TRUE(s.dram_pct);
+  EXPECT_FALSE(s.top_stalls.empty());
+}
+
 // The import of a report made with ncu's sections: no DRAM column at all, "no data" values in
 // other columns, times in us.
 TEST(NcuReport, ReadsAnImportWithoutSomeMetrics) {
