@@ -80,14 +80,15 @@ double nanoseconds_per(const std::string& unit) {
                            "', which is not a unit of time kernlab knows");
 }
 
-// "kl/row12" from "kl/row12/reduce5<256u, int>(...)"; "" for a name outside every row's range.
-std::string range_of(const std::string& name) {
+// "kl/row12" where `text` at `from` is "kl/row12" followed by `end` ('/' in a renamed kernel's
+// name, "kl/row12/reduce5<256u, int>(...)"; ':' in ncu's NVTX stack); "" for anything else.
+std::string row_range_at(const std::string& text, std::size_t from, char end) {
   const std::string prefix = "kl/row";
-  if (name.rfind(prefix, 0) != 0) return "";
-  std::size_t end = prefix.size();
-  while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
-  if (end == prefix.size() || end >= name.size() || name[end] != '/') return "";
-  return name.substr(0, end);
+  if (text.compare(from, prefix.size(), prefix) != 0) return "";
+  std::size_t at = from + prefix.size();
+  while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at]))) ++at;
+  if (at == from + prefix.size() || at >= text.size() || text[at] != end) return "";
+  return text.substr(from, at - from);
 }
 
 // The row's range in the NVTX stack ncu recorded for a kernel (its "thread Domain:Push/Pop_Range"
@@ -95,13 +96,8 @@ std::string range_of(const std::string& name) {
 // whatever ranges a library pushed inside the row's; "" when the stack holds none.
 std::string range_in_stack(const std::string& stack) {
   const std::string key = "<default domain>:";
-  for (auto at = stack.find(key); at != std::string::npos; at = stack.find(key, at + 1)) {
-    const std::string rest = stack.substr(at + key.size());
-    const auto colon = rest.find(':');
-    if (colon == std::string::npos) continue;
-    const std::string range = range_of(rest.substr(0, colon) + "/");
-    if (!range.empty()) return range;
-  }
+  for (auto at = stack.find(key); at != std::string::npos; at = stack.find(key, at + 1))
+    if (std::string range = row_range_at(stack, at + key.size(), ':'); !range.empty()) return range;
   return "";
 }
 
@@ -159,7 +155,7 @@ std::vector<ncu_kernel> parse_ncu_raw_csv(std::istream& in) {
     k.name = fields[column.at("Kernel Name")];
     // ncu renames a kernel after its innermost range: under a library's own range (CUB pushes one
     // per device algorithm) the name no longer starts with the row's, but the stack still has it.
-    k.range = range_of(k.name);
+    k.range = row_range_at(k.name, 0, '/');
     if (k.range.empty() && stack_column) k.range = range_in_stack(fields[*stack_column]);
     if (const auto it = column.find("gpu__time_duration.sum"); it != column.end())
       if (const auto t = number(fields[it->second]))
