@@ -65,7 +65,7 @@ TEST(ScanFamily, LoadsAsDescribed) {
   }
 }
 
-// The binary lists the family with its axis, its three plain variants, the tunable file as one
+// The binary lists the family with its axis, its four plain variants, the tunable file as one
 // line, and both baselines: the copy and CUB's plugin.
 TEST(ScanFamily, ListsItsAxisVariantsAndBaselines) {
   const auto list =
@@ -74,8 +74,9 @@ TEST(ScanFamily, ListsItsAxisVariantsAndBaselines) {
   EXPECT_NE(list.output.find("family scan: axes N=16777216 [1..1073741824]"), std::string::npos)
       << list.output;
   EXPECT_NE(list.output.find("dtypes int32, float32"), std::string::npos) << list.output;
-  for (const char* v : {"scan.hillis_steele  ", "scan.blelloch  ", "scan.decoupled_lookback  ",
-                        "scan.lookback_tunable  ", "scan.d2d_copy  ", "scan.cub  "})
+  for (const char* v :
+       {"scan.hillis_steele  ", "scan.blelloch  ", "scan.decoupled_lookback  ",
+        "scan.lookback_tunable  ", "scan.smem_lookback  ", "scan.d2d_copy  ", "scan.cub  "})
     EXPECT_NE(list.output.find(v), std::string::npos) << v << "\n" << list.output;
   EXPECT_NE(list.output.find("42 points: kernlab tune --variant lookback_tunable"),
             std::string::npos)
@@ -85,6 +86,7 @@ TEST(ScanFamily, ListsItsAxisVariantsAndBaselines) {
   // In the family's order: the chained scans, then the look-backs.
   EXPECT_LT(list.output.find("scan.hillis_steele"), list.output.find("scan.blelloch"));
   EXPECT_LT(list.output.find("scan.blelloch"), list.output.find("scan.decoupled_lookback"));
+  EXPECT_LT(list.output.find("scan.lookback_tunable"), list.output.find("scan.smem_lookback"));
 }
 
 // Every scan variant, every tunable point included, at every block it takes: the grid (one tile
@@ -121,7 +123,7 @@ TEST(ScanFamily, EveryLaunchFitsTheWorkspace) {
         ++checked;
       }
   }
-  EXPECT_GT(checked, 8 * 4 * 3);  // 3 plain files at 4 blocks, 42 points at 1 to 4 blocks
+  EXPECT_GT(checked, 8 * 4 * 4);  // 4 plain files at 4 blocks, 42 points at 1 to 4 blocks
 }
 
 // DataFamilyCompile compiles the plain files; `--variant all` leaves the points of a tunable file
