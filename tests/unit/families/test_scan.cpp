@@ -16,6 +16,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace kl {
@@ -127,33 +129,38 @@ TEST(ScanFamily, EveryLaunchFitsTheWorkspace) {
 }
 
 // DataFamilyCompile compiles the plain files; `--variant all` leaves the points of a tunable file
-// out, so they are compiled here: every point at every block it allows, both dtypes, without a
-// spill (lookback_tunable.cu gives ptxas 64 registers a thread at every block size).
+// out, so they are compiled here: every point of both tunable files at every block it allows, both
+// dtypes, without a spill (lookback_tunable.cu gives ptxas 64 registers a thread at every block
+// size; smem_lookback_tunable.cu keeps its tile in shared memory and needs 32).
 TEST(ScanFamily, EveryTunablePointCompilesWithoutSpilling) {
   scan_fixture f;
   ASSERT_NE(f.scan, nullptr);
-  run_request r;
-  r.variants = f.reg.select({"lookback_tunable"}, "scan");
-  ASSERT_EQ(r.variants.size(), 42u);
-  r.blocks = {128, 256, 512, 1024};
-  r.dtypes = {"int32", "float32"};
-  r.include_dirs = f.includes;
-  r.compile_only = true;
-  const auto sweep = runner(f.fams, r).run();
-  ASSERT_EQ(sweep.compiles.size(), 42u);
-  std::size_t instances = 0;
-  for (const auto& c : sweep.compiles) {
-    SCOPED_TRACE(c.entry->descriptor.qualified_name());
-    EXPECT_EQ(c.entry->error, "");
-    EXPECT_EQ(c.error, "");
-    EXPECT_EQ(c.result.lowered_names.size(), c.entry->descriptor.blocks.size() * 2);
-    instances += c.result.lowered_names.size();
-    for (const auto& kv : c.result.resources) {
-      EXPECT_EQ(kv.second.spill_store_bytes, 0) << kv.first;
-      EXPECT_EQ(kv.second.stack_frame_bytes, 0) << kv.first;
+  for (const auto& [file, points] : {std::pair<std::string, std::size_t>{"lookback_tunable", 42},
+                                     {"smem_lookback_tunable", 10}}) {
+    SCOPED_TRACE(file);
+    run_request r;
+    r.variants = f.reg.select({file}, "scan");
+    ASSERT_EQ(r.variants.size(), points);
+    r.blocks = {128, 256, 512, 1024};
+    r.dtypes = {"int32", "float32"};
+    r.include_dirs = f.includes;
+    r.compile_only = true;
+    const auto sweep = runner(f.fams, r).run();
+    ASSERT_EQ(sweep.compiles.size(), points);
+    std::size_t instances = 0;
+    for (const auto& c : sweep.compiles) {
+      SCOPED_TRACE(c.entry->descriptor.qualified_name());
+      EXPECT_EQ(c.entry->error, "");
+      EXPECT_EQ(c.error, "");
+      EXPECT_EQ(c.result.lowered_names.size(), c.entry->descriptor.blocks.size() * 2);
+      instances += c.result.lowered_names.size();
+      for (const auto& kv : c.result.resources) {
+        EXPECT_EQ(kv.second.spill_store_bytes, 0) << kv.first;
+        EXPECT_EQ(kv.second.stack_frame_bytes, 0) << kv.first;
+      }
     }
+    EXPECT_GE(instances, points * 2 * 2);
   }
-  EXPECT_GE(instances, 42u * 2 * 2);
 }
 
 // family.toml's argument for the `exact` rule, checked on the inputs kernlab makes at the default

@@ -16,14 +16,25 @@
 // across the warp with shuffles, carrying the round's sum to the next. The tile numbers, status
 // words and look-back are lookback_tunable.cu's (<kernlab/scan_lookback.cuh>).
 //
-// LOADS = 8 (32 elements a thread) and streaming stores (st.global.cs) are the best of a tune on an
-// H200 at 2^24 and 2^28 (LOADS 2 to 16, with and without an L2 prefetch hint on the copies); a
-// tile is then 4096 elements (16 KB) at 128 threads, thirteen blocks an SM, the fastest block.
+// The tunables: LOADS, the vectors a thread copies (4 to 16), and ORDER: 0 takes the tile number
+// from the workspace's counter, as every other look-back file here does; 1 takes blockIdx.x, as
+// CUB does, which saves the counter's atomic round trip and a barrier before the first copy but
+// is right only because the GPU starts blocks in the order of their index: a block may wait on a
+// lower-numbered tile only if that block has started (a promise CUDA's programming guide does not
+// make, and every NVIDIA GPU keeps). Stores are streaming (st.global.cs), lookback_tunable.cu's
+// best policy; an L2 prefetch hint on the copies measured no faster.
+//
+// The named point smem_lookback (LOADS = 8, ORDER = 0) is the family's step 5: with the counter,
+// the best point at 2^24 on an H200 (and within 2% of the best at 2^28), 4096 elements (16 KB) a
+// tile at 128 threads, thirteen blocks an SM. ORDER = 1 was faster by 3.4% at 2^24 (LOADS = 6)
+// and 2.6% at 2^28 (LOADS = 16), both at 256 threads, in the same tune (docs/results.md).
 /* kernlab
 family:       scan
-entry:        smem_lookback<BLOCK, LOADS, T>
+entry:        smem_lookback<BLOCK, LOADS, ORDER, T>
 blocks:       128 256 512 1024
-params:       LOADS = 8
+tune:         LOADS = 4, 6, 8, 12, 16; ORDER = 0, 1
+require:      BLOCK * LOADS * 16 <= 65536
+points:       smem_lookback(LOADS=8, ORDER=0) "decoupled look-back over a tile copied to shared memory: more tiles an SM"
 shared_bytes: BLOCK * LOADS * 16
 grid_dims:    ceil_div(N, BLOCK * 4 * LOADS)
 summary:      decoupled look-back over a tile copied to shared memory: more tiles an SM
@@ -34,7 +45,7 @@ order:        5
 
 namespace ks = kl::scan;
 
-template <int BLOCK, int LOADS, typename T>
+template <int BLOCK, int LOADS, int ORDER, typename T>
 __global__ void __launch_bounds__(BLOCK)
     smem_lookback(const T* in, T* out, unsigned long long* ws, long long n) {
   constexpr int VEC = 4, ITEMS = VEC * LOADS, WARPS = BLOCK / 32;
@@ -48,9 +59,12 @@ __global__ void __launch_bounds__(BLOCK)
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   unsigned long long* const status = ws + 32;  // family.toml: word 0 counts, 32 + i is tile i's
 
-  if (threadIdx.x == 0) tile_of_block = atomicAdd(reinterpret_cast<unsigned*>(ws), 1u);
-  __syncthreads();
-  const unsigned tile = tile_of_block;
+  unsigned tile = blockIdx.x;
+  if constexpr (ORDER == 0) {
+    if (threadIdx.x == 0) tile_of_block = atomicAdd(reinterpret_cast<unsigned*>(ws), 1u);
+    __syncthreads();
+    tile = tile_of_block;
+  }
   const long long start = tile * TILE;
 #pragma unroll
   for (int q = 0; q < LOADS; ++q) {
