@@ -97,6 +97,27 @@ INSTANTIATE_TEST_SUITE_P(Shipped, GpuScan,
                          ::testing::ValuesIn(test::shipped_source_variants("scan")),
                          [](const auto& info) { return test::test_name(info.param); });
 
+// A block of exactly 48 KiB of dynamic shared memory, plus the kernel's static shared memory,
+// must ask the driver for it (cuFuncSetAttribute) like a larger one: smem_lookback_tunable.cu at
+// LOADS = 12 and 256 threads copies 49152 bytes a tile. Before kernlab counted the static bytes
+// too, this row was skipped as "does not fit on an SM".
+TEST(GpuScanSharedMemory, ATileOf48KiBBesideStaticSharedMemoryRuns) {
+  KL_REQUIRE_GPU();
+  test::gpu_sweep f;
+  f.reg.add_source_dir(test::kernels_dir());
+  run_request r = f.request_for("scan", {"smem_lookback_tunable[LOADS=12;ORDER=0]"});
+  r.blocks = {256};
+  r.dtypes = {"int32"};
+  r.axes = {axis_choice::shapes({{1000003}})};
+  const auto sweep = runner(f.fams, r).run();
+  ASSERT_TRUE(sweep.device) << sweep.no_device_reason;
+  ASSERT_EQ(sweep.results.size(), 1u);
+  const auto& row = sweep.results.front();
+  EXPECT_EQ(row.status, outcome::passed) << describe(row);
+  ASSERT_TRUE(row.resources.has_value()) << describe(row);
+  EXPECT_GT(row.resources->static_shared_bytes, 0) << describe(row);
+}
+
 // The baselines: CUB's plugin (a scan, compared exactly with the reference) and the copy of the
 // input into the output (checked as a copy), at sizes around CUB's tiles and large ones.
 TEST(GpuScanBaselines, CubAndTheCopyValidate) {

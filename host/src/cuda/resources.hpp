@@ -168,6 +168,12 @@ class graph {
   std::string why_;
 };
 
+/// Lets `f` launch with `dynamic_bytes` of dynamic shared memory. A block's static and dynamic
+/// shared memory together may exceed 48 KiB only when asked for (up to the device's opt-in limit:
+/// 227 KiB on Hopper), so above that the function's limit is raised; CUDA_SUCCESS when nothing
+/// needed asking, else what the driver answered (past the opt-in limit: an error).
+CUresult allow_dynamic_shared(CUfunction f, std::size_t dynamic_bytes);
+
 /// A loaded CUBIN image.
 class module {
  public:

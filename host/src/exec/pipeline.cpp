@@ -49,9 +49,8 @@ class pipeline_rig {
     kernel_.block = job.kernel.block;
     kernel_.dynamic_shared_bytes =
         fam.dynamic_shared_bytes(job.kernel.variant, job.kernel.block, job.kernel.config);
-    if (kernel_.dynamic_shared_bytes > 48 * 1024)
-      KL_CU(cuFuncSetAttribute(kernel_.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                               static_cast<int>(kernel_.dynamic_shared_bytes)));
+    cuda::check(cuda::allow_dynamic_shared(kernel_.function, kernel_.dynamic_shared_bytes),
+                "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", __FILE__, __LINE__);
     int per_sm = 0;
     KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel_.function,
                                                       static_cast<int>(job.kernel.block),

@@ -253,18 +253,14 @@ row_runner::binder row_runner::bind_source(const row_job& job, const family& fam
                 std::to_string(max_threads) + " threads per block fit";
     return {};
   }
-  // Above 48 KiB a block's dynamic shared memory must be asked for (up to the device's
-  // opt-in limit: 227 KiB on Hopper); a request past the limit skips the row.
-  if (k.dynamic_shared_bytes > 48 * 1024) {
-    const CUresult set = cuda::driver::get().cuFuncSetAttribute(
-        k.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-        static_cast<int>(k.dynamic_shared_bytes));
-    if (set != CUDA_SUCCESS) {
-      r.status = outcome::skipped;
-      r.message = "asks for " + std::to_string(k.dynamic_shared_bytes) +
-                  " bytes of dynamic shared memory, more than a block may have here";
-      return {};
-    }
+  // Above 48 KiB of shared memory (static and dynamic) a block must ask for it, up to the
+  // device's opt-in limit; a request past the limit skips the row.
+  if (cuda::allow_dynamic_shared(k.function, k.dynamic_shared_bytes) != CUDA_SUCCESS) {
+    r.status = outcome::skipped;
+    r.message = "asks for " + std::to_string(k.dynamic_shared_bytes) + " bytes of dynamic and " +
+                std::to_string(shared) +
+                " of static shared memory, more than a block may have here";
+    return {};
   }
   int per_sm = 0;
   KL_CU(cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.function, job.block,
