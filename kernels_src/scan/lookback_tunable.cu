@@ -71,23 +71,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK)
   if (lane == 0) warp_base[warp] = carry;
   __syncthreads();
 
-  if (warp == 0) {
-    const T total = lane < WARPS ? warp_base[lane] : T(0);
-    const T inclusive = ks::warp_inclusive_scan(total, lane);
-    const T aggregate = __shfl_sync(ks::kAll, inclusive, 31);  // the tile's sum
-    T exclusive = __shfl_up_sync(ks::kAll, inclusive, 1);
-    if (lane == 0) exclusive = T(0);
-    T before = T(0);  // the sum of every tile before this one
-    if (tile == 0) {
-      if (lane == 0) ks::store_status(status, ks::status_word(ks::kInclusive, aggregate));
-    } else {
-      if (lane == 0) ks::store_status(status + tile, ks::status_word(ks::kAggregate, aggregate));
-      before = ks::look_back<T>(status, tile, lane);
-      if (lane == 0)
-        ks::store_status(status + tile, ks::status_word(ks::kInclusive, before + aggregate));
-    }
-    if (lane < WARPS) warp_base[lane] = before + exclusive;
-  }
+  if (warp == 0) ks::block_look_back<WARPS>(warp_base, status, tile, lane);
   __syncthreads();
 
   ks::store_run<HINT>(out, first, n, whole, warp_base[warp], x, offset);

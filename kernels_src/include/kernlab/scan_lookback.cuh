@@ -157,6 +157,29 @@ __device__ __forceinline__ T look_back(const unsigned long long* status, unsigne
   }
 }
 
+// A block's tile, by its first warp, after each warp w has put its run's sum in warp_base[w]:
+// publishes the tile's sum (its aggregate) in its status word, looks back for the sum of every
+// tile before it, publishes the inclusive prefix, and leaves in warp_base[w] the sum of
+// everything before warp w's run. The block's other warps wait at a barrier meanwhile.
+template <int WARPS, typename T>
+__device__ __forceinline__ void block_look_back(T* warp_base, unsigned long long* status,
+                                                unsigned tile, int lane) {
+  const T total = lane < WARPS ? warp_base[lane] : T(0);
+  const T inclusive = warp_inclusive_scan(total, lane);
+  const T aggregate = __shfl_sync(kAll, inclusive, 31);  // the tile's sum
+  T exclusive = __shfl_up_sync(kAll, inclusive, 1);
+  if (lane == 0) exclusive = T(0);
+  T before = T(0);  // the sum of every tile before this one
+  if (tile == 0) {
+    if (lane == 0) store_status(status, status_word(kInclusive, aggregate));
+  } else {
+    if (lane == 0) store_status(status + tile, status_word(kAggregate, aggregate));
+    before = look_back<T>(status, tile, lane);
+    if (lane == 0) store_status(status + tile, status_word(kInclusive, before + aggregate));
+  }
+  if (lane < WARPS) warp_base[lane] = before + exclusive;
+}
+
 // A warp's run of LOADS * 32 * VEC elements: lane l's vector k holds elements first + 32 VEC k ..
 // first + 32 VEC k + VEC - 1, where first = the run's start + VEC l (each load instruction of the
 // warp reads 32 consecutive vectors). `whole`: all of them are below n, so vectors are read and
