@@ -115,7 +115,9 @@ TEST(GpuTune, RacedPointsLieAboveTheBestByTheMarginAndTheBestIsTimedInFull) {
     EXPECT_EQ(t.at("raced"), raced);
     EXPECT_GT(t.at("found_after_s").get<double>(), 0);
     EXPECT_EQ(r.output.find("(raced)") != std::string::npos, raced > 0) << r.output;
-    if (race == "off") EXPECT_EQ(raced, 0u);
+    if (race == "off") {
+      EXPECT_EQ(raced, 0u);
+    }
   }
 }
 
