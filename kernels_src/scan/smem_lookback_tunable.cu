@@ -72,10 +72,10 @@ __global__ void __launch_bounds__(BLOCK)
     const long long e = start + VEC * v;
     const long long left = n - e;  // elements of this vector below n, if fewer than VEC
     const unsigned bytes = left >= VEC ? 16u : left > 0 ? unsigned(left) * sizeof(T) : 0u;
-    ks::copy16(tile_data + v, bytes ? in + e : in, bytes);
+    cp_async16(tile_data + v, bytes ? in + e : in, bytes);
   }
-  ks::commit_copies();
-  ks::wait_copies<0>();
+  cp_async_commit();
+  cp_async_wait<0>();
   __syncthreads();
 
   const V* const run = tile_data + warp * (32 * LOADS) + lane;

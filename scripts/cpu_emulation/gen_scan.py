@@ -8,7 +8,7 @@
 #    (emu_load_status / emu_store_status);
 #  - a macro that defines load_prefetching() overloads with inline PTX (the hinted loads,
 #    KL_SCAN_LD in scan_lookback.cuh) replaced by one plain-load template;
-#  - cp.async (copy16), its commit_group and wait_group turned into emu_copy16,
+#  - cp.async (cp_async16), its commit_group and wait_group turned into emu_copy16,
 #    emu_commit_copies and emu_wait_copies (scan_prelude.hpp: copies deferred to their wait);
 #  - each __shared__ variable a reference to its block's own storage, and the dynamic shared
 #    memory (`extern __shared__ ... name[];`) a pointer to the block's dynamic buffer.
@@ -48,20 +48,20 @@ def rewrite(s, path):
             s = (s[:m.start()] + 'template <class V> V load_prefetching(const V* p) { return *p; }'
                  + s[end + len('#undef ' + m.group(1)):])
             break
-    # cp.async of 16 bytes with a src-size operand: copy16(dst, src, src_bytes) in
-    # scan_lookback.cuh (with or without the shared address in a variable first).
+    # cp.async (<kernlab/cp_async.cuh>): the 16-byte copy with a src-size operand, its commit and
+    # its wait become the emulation's; the 8-byte one, which no scan file uses, aborts.
     n_cp = len(re.findall(r'asm volatile\("cp\.async', s))
     if n_cp:
-        assert 'copy16(void* dst, const void* src, unsigned src_bytes)' in s, path
-        s = re.sub(r'const unsigned d = static_cast<unsigned>\(__cvta_generic_to_shared\(dst\)\);',
-                   '', s)
-        s, n = re.subn(r'asm volatile\("cp\.async\.cg\.shared\.global[^"]*\[%0\], \[%1\], 16, %2;"'
-                       r'[^;]*;', 'emu_copy16(dst, src, src_bytes);', s)
-        s, n_commit = re.subn(r'asm volatile\("cp\.async\.commit_group;"[^;]*;',
+        s = s.replace('return static_cast<unsigned>(__cvta_generic_to_shared(p));', 'return 0;')
+        s, n16 = re.subn(r'asm volatile\("cp\.async\.cg\.shared\.global \[%0\], \[%1\], 16, %2;'
+                         r'(?:\\n)?"[^;]*;', 'emu_copy16(dst, src, src_bytes);', s)
+        s, n8 = re.subn(r'asm volatile\("cp\.async\.ca\.shared\.global \[%0\], \[%1\], 8, %2;'
+                        r'(?:\\n)?"[^;]*;', 'std::abort();', s)
+        s, n_commit = re.subn(r'asm volatile\("cp\.async\.commit_group;(?:\\n)?"[^;]*;',
                               'emu_commit_copies();', s)
-        s, n_wait = re.subn(r'asm volatile\("cp\.async\.wait_group %0;" ::"n"\((\w+)\)[^;]*;',
+        s, n_wait = re.subn(r'asm volatile\("cp\.async\.wait_group %0;(?:\\n)?" ::"n"\((\w+)\)[^;]*;',
                             r'emu_wait_copies(\1);', s)
-        assert n and n_commit == 1 and n_wait == 1 and n + 2 == n_cp, (path, n, n_cp)
+        assert n16 == 1 and n_commit == 1 and n_wait == 1 and n16 + n8 + 2 == n_cp, (path, n_cp)
     # The dynamic shared memory: the block's buffer of the launch's size.
     s = re.sub(r'extern\s+__shared__\s+(?:__align__\(\d+\)\s+)?([\w:<> ]+?)\s+(\w+)\[\];',
                r'\1* const \2 = reinterpret_cast<\1*>(kl_dynamic_shared());', s)
@@ -179,9 +179,11 @@ for path in sys.argv[4:]:
             return f'// ({m.group(1)}: inlined above)'
         seen.add(m.group(1))
         h = os.path.join(inc_dir, m.group(1))
-        return f'// ---- {m.group(1)}\n' + rewrite(open(h).read().replace('#pragma once', ''), h)
+        text = rewrite(open(h).read().replace('#pragma once', ''), h)
+        text = re.sub(r'^#include <(kernlab/[\w.]+)>.*$', include, text, flags=re.M)  # nested
+        return f'// ---- {m.group(1)}\n' + text
     s = rewrite(s, path)
-    s = re.sub(r'^#include <(kernlab/[\w.]+)>', include, s, flags=re.M)
+    s = re.sub(r'^#include <(kernlab/[\w.]+)>.*$', include, s, flags=re.M)
     assert not re.search(r'^\s*#\s*include', s, re.M), path
     out.append('// ---- ' + path + '\n' + s)
 open(sys.argv[1], 'w').write('#pragma once\n' + '\n'.join(out))

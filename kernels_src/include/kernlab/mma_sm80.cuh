@@ -1,11 +1,12 @@
 // The tensor-core building blocks of the matmul_tc ladder's mma.sync steps (sm_80 and later),
 // each one PTX instruction: m16n8k16 MMAs with float32 accumulators, matmul_f64's m8n8k4 DMMA,
-// ldmatrix (plain and transposed) and 16- and 8-byte cp.async with its commit and wait. Included
-// by the kernel files, so that each file holds only its own idea.
+// ldmatrix (plain and transposed), and the 16- and 8-byte cp.async of <kernlab/cp_async.cuh>.
+// Included by the kernel files, so that each file holds only its own idea.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <kernlab/cp_async.cuh>
 
 template <typename T> __device__ __forceinline__ T zero_of();
 template <> __device__ __forceinline__ __half zero_of<__half>() { return __ushort_as_half(0); }
@@ -39,9 +40,6 @@ __device__ __forceinline__ void dmma884(double* d, double a, double b) {
                : "d"(a), "d"(b));
 }
 
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
 __device__ __forceinline__ void ldmatrix_x4(unsigned* r, const void* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -51,20 +49,4 @@ __device__ __forceinline__ void ldmatrix_x4_trans(unsigned* r, const void* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(smem_addr(p)));
-}
-// 16 bytes from global to shared; src_bytes 0 writes zeros and reads nothing.
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, unsigned src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-               "r"(src_bytes));
-}
-// 8 bytes (one double) from global to shared, through L1 (cp.async.cg takes 16 bytes only);
-// src_bytes 0 writes zeros and reads nothing.
-__device__ __forceinline__ void cp_async8(void* dst, const void* src, unsigned src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(smem_addr(dst)), "l"(src),
-               "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }

@@ -1,9 +1,12 @@
 // The building blocks of the scan family's decoupled look-back files (lookback_tunable.cu,
-// smem_lookback.cu): vectors of 1, 2 or 4 elements and their loads and stores under three cache
-// policies, the 64-bit status words that tiles publish in the family's workspace (flag << 32 | the
-// value's 32 bits; family.toml), a warp's inclusive scan, and the look-back. decoupled_lookback.cu
-// keeps its own copies so that the ladder's steps each read as one file.
+// smem_lookback_tunable.cu): vectors of 1, 2 or 4 elements and their loads and stores under three
+// cache policies, the 64-bit status words that tiles publish in the family's workspace (flag << 32
+// | the value's 32 bits; family.toml), a warp's inclusive scan, a warp's run scanned in registers,
+// and the look-back by a warp and by a block. decoupled_lookback.cu keeps its own copies so that
+// the ladder's steps each read as one file.
 #pragma once
+
+#include <kernlab/cp_async.cuh>  // for smem_lookback_tunable.cu
 
 namespace kl::scan {
 
@@ -245,24 +248,6 @@ __device__ __forceinline__ void store_run(T* out, long long first, long long n, 
         if (i + e < n) out[i + e] = at(y, e);
     }
   }
-}
-
-// 16 bytes from global to shared memory without passing through registers (cp.async, sm_80 and
-// later), the last 16 - src_bytes of them zero-filled (src_bytes 0: nothing is read). Complete
-// after commit_copies() and wait_copies<N>() (at most N of the thread's committed groups still
-// pending) and, for other threads' copies, a barrier.
-__device__ __forceinline__ void copy16(void* dst, const void* src, unsigned src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(
-                   static_cast<unsigned>(__cvta_generic_to_shared(dst))),
-               "l"(__cvta_generic_to_global(src)), "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void commit_copies() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void wait_copies() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
 }  // namespace kl::scan
