@@ -126,6 +126,12 @@ void graph::reset() noexcept {
 
 module::module(const std::string& image) { KL_CU(cuModuleLoadData(&m_, image.data())); }
 module::~module() { drv().cuModuleUnload(m_); }
+CUfunction module::function(const std::string& lowered_name) const {
+  CUfunction f = nullptr;
+  KL_CU(cuModuleGetFunction(&f, m_, lowered_name.c_str()));
+  return f;
+}
+
 CUresult allow_dynamic_shared(CUfunction f, std::size_t dynamic_bytes) {
   int static_bytes = 0;
   const auto& d = driver::get();
@@ -136,12 +142,6 @@ CUresult allow_dynamic_shared(CUfunction f, std::size_t dynamic_bytes) {
   if (dynamic_bytes + static_cast<std::size_t>(static_bytes) <= 48 * 1024) return CUDA_SUCCESS;
   return d.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                               static_cast<int>(dynamic_bytes));
-}
-
-CUfunction module::function(const std::string& lowered_name) const {
-  CUfunction f = nullptr;
-  KL_CU(cuModuleGetFunction(&f, m_, lowered_name.c_str()));
-  return f;
 }
 
 }  // namespace kl::cuda

@@ -62,9 +62,6 @@ TEST_F(Plugins, ShippedPluginsRegisterBesideTheSources) {
   EXPECT_EQ(reg.select({"reduce.cub"}).front(), cub);
 }
 
-// The README's `--variant my_idea,reduce5,cub`: reduce's and scan's baselines are both `cub`,
-// and beside names of one family the plain name means that family's (scan's rows would be a
-// table of nothing but CUB). Alone, beside several families, or as a wildcard, it keeps both.
 // kernlab_add_plugin builds without CCCL's NVTX ranges: Nsight Compute names a kernel after its
 // innermost range, so CUB's own ("cub::DeviceScan::InclusiveSum") hid the row's from --profile
 // (scan.cub showed no kernels on an H200, 2026-11-28). NVTX's injection entry points are in a
@@ -80,6 +77,9 @@ TEST(PluginBuild, ShippedPluginsPushNoNvtxRangesOfTheirOwn) {
   }
 }
 
+// The README's `--variant my_idea,reduce5,cub`: reduce's and scan's baselines are both `cub`,
+// and beside names of one family the plain name means that family's (scan's rows would be a
+// table of nothing but CUB). Alone, beside several families, or as a wildcard, it keeps both.
 TEST_F(Plugins, AnAmbiguousPlainNameFollowsTheFamilyOfTheOthers) {
   reg.add_source_dir(test::kernels_dir());
   reg.add_plugin_dir(KERNLAB_PLUGIN_DIR);
