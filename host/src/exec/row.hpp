@@ -43,6 +43,10 @@ struct row_job {
   /// Move the problem and the flush buffer before validating and timing: the worker timed this
   /// row before, and this is another of its placements (worker/spread_executor.hpp).
   bool move_first = false;
+  /// A tune's race bound as it tightens: where set, the row races against the lower of it, read
+  /// as the row starts, and timing.race_ms (runner/device_pool.cpp). Not sent to a worker, which
+  /// gets the bound read, in timing.race_ms.
+  live_race_bound race_live;
 
   /// The row's record before it runs: what it is (variant, configuration, block) and what its
   /// compile reported. Running it fills in the rest.

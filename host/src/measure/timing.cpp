@@ -156,6 +156,12 @@ bool raced_out(const timing_options& opt, const timing_stats& t) {
                      t.has_ci() && t.ci_low_ms > opt.race_ms);
 }
 
+double race_bound_now(double race_ms, const live_race_bound& live) {
+  const double now = live ? live->load(std::memory_order_acquire) : 0;
+  if (now <= 0) return race_ms;
+  return race_ms > 0 ? std::min(race_ms, now) : now;
+}
+
 timing_stats combine_row(const timing_options& opt, const std::vector<timing_stats>& parts) {
   timing_stats t = combine_placements(parts, opt.keep_samples, opt.min_interval);
   t.raced = raced_out(opt, t);

@@ -22,8 +22,10 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -155,6 +157,16 @@ bool row_timed_out(const timing_options& opt, const timing_stats& combined,
 /// Whether a row (or a placement) under a race is out: its interval, from race_min_samples at
 /// least, lies wholly above opt.race_ms; or one of its placements was raced out already.
 bool raced_out(const timing_options& opt, const timing_stats& t);
+
+/// A tune's race bound as it tightens (kernlab tune --race), in ms: the search lowers it each
+/// time a faster point comes back, and a row that races reads it when it starts
+/// (runner/device_pool.cpp), so that a row queued before the best it must beat was known still
+/// races against it. 0: no bound yet.
+using live_race_bound = std::shared_ptr<const std::atomic<double>>;
+
+/// The bound a row starting now races against: the lower of the one it was queued with
+/// (`race_ms`, 0 for none) and the live one (null or 0: none).
+double race_bound_now(double race_ms, const live_race_bound& live);
 
 /// A row's statistics from its placements: combine_placements(), with the row's verdicts, whether
 /// it timed out (row_timed_out) and whether it was raced out (raced_out).

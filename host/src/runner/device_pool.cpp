@@ -209,6 +209,8 @@ void device_pool::retire(std::size_t i, const std::string& why) {
 bool device_pool::run_on(std::size_t i, std::size_t ticket, std::unique_lock<std::mutex>& lock) {
   task& t = tasks_.at(ticket);  // a map's node stays put; the task is not taken before it is done
   t.started = true;
+  // A tune's row races against the best known now, which may have come back after it was queued.
+  if (t.job.race_live) t.job.timing.race_ms = race_bound_now(t.job.timing.race_ms, t.job.race_live);
   lock.unlock();
   if (on_start_) on_start_(ticket, i);
   result_record r;

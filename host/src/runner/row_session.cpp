@@ -139,6 +139,7 @@ std::pair<result_record, std::optional<row_job>> row_session::place(const row_re
     job.block = row.block;
   }
   job.timing = row.timing;
+  job.race_live = row.race_live;
   return {r, std::move(job)};
 }
 

@@ -31,6 +31,8 @@ struct row_request {
   /// Only GPUs of this model (a cuda::device_info name) run the row; "" for any. A tune over
   /// GPUs of several models searches each model with its own rows.
   std::string model{};
+  /// A tune's race bound as it tightens (row_job::race_live): read when the row starts.
+  live_race_bound race_live{};
 };
 
 class row_session {

@@ -11,6 +11,7 @@
 #include <csignal>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <utility>
 
@@ -138,13 +139,17 @@ tune_search::tune_search(tune::tune_outcome& t, tune::strategy& strategy,
            2 * rows_at.gpus})),
       progress_(std::make_unique<progress_display>(t.space->name + " " + t.config.describe() +
                                                    (label.empty() ? "" : " on " + label))),
-      t0_(clock_type::now()) {}
+      t0_(clock_type::now()) {
+  if (settings_.race_margin > 0 && t_.goal == tune::objective::time) {
+    live_bound_ = std::make_shared<std::atomic<double>>(0.0);
+    for (const auto& e : t_.evaluations) offer(e);
+  }
+}
 
 tune_search::~tune_search() = default;
 
-tune_search::batch_rows tune_search::rows_for(const std::vector<tune::proposal>& batch) const {
+tune_search::batch_rows tune_search::rows_for(const std::vector<tune::proposal>& batch) {
   const tune::tuning_space& s = *t_.space;
-  const double race_ms = race_bound_ms();
   batch_rows b;
   b.evaluated.resize(batch.size());
   b.keys.resize(batch.size());
@@ -156,16 +161,22 @@ tune_search::batch_rows tune_search::rows_for(const std::vector<tune::proposal>&
                           settings_.timing.energy.enabled);
     if (store_ && !settings_.fresh) {
       const tune::stored_result* hit = store_->find(b.keys[i]);
-      if (!hit && race_ms > 0) hit = store_->find(b.keys[i] + "|raced");
+      if (!hit && live_bound_) hit = store_->find(b.keys[i] + "|raced");
       if (hit) {
         b.evaluated[i].record = hit->record;
         b.evaluated[i].from_store = true;
+        offer(b.evaluated[i]);
         continue;
       }
     }
-    timing_options timing = batch[i].level == tune::fidelity::brief ? brief_ : settings_.timing;
-    if (batch[i].level == tune::fidelity::full) timing.race_ms = race_ms;
-    b.rows.push_back({c.entry, c.block, t_.config, timing});
+    const bool full = batch[i].level == tune::fidelity::full;
+    timing_options timing = full ? settings_.timing : brief_;
+    row_request row{c.entry, c.block, t_.config, timing};
+    if (full && live_bound_) {
+      row.timing.race_ms = race_bound_ms();
+      row.race_live = live_bound_;
+    }
+    b.rows.push_back(std::move(row));
     b.row_of.push_back(i);
   }
   return b;
@@ -174,14 +185,23 @@ tune_search::batch_rows tune_search::rows_for(const std::vector<tune::proposal>&
 // Racing: the median a point's interval must lie wholly above to be out, the best so far's
 // interval's top plus the margin (the figures of one placement move by up to about 1.4 % from the
 // row's over all placements: docs/tuning.md); 0 when there is no race (--race off, the energy
-// objective) or no best yet. A batch queued ahead races against the best when it was queued: a
-// bound that is higher than the latest best only races out less.
+// objective) or no best yet. The best so far is the fastest point timed in full among every row
+// come back, those of the batch being read back too: a row reads the bound when it starts
+// (row_request::race_live), so a batch queued before its bound was known races all the same.
 double tune_search::race_bound_ms() const {
-  if (settings_.race_margin <= 0 || t_.goal != tune::objective::time) return 0;
-  const tune::evaluation* best = t_.best();
-  if (!best || best->level != tune::fidelity::full || best->raced()) return 0;
-  const timing_stats& b = *best->record.timing;
-  return (b.has_ci() ? b.ci_high_ms : b.median_ms) * (1 + settings_.race_margin);
+  return live_bound_ ? live_bound_->load(std::memory_order_acquire) : 0;
+}
+
+// A row come back (or answered by the store): a new best so far, when it is the fastest point
+// timed in full, tightens the race's bound.
+void tune_search::offer(const tune::evaluation& e) {
+  if (!live_bound_ || e.level != tune::fidelity::full || e.raced()) return;
+  const double ms = tune::objective_value(e.record, tune::objective::time);
+  if (ms == std::numeric_limits<double>::infinity() || (best_ms_ > 0 && ms >= best_ms_)) return;
+  best_ms_ = ms;
+  const timing_stats& b = *e.record.timing;
+  live_bound_->store((b.has_ci() ? b.ci_high_ms : b.median_ms) * (1 + settings_.race_margin),
+                     std::memory_order_release);
 }
 
 bool tune_search::begin() {
@@ -251,6 +271,7 @@ void tune_search::end() {
     progress_->show(t_, budget, k + 1, rows_at_.compiles, false);
     b.evaluated[b.row_of[k]].record = r;
     b.evaluated[b.row_of[k]].at_s = t_.seconds;
+    offer(b.evaluated[b.row_of[k]]);
   });
   t_.seconds = seconds_since(t0_);
   for (auto& e : b.evaluated) {

@@ -14,9 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,8 +95,9 @@ class tune_search {
 
  private:
   struct batch_rows;
-  batch_rows rows_for(const std::vector<tune::proposal>& batch) const;
+  batch_rows rows_for(const std::vector<tune::proposal>& batch);
   double race_bound_ms() const;
+  void offer(const tune::evaluation& e);
   void finish();
 
   tune::tune_outcome& t_;
@@ -115,6 +118,11 @@ class tune_search {
   std::optional<std::size_t> ahead_id_;
   std::chrono::steady_clock::time_point t0_;
   bool over_ = false;
+  // Racing: the fastest full point's median so far, over every row come back (a batch's rows
+  // too, before the batch is read back whole), and the bound its interval sets, which the rows
+  // queued already read as they start (null when the search does not race).
+  double best_ms_ = 0;
+  std::shared_ptr<std::atomic<double>> live_bound_;
 };
 
 /// Runs the searches side by side in this thread: each proposes and queues its batch, then each

@@ -34,6 +34,7 @@ struct fake_log {
   std::mutex m;
   std::map<std::string, std::vector<int>> ran;  // row name -> the GPUs that ran it
   std::set<std::thread::id> threads;
+  std::vector<double> race_ms;  // each row's race bound as it ran, in the order they ran
 };
 
 // A GPU that passes every row after `delay_ms`; after `rows_before_loss` rows it is lost (every
@@ -68,6 +69,7 @@ class fake_gpu final : public row_executor {
       std::lock_guard<std::mutex> lock(log_.m);
       log_.ran[job.variant.name].push_back(device_.ordinal);
       log_.threads.insert(std::this_thread::get_id());
+      log_.race_ms.push_back(job.timing.race_ms);
     }
     result_record r = job.record();
     if (job.variant.name == "crash") {
@@ -686,25 +688,67 @@ TEST(DeviceSweep, ABatchSubmittedAheadRunsWhileTheLastIsReadBack) {
   EXPECT_EQ(runs, 3u);
 }
 
+// A tune's row races against its bound as it is when the row starts, not as it was when the row
+// was queued (the lower of the two): with one GPU a batch's rows run one after another, and a
+// bound lowered as a row comes back holds for the rows after it. On two GPUs (where the rows are
+// handed to the GPUs as they are queued) the GPU reads it too. A row without a live bound keeps
+// its own.
+TEST(DeviceSweep, ATunesRowRacesAgainstTheBoundWhenItStarts) {
+  fake_sweep f;
+  const auto variants = f.reg->select({"reduce5", "reduce6", "reduce_single_pass"}, "reduce");
+  problem_config c{"int32", "sum", "exact", 0, {{"N", std::uint64_t{1000}}}};
+  const auto live = std::make_shared<std::atomic<double>>(0.0);
+  std::vector<row_request> rows;
+  for (const auto* e : variants) {
+    row_request r{e, 128, c, {}};
+    r.timing.race_ms = 9;
+    r.race_live = live;
+    rows.push_back(r);
+  }
+  {
+    row_session one(f.fams, f.request({0}));
+    one.collect(one.submit(rows),
+                [&](std::size_t k, const result_record&) { live->store(k == 0 ? 5.0 : 20.0); });
+    EXPECT_EQ(f.log.race_ms, (std::vector<double>{9, 5, 9}));
+  }
+  f.log.race_ms.clear();
+  live->store(3);
+  row_session two(f.fams, f.request({0, 1}));
+  two.run(rows);
+  EXPECT_EQ(f.log.race_ms, (std::vector<double>{3, 3, 3}));
+  f.log.race_ms.clear();
+  for (auto& r : rows) r.race_live = nullptr;
+  two.run(rows);
+  EXPECT_EQ(f.log.race_ms, (std::vector<double>{9, 9, 9}));
+}
+
 // A tune's rows answered without a GPU: point k of the space times at 1 + k/100 ms (the
 // distribution-free interval of ten samples within +-0.05%), and a row under a race whose
-// interval lies above the race's bound comes back raced out, as the workers do.
+// interval lies above the race's bound comes back raced out, as the workers do. Each row races
+// against the bound it was queued with or the live one when it starts (collect()), the lower,
+// as a session's GPUs take it.
 struct synthetic_rows {
   const tune::tuning_space& space;
-  std::vector<row_request> queued;
-  std::vector<double> bounds;  // every row's race bound, in the order the rows were queued
+  std::vector<std::vector<row_request>> batches;  // as submitted
+  std::vector<double> queued_bounds;              // every row's race bound when queued, in order
+  std::vector<double> bounds;                     // ... and when it started
   cuda::device_info device;
   row_source source() {
     device.name = "Fake GPU";
     row_source out;
     out.device = &device;
     out.submit = [this](const std::vector<row_request>& rows) {
-      queued.insert(queued.end(), rows.begin(), rows.end());
-      for (const auto& r : rows) bounds.push_back(r.timing.race_ms);
-      return rows.size();
+      batches.push_back(rows);
+      for (const auto& r : rows) queued_bounds.push_back(r.timing.race_ms);
+      return batches.size() - 1;
     };
-    out.collect = [this](std::size_t n, const auto& done) {
-      for (std::size_t k = 0; k < n; ++k) done(k, answer(queued.at(queued.size() - n + k)));
+    out.collect = [this](std::size_t id, const auto& done) {
+      for (std::size_t k = 0; k < batches.at(id).size(); ++k) {
+        row_request row = batches[id][k];
+        row.timing.race_ms = race_bound_now(row.timing.race_ms, row.race_live);
+        bounds.push_back(row.timing.race_ms);
+        done(k, answer(row));
+      }
     };
     out.discard = [](std::size_t) {};
     return out;
@@ -756,8 +800,8 @@ TEST(DeviceTune, RacingStopsThePointsThatCannotWinAndKeepsTheBest) {
     return t;
   };
 
-  synthetic_rows raced{spaces[0], {}, {}, {}}, full{spaces[0], {}, {}, {}},
-      energy{spaces[0], {}, {}, {}};
+  synthetic_rows raced{spaces[0], {}, {}, {}, {}}, full{spaces[0], {}, {}, {}, {}},
+      energy{spaces[0], {}, {}, {}, {}};
   tune::tuning_store store(dir.path() / "raced.jsonl"), store_full(dir.path() / "full.jsonl"),
       store_energy(dir.path() / "energy.jsonl");
   const tune::tune_outcome with = tune_with(0.03, tune::objective::time, raced, store);
@@ -769,10 +813,25 @@ TEST(DeviceTune, RacingStopsThePointsThatCannotWinAndKeepsTheBest) {
   EXPECT_FALSE(with.best()->raced());
   EXPECT_EQ(without.raced(), 0u);
   for (double b : full.bounds) EXPECT_EQ(b, 0) << "--race off: every row timed in full";
-  // The first batches race against nothing; later ones against the best so far, 3% above its
-  // interval's top, so that every raced point is more than 3% slower than the final best.
+  // The first row races against nothing; every later one against the best come back before it
+  // started, 3% above its interval's top, so that every raced point is more than 3% slower than
+  // the final best. The first two batches were queued before any row came back (the second
+  // proposed ahead), so they race only by the bound read as each row starts.
+  ASSERT_EQ(raced.bounds.size(), 64u);
   EXPECT_EQ(raced.bounds.front(), 0);
-  EXPECT_GT(with.raced(), 20u) << "most random points are far from the best";
+  for (std::size_t k = 1; k < raced.bounds.size(); ++k) {
+    EXPECT_GT(raced.bounds[k], 0) << "row " << k;
+    EXPECT_LE(raced.bounds[k], raced.bounds[k - 1] > 0 ? raced.bounds[k - 1] : 1e9)
+        << "row " << k << ": the bound only tightens";
+  }
+  const std::size_t batch = raced.batches.front().size();
+  ASSERT_GE(raced.batches.size(), 3u);
+  for (std::size_t k = 0; k < 2 * batch; ++k)
+    EXPECT_EQ(raced.queued_bounds[k], 0) << "row " << k << " was queued before any came back";
+  std::size_t early = 0;  // raced out in the first two batches
+  for (std::size_t k = 0; k < 2 * batch; ++k) early += with.evaluations[k].raced() ? 1 : 0;
+  EXPECT_GT(early, batch) << "rows queued before the best was known race against it";
+  EXPECT_GT(with.raced(), 40u) << "most random points are far from the best";
   const double best = with.best()->record.timing->median_ms;
   for (const auto& e : with.evaluations)
     if (e.raced()) {
