@@ -453,6 +453,23 @@ TEST(Binary, MarkdownAndResources) {
   EXPECT_NE(r.output.find("| reduce5 | 1024 | int32 | sum |"), std::string::npos) << r.output;
 }
 
+// A tile file's launch asks for shared memory its header computes (shared_bytes): --resources
+// shows it beside the kernel's static bytes and counts both in the occupancy. 64 KiB a block of
+// 256 threads leaves room for three blocks of an H100's or H200's 228 KiB.
+TEST(Binary, ResourcesCountTheDynamicSharedMemory) {
+  const auto r = run_kernlab(
+      "--resources --markdown --no-plugins --family scan --variant smem_lookback_tunable "
+      "--dtype int32 --block 256 --arch sm_90");
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("| regs | smem B | dyn B | stack B |"), std::string::npos) << r.output;
+  const std::string row = "| smem_lookback_tunable[LOADS=16;ORDER=0] | 256 | int32 |";
+  const auto at = r.output.find(row);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const std::string line = r.output.substr(at, r.output.find('\n', at) - at);
+  EXPECT_NE(line.find("| 65536 |"), std::string::npos) << line;
+  EXPECT_NE(line.find("| 3 | 38% | shared memory |"), std::string::npos) << line;
+}
+
 // kernlab_tests hides every GPU (test_cpu_environment.cpp), so this runs on any machine.
 TEST(Binary, NoDeviceIsSaidClearly) {
   const auto r = run_kernlab("--variant reduce5 --block 512");

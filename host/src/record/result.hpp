@@ -96,6 +96,9 @@ struct instantiation {
   std::string name_expression;
   unsigned block = 0;
   std::string dtype, op;
+  /// The header's shared_bytes at this block and dtype: the dynamic shared memory a launch asks
+  /// for (--resources counts it in the occupancy beside the kernel's static bytes).
+  unsigned dynamic_shared_bytes = 0;
 };
 
 /// Where a file's compiled image came from.

@@ -45,6 +45,13 @@ void print_compile_table(std::ostream& os, const std::vector<compile_record>& co
   for (const auto& e : errors) os << "\n" << e << (e.empty() || e.back() == '\n' ? "" : "\n");
 }
 
+namespace {
+// A block's shared memory: the kernel's static bytes and what its launch asks for.
+std::size_t shared_per_block(const nvrtc::resource_usage& r, const instantiation& inst) {
+  return static_cast<std::size_t>(r.static_shared_bytes) + inst.dynamic_shared_bytes;
+}
+}  // namespace
+
 void print_resources(std::ostream& os, const std::vector<compile_record>& compiles,
                      const std::string& arch, bool markdown) {
   // A device newer than kernlab's table gets its resources without an occupancy, never another
@@ -59,9 +66,11 @@ void print_resources(std::ostream& os, const std::vector<compile_record>& compil
     os << "resources for " << arch << " (from ptxas; no occupancy: kernlab has no SM limits for "
        << arch << ")\n";
   text_table t;
-  t.header = {"variant", "block",   "dtype",     "op",        "regs",      "smem B",
-              "stack B", "spill B", "blocks/SM", "occupancy", "limited by"};
-  t.right = {false, true, false, false, true, true, true, true, true, true, false};
+  // smem B: the kernel's static shared memory; dyn B: what its launch asks for (the header's
+  // shared_bytes). The occupancy counts both.
+  t.header = {"variant", "block",   "dtype",   "op",        "regs",      "smem B",
+              "dyn B",   "stack B", "spill B", "blocks/SM", "occupancy", "limited by"};
+  t.right = {false, true, false, false, true, true, true, true, true, true, true, false};
   std::vector<std::string> errors;
   for (const auto& c : compiles) {
     if (!c.error.empty()) {
@@ -73,13 +82,13 @@ void print_resources(std::ostream& os, const std::vector<compile_record>& compil
       if (it == c.result.resources.end()) continue;
       const auto& r = it->second;
       const auto occ =
-          limits ? estimate_occupancy(r.registers, static_cast<std::size_t>(r.static_shared_bytes),
-                                      inst.block, *limits)
+          limits ? estimate_occupancy(r.registers, shared_per_block(r, inst), inst.block, *limits)
                  : occupancy_estimate{};
       const std::string& target = c.entry->descriptor.target;
       t.rows.push_back({c.entry->descriptor.name + (target.empty() ? "" : " (" + target + ")"),
                         std::to_string(inst.block), inst.dtype, inst.op,
                         std::to_string(r.registers), std::to_string(r.static_shared_bytes),
+                        std::to_string(inst.dynamic_shared_bytes),
                         std::to_string(r.stack_frame_bytes),
                         std::to_string(r.spill_store_bytes + r.spill_load_bytes),
                         limits ? std::to_string(occ.blocks_per_sm) : "-",
@@ -121,8 +130,7 @@ std::vector<result_record> resource_records(const std::vector<compile_record>& c
       one.resources = it->second;
       if (limits) {
         const auto occ = estimate_occupancy(
-            it->second.registers, static_cast<std::size_t>(it->second.static_shared_bytes),
-            inst.block, *limits);
+            it->second.registers, shared_per_block(it->second, inst), inst.block, *limits);
         one.occupancy = occupancy_info{occ.blocks_per_sm, occ.fraction};
       }
       out.push_back(std::move(one));

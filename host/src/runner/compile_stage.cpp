@@ -43,7 +43,9 @@ nvrtc::compile_request make_compile_request(const family& fam, const registry_en
     for (unsigned b : blocks_for(e.descriptor, request))
       if (e.descriptor.supports_block(b) && e.descriptor.unmet_requirement(b, c.dtype).empty()) {
         const std::string expr = fam.name_expression(e.descriptor, b, c);
-        if (exprs.insert(expr).second && instances) instances->push_back({expr, b, c.dtype, c.op});
+        if (exprs.insert(expr).second && instances)
+          instances->push_back(
+              {expr, b, c.dtype, c.op, fam.dynamic_shared_bytes(e.descriptor, b, c)});
       }
   }
   req.name_expressions.assign(exprs.begin(), exprs.end());
