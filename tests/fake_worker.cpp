@@ -1,9 +1,9 @@
 // A stand-in for `kernlab --worker` that misbehaves on request, for the worker-protocol tests:
-// each job's "action" says what to do. With --rows it is a worker the executor accepts (a device
-// in its ready message) that passes every row job without running anything and prints the job's
-// NVTX range, for the --profile tests (a fake ncu starts it, tests/unit/measure/test_profile.cpp),
-// and, for the watchdog's tests (tests/unit/worker/test_worker.cpp), waits past the time-out for
-// variants named so.
+// each job's "action" says what to do. With --rows [EXIT_MS] it is a worker the executor accepts (a
+// device in its ready message) that passes every row job without running anything and prints the
+// job's NVTX range, for the --profile tests (a fake ncu starts it,
+// tests/unit/measure/test_profile.cpp), and, for the watchdog's tests
+// (tests/unit/worker/test_worker.cpp), waits past the time-out for variants named so.
 #include "process/protocol.hpp"
 #include "process/worker_process.hpp"
 
@@ -12,6 +12,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 
@@ -19,7 +20,8 @@ using namespace kl::worker;
 
 namespace {
 
-int row_worker() {
+// exit_ms: how long it takes to exit once asked, as a worker tearing its context down does.
+int row_worker(int exit_ms) {
   const nlohmann::json device = {{"ordinal", 0},
                                  {"name", "Fake GPU"},
                                  {"uuid", "GPU-fake"},
@@ -46,7 +48,10 @@ int row_worker() {
     } catch (const protocol_error&) {
       return 0;
     }
-    if (m->type == message_type::shutdown) return 0;
+    if (m->type == message_type::shutdown) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(exit_ms));
+      return 0;
+    }
     const nlohmann::json& job = m->payload.at("job");
     std::printf("profile_range %s\n", job.value("profile_range", std::string()).c_str());
     std::fflush(stdout);
@@ -79,7 +84,8 @@ int row_worker() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 2 && std::string(argv[1]) == "--rows") return row_worker();
+  if (argc >= 2 && std::string(argv[1]) == "--rows")
+    return row_worker(argc > 2 ? std::atoi(argv[2]) : 0);
   write_message(child_out_fd, {message_type::ready, {{"device", "fake"}}});
   for (;;) {
     std::optional<message> m;

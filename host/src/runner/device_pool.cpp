@@ -91,6 +91,9 @@ device_pool::~device_pool() {
   work_.notify_all();
   for (auto& l : lanes_)
     if (l.thread.joinable()) l.thread.join();
+  // Every GPU's workers asked to exit before any is waited for: they exit side by side.
+  for (auto& l : lanes_)
+    if (l.executor) l.executor->request_exit();
 }
 
 std::size_t device_pool::submit(row_job job, bool every_gpu, const std::string& model) {

@@ -49,11 +49,20 @@ class isolated final : public row_executor {
  public:
   explicit isolated(worker_options opt) : opt_(std::move(opt)) { start(); }
   ~isolated() override {
-    if (!w_) return;
+    request_exit();
+    if (!exit_requested_ || !w_) return;
     try {
-      w_->send({message_type::shutdown, json::object()});
       // An orderly exit: under compute-sanitizer this is when the report is written.
       w_->wait_for_exit(static_cast<int>(opt_.shutdown_grace_s * 1000));
+    } catch (const protocol_error&) {
+    }
+  }
+
+  void request_exit() override {
+    if (!w_ || exit_requested_) return;
+    try {
+      w_->send({message_type::shutdown, json::object()});
+      exit_requested_ = true;
     } catch (const protocol_error&) {
     }
   }
@@ -214,6 +223,7 @@ class isolated final : public row_executor {
 
   worker_options opt_;
   std::unique_ptr<worker_process> w_;
+  bool exit_requested_ = false;  // request_exit() sent the worker its shutdown
   cuda::device_info device_;
   std::string clock_status_, energy_status_;
   int started_ = 0;

@@ -36,6 +36,10 @@ class row_executor {
   virtual result_record run(const row_job& job) = 0;
   /// How many workers were started (1 if nothing went wrong; 0 in process).
   virtual int workers_started() const { return 0; }
+  /// Asks the worker to exit and returns at once; the destructor waits for it. A pool asks each
+  /// of its workers before it destroys any, so that they tear their contexts down side by side
+  /// rather than one after another. Nothing to do for rows run in process.
+  virtual void request_exit() {}
   /// Why a row's placements run in fewer worker processes than asked for (--placement-workers):
   /// "" when they run in as many (worker/spread_executor.hpp).
   virtual std::string spread_status() { return ""; }

@@ -18,6 +18,12 @@ class spread final : public row_executor {
     if (members_.empty()) throw std::logic_error("make_spread_executor: no member executors");
   }
 
+  // The members' workers exit side by side (row_executor::request_exit).
+  ~spread() override { request_exit(); }
+
+  void request_exit() override {
+    for (auto& m : members_) m->request_exit();
+  }
   const cuda::device_info& device() override { return members_.front()->device(); }
   std::string clock_status() override { return members_.front()->clock_status(); }
   std::string energy_status() override { return members_.front()->energy_status(); }

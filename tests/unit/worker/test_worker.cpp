@@ -10,6 +10,7 @@
 #include "runner/runner.hpp"
 #include "test_util.hpp"
 #include "worker/executor.hpp"
+#include "worker/spread_executor.hpp"
 
 #include <gtest/gtest.h>
 
@@ -132,6 +133,22 @@ TEST(Worker, APointsDescriptorCrossesTheProtocolWhole) {
   EXPECT_EQ(back.variant, job.variant);
   EXPECT_EQ(back.cubin, job.cubin);
   EXPECT_EQ(back.block, 256u);
+}
+
+// A GPU's placement workers exit side by side: the spread asks each to exit before it waits for
+// any, so four workers that take 400 ms each to tear down are gone in well under the 1.6 s they
+// would take one after another.
+TEST(Worker, ASpreadsWorkersExitSideBySide) {
+  worker_options o;
+  o.command = {FAKE_WORKER, "--rows", "400"};
+  std::vector<std::unique_ptr<row_executor>> members;
+  for (int i = 0; i < 4; ++i) members.push_back(make_isolated_executor(o));
+  auto spread = make_spread_executor(std::move(members), nullptr);
+  const auto t0 = std::chrono::steady_clock::now();
+  spread.reset();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GE(s, 0.35) << "it waits for its workers";
+  EXPECT_LT(s, 1.2) << "one after another";
 }
 
 // The watchdog's verdict on a launch past --kernel-timeout (0.5 s here), with a fake worker that
