@@ -1,7 +1,7 @@
 // A stand-in for `kernlab --worker` that misbehaves on request, for the worker-protocol tests:
-// each job's "action" says what to do. With --rows [EXIT_MS] it is a worker the executor accepts (a
-// device in its ready message) that passes every row job without running anything and prints the
-// job's NVTX range, for the --profile tests (a fake ncu starts it,
+// each job's "action" says what to do. With --rows [EXIT_MS [PREPARE_MS]] it is a worker the
+// executor accepts (a device in its ready message) that passes every row job without running
+// anything and prints the job's NVTX range, for the --profile tests (a fake ncu starts it,
 // tests/unit/measure/test_profile.cpp), and, for the watchdog's tests
 // (tests/unit/worker/test_worker.cpp), waits past the time-out for variants named so.
 #include "process/protocol.hpp"
@@ -20,8 +20,9 @@ using namespace kl::worker;
 
 namespace {
 
-// exit_ms: how long it takes to exit once asked, as a worker tearing its context down does.
-int row_worker(int exit_ms) {
+// exit_ms: how long it takes to exit once asked, as a worker tearing its context down does;
+// prepare_ms: how long it takes to make a problem (a "prepare" job, which it prints).
+int row_worker(int exit_ms, int prepare_ms) {
   const nlohmann::json device = {{"ordinal", 0},
                                  {"name", "Fake GPU"},
                                  {"uuid", "GPU-fake"},
@@ -53,6 +54,14 @@ int row_worker(int exit_ms) {
       return 0;
     }
     const nlohmann::json& job = m->payload.at("job");
+    if (m->payload.value("kind", "") == "prepare") {
+      std::printf("prepare %s seed %d\n", job.at("row").at("variant").value("name", "").c_str(),
+                  job.at("row").at("config").value("seed", 0));
+      std::fflush(stdout);
+      std::this_thread::sleep_for(std::chrono::milliseconds(prepare_ms));
+      write_message(child_out_fd, {message_type::result, {{"error", ""}}});
+      continue;
+    }
     std::printf("profile_range %s\n", job.value("profile_range", std::string()).c_str());
     std::fflush(stdout);
     nlohmann::json record = job.at("row");
@@ -85,7 +94,7 @@ int row_worker(int exit_ms) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "--rows")
-    return row_worker(argc > 2 ? std::atoi(argv[2]) : 0);
+    return row_worker(argc > 2 ? std::atoi(argv[2]) : 0, argc > 3 ? std::atoi(argv[3]) : 0);
   write_message(child_out_fd, {message_type::ready, {{"device", "fake"}}});
   for (;;) {
     std::optional<message> m;

@@ -215,6 +215,12 @@ result_record row_runner::run(const row_job& job) {
   return r;
 }
 
+void row_runner::prepare(const row_job& job) {
+  const family* fam = families_.find(job.variant.family);
+  if (!fam) throw std::runtime_error("unknown family '" + job.variant.family + "'");
+  problem_for(*fam, job.config);
+}
+
 cuda::module& row_runner::module_for(const row_job& job, result_record& r) {
   // Loaded modules, by file and image: one per compiled file, reused by its rows.
   const std::string key =

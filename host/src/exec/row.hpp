@@ -84,6 +84,9 @@ class row_runner {
   /// the context unusable the outcome is `crashed` and context_lost() is true.
   result_record run(const row_job& job);
   bool context_lost() const { return !context_lost_.empty(); }
+  /// Makes the row's problem (its inputs and reference) ahead of the row, as run() would first.
+  /// Throws what making it throws (the row itself then reports it).
+  void prepare(const row_job& job);
 
  private:
   /// Binds the row's operation to the problem where its buffers are now: once before the row

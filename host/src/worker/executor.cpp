@@ -95,6 +95,16 @@ class isolated final : public row_executor {
     return record_from_json(reply.at("record"));
   }
 
+  void prepare(const row_job& job) override {
+    if (!w_) return;  // a worker that stopped: the row starts a fresh one, and makes its problem
+    row_job light = job;  // the problem needs no image
+    light.cubin.clear();
+    result_record r;
+    exchange({{"kind", "prepare"}, {"job", to_json(light)}},
+             "the problem of " + job.variant.qualified_name(), r,
+             std::max(opt_.kernel_timeout_s, 60.0));
+  }
+
   json run_family_job(const std::string& family, const std::string& name,
                       const json& args) override {
     result_record r;
@@ -334,6 +344,17 @@ int worker_main(const family_registry& families, int ordinal) {
       if (m->payload.at("kind") == "floor") {
         reply = {{"timing", to_json(runner->launch_floor(
                                 timing_options_from_json(m->payload.at("timing"))))}};
+      } else if (m->payload.at("kind") == "prepare") {
+        // A problem that cannot be made here is the row's to report, when it runs.
+        try {
+          runner->prepare(job_from_json(m->payload.at("job")));
+          reply = {{"error", ""}};
+        } catch (const cuda::cuda_error& e) {
+          reply = {{"error", e.what()}, {"fatal", is_sticky(e.code())}};
+          if (is_sticky(e.code())) code = 4;
+        } catch (const std::exception& e) {
+          reply = {{"error", e.what()}};
+        }
       } else if (m->payload.at("kind") == "family_job") {
         // Its failure is the reply's error; a sticky CUDA error ends this worker like a row's.
         try {

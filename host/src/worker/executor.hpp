@@ -40,6 +40,10 @@ class row_executor {
   /// of its workers before it destroys any, so that they tear their contexts down side by side
   /// rather than one after another. Nothing to do for rows run in process.
   virtual void request_exit() {}
+  /// Makes the row's problem (inputs, reference) where the row will run, before it runs: a spread
+  /// executor has every worker make it at once (worker/spread_executor.hpp). Any failure is left
+  /// for the row to report. Nothing to do in process, where the row makes it.
+  virtual void prepare(const row_job&) {}
   /// Why a row's placements run in fewer worker processes than asked for (--placement-workers):
   /// "" when they run in as many (worker/spread_executor.hpp).
   virtual std::string spread_status() { return ""; }

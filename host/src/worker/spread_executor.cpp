@@ -4,6 +4,7 @@
 #include "measure/timing.hpp"
 
 #include <chrono>
+#include <future>
 #include <numeric>
 #include <stdexcept>
 
@@ -49,6 +50,7 @@ class spread final : public row_executor {
         !job.profile_range.empty() || (spreads_ && !spreads_(job, device())))
       return members_.front()->run(job);
 
+    prepare_all(job);
     // Each placement is a row of one placement, with the row's samples, time and timeout
     // shared out as between the placements of one process; energy is measured in the first.
     row_job one = job;
@@ -80,10 +82,31 @@ class spread final : public row_executor {
   }
 
  private:
+  // A worker makes a problem (inputs, reference) when a row of it first reaches the worker: for
+  // a problem new to the spread, the row's placements would make it in each worker in turn. So
+  // every worker makes it at once, side by side, before the row's first placement runs (never
+  // while one is timed). A member that fails to is left for the row to find.
+  void prepare_all(const row_job& job) {
+    const std::string key =
+        job.variant.family + "|" + job.config.describe() + "|" + std::to_string(job.config.seed);
+    if (key == prepared_) return;
+    std::vector<std::future<void>> made;
+    for (auto& m : members_)
+      made.push_back(std::async(std::launch::async, [&m, &job] {
+        try {
+          m->prepare(job);
+        } catch (const std::exception&) {
+        }
+      }));
+    for (auto& f : made) f.wait();
+    prepared_ = key;
+  }
+
   std::vector<std::unique_ptr<row_executor>> members_;
   spread_predicate spreads_;
   std::string status_;
   std::size_t first_ = 0;
+  std::string prepared_;  // the problem every member made last (prepare_all)
 };
 
 }  // namespace
