@@ -84,8 +84,9 @@ class row_runner {
   /// the context unusable the outcome is `crashed` and context_lost() is true.
   result_record run(const row_job& job);
   bool context_lost() const { return !context_lost_.empty(); }
-  /// Makes the row's problem (its inputs and reference) ahead of the row, as run() would first.
-  /// Throws what making it throws (the row itself then reports it).
+  /// Makes the row's problem (its inputs and reference) ahead of the row, as run() would first;
+  /// for a plugin's row, also runs its operation once, untimed, which opens the library (its
+  /// handle, its kernels). Throws what that throws (the row itself then reports it).
   void prepare(const row_job& job);
 
  private:

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <future>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 namespace kl {
@@ -82,14 +83,19 @@ class spread final : public row_executor {
   }
 
  private:
-  // A worker makes a problem (inputs, reference) when a row of it first reaches the worker: for
-  // a problem new to the spread, the row's placements would make it in each worker in turn. So
-  // every worker makes it at once, side by side, before the row's first placement runs (never
-  // while one is timed). A member that fails to is left for the row to find.
+  // A worker makes a problem (inputs, reference) when a row of it first reaches the worker, and
+  // opens a library (a plugin's first call: cuBLAS's handle and kernels) at its first row: for
+  // either new to the spread, the row's placements would do it in each worker in turn. So every
+  // worker does it at once, side by side, before the row's first placement runs (never while one
+  // is timed). A member that fails to is left for the row to find.
   void prepare_all(const row_job& job) {
-    const std::string key =
+    const std::string problem_key =
         job.variant.family + "|" + job.config.describe() + "|" + std::to_string(job.config.seed);
-    if (key == prepared_) return;
+    const std::string plugin_key = job.variant.origin == origin_kind::plugin
+                                       ? job.variant.origin_path + "|" + job.variant.name
+                                       : "";
+    if (problem_key == prepared_ && (plugin_key.empty() || opened_.count(plugin_key))) return;
+    if (problem_key != prepared_) opened_.clear();  // a plugin is run again on the new problem
     std::vector<std::future<void>> made;
     for (auto& m : members_)
       made.push_back(std::async(std::launch::async, [&m, &job] {
@@ -99,14 +105,16 @@ class spread final : public row_executor {
         }
       }));
     for (auto& f : made) f.wait();
-    prepared_ = key;
+    prepared_ = problem_key;
+    if (!plugin_key.empty()) opened_.insert(plugin_key);
   }
 
   std::vector<std::unique_ptr<row_executor>> members_;
   spread_predicate spreads_;
   std::string status_;
   std::size_t first_ = 0;
-  std::string prepared_;  // the problem every member made last (prepare_all)
+  std::string prepared_;          // the problem every member made last (prepare_all)
+  std::set<std::string> opened_;  // the plugins' variants run in every member on it
 };
 
 }  // namespace

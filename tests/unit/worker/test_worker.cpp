@@ -138,7 +138,8 @@ TEST(Worker, APointsDescriptorCrossesTheProtocolWhole) {
 // A problem new to a spread is made in every worker at once, before its row's first placement:
 // four workers that take 300 ms each to make it are done in about 0.3 s, not 1.2 s one after
 // another as the placements reach them. A row of the same problem makes nothing; one of another
-// seed makes it anew.
+// seed makes it anew. A plugin's first row on a problem has every worker run it once (opening
+// the library) the same way.
 TEST(Worker, ASpreadsWorkersMakeANewProblemSideBySide) {
   test::temp_dir dir("prepare");
   std::vector<std::unique_ptr<row_executor>> members;
@@ -166,12 +167,20 @@ TEST(Worker, ASpreadsWorkersMakeANewProblemSideBySide) {
   EXPECT_LT(seconds(job), 0.25) << "made already";
   job.config.seed = 2;
   EXPECT_GE(seconds(job), 0.28) << "another problem";
+  row_job library = job;  // a plugin's first row on the problem: every worker opens it at once
+  library.variant.name = "cublas";
+  library.variant.origin = origin_kind::plugin;
+  library.variant.origin_path = "/plugins/libkl_cublas.so";
+  EXPECT_GE(seconds(library), 0.28) << "a library's first row";
+  EXPECT_LT(seconds(library), 0.25) << "opened already";
   spread.reset();
   for (int i = 0; i < 4; ++i) {
     const std::string log = test::read_file(dir.str() + "/worker" + std::to_string(i) + ".log");
     EXPECT_NE(log.find("prepare reduce5 seed 1\n"), std::string::npos) << log;
     EXPECT_EQ(log.find("prepare reduce5 seed 1\n"), log.rfind("prepare reduce5 seed 1\n")) << log;
     EXPECT_NE(log.find("prepare reduce5 seed 2\n"), std::string::npos) << log;
+    EXPECT_NE(log.find("prepare cublas seed 2\n"), std::string::npos) << log;
+    EXPECT_EQ(log.find("prepare cublas seed 2\n"), log.rfind("prepare cublas seed 2\n")) << log;
   }
 }
 
