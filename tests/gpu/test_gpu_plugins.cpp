@@ -43,16 +43,17 @@ TEST(GpuPlugins, TheWorkerReleasesAVersionTwoPluginBeforeItExits) {
   if (!why.empty()) GTEST_SKIP() << "needs a GPU: " << why;
   test::temp_dir dir("gpu_release");
   const std::string marker = dir.str() + "/marker";
-  // --no-cache: the probe loads (and releases) it once, then the worker that runs its row.
+  // --no-cache: the probe loads (and releases) it once, then each of the row's two placement
+  // workers, which both open it (run it once, untimed) before the row's first placement.
   const auto r =
       test::run_command("KERNLAB_TEST_RELEASE_MARKER=" + marker + " " + KERNLAB_BINARY +
                         " --config /dev/null --no-cache --variant with_release "
-                        "--size 2^20 --dtype int32 --kernels-dir " +
+                        "--placement-workers 2 --size 2^20 --dtype int32 --kernels-dir " +
                         test::kernels_dir() + " --plugin-dir " + KERNLAB_TEST_PLUGIN_DIR);
   EXPECT_EQ(r.code, 1) << r.output;  // its run always fails, by design
   EXPECT_NE(r.output.find("release_marker: run is not meant to be timed"), std::string::npos)
       << r.output;
-  EXPECT_EQ(test::read_file(marker), "released\nreleased\n") << r.output;
+  EXPECT_EQ(test::read_file(marker), "released\nreleased\nreleased\n") << r.output;
 }
 
 }  // namespace
