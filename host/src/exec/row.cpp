@@ -44,6 +44,10 @@ result_record row_job::record() const {
   return r;
 }
 
+std::string problem_key(const std::string& family, const problem_config& c) {
+  return family + "|" + c.describe() + "|" + std::to_string(c.seed);
+}
+
 nlohmann::json to_json(const row_job& job) {
   // The record's own serialisation carries the descriptor and the configuration.
   nlohmann::json j = {{"row", to_json(job.record())},     {"timing", to_json(job.timing)},
@@ -99,7 +103,7 @@ l2_flusher& row_runner::flusher_for(flush_mode mode) {
 }
 
 problem& row_runner::problem_for(const family& f, const problem_config& c) {
-  const std::string key = f.name() + "|" + c.describe() + "|" + std::to_string(c.seed);
+  const std::string key = problem_key(f.name(), c);
   if (!problem_ || key != problem_key_) {
     problem_.reset();  // free the last one's device memory first
     const std::size_t need = f.device_bytes_needed(c);

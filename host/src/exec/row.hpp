@@ -53,6 +53,11 @@ struct row_job {
   result_record record() const;
 };
 
+/// Which problem (inputs, reference) a row of `family` at `c` runs on: rows with the same key share
+/// one, which a worker keeps between them (row_runner) and a spread has every worker make at once
+/// (worker/spread_executor.cpp).
+std::string problem_key(const std::string& family, const problem_config& c);
+
 nlohmann::json to_json(const row_job& job);
 row_job job_from_json(const nlohmann::json& j);
 

@@ -89,13 +89,12 @@ class spread final : public row_executor {
   // worker does it at once, side by side, before the row's first placement runs (never while one
   // is timed). A member that fails to is left for the row to find.
   void prepare_all(const row_job& job) {
-    const std::string problem_key =
-        job.variant.family + "|" + job.config.describe() + "|" + std::to_string(job.config.seed);
+    const std::string problem = problem_key(job.variant.family, job.config);
     const std::string plugin_key = job.variant.origin == origin_kind::plugin
                                        ? job.variant.origin_path + "|" + job.variant.name
                                        : "";
-    if (problem_key == prepared_ && (plugin_key.empty() || opened_.count(plugin_key))) return;
-    if (problem_key != prepared_) opened_.clear();  // a plugin is run again on the new problem
+    if (problem == prepared_ && (plugin_key.empty() || opened_.count(plugin_key))) return;
+    if (problem != prepared_) opened_.clear();  // a plugin is run again on the new problem
     std::vector<std::future<void>> made;
     for (auto& m : members_)
       made.push_back(std::async(std::launch::async, [&m, &job] {
@@ -105,7 +104,7 @@ class spread final : public row_executor {
         }
       }));
     for (auto& f : made) f.wait();
-    prepared_ = problem_key;
+    prepared_ = problem;
     if (!plugin_key.empty()) opened_.insert(plugin_key);
   }
 
