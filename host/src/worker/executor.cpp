@@ -97,7 +97,7 @@ class isolated final : public row_executor {
 
   void prepare(const row_job& job) override {
     if (!w_) return;  // a worker that stopped: the row starts a fresh one, and makes its problem
-    row_job light;  // what the problem and a plugin's operation need; not the image
+    row_job light;    // what the problem and a plugin's operation need; not the image
     light.variant = job.variant;
     light.config = job.config;
     light.block = job.block;
