@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -167,6 +168,8 @@ class isolated final : public row_executor {
     const auto began = clock_type::now();
     auto last_message = began;
     std::optional<clock_type::time_point> overdue;  // since a launch passed the time-out
+    double wait_ms = 0;                             // the GPU wait the last heartbeat reported...
+    auto wait_seen = clock_type::now();             // ...and when it came
     const std::string late =
         "a launch did not finish within " + fmt_seconds(timeout_s) + " (--kernel-timeout)";
     try {
@@ -194,7 +197,9 @@ class isolated final : public row_executor {
         if (m->type == message_type::heartbeat) {
           // Past the time-out the launch is a hang, unless the driver reports a fault within the
           // grace: that ends the wait with a sticky error, and the result says CRASHED.
-          if (!overdue && m->payload.value("gpu_wait_ms", 0.0) > timeout_ms) overdue = last_message;
+          wait_ms = m->payload.value("gpu_wait_ms", 0.0);
+          wait_seen = last_message;
+          if (!overdue && wait_ms > timeout_ms) overdue = last_message;
           continue;
         }
         if (m->type != message_type::result) continue;
@@ -209,7 +214,20 @@ class isolated final : public row_executor {
           r.message = late + " (" + what + ")";
           return nullptr;
         }
-        return m->payload;
+        json payload = m->payload;
+        if (overdue && payload.contains("record")) {
+          // A fault the driver reported in the grace: the row says how late (when the result
+          // came, not after the worker's exit), since a fault that comes later reads TIMEOUT.
+          const double waited_s =
+              (wait_ms +
+               std::chrono::duration<double, std::milli>(last_message - wait_seen).count()) /
+              1000;
+          auto& message = payload["record"]["message"];
+          message = message.get<std::string>() + " (reported after about " +
+                    fmt_seconds(std::round(waited_s * 10) / 10) + " on the GPU, past the " +
+                    fmt_seconds(timeout_s) + " --kernel-timeout)";
+        }
+        return payload;
       }
     } catch (const protocol_error&) {
       const std::string how = w_->wait_for_exit();
@@ -245,7 +263,7 @@ class isolated final : public row_executor {
 }  // namespace
 
 double fault_grace_for(double kernel_timeout_s) {
-  return std::min(std::max(kernel_timeout_s, 5.0), 30.0);
+  return std::min(std::max(kernel_timeout_s, 10.0), 30.0);
 }
 
 json device_to_json(const cuda::device_info& d) {

@@ -62,7 +62,9 @@ std::unique_ptr<row_executor> make_in_process_executor(const family_registry& fa
                                                        int ordinal = 0);
 
 /// How long past --kernel-timeout a launch may still report a fault before its row is a hang:
-/// as long again as the time-out, at least 5 s and at most 30 s.
+/// as long again as the time-out, at least 10 s and at most 30 s. An H200's driver has taken
+/// more than 8 s to report a far out-of-bounds write (Xid 13 or 31) that it most often reports
+/// at once.
 double fault_grace_for(double kernel_timeout_s);
 
 struct worker_options {
@@ -71,7 +73,7 @@ struct worker_options {
   /// ...unless the worker reports a fault (a sticky CUDA error) within this many seconds more:
   /// a far out-of-bounds write can take the driver longer than the watchdog to report, and its
   /// row is CRASHED with the CUDA error, not TIMEOUT. A launch that finishes then is TIMEOUT.
-  double fault_grace_s = 5;
+  double fault_grace_s = 10;
   std::string log_path;  ///< the worker's stdout and stderr go here ("" = kernlab's stderr)
   /// How long a worker asked to shut down may take to exit (a sanitizer writes its report then).
   double shutdown_grace_s = 2;

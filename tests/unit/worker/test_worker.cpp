@@ -222,6 +222,11 @@ TEST(Worker, AFaultReportedAfterTheTimeOutIsACrashNotAHang) {
   const result_record fault = run("late_fault");
   EXPECT_EQ(fault.status, outcome::crashed) << fault.message;
   EXPECT_NE(fault.message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << fault.message;
+  // How late it came: the worker's 1.5 s wait, as its heartbeats (every 0.1 s) last told it.
+  EXPECT_NE(fault.message.find("(reported after about 1."), std::string::npos) << fault.message;
+  EXPECT_NE(fault.message.find(" s on the GPU, past the 0.5 s --kernel-timeout)"),
+            std::string::npos)
+      << fault.message;
   EXPECT_EQ(executor->workers_started(), 1);
 
   const result_record finish = run("late_finish");  // in a fresh worker: the last one exited
@@ -245,6 +250,16 @@ TEST(Worker, AFaultReportedAfterTheTimeOutIsACrashNotAHang) {
   EXPECT_LT(seconds, 6.0);
   EXPECT_EQ(run("quick").status, outcome::passed);  // in a fresh worker
   EXPECT_EQ(executor->workers_started(), 3);
+}
+
+// The grace after --kernel-timeout: as long again, within 10 s and 30 s. An H200's driver took
+// more than 8 s to report a far out-of-bounds write under a 3 s time-out.
+TEST(Worker, TheFaultGraceIsTheTimeOutWithinTenAndThirtySeconds) {
+  EXPECT_EQ(fault_grace_for(0.5), 10.0);
+  EXPECT_EQ(fault_grace_for(3), 10.0);
+  EXPECT_EQ(fault_grace_for(20), 20.0);
+  EXPECT_EQ(fault_grace_for(120), 30.0);
+  EXPECT_EQ(worker_options{}.fault_grace_s, fault_grace_for(worker_options{}.kernel_timeout_s));
 }
 
 TEST(Worker, MissingProgramIsAClearError) {
