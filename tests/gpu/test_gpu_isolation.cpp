@@ -200,6 +200,37 @@ TEST(GpuIsolation, AFarOutOfBoundsWriteIsACrashUnderAShortWatchdog) {
   std::cout << "[ oob ] 2 rows under a 3 s watchdog in " << seconds << " s\n";
 }
 
+// A fault that comes after --kernel-timeout, within the grace: block 0 spins 4.5 s (the GPU's
+// global timer) and then writes 64 GiB past the output, which the driver reports at once. Under a
+// 3 s time-out (a 10 s grace) the row is CRASHED with the CUDA error, and says how long its
+// launch had run. This is the path a slowly reported fault takes, whatever the driver's delay.
+TEST(GpuIsolation, AFaultAfterTheTimeOutIsACrashThatSaysHowLate) {
+  KL_REQUIRE_GPU();
+  test::temp_dir dir("isolation_late_fault");
+  dir.write("reduce/late_fault.cu", test::planted("late_fault", 1, reduce_body + R"(
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < 4500000000ull);
+    out[1ull << 34] = s[0];
+  })"));
+  const auto s = sweep(dir, 3.0, "", [](run_request& r) { r.dtypes = {"int32"}; });
+  ASSERT_EQ(s.results.size(), 1u);
+  const auto& row = s.results[0];
+  std::cout << "[ late ] " << to_string(row.status) << " " << row.message << "\n";
+  EXPECT_EQ(row.status, outcome::crashed) << row.message;
+  EXPECT_NE(row.message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << row.message;
+  EXPECT_NE(row.message.find(" s on the GPU, past the 3 s --kernel-timeout)"), std::string::npos)
+      << row.message;
+  const auto at = row.message.find("(reported after about ");
+  ASSERT_NE(at, std::string::npos) << row.message;
+  const double seconds = std::stod(row.message.substr(at + 22));
+  EXPECT_GE(seconds, 4.4) << row.message;   // the spin...
+  EXPECT_LT(seconds, 13.0) << row.message;  // ...and no later than the grace's end
+}
+
 // Kernel files compiled in child processes (kernlab --compile-child, as the kernlab binary does)
 // load and validate on the GPU like those compiled in process; a file still compiling at the
 // timeout fails its own rows, and the others run.
