@@ -156,11 +156,14 @@ TEST(GpuTune, AKilledTuneResumesWithoutMeasuringWhatItStored) {
   test::write_tunable_reduce(dir, "tsum");
   const std::string d = dir.str();
   const std::string store = d + "/store.jsonl";
-  // Slow rows (0.3 s of samples each), so that the kill lands in the middle. SIGKILL, as a lost
-  // machine: SIGTERM would let the batch in flight (every point, with 16 compile threads) finish.
+  // Slow rows (0.3 s of samples each), so that the kill lands in the middle; not raced, since a
+  // raced point stops within milliseconds once a row has come back (on an H200 the other eight
+  // were stored within the test's 50 ms poll). SIGKILL, as a lost machine: SIGTERM would let the
+  // batch in flight (every point, with 16 compile threads) finish.
   const std::string args = "tune --kernels-dir " + d + " --variant tsum --strategy random" +
                            " --store " + store + " --min-time 0.3 --timeout 1 --no-cache" +
-                           " --size 1000003 --dtype int32 --stop-rule stdrel --max-noise 0";
+                           " --size 1000003 --dtype int32 --stop-rule stdrel --max-noise 0" +
+                           " --race off";
   const auto killed = test::run_command(
       "( " + std::string(KERNLAB_BINARY) + " --config /dev/null " + args +
       " > /dev/null 2>&1 & pid=$!; for i in $(seq 600); do n=$(cat " + store +
