@@ -154,11 +154,15 @@ void read_selection(const po::variables_map& vm, const default_paths& defaults, 
     throw usage_error("--family and --problem name different families");
   o.variants = vm.count("variant") ? split_all(vm["variant"].as<std::vector<std::string>>())
                                    : std::vector<std::string>{"all"};
+  // An empty list (`--variant "$V"` with V unset) would be a run of nothing that exits 0.
+  if (o.variants.empty()) throw usage_error("--variant needs at least one variant (or 'all')");
   const std::string blocks = str(vm, "block", "all");
   o.blocks = parse_blocks(blocks);
   o.blocks_explicit = blocks != "all";
   o.dtypes = split_list(str(vm, "dtype", "int32,float32"));
+  if (o.dtypes.empty()) throw usage_error("--dtype needs at least one dtype");
   o.ops = split_list(str(vm, "op", "sum"));
+  if (o.ops.empty()) throw usage_error("--op needs at least one operation");
   const auto sizes = parse_sizes(str(vm, "size", "2^24"), "--size");
   if (sizes.empty()) throw usage_error("--size needs at least one size");
   if (vm.count("shape")) {

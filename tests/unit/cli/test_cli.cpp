@@ -179,6 +179,23 @@ TEST(Cli, Errors) {
   EXPECT_THROW(parse({"--config", "/no/such/file.cfg"}), io_error);
 }
 
+// A list option given nothing (`--variant "$V"` with V unset) names itself, as --block and --size
+// do: before, --variant '', --dtype '' and --op '' planned no row at all and exited 0.
+TEST(Cli, AListOptionGivenNothingIsAnError) {
+  for (const char* option : {"--variant", "--dtype", "--op", "--block", "--size", "--shape"}) {
+    for (const char* value : {"", " , "}) {
+      try {
+        parse({option, value});
+        ADD_FAILURE() << option << " '" << value << "' was taken";
+      } catch (const usage_error& e) {
+        EXPECT_EQ(std::string(e.what()).rfind(std::string(option) + " needs at least one", 0), 0u)
+            << e.what();
+      }
+    }
+  }
+  EXPECT_EQ(parse({"--variant", "reduce5,"}).variants, std::vector<std::string>{"reduce5"});
+}
+
 // Under --sanitize a kernel runs tens of times slower: the watchdog's default follows, and an
 // explicit --kernel-timeout still wins. A planted out-of-bounds kernel under memcheck was stopped
 // as a hang at the plain 10 s default, with no verdict.
