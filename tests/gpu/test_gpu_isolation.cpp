@@ -225,9 +225,10 @@ TEST(GpuIsolation, AFaultAfterTheTimeOutIsACrashThatSaysHowLate) {
   EXPECT_NE(row.message.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << row.message;
   EXPECT_NE(row.message.find(" s on the GPU, past the 3 s --kernel-timeout)"), std::string::npos)
       << row.message;
-  const auto at = row.message.find("(reported after about ");
+  const std::string lead = "(reported after about ";
+  const auto at = row.message.find(lead);
   ASSERT_NE(at, std::string::npos) << row.message;
-  const double seconds = std::stod(row.message.substr(at + 22));
+  const double seconds = std::stod(row.message.substr(at + lead.size()));
   EXPECT_GE(seconds, 4.4) << row.message;   // the spin...
   EXPECT_LT(seconds, 13.0) << row.message;  // ...and no later than the grace's end
 }

@@ -38,6 +38,15 @@ using cli::read_options;
 
 namespace {
 
+// A list option's items, which must name something: an empty list (`--variant "$V"` with V
+// unset) would select nothing, and the run would measure nothing and exit 0.
+template <typename T>
+std::vector<T> at_least_one(std::vector<T> items, const std::string& option,
+                            const std::string& what) {
+  if (items.empty()) throw usage_error(option + " needs at least one " + what);
+  return items;
+}
+
 std::vector<std::string> split_all(const std::vector<std::string>& items) {
   std::vector<std::string> out;
   for (const auto& i : items)
@@ -152,25 +161,21 @@ void read_selection(const po::variables_map& vm, const default_paths& defaults, 
   if (vm.count("family") && vm.count("problem") &&
       vm["family"].as<std::string>() != vm["problem"].as<std::string>())
     throw usage_error("--family and --problem name different families");
-  o.variants = vm.count("variant") ? split_all(vm["variant"].as<std::vector<std::string>>())
-                                   : std::vector<std::string>{"all"};
-  // An empty list (`--variant "$V"` with V unset) would be a run of nothing that exits 0.
-  if (o.variants.empty()) throw usage_error("--variant needs at least one variant (or 'all')");
+  o.variants = vm.count("variant")
+                   ? at_least_one(split_all(vm["variant"].as<std::vector<std::string>>()),
+                                  "--variant", "variant (or 'all')")
+                   : std::vector<std::string>{"all"};
   const std::string blocks = str(vm, "block", "all");
   o.blocks = parse_blocks(blocks);
   o.blocks_explicit = blocks != "all";
-  o.dtypes = split_list(str(vm, "dtype", "int32,float32"));
-  if (o.dtypes.empty()) throw usage_error("--dtype needs at least one dtype");
-  o.ops = split_list(str(vm, "op", "sum"));
-  if (o.ops.empty()) throw usage_error("--op needs at least one operation");
-  const auto sizes = parse_sizes(str(vm, "size", "2^24"), "--size");
-  if (sizes.empty()) throw usage_error("--size needs at least one size");
+  o.dtypes = at_least_one(split_list(str(vm, "dtype", "int32,float32")), "--dtype", "dtype");
+  o.ops = at_least_one(split_list(str(vm, "op", "sum")), "--op", "operation");
+  const auto sizes = at_least_one(parse_sizes(str(vm, "size", "2^24"), "--size"), "--size", "size");
   if (vm.count("shape")) {
     std::vector<std::vector<std::uint64_t>> shapes;
     for (const auto& s : split_list(vm["shape"].as<std::string>()))
       for (auto& shape : parse_shapes(s)) shapes.push_back(std::move(shape));
-    if (shapes.empty()) throw usage_error("--shape needs at least one shape");
-    o.axes.push_back(axis_choice::shapes(shapes));
+    o.axes.push_back(axis_choice::shapes(at_least_one(std::move(shapes), "--shape", "shape")));
   } else if (size_given) {
     o.axes.push_back(axis_choice::sizes(sizes));
   } else if (vm.count("size")) {
@@ -410,7 +415,7 @@ void read_pipeline(const po::variables_map& vm, cli_options& o) {
       if (!v) throw usage_error("--streams '" + item + "' is not a stream count in 1..64");
       o.streams.push_back(static_cast<unsigned>(*v));
     }
-    if (o.streams.empty()) throw usage_error("--streams needs at least one stream count");
+    o.streams = at_least_one(std::move(o.streams), "--streams", "stream count");
   }
   if (vm.count("issue-order")) {
     o.issue_orders = split_list(vm["issue-order"].as<std::string>());

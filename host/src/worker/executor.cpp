@@ -169,7 +169,7 @@ class isolated final : public row_executor {
     auto last_message = began;
     std::optional<clock_type::time_point> overdue;  // since a launch passed the time-out
     double wait_ms = 0;                             // the GPU wait the last heartbeat reported...
-    auto wait_seen = clock_type::now();             // ...and when it came
+    auto wait_seen = began;                         // ...and when it came
     const std::string late =
         "a launch did not finish within " + fmt_seconds(timeout_s) + " (--kernel-timeout)";
     try {
