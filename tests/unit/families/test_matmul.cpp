@@ -51,12 +51,8 @@ struct inputs {
 // A and B as the family generates them.
 inputs make_inputs(const problem_config& c) {
   auto gen = [&](const char* name, std::uint64_t count) {
-    const buffer_spec& b = *matmul().spec().buffer(name);
-    const auto bytes = generate_buffer(c.input_mode == "random" ? *b.random : *b.exact, "float32",
-                                       count, c.seed, name);
-    std::vector<float> out(count);
-    std::memcpy(out.data(), bytes.data(), bytes.size());
-    return out;
+    return test::generated_values<float>(matmul(), name, "float32", count, c.seed,
+                                         c.input_mode == "random");
   };
   return {gen("A", c.shape()[0] * c.shape()[2]), gen("B", c.shape()[2] * c.shape()[1])};
 }

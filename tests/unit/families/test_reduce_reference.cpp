@@ -30,12 +30,7 @@ const family& reduce_family() {
 template <typename T>
 std::vector<T> generated(const std::string& dtype, std::uint64_t n, std::uint64_t seed,
                          const std::string& mode = "exact") {
-  const buffer_spec& in = *reduce_family().spec().buffer("in");
-  const auto bytes =
-      generate_buffer(mode == "exact" ? *in.exact : *in.random, dtype, n, seed, in.name);
-  std::vector<T> out(n);
-  std::memcpy(out.data(), bytes.data(), bytes.size());
-  return out;
+  return test::generated_values<T>(reduce_family(), "in", dtype, n, seed, mode != "exact");
 }
 
 std::vector<std::uint8_t> bytes_of(double v) {

@@ -171,15 +171,11 @@ TEST(ScanFamily, EveryTunablePointCompilesWithoutSpilling) {
 TEST(ScanFamily, TheInputsKeepFloatSumsExact) {
   scan_fixture f;
   ASSERT_NE(f.scan, nullptr);
-  const buffer_spec* in = f.scan->spec().buffer("in");
   const std::uint64_t n = 1 << 24;
   for (const bool random : {false, true}) {
     SCOPED_TRACE(random ? "random" : "exact");
     for (const std::uint64_t seed : {12345u, 1u}) {
-      const auto bytes =
-          generate_buffer(random ? *in->random : *in->exact, "float32", n, seed, "in");
-      std::vector<float> x(n);
-      std::memcpy(x.data(), bytes.data(), n * 4);
+      const auto x = test::generated_values<float>(*f.scan, "in", "float32", n, seed, random);
       const double unit = random ? 0.125 : 1.0;  // every value is a whole number of these
       const double bound = random ? 1 << 20 : 1 << 23;
       double p = 0, largest = 0;
